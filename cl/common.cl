@@ -1,0 +1,44 @@
+// Prelude compiled ahead of every kernel family (see src/program.c).
+// OpenCL C 1.2; nothing here needs an extension.
+
+#define CLFORGE_CAT_(a, b) a##b
+#define CLFORGE_CAT(a, b) CLFORGE_CAT_(a, b)
+
+// Storage type codes, equal to the values of clforge_dtype.
+#define CLFORGE_DT_F32 1
+#define CLFORGE_DT_F16 2
+#define CLFORGE_DT_BF16 3
+
+// f32 -> f16 / bf16 on bit patterns, round to nearest even, NaN kept (quiet),
+// overflow to Inf. Integer-only, for three reasons: a device that flushes
+// denormals cannot change them; results are bit-identical on every driver
+// (vstore_half_rte has been seen wrong); and Oclgrind's uninitialized-value
+// checker does not model the half builtins (it reports false positives).
+// Written with select() only, because a comparison yields 1 in a scalar but
+// -1 in a vector lane. One function per vector type.
+#define CLFORGE_DEFINE_NARROWING(ut)                                                     \
+  inline ut clforge_f16_bits_##ut(ut b) {                                              \
+    ut a = b & (ut)0x7FFFFFFFu, sign = (b >> 16) & (ut)0x8000u;                          \
+    /* normal f16: rebias the exponent and round the 13 dropped bits */                 \
+    ut h = (a >> 13) - (ut)0x1C000u, rem = a & (ut)0x1FFFu;                             \
+    h += select((ut)0, (ut)1, (rem > (ut)0x1000u) | ((rem == (ut)0x1000u) & ((h & (ut)1) == (ut)1))); \
+    /* subnormal f16: count 2^-24 units, shift 14..24 (clamped: 25 gives 0) */         \
+    ut m = (a & (ut)0x7FFFFFu) | (ut)0x800000u;                                          \
+    ut s = min((ut)126u - min(a >> 23, (ut)126u), (ut)25u);                             \
+    ut r = m >> s, rs = m & ((((ut)1) << s) - (ut)1), tie = ((ut)1) << (s - (ut)1);      \
+    r += select((ut)0, (ut)1, (rs > tie) | ((rs == tie) & ((r & (ut)1) == (ut)1)));   \
+    h = select(h, r, a < (ut)0x38800000u);                                               \
+    h = select(h, (ut)0x7C00u, a >= (ut)0x477FF000u);                                    \
+    h = select(h, (ut)0x7E00u | ((a >> 13) & (ut)0x3FFu), a > (ut)0x7F800000u);        \
+    return sign | h;                                                                     \
+  }                                                                                      \
+  inline ut clforge_bf16_bits_##ut(ut b) {                                             \
+    return select((b + (ut)0x7FFFu + ((b >> 16) & (ut)1u)) >> 16, (b >> 16) | (ut)0x40u, \
+                  (b & (ut)0x7FFFFFFFu) > (ut)0x7F800000u);                              \
+  }
+
+CLFORGE_DEFINE_NARROWING(uint)
+CLFORGE_DEFINE_NARROWING(uint2)
+CLFORGE_DEFINE_NARROWING(uint4)
+CLFORGE_DEFINE_NARROWING(uint8)
+CLFORGE_DEFINE_NARROWING(uint16)

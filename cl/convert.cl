@@ -1,0 +1,80 @@
+// Element-wise conversion between f32, f16 and bf16 storage.
+// Parameters (-D), declared in src/kernels/convert_family.c:
+//   SRC_T, DST_T  storage codes (CLFORGE_DT_*), different from each other
+//   VW            elements per work-item: 1, 2, 4, 8 or 16
+//   WGS           work-group size (used by the host; recorded here for clarity)
+// Values travel as f32 bit patterns (uint) between load and store, so no
+// floating-point operation touches them.
+
+#if VW == 1
+#define VSUF
+#define VLOAD(p) (*(p))
+#define VSTORE(v, p) (*(p) = (v))
+#define VLOAD_HALF(p) vload_half(0, p)
+#else
+#define VSUF VW
+#define VLOAD(p) CLFORGE_CAT(vload, VW)(0, p)
+#define VSTORE(v, p) CLFORGE_CAT(vstore, VW)(v, 0, p)
+#define VLOAD_HALF(p) CLFORGE_CAT(vload_half, VW)(0, p)
+#endif
+
+typedef CLFORGE_CAT(uint, VSUF) uintv;
+#define AS_UINTV(x) CLFORGE_CAT(as_uint, VSUF)(x)
+#define F16_BITS(x) CLFORGE_CAT(clforge_f16_bits_uint, VSUF)(x)
+#define BF16_BITS(x) CLFORGE_CAT(clforge_bf16_bits_uint, VSUF)(x)
+#define CONVERT_UINTV(x) CLFORGE_CAT(convert_uint, VSUF)(x)
+#define CONVERT_USHORTV(x) CLFORGE_CAT(convert_ushort, VSUF)(x)
+
+#if SRC_T == CLFORGE_DT_F32
+typedef uint src_t;
+#define LOAD1(p) (*(p))
+#define LOADV(p) VLOAD(p)
+#elif SRC_T == CLFORGE_DT_F16
+typedef half src_t;
+#define LOAD1(p) as_uint(vload_half(0, p))
+#define LOADV(p) AS_UINTV(VLOAD_HALF(p))
+#elif SRC_T == CLFORGE_DT_BF16
+typedef ushort src_t;
+#define LOAD1(p) ((uint)(*(p)) << 16)
+#define LOADV(p) (CONVERT_UINTV(VLOAD(p)) << 16)
+#else
+#error "SRC_T must be a CLFORGE_DT_* code"
+#endif
+
+#if DST_T == CLFORGE_DT_F32
+typedef uint dst_t;
+#define STORE1(b, p) (*(p) = (b))
+#define STOREV(b, p) VSTORE(b, p)
+#elif DST_T == CLFORGE_DT_F16 || DST_T == CLFORGE_DT_BF16
+typedef ushort dst_t;  // f16 is stored through its bits too: see cl/common.cl
+#if DST_T == CLFORGE_DT_F16
+#define NARROW1 clforge_f16_bits_uint
+#define NARROWV F16_BITS
+#else
+#define NARROW1 clforge_bf16_bits_uint
+#define NARROWV BF16_BITS
+#endif
+#define STORE1(b, p) (*(p) = (ushort)NARROW1(b))
+#define STOREV(b, p) VSTORE(CONVERT_USHORTV(NARROWV(b)), p)
+#else
+#error "DST_T must be a CLFORGE_DT_* code"
+#endif
+
+// src_off/dst_off are element offsets, so any offset works: vloadN/vstoreN
+// need only the alignment of the scalar type.
+kernel void clforge_convert(const global src_t *src, ulong src_off, global dst_t *dst, ulong dst_off,
+                            ulong n) {
+  ulong i = (ulong)get_global_id(0) * VW;
+  if (i >= n) return;
+  src += src_off + i;
+  dst += dst_off + i;
+  if (i + VW <= n) {
+    uintv b = LOADV(src);
+    STOREV(b, dst);
+  } else {  // the one partial vector at the end
+    for (ulong j = 0; i + j < n; ++j) {
+      uint b = LOAD1(src + j);
+      STORE1(b, dst + j);
+    }
+  }
+}

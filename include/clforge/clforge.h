@@ -1,0 +1,234 @@
+/* clforge: vendor-neutral GPU math on OpenCL.
+ *
+ * The one public header. Everything here is C11 and also compiles as C++.
+ * Conventions (see docs/ARCHITECTURE.md):
+ *   - every function returns clforge_status; details of the last failure are
+ *     kept per context and read with clforge_last_error();
+ *   - OpenCL's own error codes pass through unchanged, clforge's own codes
+ *     are positive and sit above CLFORGE_STATUS_BASE;
+ *   - buffers are cl_mem plus element offsets; enqueuing follows OpenCL's
+ *     event convention (wait list in, optional event out);
+ *   - a context is not thread-safe: use one per thread, or serialize calls.
+ */
+#ifndef CLFORGE_CLFORGE_H
+#define CLFORGE_CLFORGE_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CLFORGE_STATIC_DEFINE)
+#define CLFORGE_API
+#elif defined(_WIN32)
+#ifdef CLFORGE_BUILDING
+#define CLFORGE_API __declspec(dllexport)
+#else
+#define CLFORGE_API __declspec(dllimport)
+#endif
+#else
+#define CLFORGE_API __attribute__((visibility("default")))
+#endif
+
+/* ------------------------------------------------------------------ version */
+#define CLFORGE_VERSION_MAJOR 0
+#define CLFORGE_VERSION_MINOR 1
+#define CLFORGE_VERSION_PATCH 0
+#define CLFORGE_VERSION_NUMBER \
+  (CLFORGE_VERSION_MAJOR * 10000 + CLFORGE_VERSION_MINOR * 100 + CLFORGE_VERSION_PATCH)
+#define CLFORGE_VERSION_STRING "0.1.0"
+
+/** Run-time version string of the library actually linked, e.g. "0.1.0". */
+CLFORGE_API const char *clforge_version(void);
+/** Run-time version as MAJOR*10000 + MINOR*100 + PATCH. */
+CLFORGE_API unsigned clforge_version_number(void);
+
+/* ------------------------------------------------------------------- status */
+typedef int32_t clforge_status;
+
+#define CLFORGE_SUCCESS 0
+/** clforge's own codes are CLFORGE_STATUS_BASE + n; OpenCL's are <= 0. */
+#define CLFORGE_STATUS_BASE 1000
+
+/* Each clforge code and its message, defined once: X(name, offset, message). */
+#define CLFORGE_STATUS_LIST(X)                                                          \
+  X(CLFORGE_INVALID_ARGUMENT, 1, "invalid argument")                                    \
+  X(CLFORGE_BUFFER_TOO_SMALL, 2, "buffer too small for the requested extent")           \
+  X(CLFORGE_SIZE_OVERFLOW, 3, "size computation overflows")                             \
+  X(CLFORGE_UNSUPPORTED, 4, "operation not supported on this device")                   \
+  X(CLFORGE_OUT_OF_DEVICE_MEMORY, 5, "out of device memory")                            \
+  X(CLFORGE_OUT_OF_HOST_MEMORY, 6, "out of host memory")                                \
+  X(CLFORGE_BUILD_FAILED, 7, "OpenCL program build failed")                             \
+  X(CLFORGE_VALIDATION_FAILED, 8, "device result differs from the reference")           \
+  X(CLFORGE_IO_ERROR, 9, "file input/output error")                                     \
+  X(CLFORGE_DEVICE_NOT_FOUND, 10, "no matching OpenCL platform or device")              \
+  X(CLFORGE_INVALID_ENVIRONMENT, 11, "invalid value in a CLFORGE_* environment variable") \
+  X(CLFORGE_INTERNAL_ERROR, 12, "internal error")
+
+enum {
+#define CLFORGE_STATUS_ENUM_(name, off, msg) name = CLFORGE_STATUS_BASE + (off),
+  CLFORGE_STATUS_LIST(CLFORGE_STATUS_ENUM_)
+#undef CLFORGE_STATUS_ENUM_
+};
+
+/** Short, static message for any status, OpenCL's codes included. Never NULL;
+ *  unknown codes get "unknown status code". */
+CLFORGE_API const char *clforge_status_string(clforge_status status);
+/** Symbolic name ("CLFORGE_BUFFER_TOO_SMALL", "CL_INVALID_VALUE"); never NULL. */
+CLFORGE_API const char *clforge_status_name(clforge_status status);
+
+/* --------------------------------------------------------------- data types */
+typedef enum clforge_dtype {
+  CLFORGE_F32 = 1,  /* IEEE binary32 */
+  CLFORGE_F16 = 2,  /* IEEE binary16, storage only unless cl_khr_fp16 */
+  CLFORGE_BF16 = 3  /* bfloat16: the top 16 bits of a binary32 */
+} clforge_dtype;
+
+/** Bytes per element, or 0 for an unknown dtype. */
+CLFORGE_API size_t clforge_dtype_size(clforge_dtype dtype);
+/** "f32", "f16", "bf16", or NULL for an unknown dtype. */
+CLFORGE_API const char *clforge_dtype_name(clforge_dtype dtype);
+
+/* -------------------------------------------------------- device fingerprint */
+typedef enum clforge_device_class {
+  CLFORGE_DEVICE_CLASS_GENERIC = 0,
+  CLFORGE_DEVICE_CLASS_CPU = 1,       /* any CPU device, PoCL included */
+  CLFORGE_DEVICE_CLASS_NVIDIA = 2,
+  CLFORGE_DEVICE_CLASS_AMD = 3,       /* AMD GPU */
+  CLFORGE_DEVICE_CLASS_INTEL_GPU = 4,
+  CLFORGE_DEVICE_CLASS_MALI = 5,
+  CLFORGE_DEVICE_CLASS_ADRENO = 6,
+  CLFORGE_DEVICE_CLASS_COUNT = 7
+} clforge_device_class;
+
+/** Lower-case name of a device class ("cpu", "nvidia", …); NULL if unknown. */
+CLFORGE_API const char *clforge_device_class_name(clforge_device_class cls);
+
+/* Capability bits in clforge_device_info.caps */
+#define CLFORGE_CAP_HALF_STORAGE 0x01u    /* vload_half/vstore_half: always */
+#define CLFORGE_CAP_FP16 0x02u            /* cl_khr_fp16 arithmetic */
+#define CLFORGE_CAP_FP64 0x04u            /* cl_khr_fp64 */
+#define CLFORGE_CAP_SUBGROUPS_KHR 0x08u   /* cl_khr_subgroups */
+#define CLFORGE_CAP_SUBGROUPS_INTEL 0x10u /* cl_intel_subgroups */
+#define CLFORGE_CAP_INTEGER_DOT 0x20u     /* cl_khr_integer_dot_product */
+
+/** What clforge knows about a device; strings are NUL-terminated, truncated
+ *  if longer than their field. */
+typedef struct clforge_device_info {
+  char platform_name[128];
+  char platform_version[128];
+  char vendor[128];
+  char name[256];
+  char driver_version[128];
+  char opencl_version[128];     /* CL_DEVICE_VERSION */
+  char opencl_c_version[128];   /* CL_DEVICE_OPENCL_C_VERSION */
+  cl_device_type type;
+  clforge_device_class device_class;
+  cl_uint compute_units;
+  cl_uint max_clock_mhz;
+  cl_ulong global_mem_bytes;
+  cl_ulong max_alloc_bytes;
+  cl_ulong local_mem_bytes;
+  size_t max_work_group_size;
+  unsigned caps;                /* CLFORGE_CAP_* bits */
+} clforge_device_info;
+
+/** Fill *info for any OpenCL device (used by tools to list all devices). */
+CLFORGE_API clforge_status clforge_device_query(cl_device_id device, clforge_device_info *info);
+
+/* ------------------------------------------------------------------ context */
+typedef struct clforge_context_s *clforge_context;
+
+/** Create a context, its OpenCL context and an in-order queue with profiling.
+ *  `device` chooses the device: "P:D" (platform and device index) or a
+ *  case-insensitive substring of the device name. NULL means the
+ *  CLFORGE_DEVICE environment variable, and when that is unset or empty, the
+ *  first GPU, else the first accelerator, else the first CPU device.
+ *  On failure *out is set to NULL and clforge_last_error(NULL) tells why. */
+CLFORGE_API clforge_status clforge_context_create(const char *device, clforge_context *out);
+
+/** Wrap the application's own queue: no copies, the application keeps its
+ *  reference (clforge takes and later drops one of its own). */
+CLFORGE_API clforge_status clforge_context_create_from_queue(cl_command_queue queue,
+                                                             clforge_context *out);
+
+/** Release everything the context holds; NULL is a no-op. Does not wait for
+ *  work still in the queue beyond what clReleaseCommandQueue implies. */
+CLFORGE_API void clforge_context_destroy(clforge_context ctx);
+
+/** Detailed message of the last failure on ctx (a build log, which argument
+ *  was wrong and why), or "" when the last call succeeded. With ctx == NULL:
+ *  the last failure on this thread that had no context to record it in
+ *  (e.g. a failed clforge_context_create). Valid until the next call. */
+CLFORGE_API const char *clforge_last_error(clforge_context ctx);
+
+CLFORGE_API clforge_status clforge_context_queue(clforge_context ctx, cl_command_queue *queue);
+CLFORGE_API clforge_status clforge_context_cl_context(clforge_context ctx, cl_context *cl_ctx);
+CLFORGE_API clforge_status clforge_context_device(clforge_context ctx, cl_device_id *device);
+CLFORGE_API clforge_status clforge_context_device_info(clforge_context ctx, clforge_device_info *info);
+
+/** Counters of the program caches, to see where kernels come from. */
+typedef struct clforge_cache_stats {
+  uint64_t memory_hits;    /* program found in this context's memory cache */
+  uint64_t disk_hits;      /* binary loaded from the on-disk cache */
+  uint64_t disk_misses;    /* no usable file: built from source */
+  uint64_t disk_rejected;  /* file found but corrupt/foreign: deleted and rebuilt */
+  uint64_t disk_writes;    /* binaries written to disk */
+  uint64_t source_builds;  /* programs compiled from source */
+  int disk_enabled;        /* 1 while the on-disk cache is in use */
+} clforge_cache_stats;
+
+CLFORGE_API clforge_status clforge_context_cache_stats(clforge_context ctx, clforge_cache_stats *stats);
+
+/** Turn validation mode on (1) or off (0) for this context. It starts as the
+ *  CLFORGE_VALIDATE environment variable says. In validation mode each op
+ *  waits for its result, runs the CPU reference on the same inputs, and
+ *  returns CLFORGE_VALIDATION_FAILED when the result is out of tolerance. */
+CLFORGE_API clforge_status clforge_context_set_validation(clforge_context ctx, int enabled);
+
+/* -------------------------------------------------------------------- paths */
+typedef enum clforge_path_kind {
+  CLFORGE_PATH_BINARY_CACHE = 1,  /* directory of the on-disk program cache */
+  CLFORGE_PATH_TUNING_FILE = 2,   /* the user's tuning file */
+  CLFORGE_PATH_SYSTEM_TUNING_FILE = 3
+} clforge_path_kind;
+
+/** Write the path clforge uses for `kind` into buf (NUL-terminated).
+ *  The binary cache path is "off" when CLFORGE_CACHE_DIR=off. */
+CLFORGE_API clforge_status clforge_path(clforge_path_kind kind, char *buf, size_t buf_size);
+
+/* ---------------------------------------------------------------------- ops */
+/** Convert n elements between f32, f16 and bf16 on the device.
+ *  Offsets are in elements of each buffer's dtype. Rounding is to nearest
+ *  even; NaN stays NaN (quiet), infinities stay infinite, overflow becomes
+ *  infinity. src and dst must not overlap unless they are the same range
+ *  with the same dtype. n == 0 is a no-op (an event, if asked for, is still
+ *  returned as a marker). */
+CLFORGE_API clforge_status clforge_convert(clforge_context ctx, size_t n,
+                                           cl_mem src, size_t src_offset, clforge_dtype src_type,
+                                           cl_mem dst, size_t dst_offset, clforge_dtype dst_type,
+                                           cl_uint num_events_in_wait_list,
+                                           const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------ CPU reference path */
+/** Reference twin of clforge_convert on host arrays; same semantics, bit for
+ *  bit (NaN payloads aside). */
+CLFORGE_API clforge_status clforge_ref_convert(size_t n, const void *src, clforge_dtype src_type,
+                                               void *dst, clforge_dtype dst_type);
+
+/** Scalar conversions used by the reference path (round to nearest even). */
+CLFORGE_API uint16_t clforge_ref_f32_to_f16(float value);
+CLFORGE_API float clforge_ref_f16_to_f32(uint16_t bits);
+CLFORGE_API uint16_t clforge_ref_f32_to_bf16(float value);
+CLFORGE_API float clforge_ref_bf16_to_f32(uint16_t bits);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLFORGE_CLFORGE_H */

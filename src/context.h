@@ -1,0 +1,27 @@
+/* The context's layout, shared by the files under src/ and never installed. */
+#ifndef CLFORGE_SRC_CONTEXT_H
+#define CLFORGE_SRC_CONTEXT_H
+
+#include "clforge/clforge.h"
+#include "program.h"
+
+struct clforge_context_s {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context cl_ctx;        /* one reference held by us */
+  cl_command_queue queue;   /* one reference held by us */
+  clforge_device_info info;
+  int validate;             /* validation mode (CLFORGE_VALIDATE) */
+  clforge__program_cache programs;
+  char *last_error;         /* heap, grows to the longest message */
+  size_t last_error_cap;
+  /* Test-only fault injection: the name of an op whose device result is
+   * corrupted before validation (see clforge__test_set_fault). */
+  char test_fault[32];
+};
+
+/* Corrupt the next results of op `op_name` ("convert"), or clear with NULL.
+ * Used by tests to prove that validation mode catches a wrong result. */
+void clforge__test_set_fault(clforge_context ctx, const char *op_name);
+
+#endif

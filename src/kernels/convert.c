@@ -1,0 +1,33 @@
+/* Descriptor of the convert family (cl/convert.cl). */
+#include <stdio.h>
+
+#include "families.h"
+
+static int convert_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if ((size_t)v[1] > dev->max_work_group_size) {
+    snprintf(why, why_cap, "WGS=%d exceeds the device's max work-group size %zu", v[1], dev->max_work_group_size);
+    return 0;
+  }
+  return 1;
+}
+
+const clforge__family clforge__family_convert = {
+    .name = "convert",
+    .source = "convert",
+    .kernel = "clforge_convert",
+    .nparams = 2,
+    .params = {{"VW", 5, {1, 2, 4, 8, 16}}, {"WGS", 5, {16, 32, 64, 128, 256}}},
+    /* CPUs (PoCL) vectorize across work-items themselves; wide per-item
+     * vectors still cut loop overhead. GPUs prefer 16-byte accesses. */
+    .defaults =
+        {
+            [CLFORGE_DEVICE_CLASS_GENERIC] = {1, 64},
+            [CLFORGE_DEVICE_CLASS_CPU] = {16, 64},
+            [CLFORGE_DEVICE_CLASS_NVIDIA] = {4, 256},
+            [CLFORGE_DEVICE_CLASS_AMD] = {4, 256},
+            [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 128},
+            [CLFORGE_DEVICE_CLASS_MALI] = {4, 64},
+            [CLFORGE_DEVICE_CLASS_ADRENO] = {4, 128},
+        },
+    .allowed = convert_allowed,
+};

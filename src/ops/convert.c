@@ -1,0 +1,120 @@
+/* clforge_convert: argument checks, parameter choice, enqueue, validation. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/families.h"
+#include "../program.h"
+#include "../validate.h"
+#include "buffer_check.h"
+
+/* Run the reference on what src holds now and compare with dst. */
+static clforge_status validate(clforge_context ctx, size_t n, cl_mem src, size_t src_offset, clforge_dtype st,
+                               cl_mem dst, size_t dst_offset, clforge_dtype dt) {
+  size_t ss = clforge_dtype_size(st), ds = clforge_dtype_size(dt);
+  if (clforge__test_fault_armed(ctx, "convert")) { /* tests only: make the device result wrong */
+    unsigned char byte;
+    clforge_status r = clforge__read_buffer(ctx, dst, dst_offset * ds, 1, &byte);
+    if (r != CLFORGE_SUCCESS) return r;
+    byte ^= 0x01; /* lowest mantissa bit of element 0 (little-endian) */
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, dst, CL_TRUE, dst_offset * ds, 1, &byte, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "test fault injection");
+  }
+  void *in = malloc(n * ss), *got = malloc(n * ds), *want = malloc(n * ds);
+  clforge_status r = CLFORGE_SUCCESS;
+  if (!in || !got || !want)
+    r = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "validation of convert: no memory for %zu elements", n);
+  if (r == CLFORGE_SUCCESS) r = clforge__read_buffer(ctx, src, src_offset * ss, n * ss, in);
+  if (r == CLFORGE_SUCCESS) r = clforge__read_buffer(ctx, dst, dst_offset * ds, n * ds, got);
+  if (r == CLFORGE_SUCCESS) r = clforge_ref_convert(n, in, st, want, dt);
+  if (r == CLFORGE_SUCCESS) r = clforge__validate(ctx, "convert", dt, n, got, want, clforge__tolerance_exact());
+  free(in);
+  free(got);
+  free(want);
+  return r;
+}
+
+static clforge_status enqueue_kernel(clforge_context ctx, size_t n, cl_mem src, size_t src_offset, clforge_dtype st,
+                                     cl_mem dst, size_t dst_offset, clforge_dtype dt, cl_uint nwait,
+                                     const cl_event *wait, cl_event *event) {
+  const clforge__family *f = &clforge__family_convert;
+  int v[CLFORGE_MAX_PARAMS];
+  clforge__params_source source;
+  clforge_status r = clforge__family_select(ctx, f, v, &source);
+  if (r != CLFORGE_SUCCESS) return r;
+  char opts[512];
+  if (clforge__family_options(f, v, opts, sizeof opts))
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "convert: build options too long");
+  size_t used = strlen(opts);
+  snprintf(opts + used, sizeof opts - used, " -DSRC_T=%d -DDST_T=%d", (int)st, (int)dt);
+  cl_kernel k;
+  r = clforge__kernel_get(ctx, f->source, opts, f->kernel, &k);
+  if (r != CLFORGE_SUCCESS) return r;
+  const size_t vw = (size_t)v[0], wgs = (size_t)v[1];
+  size_t items = n / vw + (n % vw != 0);
+  size_t global = (items + wgs - 1) / wgs * wgs;
+  cl_ulong a_off = src_offset, b_off = dst_offset, count = n;
+  cl_int err = clSetKernelArg(k, 0, sizeof src, &src);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, 1, sizeof a_off, &a_off);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, 2, sizeof dst, &dst);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, 3, sizeof b_off, &b_off);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, 4, sizeof count, &count);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (convert)");
+  err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wgs, nwait, wait, event);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (convert)");
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_convert(clforge_context ctx, size_t n, cl_mem src, size_t src_offset, clforge_dtype src_type,
+                               cl_mem dst, size_t dst_offset, clforge_dtype dst_type, cl_uint num_events_in_wait_list,
+                               const cl_event *event_wait_list, cl_event *event) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "convert: context is NULL");
+  clforge__clear_error(ctx);
+  if (event) *event = NULL;
+  size_t ss = clforge_dtype_size(src_type), ds = clforge_dtype_size(dst_type);
+  if (!ss || !ds)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: unknown dtype (src_type %d, dst_type %d)",
+                         (int)src_type, (int)dst_type);
+  if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "convert: num_events_in_wait_list (%u) and event_wait_list (%p) disagree",
+                         num_events_in_wait_list, (const void *)event_wait_list);
+  if (n > 0) {
+    clforge_status r = clforge__check_buffer(ctx, "convert", "src", src, src_offset, n, ss);
+    if (r == CLFORGE_SUCCESS) r = clforge__check_buffer(ctx, "convert", "dst", dst, dst_offset, n, ds);
+    if (r != CLFORGE_SUCCESS) return r;
+  }
+  int same_range = src == dst && src_offset * ss == dst_offset * ds && ss == ds;
+  if (n > 0 && src == dst && !same_range &&
+      clforge__ranges_overlap(src_offset * ss, n * ss, dst_offset * ds, n * ds))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: src and dst ranges overlap");
+  if (n > 0 && same_range && src_type != dst_type)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: in-place conversion between %s and %s",
+                         clforge_dtype_name(src_type), clforge_dtype_name(dst_type));
+
+  cl_event done = NULL;
+  cl_int err = CL_SUCCESS;
+  clforge_status r = CLFORGE_SUCCESS;
+  cl_event *out = (event || ctx->validate) ? &done : NULL;
+  if (n == 0 || (same_range && src_type == dst_type)) {
+    if (out) err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, out);
+  } else if (src_type == dst_type) { /* a copy keeps every bit */
+    err = clEnqueueCopyBuffer(ctx->queue, src, dst, src_offset * ss, dst_offset * ds, n * ss,
+                              num_events_in_wait_list, event_wait_list, out);
+  } else {
+    r = enqueue_kernel(ctx, n, src, src_offset, src_type, dst, dst_offset, dst_type, num_events_in_wait_list,
+                       event_wait_list, out);
+  }
+  if (err != CL_SUCCESS) r = clforge__fail_cl(ctx, err, "convert: enqueue");
+  if (r == CLFORGE_SUCCESS && ctx->validate && n > 0) {
+    err = clWaitForEvents(1, &done);
+    r = err == CL_SUCCESS ? validate(ctx, n, src, src_offset, src_type, dst, dst_offset, dst_type)
+                          : clforge__fail_cl(ctx, err, "convert: waiting for the result to validate");
+  }
+  if (event && r == CLFORGE_SUCCESS) *event = done;
+  else if (done) clReleaseEvent(done);
+  return r;
+}

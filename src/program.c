@@ -1,0 +1,227 @@
+#include "program.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binary_cache.h"
+#include "context.h"
+#include "embedded_sources.h"
+#include "error.h"
+#include "log.h"
+
+enum { MAX_KERNELS = 8 };
+
+struct clforge__program_entry {
+  clforge__program_entry *next;
+  const char *source_name;   /* static: from the embedded table */
+  char *options;
+  cl_program program;
+  struct {
+    const char *name;        /* static string from the op */
+    cl_kernel kernel;
+  } kernels[MAX_KERNELS];
+};
+
+/* The prelude shared by every family, then the family's own file. */
+static const char *const prelude_name = "common";
+
+void clforge__program_cache_init(clforge_context ctx) {
+  clforge__program_cache *c = &ctx->programs;
+  memset(c, 0, sizeof *c);
+  char dir[sizeof c->disk_dir];
+  if (clforge_path(CLFORGE_PATH_BINARY_CACHE, dir, sizeof dir) != CLFORGE_SUCCESS ||
+      !strcmp(dir, "off")) {
+    clforge__log(CLFORGE_LOG_INFO, "binary cache off");
+    return;
+  }
+  char why[512];
+  if (clforge__binary_cache_prepare(dir, why, sizeof why)) {
+    /* Said once per process: an unusable directory is a setup issue, not a
+     * per-context event, and must never fail a call. */
+    static atomic_int warned;
+    if (!atomic_exchange(&warned, 1))
+      clforge__log(CLFORGE_LOG_WARN, "binary cache disabled: %s", why);
+    return;
+  }
+  memcpy(c->disk_dir, dir, sizeof dir);
+  c->stats.disk_enabled = 1;
+}
+
+void clforge__program_cache_release(clforge__program_cache *cache) {
+  clforge__program_entry *e = cache->head;
+  while (e) {
+    clforge__program_entry *next = e->next;
+    for (int i = 0; i < MAX_KERNELS; ++i)
+      if (e->kernels[i].kernel) clReleaseKernel(e->kernels[i].kernel);
+    if (e->program) clReleaseProgram(e->program);
+    free(e->options);
+    free(e);
+    e = next;
+  }
+  cache->head = NULL;
+}
+
+static void disable_disk(clforge_context ctx, const char *why) {
+  clforge__log(CLFORGE_LOG_WARN, "binary cache disabled for this context: %s", why);
+  ctx->programs.disk_dir[0] = '\0';
+  ctx->programs.stats.disk_enabled = 0;
+}
+
+/* Fetch CL_PROGRAM_BINARIES for our single device and store it. Failure to
+ * store is logged and disables the disk cache; it never fails the call. */
+static void save_binary(clforge_context ctx, cl_program program, clforge__cache_key key) {
+  size_t size = 0;
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+      size == 0)
+    return; /* the driver offers no binary: nothing to cache */
+  unsigned char *bin = malloc(size);
+  if (!bin) return;
+  unsigned char *bins[1] = {bin};
+  char why[512];
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
+    if (clforge__binary_cache_store(ctx->programs.disk_dir, key, bin, size, why, sizeof why))
+      disable_disk(ctx, why);
+    else
+      ctx->programs.stats.disk_writes++;
+  }
+  free(bin);
+}
+
+static cl_program load_binary(clforge_context ctx, clforge__cache_key key, const char *options) {
+  unsigned char *bin = NULL;
+  size_t len = 0;
+  clforge__cache_lookup r = clforge__binary_cache_load(ctx->programs.disk_dir, key, &bin, &len);
+  if (r == CLFORGE_CACHE_REJECTED) {
+    ctx->programs.stats.disk_rejected++;
+    clforge__log(CLFORGE_LOG_WARN, "binary cache: corrupt or foreign file deleted, rebuilding");
+    return NULL;
+  }
+  if (r == CLFORGE_CACHE_MISS) return NULL;
+  cl_int err, binstatus;
+  const unsigned char *bins[1] = {bin};
+  cl_program p = clCreateProgramWithBinary(ctx->cl_ctx, 1, &ctx->device, &len, bins, &binstatus, &err);
+  free(bin);
+  if (err == CL_SUCCESS && binstatus == CL_SUCCESS)
+    err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
+  if (err != CL_SUCCESS || binstatus != CL_SUCCESS) {
+    /* Verified file the driver refuses (e.g. updated in place): drop it. */
+    if (p) clReleaseProgram(p);
+    clforge__binary_cache_remove(ctx->programs.disk_dir, key);
+    ctx->programs.stats.disk_rejected++;
+    clforge__log(CLFORGE_LOG_WARN, "binary cache: driver refused a cached binary (%d), rebuilding", err);
+    return NULL;
+  }
+  return p;
+}
+
+static clforge_status build_from_source(clforge_context ctx, const char **texts,
+                                        const size_t *lengths, size_t ntexts, const char *options,
+                                        const char *source_name, cl_program *out) {
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)ntexts, texts, lengths, &err);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clCreateProgramWithSource");
+  ctx->programs.stats.source_builds++;
+  err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    size_t log_size = 0;
+    clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);
+    char *log = malloc(log_size + 1);
+    if (log) {
+      log[0] = '\0';
+      clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, log_size, log, NULL);
+      log[log_size] = '\0';
+    }
+    clReleaseProgram(p);
+    clforge_status st = clforge__fail(ctx, CLFORGE_BUILD_FAILED,
+                                      "building cl/%s.cl with options \"%s\" failed (%s); build log:\n%s",
+                                      source_name, options, clforge_status_name(err),
+                                      log ? log : "(no memory for the log)");
+    free(log);
+    return st;
+  }
+  *out = p;
+  return CLFORGE_SUCCESS;
+}
+
+static clforge_status get_program(clforge_context ctx, const char *source_name, const char *options,
+                                  clforge__program_entry **out) {
+  clforge__program_cache *c = &ctx->programs;
+  for (clforge__program_entry *e = c->head; e; e = e->next)
+    if (!strcmp(e->source_name, source_name) && !strcmp(e->options, options)) {
+      c->stats.memory_hits++;
+      *out = e;
+      return CLFORGE_SUCCESS;
+    }
+  const clforge__embedded_source *pre = clforge__embedded_source_find(prelude_name);
+  const clforge__embedded_source *src = clforge__embedded_source_find(source_name);
+  if (!pre || !src)
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "no embedded kernel source named \"%s\"", source_name);
+
+  char full_options[2048];
+  int n = snprintf(full_options, sizeof full_options, "%s %s", CLFORGE_COMMON_BUILD_OPTIONS, options);
+  if (n < 0 || (size_t)n >= sizeof full_options)
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "build options too long: %s", options);
+
+  const char *texts[2] = {pre->text, src->text};
+  const size_t lengths[2] = {pre->length, src->length};
+  clforge__cache_key key = {0, 0};
+  cl_program program = NULL;
+  if (c->disk_dir[0]) {
+    key = clforge__binary_cache_key(texts, lengths, 2, full_options, &ctx->info);
+    program = load_binary(ctx, key, full_options);
+    if (program) {
+      c->stats.disk_hits++;
+      clforge__log(CLFORGE_LOG_INFO, "binary cache hit: %s [%s]", source_name, options);
+    } else {
+      c->stats.disk_misses++;
+    }
+  }
+  if (!program) {
+    clforge_status st = build_from_source(ctx, texts, lengths, 2, full_options, source_name, &program);
+    if (st != CLFORGE_SUCCESS) return st;
+    clforge__log(CLFORGE_LOG_INFO, "built from source: %s [%s]", source_name, options);
+    if (c->disk_dir[0]) save_binary(ctx, program, key);
+  }
+  clforge__program_entry *e = calloc(1, sizeof *e);
+  char *opts = strdup(options);
+  if (!e || !opts) {
+    free(e);
+    free(opts);
+    clReleaseProgram(program);
+    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "no memory for the program cache");
+  }
+  e->source_name = src->name;
+  e->options = opts;
+  e->program = program;
+  e->next = c->head;
+  c->head = e;
+  *out = e;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge__kernel_get(clforge_context ctx, const char *source_name, const char *options,
+                                   const char *kernel_name, cl_kernel *out) {
+  clforge__program_entry *e;
+  clforge_status st = get_program(ctx, source_name, options, &e);
+  if (st != CLFORGE_SUCCESS) return st;
+  int slot = -1;
+  for (int i = 0; i < MAX_KERNELS; ++i) {
+    if (e->kernels[i].kernel && !strcmp(e->kernels[i].name, kernel_name)) {
+      *out = e->kernels[i].kernel;
+      return CLFORGE_SUCCESS;
+    }
+    if (!e->kernels[i].kernel && slot < 0) slot = i;
+  }
+  if (slot < 0)
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "more than %d kernels in cl/%s.cl", MAX_KERNELS,
+                         source_name);
+  cl_int err;
+  cl_kernel k = clCreateKernel(e->program, kernel_name, &err);
+  if (err != CL_SUCCESS) return clforge__fail(ctx, err, "clCreateKernel(%s) in cl/%s.cl", kernel_name, source_name);
+  e->kernels[slot].name = kernel_name;
+  e->kernels[slot].kernel = k;
+  *out = k;
+  return CLFORGE_SUCCESS;
+}

@@ -1,0 +1,31 @@
+/* Programs: embedded kernel source + build options -> cl_program / cl_kernel,
+ * through the context's memory cache and the on-disk binary cache. */
+#ifndef CLFORGE_SRC_PROGRAM_H
+#define CLFORGE_SRC_PROGRAM_H
+
+#include "clforge/clforge.h"
+
+typedef struct clforge__program_entry clforge__program_entry;
+
+typedef struct clforge__program_cache {
+  clforge__program_entry *head;
+  char disk_dir[4096];      /* "" when the on-disk cache is off */
+  clforge_cache_stats stats;
+} clforge__program_cache;
+
+/* Set up the caches of a fresh context (resolves the disk directory). */
+void clforge__program_cache_init(clforge_context ctx);
+/* Release every program and kernel of the context. */
+void clforge__program_cache_release(clforge__program_cache *cache);
+
+/* The kernel `kernel_name` of embedded source `source_name` built with
+ * `options` (the family's -D parameters). The kernel stays owned by the cache:
+ * callers set arguments and enqueue, and never release it. */
+clforge_status clforge__kernel_get(clforge_context ctx, const char *source_name,
+                                   const char *options, const char *kernel_name,
+                                   cl_kernel *out);
+
+/* Build options every program gets, ahead of the family's own. */
+#define CLFORGE_COMMON_BUILD_OPTIONS "-cl-std=CL1.2"
+
+#endif

@@ -1,0 +1,41 @@
+/* Reference twin of clforge_convert. */
+#include <stdint.h>
+#include <string.h>
+
+#include "../error.h"
+#include "clforge/clforge.h"
+
+/* Element i of a host array of `type`, widened to f32 (exact). */
+static float load(const void *p, clforge_dtype type, size_t i) {
+  switch (type) {
+    case CLFORGE_F16: return clforge_ref_f16_to_f32(((const uint16_t *)p)[i]);
+    case CLFORGE_BF16: return clforge_ref_bf16_to_f32(((const uint16_t *)p)[i]);
+    default: return ((const float *)p)[i];
+  }
+}
+
+static void store(void *p, clforge_dtype type, size_t i, float v) {
+  switch (type) {
+    case CLFORGE_F16: ((uint16_t *)p)[i] = clforge_ref_f32_to_f16(v); break;
+    case CLFORGE_BF16: ((uint16_t *)p)[i] = clforge_ref_f32_to_bf16(v); break;
+    default: ((float *)p)[i] = v; break;
+  }
+}
+
+clforge_status clforge_ref_convert(size_t n, const void *src, clforge_dtype src_type, void *dst,
+                                   clforge_dtype dst_type) {
+  clforge__clear_error(NULL);
+  if (!clforge_dtype_size(src_type) || !clforge_dtype_size(dst_type))
+    return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "unknown dtype (src_type %d, dst_type %d)",
+                         (int)src_type, (int)dst_type);
+  if (n == 0) return CLFORGE_SUCCESS;
+  if (!src || !dst) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "src or dst is NULL with n = %zu", n);
+  if (n > SIZE_MAX / 4) return clforge__fail(NULL, CLFORGE_SIZE_OVERFLOW, "n = %zu elements overflows size_t bytes", n);
+  if (src_type == dst_type) { /* a copy: keeps every bit, NaN payloads too */
+    memmove(dst, src, n * clforge_dtype_size(src_type));
+    return CLFORGE_SUCCESS;
+  }
+  /* Through f32: f16 and bf16 widen exactly, so one rounding happens. */
+  for (size_t i = 0; i < n; ++i) store(dst, dst_type, i, load(src, src_type, i));
+  return CLFORGE_SUCCESS;
+}

@@ -1,0 +1,40 @@
+#include "validate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "error.h"
+
+clforge_status clforge__read_buffer(clforge_context ctx, cl_mem buf, size_t offset, size_t bytes, void *host) {
+  cl_int err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, offset, bytes, host, 0, NULL, NULL);
+  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueReadBuffer (validation)");
+}
+
+clforge_status clforge__validate(clforge_context ctx, const char *op, clforge_dtype dtype, size_t n,
+                                 const void *got, const void *want, clforge__tolerance tol) {
+  float *g = malloc(n * sizeof *g), *w = malloc(n * sizeof *w);
+  if (!g || !w) {
+    free(g);
+    free(w);
+    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "validation of %s: no memory for %zu elements", op, n);
+  }
+  clforge_ref_convert(n, got, dtype, g, CLFORGE_F32); /* widening is exact */
+  clforge_ref_convert(n, want, dtype, w, CLFORGE_F32);
+  clforge__error_stats s;
+  clforge__compare_f32(n, g, w, &s);
+  clforge_status st = CLFORGE_SUCCESS;
+  if (!clforge__within_tolerance(&s, tol)) {
+    size_t i = clforge__worst_index(&s, tol);
+    st = clforge__fail(ctx, CLFORGE_VALIDATION_FAILED,
+                       "%s: element %zu is %.9g, reference %.9g (%s); %zu of %zu elements differ in bits, "
+                       "%zu special-value mismatches, max abs error %.3g, nrmse %.3g (allowed %s)",
+                       op, i, (double)g[i], (double)w[i], clforge_dtype_name(dtype), s.bit_mismatches, n,
+                       s.special_mismatches, s.max_abs, s.nrmse, tol.exact ? "exact" : "see clforge__tolerance_for");
+  }
+  free(g);
+  free(w);
+  return st;
+}
+
+int clforge__test_fault_armed(clforge_context ctx, const char *op) { return !strcmp(ctx->test_fault, op); }
