@@ -1,0 +1,49 @@
+#!/bin/sh
+# install_test.sh CMAKE BUILD_DIR EXAMPLES_DIR CC
+# Installs the build into a temporary prefix, then consumes it like a user:
+# the examples project through find_package(clforge), a one-file program
+# through pkg-config, and the installed clforge command.
+set -eu
+cmake=$1 build=$2 examples=$3 cc=$4
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/clforge-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+passed=0 failed=0
+check() { if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $*"; fi; }
+
+"$cmake" --install "$build" --prefix "$prefix" > "$tmp/install.log"
+check test -f "$prefix/include/clforge/clforge.h"
+libdir=$(dirname "$(find "$prefix" -name 'libclforge.so' | head -n 1)")
+check test -f "$libdir/libclforge.a"
+check test -f "$libdir/cmake/clforge/clforgeConfig.cmake"
+check test -f "$libdir/cmake/clforge/clforgeConfigVersion.cmake"
+check test -f "$libdir/pkgconfig/clforge.pc"
+
+# find_package, in a fresh project that knows only the prefix
+"$cmake" -S "$examples" -B "$tmp/examples" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" > "$tmp/cfg.log" 2>&1 \
+  || { cat "$tmp/cfg.log"; exit 1; }
+"$cmake" --build "$tmp/examples" > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
+check "$tmp/examples/convert_buffer"
+# a version the package does not satisfy is refused
+mkdir -p "$tmp/badver"
+printf 'cmake_minimum_required(VERSION 3.25)\nproject(v C)\nfind_package(clforge 99.0 REQUIRED)\n' > "$tmp/badver/CMakeLists.txt"
+check sh -c "! '$cmake' -S '$tmp/badver' -B '$tmp/badver/b' -DCMAKE_PREFIX_PATH='$prefix' > /dev/null 2>&1"
+
+# pkg-config: the .pc file is relocatable (it finds its prefix from where it lies)
+if command -v pkg-config > /dev/null; then
+  export PKG_CONFIG_PATH="$libdir/pkgconfig"
+  check pkg-config --exists clforge
+  flags=$(pkg-config --cflags --libs clforge)
+  # shellcheck disable=SC2086
+  check "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror "$examples/convert_buffer.c" -o "$tmp/pc_example" $flags
+  check env LD_LIBRARY_PATH="$libdir" "$tmp/pc_example"
+else
+  echo "SKIP pkg-config checks: pkg-config not installed (tools/install-deps.sh installs it)"
+fi
+
+# the installed command runs from the prefix (RPATH to the installed library)
+if [ -x "$prefix/bin/clforge" ]; then
+  check "$prefix/bin/clforge" --version
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,49 @@
+/* Validation mode: a correct result passes, a deliberately wrong one (test
+ * hook that flips a bit of the device result) is caught with the element
+ * and its error in the message; the mode follows CLFORGE_VALIDATE and
+ * clforge_context_set_validation. */
+#include "../src/context.h"
+#include "test_util.h"
+
+int main(void) {
+  setenv("CLFORGE_VALIDATE", "1", 1);
+  clforge_context ctx = tu_context();
+  enum { N = 777 };
+  float in[N];
+  for (int i = 0; i < N; ++i) in[i] = 1.0f + (float)i / 64.0f; /* no zeros: a flipped bit always changes a value */
+  cl_mem a = tu_buffer(ctx, sizeof in), b = tu_buffer(ctx, sizeof in);
+  tu_write(ctx, a, 0, sizeof in, in);
+  const clforge_dtype dts[] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
+  for (int s = 0; s < 3; ++s)
+    for (int d = 0; d < 3; ++d) {
+      /* Source holds exact values of its dtype, so every pair is well defined. */
+      CHECK_OK(ctx, clforge_convert(ctx, N, a, 0, CLFORGE_F32, b, 0, dts[s], 0, NULL, NULL));
+      cl_mem c = tu_buffer(ctx, sizeof in);
+      CHECK_OK(ctx, clforge_convert(ctx, N, b, 0, dts[s], c, 0, dts[d], 0, NULL, NULL));
+      clforge__test_set_fault(ctx, "convert");
+      cl_event ev = NULL;
+      CHECK_FAILS(ctx, clforge_convert(ctx, N, b, 0, dts[s], c, 0, dts[d], 0, NULL, &ev), CLFORGE_VALIDATION_FAILED,
+                  "element 0 is");
+      CHECK(ev == NULL, "%s", "no event is handed out on failure");
+      clforge__test_set_fault(ctx, NULL);
+      clReleaseMemObject(c);
+    }
+  /* With validation off the hook has nothing to check against: the call succeeds. */
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
+  clforge__test_set_fault(ctx, "convert");
+  CHECK_OK(ctx, clforge_convert(ctx, N, a, 0, CLFORGE_F32, b, 0, CLFORGE_F16, 0, NULL, NULL));
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
+  CHECK_FAILS(ctx, clforge_convert(ctx, N, a, 0, CLFORGE_F32, b, 0, CLFORGE_F16, 0, NULL, NULL),
+              CLFORGE_VALIDATION_FAILED, "convert");
+  clforge__test_set_fault(ctx, NULL);
+  CHECK_FAILS(ctx, clforge_context_set_validation(ctx, 2), CLFORGE_INVALID_ARGUMENT, "0 or 1");
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clforge_context_destroy(ctx);
+
+  setenv("CLFORGE_VALIDATE", "maybe", 1);
+  clforge_context bad = NULL;
+  CHECK_FAILS(NULL, clforge_context_create(NULL, &bad), CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_VALIDATE");
+  CHECK(bad == NULL, "%s", "no context");
+  return tu_summary();
+}
