@@ -15,7 +15,7 @@ enum { MAX_KERNELS = 8 };
 
 struct clforge__program_entry {
   clforge__program_entry *next;
-  const char *source_name;   /* static: from the embedded table */
+  const char *const *sources; /* static, NULL-terminated list of source names */
   char *options;
   cl_program program;
   struct {
@@ -24,8 +24,9 @@ struct clforge__program_entry {
   } kernels[MAX_KERNELS];
 };
 
-/* The prelude shared by every family, then the family's own file. */
+/* The prelude shared by every family, ahead of the family's own files. */
 static const char *const prelude_name = "common";
+enum { MAX_SOURCES = 8 };
 
 void clforge__program_cache_init(clforge_context ctx) {
   clforge__program_cache *c = &ctx->programs;
@@ -118,7 +119,7 @@ static cl_program load_binary(clforge_context ctx, clforge__cache_key key, const
 
 static clforge_status build_from_source(clforge_context ctx, const char **texts,
                                         const size_t *lengths, size_t ntexts, const char *options,
-                                        const char *source_name, cl_program *out) {
+                                        const char *what, cl_program *out) {
   cl_int err;
   cl_program p = clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)ntexts, texts, lengths, &err);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clCreateProgramWithSource");
@@ -135,8 +136,8 @@ static clforge_status build_from_source(clforge_context ctx, const char **texts,
     }
     clReleaseProgram(p);
     clforge_status st = clforge__fail(ctx, CLFORGE_BUILD_FAILED,
-                                      "building cl/%s.cl with options \"%s\" failed (%s); build log:\n%s",
-                                      source_name, options, clforge_status_name(err),
+                                      "building %s with options \"%s\" failed (%s); build log:\n%s",
+                                      what, options, clforge_status_name(err),
                                       log ? log : "(no memory for the log)");
     free(log);
     return st;
@@ -145,43 +146,63 @@ static clforge_status build_from_source(clforge_context ctx, const char **texts,
   return CLFORGE_SUCCESS;
 }
 
-static clforge_status get_program(clforge_context ctx, const char *source_name, const char *options,
+/* "cl/a.cl + cl/b.cl" for messages. */
+static void describe(const char *const *sources, char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; sources[i] && used < cap; ++i) {
+    int n = snprintf(buf + used, cap - used, "%scl/%s.cl", i ? " + " : "", sources[i]);
+    if (n < 0) break;
+    used += (size_t)n;
+  }
+}
+
+static clforge_status get_program(clforge_context ctx, const char *const *sources, const char *options,
                                   clforge__program_entry **out) {
   clforge__program_cache *c = &ctx->programs;
   for (clforge__program_entry *e = c->head; e; e = e->next)
-    if (!strcmp(e->source_name, source_name) && !strcmp(e->options, options)) {
+    if (e->sources == sources && !strcmp(e->options, options)) {
       c->stats.memory_hits++;
       *out = e;
       return CLFORGE_SUCCESS;
     }
-  const clforge__embedded_source *pre = clforge__embedded_source_find(prelude_name);
-  const clforge__embedded_source *src = clforge__embedded_source_find(source_name);
-  if (!pre || !src)
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "no embedded kernel source named \"%s\"", source_name);
+  char what[256];
+  describe(sources, what, sizeof what);
+  const char *names[MAX_SOURCES], *texts[MAX_SOURCES];
+  size_t lengths[MAX_SOURCES], ntexts = 0;
+  names[ntexts++] = prelude_name;
+  for (size_t i = 0; sources[i]; ++i) {
+    if (ntexts == MAX_SOURCES) return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "too many sources in %s", what);
+    names[ntexts++] = sources[i];
+  }
+  for (size_t i = 0; i < ntexts; ++i) {
+    const clforge__embedded_source *s = clforge__embedded_source_find(names[i]);
+    if (!s) return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "no embedded kernel source named \"%s\"", names[i]);
+    texts[i] = s->text;
+    lengths[i] = s->length;
+  }
 
   char full_options[2048];
   int n = snprintf(full_options, sizeof full_options, "%s %s", CLFORGE_COMMON_BUILD_OPTIONS, options);
   if (n < 0 || (size_t)n >= sizeof full_options)
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "build options too long: %s", options);
 
-  const char *texts[2] = {pre->text, src->text};
-  const size_t lengths[2] = {pre->length, src->length};
   clforge__cache_key key = {0, 0};
   cl_program program = NULL;
   if (c->disk_dir[0]) {
-    key = clforge__binary_cache_key(texts, lengths, 2, full_options, &ctx->info);
+    key = clforge__binary_cache_key(texts, lengths, ntexts, full_options, &ctx->info);
     program = load_binary(ctx, key, full_options);
     if (program) {
       c->stats.disk_hits++;
-      clforge__log(CLFORGE_LOG_INFO, "binary cache hit: %s [%s]", source_name, options);
+      clforge__log(CLFORGE_LOG_INFO, "binary cache hit: %s [%s]", what, options);
     } else {
       c->stats.disk_misses++;
     }
   }
   if (!program) {
-    clforge_status st = build_from_source(ctx, texts, lengths, 2, full_options, source_name, &program);
+    clforge_status st = build_from_source(ctx, texts, lengths, ntexts, full_options, what, &program);
     if (st != CLFORGE_SUCCESS) return st;
-    clforge__log(CLFORGE_LOG_INFO, "built from source: %s [%s]", source_name, options);
+    clforge__log(CLFORGE_LOG_INFO, "built from source: %s [%s]", what, options);
     if (c->disk_dir[0]) save_binary(ctx, program, key);
   }
   clforge__program_entry *e = calloc(1, sizeof *e);
@@ -192,7 +213,7 @@ static clforge_status get_program(clforge_context ctx, const char *source_name, 
     clReleaseProgram(program);
     return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "no memory for the program cache");
   }
-  e->source_name = src->name;
+  e->sources = sources;
   e->options = opts;
   e->program = program;
   e->next = c->head;
@@ -201,10 +222,10 @@ static clforge_status get_program(clforge_context ctx, const char *source_name, 
   return CLFORGE_SUCCESS;
 }
 
-clforge_status clforge__kernel_get(clforge_context ctx, const char *source_name, const char *options,
+clforge_status clforge__kernel_get(clforge_context ctx, const char *const *sources, const char *options,
                                    const char *kernel_name, cl_kernel *out) {
   clforge__program_entry *e;
-  clforge_status st = get_program(ctx, source_name, options, &e);
+  clforge_status st = get_program(ctx, sources, options, &e);
   if (st != CLFORGE_SUCCESS) return st;
   int slot = -1;
   for (int i = 0; i < MAX_KERNELS; ++i) {
@@ -215,11 +236,11 @@ clforge_status clforge__kernel_get(clforge_context ctx, const char *source_name,
     if (!e->kernels[i].kernel && slot < 0) slot = i;
   }
   if (slot < 0)
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "more than %d kernels in cl/%s.cl", MAX_KERNELS,
-                         source_name);
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "more than %d kernels in one program (%s)", MAX_KERNELS,
+                         kernel_name);
   cl_int err;
   cl_kernel k = clCreateKernel(e->program, kernel_name, &err);
-  if (err != CL_SUCCESS) return clforge__fail(ctx, err, "clCreateKernel(%s) in cl/%s.cl", kernel_name, source_name);
+  if (err != CL_SUCCESS) return clforge__fail(ctx, err, "clCreateKernel(%s)", kernel_name);
   e->kernels[slot].name = kernel_name;
   e->kernels[slot].kernel = k;
   *out = k;

@@ -18,10 +18,12 @@ void clforge__program_cache_init(clforge_context ctx);
 /* Release every program and kernel of the context. */
 void clforge__program_cache_release(clforge__program_cache *cache);
 
-/* The kernel `kernel_name` of embedded source `source_name` built with
- * `options` (the family's -D parameters). The kernel stays owned by the cache:
- * callers set arguments and enqueue, and never release it. */
-clforge_status clforge__kernel_get(clforge_context ctx, const char *source_name,
+/* The kernel `kernel_name` of the program made of cl/common.cl and the
+ * embedded sources `sources` (a static NULL-terminated list: the memory cache
+ * compares it by address), built with `options` (the family's -D
+ * parameters). The kernel stays owned by the cache: callers set arguments
+ * and enqueue, and never release it. */
+clforge_status clforge__kernel_get(clforge_context ctx, const char *const *sources,
                                    const char *options, const char *kernel_name,
                                    cl_kernel *out);
 

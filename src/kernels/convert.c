@@ -13,7 +13,7 @@ static int convert_allowed(const int *v, const clforge_device_info *dev, char *w
 
 const clforge__family clforge__family_convert = {
     .name = "convert",
-    .source = "convert",
+    .sources = (const char *const[]){"convert", NULL},
     .kernel = "clforge_convert",
     .nparams = 2,
     .params = {{"VW", 5, {1, 2, 4, 8, 16}}, {"WGS", 5, {16, 32, 64, 128, 256}}},

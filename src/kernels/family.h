@@ -17,7 +17,7 @@ typedef struct clforge__param {
 
 typedef struct clforge__family {
   const char *name;                       /* family name, also used in CLFORGE_PARAMS */
-  const char *source;                     /* embedded cl/<source>.cl */
+  const char *const *sources;             /* embedded cl/<name>.cl files, NULL-terminated */
   const char *kernel;                     /* kernel function name */
   int nparams;
   clforge__param params[CLFORGE_MAX_PARAMS];

@@ -51,7 +51,7 @@ static clforge_status enqueue_kernel(clforge_context ctx, size_t n, cl_mem src, 
   size_t used = strlen(opts);
   snprintf(opts + used, sizeof opts - used, " -DSRC_T=%d -DDST_T=%d", (int)st, (int)dt);
   cl_kernel k;
-  r = clforge__kernel_get(ctx, f->source, opts, f->kernel, &k);
+  r = clforge__kernel_get(ctx, f->sources, opts, f->kernel, &k);
   if (r != CLFORGE_SUCCESS) return r;
   const size_t vw = (size_t)v[0], wgs = (size_t)v[1];
   size_t items = n / vw + (n % vw != 0);
