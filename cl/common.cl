@@ -9,6 +9,9 @@
 #define CLFORGE_DT_F16 2
 #define CLFORGE_DT_BF16 3
 
+// Conversions between f32 and the 16-bit storage formats, all on bit
+// patterns with integer operations, mirroring src/ref/half.c bit for bit.
+//
 // f32 -> f16 / bf16 on bit patterns, round to nearest even, NaN kept (quiet),
 // overflow to Inf. Integer-only, for three reasons: a device that flushes
 // denormals cannot change them; results are bit-identical on every driver
@@ -37,8 +40,26 @@
                   (b & (ut)0x7FFFFFFFu) > (ut)0x7F800000u);                              \
   }
 
+// f16 -> f32 from bit patterns (zero-extended to uint). Exact; also integer
+// based, since vload_half is a slow software routine on some CPU drivers and
+// a device that flushes f32 denormals must still widen f16 subnormals (they
+// are normal f32 values: m * 2^-24 is computed on normal floats).
+#define CLFORGE_DEFINE_WIDENING(ut, ft)                                                  \
+  inline ft clforge_f32_from_f16_bits_##ut(ut h) {                                     \
+    ut e = h & (ut)0x7C00u, m = h & (ut)0x3FFu;                                          \
+    ut bits = ((h & (ut)0x7FFFu) << 13) + (ut)0x38000000u;                              \
+    bits = select(bits, (m << 13) | (ut)0x7F800000u, e == (ut)0x7C00u);                  \
+    bits = select(bits, CLFORGE_CAT(as_, ut)(CLFORGE_CAT(convert_, ft)(m) * 0x1p-24f), e == (ut)0); \
+    return CLFORGE_CAT(as_, ft)(bits | ((h & (ut)0x8000u) << 16));                       \
+  }
+
 CLFORGE_DEFINE_NARROWING(uint)
 CLFORGE_DEFINE_NARROWING(uint2)
 CLFORGE_DEFINE_NARROWING(uint4)
 CLFORGE_DEFINE_NARROWING(uint8)
 CLFORGE_DEFINE_NARROWING(uint16)
+CLFORGE_DEFINE_WIDENING(uint, float)
+CLFORGE_DEFINE_WIDENING(uint2, float2)
+CLFORGE_DEFINE_WIDENING(uint4, float4)
+CLFORGE_DEFINE_WIDENING(uint8, float8)
+CLFORGE_DEFINE_WIDENING(uint16, float16)

@@ -10,12 +10,10 @@
 #define VSUF
 #define VLOAD(p) (*(p))
 #define VSTORE(v, p) (*(p) = (v))
-#define VLOAD_HALF(p) vload_half(0, p)
 #else
 #define VSUF VW
 #define VLOAD(p) CLFORGE_CAT(vload, VW)(0, p)
 #define VSTORE(v, p) CLFORGE_CAT(vstore, VW)(v, 0, p)
-#define VLOAD_HALF(p) CLFORGE_CAT(vload_half, VW)(0, p)
 #endif
 
 typedef CLFORGE_CAT(uint, VSUF) uintv;
@@ -30,9 +28,9 @@ typedef uint src_t;
 #define LOAD1(p) (*(p))
 #define LOADV(p) VLOAD(p)
 #elif SRC_T == CLFORGE_DT_F16
-typedef half src_t;
-#define LOAD1(p) as_uint(vload_half(0, p))
-#define LOADV(p) AS_UINTV(VLOAD_HALF(p))
+typedef ushort src_t;  // f16 bits, widened by cl/common.cl
+#define LOAD1(p) as_uint(clforge_f32_from_f16_bits_uint((uint)(*(p))))
+#define LOADV(p) AS_UINTV(CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VSUF)(CONVERT_UINTV(VLOAD(p))))
 #elif SRC_T == CLFORGE_DT_BF16
 typedef ushort src_t;
 #define LOAD1(p) ((uint)(*(p)) << 16)
