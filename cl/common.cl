@@ -20,7 +20,7 @@
 // Written with select() only, because a comparison yields 1 in a scalar but
 // -1 in a vector lane. One function per vector type.
 #define CLFORGE_DEFINE_NARROWING(ut)                                                     \
-  inline ut clforge_f16_bits_##ut(ut b) {                                              \
+  static inline ut clforge_f16_bits_##ut(ut b) {                                              \
     ut a = b & (ut)0x7FFFFFFFu, sign = (b >> 16) & (ut)0x8000u;                          \
     /* normal f16: rebias the exponent and round the 13 dropped bits */                 \
     ut h = (a >> 13) - (ut)0x1C000u, rem = a & (ut)0x1FFFu;                             \
@@ -35,7 +35,7 @@
     h = select(h, (ut)0x7E00u | ((a >> 13) & (ut)0x3FFu), a > (ut)0x7F800000u);        \
     return sign | h;                                                                     \
   }                                                                                      \
-  inline ut clforge_bf16_bits_##ut(ut b) {                                             \
+  static inline ut clforge_bf16_bits_##ut(ut b) {                                             \
     return select((b + (ut)0x7FFFu + ((b >> 16) & (ut)1u)) >> 16, (b >> 16) | (ut)0x40u, \
                   (b & (ut)0x7FFFFFFFu) > (ut)0x7F800000u);                              \
   }
@@ -45,7 +45,7 @@
 // a device that flushes f32 denormals must still widen f16 subnormals (they
 // are normal f32 values: m * 2^-24 is computed on normal floats).
 #define CLFORGE_DEFINE_WIDENING(ut, ft)                                                  \
-  inline ft clforge_f32_from_f16_bits_##ut(ut h) {                                     \
+  static inline ft clforge_f32_from_f16_bits_##ut(ut h) {                                     \
     ut e = h & (ut)0x7C00u, m = h & (ut)0x3FFu;                                          \
     ut bits = ((h & (ut)0x7FFFu) << 13) + (ut)0x38000000u;                              \
     bits = select(bits, (m << 13) | (ut)0x7F800000u, e == (ut)0x7C00u);                  \

@@ -171,9 +171,11 @@ static void list_devices(const candidate *c, size_t n, char *buf, size_t cap) {
   }
 }
 
-/* "P:D" with decimal indices. 1 = parsed, 0 = not index-shaped (a name),
- * -1 = index-shaped but malformed. */
+/* "P:D" with decimal indices. 1 = parsed, 0 = not index-shaped (a name, and
+ * digits alone such as "4090" are part of names), -1 = index-shaped (digits
+ * around a colon) but malformed. */
 static int parse_indices(const char *s, unsigned long *p, unsigned long *d) {
+  if (!strchr(s, ':')) return 0;
   for (const char *c = s; *c; ++c)
     if (!isdigit((unsigned char)*c) && *c != ':' && *c != '-' && *c != '+' && !isspace((unsigned char)*c))
       return 0;
@@ -236,6 +238,6 @@ clforge_status clforge__device_select(const char *selector, const char *origin, 
       *device = c[i].device;
       return CLFORGE_SUCCESS;
     }
-  return clforge__fail(NULL, CLFORGE_DEVICE_NOT_FOUND, "%s \"%s\" matches no device name; devices:%s", origin,
+  return clforge__fail(NULL, CLFORGE_DEVICE_NOT_FOUND, "%s \"%s\" matches no device name (give \"P:D\" or part of a name); devices:%s", origin,
                        sel, listing);
 }

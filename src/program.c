@@ -10,6 +10,7 @@
 #include "embedded_sources.h"
 #include "error.h"
 #include "log.h"
+#include "paths.h"
 
 enum { MAX_KERNELS = 8 };
 
@@ -31,14 +32,15 @@ enum { MAX_SOURCES = 8 };
 void clforge__program_cache_init(clforge_context ctx) {
   clforge__program_cache *c = &ctx->programs;
   memset(c, 0, sizeof *c);
-  char dir[sizeof c->disk_dir];
-  if (clforge_path(CLFORGE_PATH_BINARY_CACHE, dir, sizeof dir) != CLFORGE_SUCCESS ||
-      !strcmp(dir, "off")) {
+  char dir[sizeof c->disk_dir], why[512];
+  size_t need;
+  int r = clforge__path(CLFORGE_PATH_BINARY_CACHE, dir, sizeof dir, &need);
+  if (r == 0 && !strcmp(dir, "off")) {
     clforge__log(CLFORGE_LOG_INFO, "binary cache off");
     return;
   }
-  char why[512];
-  if (clforge__binary_cache_prepare(dir, why, sizeof why)) {
+  if (r != 0) snprintf(why, sizeof why, "cache directory path of %zu bytes is too long", need);
+  if (r != 0 || clforge__binary_cache_prepare(dir, why, sizeof why)) {
     /* Said once per process: an unusable directory is a setup issue, not a
      * per-context event, and must never fail a call. */
     static atomic_int warned;
@@ -107,9 +109,11 @@ static cl_program load_binary(clforge_context ctx, clforge__cache_key key, const
   if (err == CL_SUCCESS && binstatus == CL_SUCCESS)
     err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
   if (err != CL_SUCCESS || binstatus != CL_SUCCESS) {
-    /* Verified file the driver refuses (e.g. updated in place): drop it. */
+    /* A verified file the driver refuses as a binary (e.g. a driver updated
+     * in place) is dropped; transient failures (out of resources) keep it. */
     if (p) clReleaseProgram(p);
-    clforge__binary_cache_remove(ctx->programs.disk_dir, key);
+    if (err == CL_INVALID_BINARY || binstatus == CL_INVALID_BINARY || err == CL_BUILD_PROGRAM_FAILURE)
+      clforge__binary_cache_remove(ctx->programs.disk_dir, key);
     ctx->programs.stats.disk_rejected++;
     clforge__log(CLFORGE_LOG_WARN, "binary cache: driver refused a cached binary (%d), rebuilding", err);
     return NULL;

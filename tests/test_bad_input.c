@@ -21,14 +21,15 @@ int main(void) {
 
   /* device query */
   cl_device_id dev;
+  cl_context c;
   clforge_device_info info;
   clforge_context_device(ctx, &dev);
+  clforge_context_cl_context(ctx, &c);
   CHECK_FAILS(NULL, clforge_device_query(NULL, &info), CLFORGE_INVALID_ARGUMENT, "NULL");
   CHECK_FAILS(NULL, clforge_device_query(dev, NULL), CLFORGE_INVALID_ARGUMENT, "NULL");
 
   /* context accessors */
   cl_command_queue q;
-  cl_context c;
   clforge_cache_stats stats;
   CHECK_FAILS(NULL, clforge_context_queue(NULL, &q), CLFORGE_INVALID_ARGUMENT, "context is NULL");
   CHECK_FAILS(ctx, clforge_context_queue(ctx, NULL), CLFORGE_INVALID_ARGUMENT, "queue is NULL");
@@ -50,8 +51,10 @@ int main(void) {
   CHECK_FAILS(NULL, clforge_path(CLFORGE_PATH_BINARY_CACHE, NULL, 10), CLFORGE_INVALID_ARGUMENT, "NULL");
   CHECK_FAILS(NULL, clforge_path(CLFORGE_PATH_BINARY_CACHE, big, 0), CLFORGE_INVALID_ARGUMENT, "buf_size");
   CHECK_FAILS(NULL, clforge_path((clforge_path_kind)42, big, sizeof big), CLFORGE_INVALID_ARGUMENT, "42");
+  memset(small, 'x', sizeof small);
   CHECK_FAILS(NULL, clforge_path(CLFORGE_PATH_SYSTEM_TUNING_FILE, small, sizeof small), CLFORGE_BUFFER_TOO_SMALL,
               "buffer holds 4");
+  CHECK(small[0] == 'x' && small[3] == 'x', "%s", "nothing written when the path does not fit");
   CHECK_OK(NULL, clforge_path(CLFORGE_PATH_SYSTEM_TUNING_FILE, big, sizeof big));
   CHECK(strstr(big, "tuning.json") != NULL, "%s", big);
 
@@ -92,7 +95,30 @@ int main(void) {
               CLFORGE_INVALID_ARGUMENT, "another OpenCL context");
   clReleaseMemObject(foreign);
   clReleaseContext(other_ctx);
+  /* Aliasing seen through sub-buffers: two views of one buffer that overlap. */
+  cl_buffer_region r1 = {0, 64 * 4}, r2 = {32 * 4, 64 * 4};
+  cl_mem sub1 = clCreateSubBuffer(src, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r1, NULL);
+  cl_mem sub2 = clCreateSubBuffer(src, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r2, NULL);
+  CHECK_FAILS(ctx, clforge_convert(ctx, 64, sub1, 0, CLFORGE_F32, sub2, 0, CLFORGE_F16, 0, NULL, NULL),
+              CLFORGE_INVALID_ARGUMENT, "overlap");
+  CHECK_FAILS(ctx, clforge_convert(ctx, 32, sub2, 0, CLFORGE_F32, src, 40, CLFORGE_F32, 0, NULL, NULL),
+              CLFORGE_INVALID_ARGUMENT, "overlap");
+  CHECK_FAILS(ctx, clforge_convert(ctx, 32, sub2, 0, CLFORGE_F16, src, 64, CLFORGE_BF16, 0, NULL, NULL),
+              CLFORGE_INVALID_ARGUMENT, "in-place");
+  clReleaseMemObject(sub1);
+  clReleaseMemObject(sub2);
+  /* Access flags: writing a read-only buffer, reading a write-only one. */
+  cl_mem ro = clCreateBuffer(c, CL_MEM_READ_ONLY, N * 4, NULL, NULL), wo = clCreateBuffer(c, CL_MEM_WRITE_ONLY, N * 4, NULL, NULL);
+  CHECK_FAILS(ctx, clforge_convert(ctx, N, src, 0, CLFORGE_F32, ro, 0, CLFORGE_F16, 0, NULL, NULL),
+              CLFORGE_INVALID_ARGUMENT, "CL_MEM_READ_ONLY");
+  CHECK_FAILS(ctx, clforge_convert(ctx, N, wo, 0, CLFORGE_F32, dst, 0, CLFORGE_F16, 0, NULL, NULL),
+              CLFORGE_INVALID_ARGUMENT, "CL_MEM_WRITE_ONLY");
+  clReleaseMemObject(ro);
+  clReleaseMemObject(wo);
   /* A bad CLFORGE_PARAMS override is reported, not ignored. */
+  setenv("CLFORGE_PARAMS", "convert:VW=4294967300", 1);
+  CHECK_FAILS(ctx, clforge_convert(ctx, N, src, 0, CLFORGE_F32, dst, 0, CLFORGE_F16, 0, NULL, NULL),
+              CLFORGE_INVALID_ENVIRONMENT, "integer");
   setenv("CLFORGE_PARAMS", "convert:VW=3", 1);
   CHECK_FAILS(ctx, clforge_convert(ctx, N, src, 0, CLFORGE_F32, dst, 0, CLFORGE_F16, 0, NULL, NULL),
               CLFORGE_INVALID_ENVIRONMENT, "VW=3");
@@ -124,6 +150,10 @@ int main(void) {
   CHECK_FAILS(NULL, clforge_ref_convert(SIZE_MAX / 2, f, CLFORGE_F32, h, CLFORGE_F16), CLFORGE_SIZE_OVERFLOW,
               "overflow");
   CHECK_OK(NULL, clforge_ref_convert(0, NULL, CLFORGE_F32, NULL, CLFORGE_F16));
+  uint16_t inplace[4] = {0x3C00, 0x4000, 0x4200, 0x4400};
+  CHECK_FAILS(NULL, clforge_ref_convert(2, inplace, CLFORGE_F16, inplace, CLFORGE_F32), CLFORGE_INVALID_ARGUMENT, "overlap");
+  CHECK(inplace[1] == 0x4000, "%s", "the failed in-place widening wrote nothing");
+  CHECK_OK(NULL, clforge_ref_convert(4, inplace, CLFORGE_F16, inplace, CLFORGE_F16));
 
   /* destroy(NULL) is a no-op; last_error(NULL) is always a string */
   clforge_context_destroy(NULL);

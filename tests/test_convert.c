@@ -134,6 +134,17 @@ int main(int argc, char **argv) {
       for (size_t i = 0; i < nl; ++i)
         run_case(ctx, lengths[i], dtypes[a], dtypes[b], i % 3, i % 5, 1234u + (unsigned)i);
 
+  if (small) { /* every vector width, under Oclgrind too, on a length with a tail */
+    const int vws[] = {1, 2, 4, 8, 16};
+    for (size_t i = 0; i < 5; ++i) {
+      char env[64];
+      snprintf(env, sizeof env, "convert:VW=%d,WGS=16", vws[i]);
+      setenv("CLFORGE_PARAMS", env, 1);
+      run_case(ctx, 16 * 3 + 5, dtypes[i % 3], dtypes[(i + 1) % 3], 1, 2, 99u);
+    }
+    unsetenv("CLFORGE_PARAMS");
+  }
+
   if (!small) {
     sweep_state s = {ctx, 0, 0};
     size_t combos = clforge__family_enumerate(&clforge__family_convert, &ctx->info, sweep_one, &s);

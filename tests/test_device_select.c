@@ -73,7 +73,7 @@ int main(void) {
   CHECK_FAILS(NULL, clforge_context_create(NULL, &ctx), CLFORGE_DEVICE_NOT_FOUND, "CLFORGE_DEVICE");
   CHECK(ctx == NULL, "%s", "out is NULL after a failure");
   CHECK(strstr(clforge_last_error(NULL), name) != NULL, "%s", "the message lists the devices");
-  const char *malformed[] = {"1", "0:", ":0", "0:0:0", "-1:0", "0 :0", "+0:0"};
+  const char *malformed[] = {"0:", ":0", "0:0:0", "-1:0", "0 :0", "+0:0"};
   for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; ++i) {
     setenv("CLFORGE_DEVICE", malformed[i], 1);
     CHECK_FAILS(NULL, clforge_context_create(NULL, &ctx), CLFORGE_INVALID_ENVIRONMENT, "P:D");
@@ -85,7 +85,9 @@ int main(void) {
   /* The argument wins over the environment, and is reported as the argument. */
   CHECK_OK(NULL, clforge_context_create("0:0", &ctx));
   clforge_context_destroy(ctx);
-  CHECK_FAILS(NULL, clforge_context_create("7", &ctx), CLFORGE_INVALID_ARGUMENT, "device argument");
+  CHECK_FAILS(NULL, clforge_context_create("0:", &ctx), CLFORGE_INVALID_ARGUMENT, "device argument");
+  /* Digits alone are a name substring (model numbers), not an index. */
+  CHECK_FAILS(NULL, clforge_context_create("98765", &ctx), CLFORGE_DEVICE_NOT_FOUND, "matches no device name");
   CHECK_FAILS(NULL, clforge_context_create("nothing-like-this", &ctx), CLFORGE_DEVICE_NOT_FOUND, "device argument");
   unsetenv("CLFORGE_DEVICE");
   CHECK_FAILS(NULL, clforge_context_create(NULL, NULL), CLFORGE_INVALID_ARGUMENT, "out is NULL");

@@ -13,9 +13,7 @@
 #ifndef CLFORGE_CLFORGE_H
 #define CLFORGE_CLFORGE_H
 
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
+/* The application chooses CL_TARGET_OPENCL_VERSION; clforge needs only 1.2. */
 #include <CL/cl.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -206,8 +204,8 @@ CLFORGE_API clforge_status clforge_path(clforge_path_kind kind, char *buf, size_
 /* ---------------------------------------------------------------------- ops */
 /** Convert n elements between f32, f16 and bf16 on the device.
  *  Offsets are in elements of each buffer's dtype. Rounding is to nearest
- *  even; NaN stays NaN (quiet), infinities stay infinite, overflow becomes
- *  infinity. src and dst must not overlap unless they are the same range
+ *  even; NaN stays NaN (narrowing keeps its sign and quiets it; widening keeps
+ *  the payload), infinities stay infinite, overflow becomes infinity. src and dst must not overlap unless they are the same range
  *  with the same dtype. n == 0 is a no-op (an event, if asked for, is still
  *  returned as a marker). */
 CLFORGE_API clforge_status clforge_convert(clforge_context ctx, size_t n,
@@ -216,11 +214,71 @@ CLFORGE_API clforge_status clforge_convert(clforge_context ctx, size_t n,
                                            cl_uint num_events_in_wait_list,
                                            const cl_event *event_wait_list, cl_event *event);
 
+/* --------------------------------------------------------------------- GEMM */
+typedef enum clforge_layout {
+  CLFORGE_ROW_MAJOR = 0,
+  CLFORGE_COL_MAJOR = 1
+} clforge_layout;
+
+typedef enum clforge_transpose {
+  CLFORGE_NO_TRANS = 0,
+  CLFORGE_TRANS = 1
+} clforge_transpose;
+
+typedef enum clforge_bias_mode {
+  CLFORGE_BIAS_NONE = 0,
+  CLFORGE_BIAS_ROW = 1,    /* bias[i] added to row i of C (m values) */
+  CLFORGE_BIAS_COLUMN = 2  /* bias[j] added to column j of C (n values) */
+} clforge_bias_mode;
+
+typedef enum clforge_activation {
+  CLFORGE_ACT_NONE = 0,
+  CLFORGE_ACT_RELU = 1,      /* max(x, 0); NaN becomes 0 */
+  CLFORGE_ACT_GELU_TANH = 2, /* 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))) */
+  CLFORGE_ACT_GELU_ERF = 3   /* 0.5x(1 + erf(x / sqrt(2))) */
+} clforge_activation;
+
+/** C = act(alpha * op(A) * op(B) + beta * C + bias), batched.
+ *  Fill it with designated initializers; every field left out is 0, and 0
+ *  means the usual thing: row-major, no transpose, f32 storage, tight
+ *  leading dimensions, batch 1, no bias, no activation. alpha and beta have
+ *  no default: say them. Sizes and offsets count elements of each operand's
+ *  storage type. With beta == 0, C is not read (NaN in C does not leak). */
+typedef struct clforge_gemm_desc {
+  clforge_layout layout;
+  clforge_transpose trans_a, trans_b;
+  size_t m, n, k;           /* C is m x n; op(A) is m x k; op(B) is k x n */
+  float alpha, beta;
+  clforge_dtype a_type, b_type, c_type; /* 0 = f32; f16/bf16 storage accumulates in f32 */
+  size_t lda, ldb, ldc;     /* 0 = tight (the stored matrix's row or column length) */
+  size_t a_offset, b_offset, c_offset;
+  size_t batch;             /* 0 or 1 = one multiply */
+  size_t stride_a, stride_b, stride_c; /* elements between batch items; 0 for A or B
+                                          broadcasts it; C's must not overlap */
+  clforge_bias_mode bias_mode;
+  clforge_dtype bias_type;  /* 0 = f32 */
+  size_t bias_offset;       /* the same bias serves every batch item */
+  clforge_activation activation;
+} clforge_gemm_desc;
+
+/** Run `desc` on device buffers. `bias` may be NULL when bias_mode is NONE.
+ *  Everything is checked before anything is enqueued: a bad descriptor or
+ *  a buffer too small for it returns an error and leaves C untouched. */
+CLFORGE_API clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, cl_mem a, cl_mem b,
+                                        cl_mem c, cl_mem bias, cl_uint num_events_in_wait_list,
+                                        const cl_event *event_wait_list, cl_event *event);
+
 /* ------------------------------------------------------ CPU reference path */
 /** Reference twin of clforge_convert on host arrays; same semantics, bit for
  *  bit (NaN payloads aside). */
 CLFORGE_API clforge_status clforge_ref_convert(size_t n, const void *src, clforge_dtype src_type,
                                                void *dst, clforge_dtype dst_type);
+
+/** Reference twin of clforge_gemm on host arrays (double accumulation, the
+ *  result rounded once to C's storage type). Pointers are the starts of the
+ *  arrays: desc's offsets apply as on the device. */
+CLFORGE_API clforge_status clforge_ref_gemm(const clforge_gemm_desc *desc, const void *a, const void *b, void *c,
+                                            const void *bias);
 
 /** Scalar conversions used by the reference path (round to nearest even). */
 CLFORGE_API uint16_t clforge_ref_f32_to_f16(float value);

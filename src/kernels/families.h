@@ -7,4 +7,12 @@
 
 extern const clforge__family clforge__family_convert;
 
+/* Tiled GEMM: parameter indices into values[] */
+enum { GEMM_MWG, GEMM_NWG, GEMM_MWI, GEMM_NWI, GEMM_KWG, GEMM_VW, GEMM_SA, GEMM_SB, GEMM_KU, GEMM_KSYNC, GEMM_NPARAMS };
+extern const clforge__family clforge__family_gemm;
+
+/* Direct GEMM */
+enum { GEMMD_MWI, GEMMD_NWI, GEMMD_MDIM, GEMMD_NDIM, GEMMD_KU, GEMMD_NPARAMS };
+extern const clforge__family clforge__family_gemm_direct;
+
 #endif

@@ -1,12 +1,15 @@
 #include "family.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../context.h"
 #include "../error.h"
+#include "../log.h"
 
 int clforge__family_check(const clforge__family *f, const int *values, const clforge_device_info *dev,
                           char *why, size_t why_cap) {
@@ -55,8 +58,10 @@ static int parse_override(const clforge__family *f, const char *env, int *values
           return -1;
         }
         char *num_end;
+        errno = 0;
         long v = strtol(q + strlen(f->params[p].name) + 1, &num_end, 10);
-        if (num_end == q + strlen(f->params[p].name) + 1 || (num_end < end && *num_end != ',' && !isspace((unsigned char)*num_end))) {
+        if (num_end == q + strlen(f->params[p].name) + 1 || errno || v < INT_MIN || v > INT_MAX ||
+            (num_end < end && *num_end != ',' && !isspace((unsigned char)*num_end))) {
           snprintf(why, why_cap, "CLFORGE_PARAMS: %s needs an integer value", f->params[p].name);
           return -1;
         }
@@ -72,10 +77,19 @@ static int parse_override(const clforge__family *f, const char *env, int *values
 
 clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int *values,
                                       clforge__params_source *source) {
+  char why[256];
+  /* The class default, or the generic one where the device's limits (e.g. a
+   * small maximum work-group) rule the class default out. */
   const int *def = f->defaults[ctx->info.device_class];
+  if (!clforge__family_check(f, def, &ctx->info, why, sizeof why)) {
+    clforge__log(CLFORGE_LOG_INFO, "%s: class default not usable here (%s), using the generic default", f->name, why);
+    def = f->defaults[CLFORGE_DEVICE_CLASS_GENERIC];
+    if (!clforge__family_check(f, def, &ctx->info, why, sizeof why))
+      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "%s: no built-in parameters fit this device (%s); set CLFORGE_PARAMS",
+                           f->name, why);
+  }
   memcpy(values, def, sizeof(int) * (size_t)f->nparams);
   *source = CLFORGE_PARAMS_FROM_DEFAULT;
-  char why[256];
   int r = parse_override(f, getenv("CLFORGE_PARAMS"), values, why, sizeof why);
   if (r < 0) return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT, "%s", why);
   if (r > 0) {

@@ -4,13 +4,28 @@
 
 #include "clforge/clforge.h"
 
+enum { CLFORGE_ACCESS_READ = 1, CLFORGE_ACCESS_WRITE = 2 };
+
 /* Check that `buf` (named `what` in messages of op `op`) is a buffer of ctx's
  * OpenCL context holding elements [offset, offset + count) of elem_size
- * bytes: not NULL, no size_t overflow, within CL_MEM_SIZE. */
+ * bytes, with the access the op needs (CLFORGE_ACCESS_* bits): not NULL, no
+ * size_t overflow, within CL_MEM_SIZE, not READ_ONLY when written, not
+ * WRITE_ONLY when read. */
 clforge_status clforge__check_buffer(clforge_context ctx, const char *op, const char *what, cl_mem buf,
-                                     size_t offset, size_t count, size_t elem_size);
+                                     size_t offset, size_t count, size_t elem_size, int access);
 
-/* 1 when byte ranges [a, a+an) and [b, b+bn) overlap. */
-int clforge__ranges_overlap(size_t a, size_t an, size_t b, size_t bn);
+/* A byte range of a buffer, located in its root buffer (sub-buffers resolve
+ * to their parent plus CL_MEM_OFFSET), so that aliasing can be seen. */
+typedef struct clforge__byte_range {
+  cl_mem root;
+  size_t begin, end;
+} clforge__byte_range;
+
+/* Locate bytes [byte_offset, byte_offset + bytes) of an already checked buf. */
+clforge_status clforge__buffer_range(clforge_context ctx, cl_mem buf, size_t byte_offset, size_t bytes,
+                                     clforge__byte_range *out);
+
+/* 1 when the two ranges share a byte. */
+int clforge__ranges_alias(const clforge__byte_range *a, const clforge__byte_range *b);
 
 #endif

@@ -53,7 +53,11 @@ static clforge_status enqueue_kernel(clforge_context ctx, size_t n, cl_mem src, 
   cl_kernel k;
   r = clforge__kernel_get(ctx, f->sources, opts, f->kernel, &k);
   if (r != CLFORGE_SUCCESS) return r;
-  const size_t vw = (size_t)v[0], wgs = (size_t)v[1];
+  /* WGS is a launch size only (not used in the source): shrink it to what
+   * this kernel supports on this device rather than fail. */
+  size_t vw = (size_t)v[0], wgs = (size_t)v[1], kmax = 0;
+  if (clGetKernelWorkGroupInfo(k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS)
+    while (wgs > 1 && wgs > kmax) wgs /= 2;
   size_t items = n / vw + (n % vw != 0);
   size_t global = (items + wgs - 1) / wgs * wgs;
   cl_ulong a_off = src_offset, b_off = dst_offset, count = n;
@@ -82,18 +86,22 @@ clforge_status clforge_convert(clforge_context ctx, size_t n, cl_mem src, size_t
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "convert: num_events_in_wait_list (%u) and event_wait_list (%p) disagree",
                          num_events_in_wait_list, (const void *)event_wait_list);
+  int same_range = 0;
   if (n > 0) {
-    clforge_status r = clforge__check_buffer(ctx, "convert", "src", src, src_offset, n, ss);
-    if (r == CLFORGE_SUCCESS) r = clforge__check_buffer(ctx, "convert", "dst", dst, dst_offset, n, ds);
+    clforge_status r = clforge__check_buffer(ctx, "convert", "src", src, src_offset, n, ss, CLFORGE_ACCESS_READ);
+    if (r == CLFORGE_SUCCESS) r = clforge__check_buffer(ctx, "convert", "dst", dst, dst_offset, n, ds, CLFORGE_ACCESS_WRITE);
+    clforge__byte_range in, out;
+    if (r == CLFORGE_SUCCESS) r = clforge__buffer_range(ctx, src, src_offset * ss, n * ss, &in);
+    if (r == CLFORGE_SUCCESS) r = clforge__buffer_range(ctx, dst, dst_offset * ds, n * ds, &out);
     if (r != CLFORGE_SUCCESS) return r;
+    /* Aliasing is judged in the root buffer, so sub-buffers are seen through. */
+    same_range = in.root == out.root && in.begin == out.begin && in.end == out.end;
+    if (same_range && src_type != dst_type)
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: in-place conversion between %s and %s",
+                           clforge_dtype_name(src_type), clforge_dtype_name(dst_type));
+    if (!same_range && clforge__ranges_alias(&in, &out))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: src and dst ranges overlap");
   }
-  int same_range = src == dst && src_offset * ss == dst_offset * ds && ss == ds;
-  if (n > 0 && src == dst && !same_range &&
-      clforge__ranges_overlap(src_offset * ss, n * ss, dst_offset * ds, n * ds))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: src and dst ranges overlap");
-  if (n > 0 && same_range && src_type != dst_type)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: in-place conversion between %s and %s",
-                         clforge_dtype_name(src_type), clforge_dtype_name(dst_type));
 
   cl_event done = NULL;
   cl_int err = CL_SUCCESS;

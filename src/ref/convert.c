@@ -31,6 +31,10 @@ clforge_status clforge_ref_convert(size_t n, const void *src, clforge_dtype src_
   if (n == 0) return CLFORGE_SUCCESS;
   if (!src || !dst) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "src or dst is NULL with n = %zu", n);
   if (n > SIZE_MAX / 4) return clforge__fail(NULL, CLFORGE_SIZE_OVERFLOW, "n = %zu elements overflows size_t bytes", n);
+  uintptr_t s0 = (uintptr_t)src, s1 = s0 + n * clforge_dtype_size(src_type);
+  uintptr_t d0 = (uintptr_t)dst, d1 = d0 + n * clforge_dtype_size(dst_type);
+  if (s0 < d1 && d0 < s1 && !(s0 == d0 && src_type == dst_type))
+    return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "src and dst overlap (only an identical range of one dtype may)");
   if (src_type == dst_type) { /* a copy: keeps every bit, NaN payloads too */
     memmove(dst, src, n * clforge_dtype_size(src_type));
     return CLFORGE_SUCCESS;

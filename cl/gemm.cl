@@ -1,0 +1,226 @@
+// GEMM, tiled: each work-group computes an MWG x NWG tile of C, each
+// work-item an MWI x NWI register tile (rows and VW-wide column vectors
+// interleaved across the work-group, so neighbouring work-items touch
+// neighbouring memory). Only full tiles: src/ops/gemm.c hands the edges to
+// gemm_direct.cl, so there is no bounds check here.
+// Tuned parameters (-D), declared in src/kernels/gemm.c:
+//   MWG, NWG   work-group tile           MWI, NWI   work-item tile
+//   KWG        k-block: the unit of local staging and of KSYNC
+//   VW         vector width along n (loads of B, stores of C)
+//   SA, SB     stage the A / B block in local memory
+//   KU         k values per step of the inner loop (A read KU at a time)
+//   KSYNC      barrier after each k-block without staging: on CPUs (PoCL) it
+//              makes the whole work-group finish one k-block before the
+//              next, so the block of A and B stays in cache (cache blocking)
+
+#define MDIM (MWG / MWI)
+#define NDIM (NWG / NWI)
+#define NV (NWI / VW)
+#define WGS (MDIM * NDIM)
+
+#if VW == 1
+#define VSUF
+#define VLOADF(p) (*(p))
+#else
+#define VSUF VW
+#define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
+#endif
+typedef CLFORGE_CAT(float, VSUF) floatv;
+
+// VW consecutive elements of op(B) in row p, as f32.
+static inline floatv load_b_vec(const global b_t *B, uint ldb, uint p, idx_t col) {
+#if TB == 0 && VW > 1 && B_T == CLFORGE_DT_F32
+  return CLFORGE_CAT(vload, VW)(0, B + B_AT(p, col));
+#elif TB == 0 && VW > 1 && B_T == CLFORGE_DT_F16
+  return CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, B + B_AT(p, col))));
+#elif TB == 0 && VW > 1 && B_T == CLFORGE_DT_BF16
+  return CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, B + B_AT(p, col))) << 16);
+#else
+  float t[VW];
+  UNROLL(VW)
+  for (int v = 0; v < VW; ++v) t[v] = LOAD1(B_T, B, B_AT(p, col + v));
+  return VLOADF(t);
+#endif
+}
+
+// KU consecutive elements of row `row` of op(A), from column p, as f32.
+static inline void load_a_run(const global a_t *A, uint lda, idx_t row, uint p, float *out) {
+#if TA == 0 && KU > 1 && A_T == CLFORGE_DT_F32
+  CLFORGE_CAT(vstore, KU)(CLFORGE_CAT(vload, KU)(0, A + A_AT(row, p)), 0, out);
+#elif TA == 0 && KU > 1 && A_T == CLFORGE_DT_F16
+  CLFORGE_CAT(vstore, KU)(CLFORGE_CAT(clforge_f32_from_f16_bits_uint, KU)(CLFORGE_CAT(convert_uint, KU)(CLFORGE_CAT(vload, KU)(0, A + A_AT(row, p)))), 0, out);
+#elif TA == 0 && KU > 1 && A_T == CLFORGE_DT_BF16
+  CLFORGE_CAT(vstore, KU)(CLFORGE_CAT(as_float, KU)(CLFORGE_CAT(convert_uint, KU)(CLFORGE_CAT(vload, KU)(0, A + A_AT(row, p))) << 16), 0, out);
+#else
+  UNROLL(KU)
+  for (int q = 0; q < KU; ++q) out[q] = LOAD1(A_T, A, A_AT(row, p + q));
+#endif
+}
+
+// VW consecutive elements of row `row` of C, as f32 (for beta != 0).
+static inline floatv load_c_vec(const global c_t *C, uint ldc, idx_t row, idx_t col) {
+  float t[VW];
+  UNROLL(VW)
+  for (int v = 0; v < VW; ++v) t[v] = LOAD1(C_T, C, row * ldc + col + v);
+  return VLOADF(t);
+}
+
+static inline void store_c_vec(floatv x, global c_t *C, uint ldc, idx_t row, idx_t col) {
+#if VW > 1 && C_T == CLFORGE_DT_F32
+  CLFORGE_CAT(vstore, VW)(x, 0, C + row * ldc + col);
+#elif VW > 1
+  CLFORGE_CAT(uint, VW) b = CLFORGE_CAT(as_uint, VW)(x);
+#if C_T == CLFORGE_DT_F16
+  b = CLFORGE_CAT(clforge_f16_bits_uint, VW)(b);
+#else
+  b = CLFORGE_CAT(clforge_bf16_bits_uint, VW)(b);
+#endif
+  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(b), 0, C + row * ldc + col);
+#else
+  STORE1(C_T, x, C, row * ldc + col);
+#endif
+}
+
+kernel __attribute__((reqd_work_group_size(NDIM, MDIM, 1)))
+void clforge_gemm_tiled(const uint k, const float alpha, const float beta,
+                        const global a_t *restrict A, const ulong a_off, const uint lda, const ulong stride_a,
+                        const global b_t *restrict B, const ulong b_off, const uint ldb, const ulong stride_b,
+                        global c_t *restrict C, const ulong c_off, const uint ldc, const ulong stride_c,
+                        const global bias_t *restrict bias, const ulong bias_off) {
+  const uint lx = get_local_id(0), ly = get_local_id(1);
+  const ulong batch = get_global_id(2);
+  A += a_off + batch * stride_a;
+  B += b_off + batch * stride_b;
+  C += c_off + batch * stride_c;
+  const idx_t row0 = (idx_t)get_group_id(1) * MWG, col0 = (idx_t)get_group_id(0) * NWG;
+
+#if SA
+  local float As[KWG * MWG];
+#endif
+#if SB
+  local float Bs[KWG * NWG];
+#endif
+#if SA || SB
+  const uint lid = ly * NDIM + lx;
+#endif
+
+  floatv acc[MWI][NV];
+  UNROLL(MWI)
+  for (int s = 0; s < MWI; ++s) {
+    UNROLL(NV)
+    for (int t = 0; t < NV; ++t) acc[s][t] = (floatv)0.0f;
+  }
+
+  for (uint kb = 0; kb < k; kb += KWG) {
+    const uint kl = min((uint)KWG, k - kb);
+#if SA || SB
+    barrier(CLK_LOCAL_MEM_FENCE); // the previous block is consumed
+#endif
+#if SA
+    // k fastest when A is not transposed (then k is contiguous), m otherwise.
+    for (uint i = lid; i < KWG * MWG; i += WGS) {
+#if TA
+      const uint kk = i / MWG, mm = i % MWG;
+#else
+      const uint kk = i % KWG, mm = i / KWG;
+#endif
+      As[kk * MWG + mm] = kk < kl ? LOAD1(A_T, A, A_AT(row0 + mm, kb + kk)) : 0.0f;
+    }
+#endif
+#if SB
+    for (uint i = lid; i < KWG * NWG; i += WGS) {
+#if TB
+      const uint kk = i % KWG, nn = i / KWG;
+#else
+      const uint kk = i / NWG, nn = i % NWG;
+#endif
+      Bs[kk * NWG + nn] = kk < kl ? LOAD1(B_T, B, B_AT(kb + kk, col0 + nn)) : 0.0f;
+    }
+#endif
+#if SA || SB
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+    // KU consecutive k at a time: A's values for them come in one vector
+    // load per row (contiguous when A is not transposed), which matters most
+    // for 16-bit storage, where every load is also a conversion.
+    uint p = 0;
+    for (; p + KU <= kl; p += KU) {
+      floatv bv[KU][NV];
+      UNROLL(KU)
+      for (int q = 0; q < KU; ++q) {
+        UNROLL(NV)
+        for (int t = 0; t < NV; ++t) {
+          const uint cidx = (t * NDIM + lx) * VW;
+#if SB
+          bv[q][t] = VLOADF(Bs + (p + q) * NWG + cidx);
+#else
+          bv[q][t] = load_b_vec(B, ldb, kb + p + q, col0 + cidx);
+#endif
+        }
+      }
+      UNROLL(MWI)
+      for (int s = 0; s < MWI; ++s) {
+        const uint rl = s * MDIM + ly;
+        float av[KU];
+#if SA
+        UNROLL(KU)
+        for (int q = 0; q < KU; ++q) av[q] = As[(p + q) * MWG + rl];
+#else
+        load_a_run(A, lda, row0 + rl, kb + p, av);
+#endif
+        UNROLL(KU)
+        for (int q = 0; q < KU; ++q) {
+          UNROLL(NV)
+          for (int t = 0; t < NV; ++t) acc[s][t] = fma((floatv)av[q], bv[q][t], acc[s][t]);
+        }
+      }
+    }
+    for (; p < kl; ++p) { // the k-block's last kl % KU values
+      floatv bv[NV];
+      UNROLL(NV)
+      for (int t = 0; t < NV; ++t) {
+        const uint cidx = (t * NDIM + lx) * VW;
+#if SB
+        bv[t] = VLOADF(Bs + p * NWG + cidx);
+#else
+        bv[t] = load_b_vec(B, ldb, kb + p, col0 + cidx);
+#endif
+      }
+      UNROLL(MWI)
+      for (int s = 0; s < MWI; ++s) {
+        const uint rl = s * MDIM + ly;
+#if SA
+        const float av = As[p * MWG + rl];
+#else
+        const float av = LOAD1(A_T, A, A_AT(row0 + rl, kb + p));
+#endif
+        UNROLL(NV)
+        for (int t = 0; t < NV; ++t) acc[s][t] = fma((floatv)av, bv[t], acc[s][t]);
+      }
+    }
+#if KSYNC && !(SA || SB)
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  }
+
+  UNROLL(MWI)
+  for (int s = 0; s < MWI; ++s) {
+    const idx_t row = row0 + s * MDIM + ly;
+    UNROLL(NV)
+    for (int t = 0; t < NV; ++t) {
+      const idx_t col = col0 + (t * NDIM + lx) * VW;
+      floatv v = alpha * acc[s][t];
+      if (beta != 0.0f) v = fma((floatv)beta, load_c_vec(C, ldc, row, col), v);
+#if BIAS == 1
+      v += LOAD1(BIAS_T, bias, bias_off + row);
+#elif BIAS == 2
+      float tb[VW];
+      UNROLL(VW)
+      for (int e = 0; e < VW; ++e) tb[e] = LOAD1(BIAS_T, bias, bias_off + col + e);
+      v += VLOADF(tb);
+#endif
+      v = ACTIVATE(v);
+      store_c_vec(v, C, ldc, row, col);
+    }
+  }
+}

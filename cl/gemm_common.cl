@@ -1,0 +1,71 @@
+// Shared by the GEMM families (gemm.cl, gemm_direct.cl): storage types of
+// the operands, scalar loads and stores, and the fused epilogue.
+// Problem parameters (-D), set by src/ops/gemm.c, not tuned:
+//   A_T, B_T, C_T, BIAS_T   storage codes (CLFORGE_DT_*) of A, B, C and bias
+//   TA, TB                  1 when op(A) / op(B) is a transpose (row-major view)
+//   BIAS                    0 none, 1 one value per row of C, 2 one per column
+//   ACT                     0 none, 1 ReLU, 2 GELU (tanh form), 3 GELU (erf form)
+//   IDX64                   1 when an operand spans 2^32 elements or more
+// Layout: the host turns column-major problems into row-major ones, so the
+// kernels only see row-major C.
+
+#if IDX64
+typedef ulong idx_t;
+#else
+typedef uint idx_t;
+#endif
+
+// One storage type per operand: f32 as float, f16 and bf16 as their bits
+// (ushort), widened and narrowed by the integer routines of cl/common.cl.
+#define CLFORGE_STORAGE_1 float
+#define CLFORGE_STORAGE_2 ushort
+#define CLFORGE_STORAGE_3 ushort
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, A_T) a_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, B_T) b_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, C_T) c_t;
+#ifdef BIAS_T
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
+#else
+typedef float bias_t;
+#endif
+
+// Scalar load of element i as f32, for each storage code.
+#define CLFORGE_LD1_1(p, i) ((p)[i])
+#define CLFORGE_LD1_2(p, i) clforge_f32_from_f16_bits_uint((uint)((p)[i]))
+#define CLFORGE_LD1_3(p, i) as_float((uint)((p)[i]) << 16)
+#define LOAD1(T, p, i) CLFORGE_CAT(CLFORGE_LD1_, T)(p, i)
+
+// Scalar store of f32 v at element i (narrowing rounds to nearest even).
+#define CLFORGE_ST1_1(v, p, i) ((p)[i] = (v))
+#define CLFORGE_ST1_2(v, p, i) ((p)[i] = (ushort)clforge_f16_bits_uint(as_uint(v)))
+#define CLFORGE_ST1_3(v, p, i) ((p)[i] = (ushort)clforge_bf16_bits_uint(as_uint(v)))
+#define STORE1(T, v, p, i) CLFORGE_CAT(CLFORGE_ST1_, T)(v, p, i)
+
+// Element (row, col) of op(A) and op(B), row-major storage.
+#if TA
+#define A_AT(row, p) ((idx_t)(p) * lda + (row))
+#else
+#define A_AT(row, p) ((idx_t)(row) * lda + (p))
+#endif
+#if TB
+#define B_AT(p, col) ((idx_t)(col) * ldb + (p))
+#else
+#define B_AT(p, col) ((idx_t)(p) * ldb + (col))
+#endif
+
+// The fused epilogue, on scalars or vectors: alpha*acc + beta*c (c read only
+// when beta != 0, so NaN in an unread C does not leak through), + bias, act.
+#if ACT == 0
+#define ACTIVATE(v) (v)
+#elif ACT == 1
+#define ACTIVATE(v) fmax(v, 0.0f)
+#elif ACT == 2
+#define ACTIVATE(v) (0.5f * (v) * (1.0f + tanh(0.7978845608028654f * ((v) + 0.044715f * (v) * (v) * (v)))))
+#elif ACT == 3
+#define ACTIVATE(v) (0.5f * (v) * (1.0f + erf((v) * 0.7071067811865476f)))
+#else
+#error "ACT must be 0..3"
+#endif
+
+#define CLFORGE_UNROLL_(x) _Pragma(#x)
+#define UNROLL(n) CLFORGE_UNROLL_(unroll n)

@@ -1,0 +1,114 @@
+#include "gemm_desc.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "error.h"
+
+static int mul_ok(size_t a, size_t b, size_t *out) {
+  if (a && b > SIZE_MAX / a) return 0;
+  *out = a * b;
+  return 1;
+}
+static int add_ok(size_t a, size_t b, size_t *out) {
+  if (b > SIZE_MAX - a) return 0;
+  *out = a + b;
+  return 1;
+}
+
+/* Extent of one operand: offset + (batch-1)*stride + (rows-1)*ld + cols. */
+static clforge_status operand_extent(clforge_context ctx, clforge__gemm_operand *o, size_t batch, const char *line) {
+  o->extent = o->offset;
+  if (o->rows == 0 || o->cols == 0) return CLFORGE_SUCCESS;
+  if (o->ld == 0) o->ld = o->cols; /* tight */
+  if (o->ld < o->cols)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: ld%s = %zu is too small: each stored %s of %s holds %zu elements",
+                         o->name, o->ld, line, o->name, o->cols);
+  size_t span, batch_span, e;
+  if (!mul_ok(o->rows - 1, o->ld, &span) || !add_ok(span, o->cols, &span) ||
+      !mul_ok(batch - 1, o->stride, &batch_span) || !add_ok(batch_span, span, &e) || !add_ok(e, o->offset, &e) ||
+      e > SIZE_MAX / 4)
+    return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "gemm: the extent of %s overflows size_t", o->name);
+  o->extent = e;
+  o->span = span;
+  if (o->ld > UINT32_MAX)
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: ld%s = %zu exceeds 2^32 - 1", o->name, o->ld);
+  return CLFORGE_SUCCESS;
+}
+
+static int dtype_ok(clforge_dtype *t) {
+  if (*t == 0) *t = CLFORGE_F32;
+  return clforge_dtype_size(*t) != 0;
+}
+
+clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_desc *d, clforge__gemm *g) {
+  memset(g, 0, sizeof *g);
+  if (!d) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: desc is NULL");
+  if ((unsigned)d->layout > CLFORGE_COL_MAJOR || (unsigned)d->trans_a > CLFORGE_TRANS ||
+      (unsigned)d->trans_b > CLFORGE_TRANS || (unsigned)d->bias_mode > CLFORGE_BIAS_COLUMN ||
+      (unsigned)d->activation > CLFORGE_ACT_GELU_ERF)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "gemm: unknown enum value (layout %d, trans_a %d, trans_b %d, bias_mode %d, activation %d)",
+                         (int)d->layout, (int)d->trans_a, (int)d->trans_b, (int)d->bias_mode, (int)d->activation);
+  clforge_dtype at = d->a_type, bt = d->b_type, ct = d->c_type, biast = d->bias_type;
+  if (!dtype_ok(&at) || !dtype_ok(&bt) || !dtype_ok(&ct) || !dtype_ok(&biast))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype (a %d, b %d, c %d, bias %d)",
+                         (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type);
+  if (d->m > UINT32_MAX || d->n > UINT32_MAX || d->k > UINT32_MAX)
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: m, n and k must be below 2^32 (m %zu, n %zu, k %zu)", d->m,
+                         d->n, d->k);
+  g->batch = d->batch ? d->batch : 1;
+  g->alpha = d->alpha;
+  g->beta = d->beta;
+  g->act = (int)d->activation;
+
+  /* The user's operands as stored (row-major view of their storage). */
+  int col = d->layout == CLFORGE_COL_MAJOR;
+  clforge__gemm_operand ua = {"a", at, d->a_offset, d->lda, d->stride_a, 0, 0, 0, 0, d->trans_a == CLFORGE_TRANS};
+  clforge__gemm_operand ub = {"b", bt, d->b_offset, d->ldb, d->stride_b, 0, 0, 0, 0, d->trans_b == CLFORGE_TRANS};
+  clforge__gemm_operand uc = {"c", ct, d->c_offset, d->ldc, d->stride_c, 0, 0, 0, 0, 0};
+  clforge__gemm_operand ubias = {"bias", biast, d->bias_offset, 0, 0, 0, 0, 0, 0, 0};
+  if (!col) {
+    g->m = d->m, g->n = d->n, g->k = d->k;
+    g->a = ua, g->b = ub;
+    g->bias_mode = (int)d->bias_mode;
+  } else { /* C^T = op(B)^T op(A)^T: the row-major view swaps the roles */
+    g->m = d->n, g->n = d->m, g->k = d->k;
+    g->a = ub, g->b = ua;
+    g->swapped = 1;
+    g->bias_mode = d->bias_mode == CLFORGE_BIAS_ROW ? CLFORGE_BIAS_COLUMN
+                   : d->bias_mode == CLFORGE_BIAS_COLUMN ? CLFORGE_BIAS_ROW
+                                                         : CLFORGE_BIAS_NONE;
+  }
+  g->c = uc;
+  g->bias = ubias;
+  /* Stored shapes in the row-major view: op(A) is m x k, op(B) is k x n. */
+  g->a.rows = g->a.trans ? g->k : g->m, g->a.cols = g->a.trans ? g->m : g->k;
+  g->b.rows = g->b.trans ? g->n : g->k, g->b.cols = g->b.trans ? g->k : g->n;
+  g->c.rows = g->m, g->c.cols = g->n;
+  g->bias.rows = g->bias_mode ? 1 : 0;
+  g->bias.cols = g->bias_mode == CLFORGE_BIAS_ROW ? g->m : g->bias_mode == CLFORGE_BIAS_COLUMN ? g->n : 0;
+  if (g->m == 0 || g->n == 0) { /* nothing is computed: nothing is read */
+    g->a.rows = g->b.rows = g->c.rows = g->bias.rows = 0;
+  }
+  clforge_status st = CLFORGE_SUCCESS;
+  clforge__gemm_operand *ops[4] = {&g->a, &g->b, &g->c, &g->bias};
+  for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
+    clforge__gemm_operand *o = ops[i];
+    if (i == 3) o->stride = 0; /* one bias for every batch item */
+    st = operand_extent(ctx, o, g->batch, col ? "column" : "row");
+    if (o->span >= ((size_t)1 << 32)) g->idx64 = 1;
+  }
+  if (st != CLFORGE_SUCCESS) return st;
+  /* Batch items of C must not overlap: they are written concurrently. */
+  if (g->batch > 1 && g->m && g->n) {
+    size_t item = (g->m - 1) * g->c.ld + g->n;
+    if (g->c.stride < item)
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           "gemm: stride_c = %zu is smaller than one C matrix (%zu elements): batch items would overlap",
+                           g->c.stride, item);
+  }
+  if (g->batch > UINT32_MAX)
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: batch %zu exceeds 2^32 - 1", g->batch);
+  return CLFORGE_SUCCESS;
+}

@@ -1,0 +1,68 @@
+/* Descriptor of the tiled GEMM family (cl/gemm_common.cl + cl/gemm.cl). */
+#include <stdio.h>
+
+#include "families.h"
+
+static int gemm_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  const int mwg = v[GEMM_MWG], nwg = v[GEMM_NWG], mwi = v[GEMM_MWI], nwi = v[GEMM_NWI];
+  if (mwg % mwi || nwg % nwi || nwi % v[GEMM_VW]) {
+    snprintf(why, why_cap, "MWG %% MWI, NWG %% NWI and NWI %% VW must be 0 (MWG=%d MWI=%d NWG=%d NWI=%d VW=%d)", mwg,
+             mwi, nwg, nwi, v[GEMM_VW]);
+    return 0;
+  }
+  size_t wgs = (size_t)(mwg / mwi) * (size_t)(nwg / nwi);
+  if (wgs > dev->max_work_group_size) {
+    snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    return 0;
+  }
+  if (mwi * nwi > 256) { /* more accumulators than any device has registers for */
+    snprintf(why, why_cap, "MWI*NWI = %d exceeds 256", mwi * nwi);
+    return 0;
+  }
+  /* Vector FMAs in one unrolled step: beyond this compile times explode (minutes
+   * on LLVM-based drivers) for no gain. */
+  if (mwi * (nwi / v[GEMM_VW]) * v[GEMM_KU] > 128) {
+    snprintf(why, why_cap, "MWI*(NWI/VW)*KU = %d exceeds 128", mwi * (nwi / v[GEMM_VW]) * v[GEMM_KU]);
+    return 0;
+  }
+  unsigned long long local = 4ull * (unsigned long long)v[GEMM_KWG] *
+                             (unsigned long long)(v[GEMM_SA] * mwg + v[GEMM_SB] * nwg);
+  if (local > dev->local_mem_bytes) {
+    snprintf(why, why_cap, "%llu bytes of local memory exceed the device's %llu", local,
+             (unsigned long long)dev->local_mem_bytes);
+    return 0;
+  }
+  return 1;
+}
+
+/* clang-format off */
+const clforge__family clforge__family_gemm = {
+    .name = "gemm",
+    .sources = (const char *const[]){"gemm_common", "gemm", NULL},
+    .kernel = "clforge_gemm_tiled",
+    .nparams = GEMM_NPARAMS,
+    .params = {
+        [GEMM_MWG] = {"MWG", 4, {16, 32, 64, 128}},
+        [GEMM_NWG] = {"NWG", 4, {16, 32, 64, 128}},
+        [GEMM_MWI] = {"MWI", 5, {1, 2, 4, 6, 8}},
+        [GEMM_NWI] = {"NWI", 6, {1, 2, 4, 8, 16, 32}},
+        [GEMM_KWG] = {"KWG", 6, {8, 16, 32, 64, 128, 256}},
+        [GEMM_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
+        [GEMM_SA] = {"SA", 2, {0, 1}},
+        [GEMM_SB] = {"SB", 2, {0, 1}},
+        [GEMM_KU] = {"KU", 4, {1, 2, 4, 8}},
+        [GEMM_KSYNC] = {"KSYNC", 2, {0, 1}},
+    },
+    /*                                   MWG NWG MWI NWI KWG VW SA SB KU KSYNC */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {32, 32, 4, 4, 16, 4, 1, 1, 2, 0},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {64, 64, 4, 32, 128, 16, 0, 0, 1, 1},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {64, 64, 4, 4, 16, 4, 1, 1, 4, 0},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {64, 64, 4, 4, 16, 4, 1, 1, 4, 0},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {64, 64, 4, 4, 16, 4, 1, 1, 2, 0},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {32, 32, 4, 4, 16, 4, 0, 0, 2, 0},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {32, 32, 4, 4, 16, 4, 1, 1, 2, 0},
+    },
+    .allowed = gemm_allowed,
+};
+/* clang-format on */

@@ -1,0 +1,40 @@
+/* Descriptor of the direct GEMM family (cl/gemm_common.cl + cl/gemm_direct.cl). */
+#include <stdio.h>
+
+#include "families.h"
+
+static int direct_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  size_t wgs = (size_t)v[GEMMD_MDIM] * (size_t)v[GEMMD_NDIM];
+  if (wgs > dev->max_work_group_size) {
+    snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    return 0;
+  }
+  return 1;
+}
+
+/* clang-format off */
+const clforge__family clforge__family_gemm_direct = {
+    .name = "gemm_direct",
+    .sources = (const char *const[]){"gemm_common", "gemm_direct", NULL},
+    .kernel = "clforge_gemm_direct",
+    .nparams = GEMMD_NPARAMS,
+    .params = {
+        [GEMMD_MWI] = {"MWID", 4, {1, 2, 4, 8}},
+        [GEMMD_NWI] = {"NWID", 4, {1, 2, 4, 8}},
+        [GEMMD_MDIM] = {"MDIMD", 5, {1, 2, 4, 8, 16}},
+        [GEMMD_NDIM] = {"NDIMD", 5, {4, 8, 16, 32, 64}},
+        [GEMMD_KU] = {"KUD", 3, {1, 2, 4}},
+    },
+    /*                                   MWID NWID MDIMD NDIMD KUD */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 2, 8, 8, 1},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {4, 2, 4, 16, 1},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {2, 2, 8, 32, 2},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {2, 2, 8, 32, 2},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {2, 2, 8, 16, 2},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {2, 2, 4, 16, 1},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {2, 2, 8, 16, 1},
+    },
+    .allowed = direct_allowed,
+};
+/* clang-format on */

@@ -1,0 +1,283 @@
+/* clforge_gemm: checks, the plan (tiled kernel on the full tiles, direct
+ * kernel on the edges or on the whole of a small problem), enqueue, and
+ * validation against clforge_ref_gemm. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../gemm_desc.h"
+#include "../kernels/families.h"
+#include "../program.h"
+#include "../validate.h"
+#include "buffer_check.h"
+
+/* Below this many multiply-adds the direct kernel does the whole problem:
+ * the tiled kernel's edges and launch overhead would dominate. */
+#define DIRECT_BELOW_MNK (128.0 * 128.0 * 128.0)
+
+typedef struct {
+  cl_mem a, b, c, bias; /* row-major view: a and b swapped for column-major */
+} gemm_buffers;
+
+typedef enum { PATH_AUTO, PATH_TILED, PATH_DIRECT } gemm_path;
+
+/* CLFORGE_GEMM_PATH=auto|tiled|direct: force a kernel (benchmarks, debugging).
+ * "tiled" still leaves the edges to the direct kernel. */
+static clforge_status read_path(clforge_context ctx, gemm_path *path) {
+  const char *v = getenv("CLFORGE_GEMM_PATH");
+  *path = PATH_AUTO;
+  if (!v || !*v || !strcasecmp(v, "auto")) return CLFORGE_SUCCESS;
+  if (!strcasecmp(v, "tiled")) *path = PATH_TILED;
+  else if (!strcasecmp(v, "direct")) *path = PATH_DIRECT;
+  else return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_GEMM_PATH=\"%s\": use auto, tiled or direct", v);
+  return CLFORGE_SUCCESS;
+}
+
+static clforge_status check_operand(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf, int access) {
+  if (o->extent == o->offset) return CLFORGE_SUCCESS; /* not read or written */
+  return clforge__check_buffer(ctx, "gemm", o->name, buf, 0, o->extent, clforge_dtype_size(o->type), access);
+}
+
+/* C must not share memory with what is read while C is written (seen
+ * through sub-buffers). */
+static clforge_status check_aliasing(clforge_context ctx, const clforge__gemm *g, const gemm_buffers *bf) {
+  const clforge__gemm_operand *in[3] = {&g->a, &g->b, &g->bias};
+  const cl_mem inb[3] = {bf->a, bf->b, bf->bias};
+  size_t cs = clforge_dtype_size(g->c.type);
+  clforge__byte_range out;
+  clforge_status st = clforge__buffer_range(ctx, bf->c, g->c.offset * cs, (g->c.extent - g->c.offset) * cs, &out);
+  for (int i = 0; i < 3 && st == CLFORGE_SUCCESS; ++i) {
+    if (in[i]->extent == in[i]->offset) continue;
+    size_t s = clforge_dtype_size(in[i]->type);
+    clforge__byte_range r;
+    st = clforge__buffer_range(ctx, inb[i], in[i]->offset * s, (in[i]->extent - in[i]->offset) * s, &r);
+    if (st == CLFORGE_SUCCESS && clforge__ranges_alias(&r, &out))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: c overlaps %s", in[i]->name);
+  }
+  return st;
+}
+
+static clforge_status kernel_for(clforge_context ctx, const clforge__family *f, const int *v, const clforge__gemm *g,
+                                 size_t wgs, cl_kernel *k) {
+  char opts[1024];
+  if (clforge__family_options(f, v, opts, sizeof opts))
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: build options too long");
+  size_t used = strlen(opts);
+  snprintf(opts + used, sizeof opts - used, " -DA_T=%d -DB_T=%d -DC_T=%d -DBIAS=%d -DBIAS_T=%d -DACT=%d -DTA=%d -DTB=%d -DIDX64=%d",
+           (int)g->a.type, (int)g->b.type, (int)g->c.type, g->bias_mode, (int)g->bias.type, g->act, g->a.trans,
+           g->b.trans, g->idx64);
+  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, f->kernel, k);
+  /* The work-group shape is compiled in (reqd_work_group_size): a kernel
+   * that cannot run it on this device (too many registers) is an error that
+   * names the parameters, not an opaque CL_INVALID_WORK_GROUP_SIZE. */
+  size_t kmax = 0;
+  if (st == CLFORGE_SUCCESS &&
+      clGetKernelWorkGroupInfo(*k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS &&
+      kmax < wgs)
+    st = clforge__fail(ctx, CLFORGE_UNSUPPORTED,
+                       "gemm: the %s kernel built with %s runs at most %zu work-items per group here, not %zu; "
+                       "choose smaller tiles with CLFORGE_PARAMS",
+                       f->name, opts, kmax, wgs);
+  return st;
+}
+
+/* The arguments both kernels share, from index `i` on: k, alpha, beta, then
+ * (buffer, offset, ld, stride) for A, B, C and (buffer, offset) for bias. */
+static cl_int set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g, const gemm_buffers *bf) {
+  const clforge__gemm_operand *o[3] = {&g->a, &g->b, &g->c};
+  const cl_mem m[3] = {bf->a, bf->b, bf->c};
+  cl_uint k = (cl_uint)g->k;
+  cl_int err = clSetKernelArg(kern, i++, sizeof k, &k);
+  err |= clSetKernelArg(kern, i++, sizeof g->alpha, &g->alpha);
+  err |= clSetKernelArg(kern, i++, sizeof g->beta, &g->beta);
+  for (int j = 0; j < 3; ++j) {
+    cl_ulong off = o[j]->offset, stride = o[j]->stride;
+    cl_uint ld = (cl_uint)o[j]->ld;
+    err |= clSetKernelArg(kern, i++, sizeof(cl_mem), &m[j]);
+    err |= clSetKernelArg(kern, i++, sizeof off, &off);
+    err |= clSetKernelArg(kern, i++, sizeof ld, &ld);
+    err |= clSetKernelArg(kern, i++, sizeof stride, &stride);
+  }
+  cl_ulong boff = g->bias.offset;
+  cl_mem bias = g->bias_mode ? bf->bias : NULL;
+  err |= clSetKernelArg(kern, i++, sizeof(cl_mem), &bias);
+  err |= clSetKernelArg(kern, i++, sizeof boff, &boff);
+  return err;
+}
+
+static clforge_status enqueue_tiled(clforge_context ctx, const clforge__gemm *g, const gemm_buffers *bf, const int *v,
+                                    size_t m0, size_t n0, cl_uint nwait, const cl_event *wait, cl_event *ev) {
+  cl_kernel kern;
+  size_t mdim = (size_t)(v[GEMM_MWG] / v[GEMM_MWI]), ndim = (size_t)(v[GEMM_NWG] / v[GEMM_NWI]);
+  clforge_status st = kernel_for(ctx, &clforge__family_gemm, v, g, mdim * ndim, &kern);
+  if (st != CLFORGE_SUCCESS) return st;
+  if (set_shared_args(kern, 0, g, bf) != CL_SUCCESS)
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the tiled kernel's arguments failed");
+  size_t local[3] = {ndim, mdim, 1};
+  size_t global[3] = {n0 / (size_t)v[GEMM_NWG] * ndim, m0 / (size_t)v[GEMM_MWG] * mdim, g->batch};
+  cl_int err = clEnqueueNDRangeKernel(ctx->queue, kern, 3, NULL, global, local, nwait, wait, ev);
+  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (gemm tiled)");
+}
+
+static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g, const gemm_buffers *bf, const int *v,
+                                     size_t row0, size_t col0, size_t rows, size_t cols, cl_uint nwait,
+                                     const cl_event *wait, cl_event *ev) {
+  cl_kernel kern;
+  size_t mdim = (size_t)v[GEMMD_MDIM], ndim = (size_t)v[GEMMD_NDIM];
+  clforge_status st = kernel_for(ctx, &clforge__family_gemm_direct, v, g, mdim * ndim, &kern);
+  if (st != CLFORGE_SUCCESS) return st;
+  cl_uint region[4] = {(cl_uint)row0, (cl_uint)col0, (cl_uint)rows, (cl_uint)cols};
+  cl_int err = CL_SUCCESS;
+  for (cl_uint i = 0; i < 4; ++i) err |= clSetKernelArg(kern, i, sizeof region[i], &region[i]);
+  if (err != CL_SUCCESS || set_shared_args(kern, 4, g, bf) != CL_SUCCESS)
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the direct kernel's arguments failed");
+  size_t tile_m = mdim * (size_t)v[GEMMD_MWI], tile_n = ndim * (size_t)v[GEMMD_NWI];
+  size_t local[3] = {ndim, mdim, 1};
+  size_t global[3] = {(cols + tile_n - 1) / tile_n * ndim, (rows + tile_m - 1) / tile_m * mdim, g->batch};
+  err = clEnqueueNDRangeKernel(ctx->queue, kern, 3, NULL, global, local, nwait, wait, ev);
+  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (gemm direct)");
+}
+
+/* Up to three launches over disjoint parts of C; each waits on the caller's
+ * list, and one marker joins them when an event is wanted (an out-of-order
+ * queue may run them concurrently). */
+static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, const gemm_buffers *bf, cl_uint nwait,
+                                   const cl_event *wait, cl_event *event) {
+  int vt[CLFORGE_MAX_PARAMS], vd[CLFORGE_MAX_PARAMS];
+  clforge__params_source src;
+  gemm_path path;
+  clforge_status st = read_path(ctx, &path);
+  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm, vt, &src);
+  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm_direct, vd, &src);
+  if (st != CLFORGE_SUCCESS) return st;
+  size_t m0 = g->m - g->m % (size_t)vt[GEMM_MWG], n0 = g->n - g->n % (size_t)vt[GEMM_NWG];
+  int tiled = m0 && n0 && g->k && path != PATH_DIRECT &&
+              (path == PATH_TILED || (double)g->m * (double)g->n * (double)g->k >= DIRECT_BELOW_MNK);
+  if (!tiled) m0 = n0 = 0;
+
+  cl_event evs[3];
+  cl_uint nev = 0;
+  cl_event *want = event ? &evs[0] : NULL;
+  if (tiled) {
+    st = enqueue_tiled(ctx, g, bf, vt, m0, n0, nwait, wait, want ? &evs[nev] : NULL);
+    nev += want && st == CLFORGE_SUCCESS;
+  }
+  if (st == CLFORGE_SUCCESS && m0 < g->m) { /* bottom strip, full width (or everything) */
+    st = enqueue_direct(ctx, g, bf, vd, m0, 0, g->m - m0, g->n, nwait, wait, want ? &evs[nev] : NULL);
+    nev += want && st == CLFORGE_SUCCESS;
+  }
+  if (st == CLFORGE_SUCCESS && tiled && n0 < g->n) { /* right strip beside the tiles */
+    st = enqueue_direct(ctx, g, bf, vd, 0, n0, m0, g->n - n0, nwait, wait, want ? &evs[nev] : NULL);
+    nev += want && st == CLFORGE_SUCCESS;
+  }
+  if (st == CLFORGE_SUCCESS && event) {
+    if (nev == 1) {
+      *event = evs[0];
+      nev = 0;
+    } else {
+      cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nev, evs, event);
+      if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (gemm)");
+    }
+  }
+  for (cl_uint i = 0; i < nev; ++i) clReleaseEvent(evs[i]);
+  return st;
+}
+
+/* Host copies of the operands as the device sees them (whole extents). */
+typedef struct {
+  void *a, *b, *c, *bias;
+} host_copies;
+
+static clforge_status read_operand(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf, void **out) {
+  *out = NULL;
+  if (o->extent == o->offset) return CLFORGE_SUCCESS;
+  size_t bytes = o->extent * clforge_dtype_size(o->type);
+  *out = malloc(bytes);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "gemm validation: no memory for %s", o->name);
+  return clforge__read_buffer(ctx, buf, 0, bytes, *out);
+}
+
+static void free_copies(host_copies *h) {
+  free(h->a);
+  free(h->b);
+  free(h->c);
+  free(h->bias);
+}
+
+/* After the device result is in: run the reference on the copies taken
+ * before the launch and compare the whole C extent. */
+static clforge_status validate_gemm(clforge_context ctx, const clforge_gemm_desc *desc, const clforge__gemm *g,
+                                    const gemm_buffers *bf, host_copies *h) {
+  size_t cs = clforge_dtype_size(g->c.type), n = g->c.extent;
+  if (clforge__test_fault_armed(ctx, "gemm")) { /* tests only: make the device result wrong */
+    float bad = 12345.0f;
+    unsigned char raw[4];
+    clforge_ref_convert(1, &bad, CLFORGE_F32, raw, g->c.type);
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, bf->c, CL_TRUE, g->c.offset * cs, cs, raw, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "test fault injection");
+  }
+  void *got = malloc(n * cs);
+  if (!got) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "gemm validation: no memory for c");
+  clforge_status st = clforge__read_buffer(ctx, bf->c, 0, n * cs, got);
+  const void *ua = g->swapped ? h->b : h->a, *ub = g->swapped ? h->a : h->b;
+  if (st == CLFORGE_SUCCESS) st = clforge_ref_gemm(desc, ua, ub, h->c, h->bias);
+  if (st == CLFORGE_SUCCESS) st = clforge__validate(ctx, "gemm", g->c.type, n, got, h->c, clforge__tolerance_for(g->c.type));
+  free(got);
+  return st;
+}
+
+clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, cl_mem a, cl_mem b, cl_mem c,
+                            cl_mem bias, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                            cl_event *event) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "gemm: context is NULL");
+  clforge__clear_error(ctx);
+  if (event) *event = NULL;
+  clforge__gemm g;
+  clforge_status st = clforge__gemm_resolve(ctx, desc, &g);
+  if (st != CLFORGE_SUCCESS) return st;
+  if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "gemm: num_events_in_wait_list (%u) and event_wait_list (%p) disagree",
+                         num_events_in_wait_list, (const void *)event_wait_list);
+  gemm_buffers bf = {g.swapped ? b : a, g.swapped ? a : b, c, bias};
+  if (g.m == 0 || g.n == 0) {
+    if (!event) return CLFORGE_SUCCESS;
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
+    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (gemm)");
+  }
+  st = check_operand(ctx, &g.a, bf.a, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = check_operand(ctx, &g.b, bf.b, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = check_operand(ctx, &g.c, bf.c, CLFORGE_ACCESS_WRITE | (g.beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
+  if (st == CLFORGE_SUCCESS) st = check_operand(ctx, &g.bias, bf.bias, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = check_aliasing(ctx, &g, &bf);
+  if (st != CLFORGE_SUCCESS) return st;
+
+  host_copies h = {NULL, NULL, NULL, NULL};
+  if (ctx->validate) { /* inputs as they are when the kernel will run */
+    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "gemm validation: waiting for the wait list");
+    st = read_operand(ctx, &g.a, bf.a, &h.a);
+    if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.b, bf.b, &h.b);
+    if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.c, bf.c, &h.c);
+    if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.bias, bf.bias, &h.bias);
+    if (st != CLFORGE_SUCCESS) {
+      free_copies(&h);
+      return st;
+    }
+  }
+  cl_event done = NULL;
+  st = enqueue_plan(ctx, &g, &bf, num_events_in_wait_list, event_wait_list, (event || ctx->validate) ? &done : NULL);
+  if (st == CLFORGE_SUCCESS && ctx->validate) {
+    cl_int err = clWaitForEvents(1, &done);
+    st = err == CL_SUCCESS ? validate_gemm(ctx, desc, &g, &bf, &h)
+                           : clforge__fail_cl(ctx, err, "gemm: waiting for the result to validate");
+  }
+  free_copies(&h);
+  if (event && st == CLFORGE_SUCCESS) *event = done;
+  else if (done) clReleaseEvent(done);
+  return st;
+}
