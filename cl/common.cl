@@ -40,18 +40,31 @@
                   (b & (ut)0x7FFFFFFFu) > (ut)0x7F800000u);                              \
   }
 
-// f16 -> f32 from bit patterns (zero-extended to uint). Exact; also integer
-// based, since vload_half is a slow software routine on some CPU drivers and
-// a device that flushes f32 denormals must still widen f16 subnormals (they
-// are normal f32 values: m * 2^-24 is computed on normal floats).
+// f16 -> f32 from bit patterns (zero-extended to uint), exact. Placing the
+// f16 exponent and mantissa in an f32 and scaling by 2^112 rebias the
+// exponent and normalizes f16 subnormals in one multiply; Inf/NaN get their
+// exponent back with a select. The multiply needs f32 denormals (the scaled
+// f16 subnormals are f32 denormals before it), so devices that flush them
+// (CLFORGE_F32_DENORMS=0, set by src/program.c from CL_DEVICE_SINGLE_FP_CONFIG)
+// take the integer route, where m * 2^-24 is computed on normal floats.
+// Both beat vload_half, a slow software routine on some CPU drivers.
+#if CLFORGE_F32_DENORMS
 #define CLFORGE_DEFINE_WIDENING(ut, ft)                                                  \
-  static inline ft clforge_f32_from_f16_bits_##ut(ut h) {                                     \
+  static inline ft clforge_f32_from_f16_bits_##ut(ut h) {                              \
+    ut bits = CLFORGE_CAT(as_, ut)(CLFORGE_CAT(as_, ft)((h & (ut)0x7FFFu) << 13) * 0x1p112f); \
+    bits = select(bits, bits | (ut)0x7F800000u, (h & (ut)0x7C00u) == (ut)0x7C00u);     \
+    return CLFORGE_CAT(as_, ft)(bits | ((h & (ut)0x8000u) << 16));                       \
+  }
+#else
+#define CLFORGE_DEFINE_WIDENING(ut, ft)                                                  \
+  static inline ft clforge_f32_from_f16_bits_##ut(ut h) {                              \
     ut e = h & (ut)0x7C00u, m = h & (ut)0x3FFu;                                          \
     ut bits = ((h & (ut)0x7FFFu) << 13) + (ut)0x38000000u;                              \
     bits = select(bits, (m << 13) | (ut)0x7F800000u, e == (ut)0x7C00u);                  \
     bits = select(bits, CLFORGE_CAT(as_, ut)(CLFORGE_CAT(convert_, ft)(m) * 0x1p-24f), e == (ut)0); \
     return CLFORGE_CAT(as_, ft)(bits | ((h & (ut)0x8000u) << 16));                       \
   }
+#endif
 
 CLFORGE_DEFINE_NARROWING(uint)
 CLFORGE_DEFINE_NARROWING(uint2)

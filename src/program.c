@@ -32,6 +32,10 @@ enum { MAX_SOURCES = 8 };
 void clforge__program_cache_init(clforge_context ctx) {
   clforge__program_cache *c = &ctx->programs;
   memset(c, 0, sizeof *c);
+  /* Kernels take faster paths where f32 denormals are kept (cl/common.cl). */
+  cl_device_fp_config fp = 0;
+  clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+  snprintf(c->device_options, sizeof c->device_options, "-DCLFORGE_F32_DENORMS=%d", (fp & CL_FP_DENORM) ? 1 : 0);
   char dir[sizeof c->disk_dir], why[512];
   size_t need;
   int r = clforge__path(CLFORGE_PATH_BINARY_CACHE, dir, sizeof dir, &need);
@@ -187,7 +191,8 @@ static clforge_status get_program(clforge_context ctx, const char *const *source
   }
 
   char full_options[2048];
-  int n = snprintf(full_options, sizeof full_options, "%s %s", CLFORGE_COMMON_BUILD_OPTIONS, options);
+  int n = snprintf(full_options, sizeof full_options, "%s %s %s", CLFORGE_COMMON_BUILD_OPTIONS, c->device_options,
+                   options);
   if (n < 0 || (size_t)n >= sizeof full_options)
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "build options too long: %s", options);
 

@@ -10,6 +10,7 @@ typedef struct clforge__program_entry clforge__program_entry;
 typedef struct clforge__program_cache {
   clforge__program_entry *head;
   char disk_dir[4096];      /* "" when the on-disk cache is off */
+  char device_options[64];  /* build options every program gets on this device */
   clforge_cache_stats stats;
 } clforge__program_cache;
 

@@ -145,6 +145,16 @@ int main(int argc, char **argv) {
     unsetenv("CLFORGE_PARAMS");
   }
 
+  /* The f16 widening has a second route for devices that flush f32
+   * denormals (cl/common.cl); force it on a fresh context and check it too. */
+  clforge_context ftz = tu_context();
+  snprintf(ftz->programs.device_options, sizeof ftz->programs.device_options, "-DCLFORGE_F32_DENORMS=0");
+  for (size_t b = 0; b < 3; ++b) {
+    run_case(ftz, 1000, CLFORGE_F16, dtypes[b], 1, 2, 777u);
+    run_case(ftz, 13, CLFORGE_F16, dtypes[b], 0, 0, 778u);
+  }
+  clforge_context_destroy(ftz);
+
   if (!small) {
     sweep_state s = {ctx, 0, 0};
     size_t combos = clforge__family_enumerate(&clforge__family_convert, &ctx->info, sweep_one, &s);

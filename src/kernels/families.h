@@ -7,6 +7,10 @@
 
 extern const clforge__family clforge__family_convert;
 
+/* GEMM problem variants (row-major view): which operands are transposed, and
+ * whether A or B is stored as f16 (its widening costs more than bf16's). */
+#define GEMM_VARIANT(ta, tb, f16) (((ta) ? 1 : 0) + ((tb) ? 2 : 0) + ((f16) ? 4 : 0))
+
 /* Tiled GEMM: parameter indices into values[] */
 enum { GEMM_MWG, GEMM_NWG, GEMM_MWI, GEMM_NWI, GEMM_KWG, GEMM_VW, GEMM_SA, GEMM_SB, GEMM_KU, GEMM_KSYNC, GEMM_NPARAMS };
 extern const clforge__family clforge__family_gemm;

@@ -75,20 +75,25 @@ static int parse_override(const clforge__family *f, const char *env, int *values
   return 0;
 }
 
-clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int *values,
+void clforge__family_default(const clforge__family *f, clforge_device_class cls, int variant, int *values) {
+  memcpy(values, f->defaults[cls], sizeof(int) * (size_t)f->nparams);
+  for (const clforge__default_override *o = f->overrides; o && o->param >= 0; ++o)
+    if (o->device_class == cls && o->variant == variant) values[o->param] = o->value;
+}
+
+clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int variant, int *values,
                                       clforge__params_source *source) {
   char why[256];
   /* The class default, or the generic one where the device's limits (e.g. a
    * small maximum work-group) rule the class default out. */
-  const int *def = f->defaults[ctx->info.device_class];
-  if (!clforge__family_check(f, def, &ctx->info, why, sizeof why)) {
+  clforge__family_default(f, ctx->info.device_class, variant, values);
+  if (!clforge__family_check(f, values, &ctx->info, why, sizeof why)) {
     clforge__log(CLFORGE_LOG_INFO, "%s: class default not usable here (%s), using the generic default", f->name, why);
-    def = f->defaults[CLFORGE_DEVICE_CLASS_GENERIC];
-    if (!clforge__family_check(f, def, &ctx->info, why, sizeof why))
+    clforge__family_default(f, CLFORGE_DEVICE_CLASS_GENERIC, variant, values);
+    if (!clforge__family_check(f, values, &ctx->info, why, sizeof why))
       return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "%s: no built-in parameters fit this device (%s); set CLFORGE_PARAMS",
                            f->name, why);
   }
-  memcpy(values, def, sizeof(int) * (size_t)f->nparams);
   *source = CLFORGE_PARAMS_FROM_DEFAULT;
   int r = parse_override(f, getenv("CLFORGE_PARAMS"), values, why, sizeof why);
   if (r < 0) return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT, "%s", why);

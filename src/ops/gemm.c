@@ -150,8 +150,9 @@ static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, 
   clforge__params_source src;
   gemm_path path;
   clforge_status st = read_path(ctx, &path);
-  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm, vt, &src);
-  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm_direct, vd, &src);
+  const int variant = GEMM_VARIANT(g->a.trans, g->b.trans, g->a.type == CLFORGE_F16 || g->b.type == CLFORGE_F16);
+  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm, variant, vt, &src);
+  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm_direct, variant, vd, &src);
   if (st != CLFORGE_SUCCESS) return st;
   size_t m0 = g->m - g->m % (size_t)vt[GEMM_MWG], n0 = g->n - g->n % (size_t)vt[GEMM_NWG];
   int tiled = m0 && n0 && g->k && path != PATH_DIRECT &&
