@@ -24,6 +24,7 @@ check test -f "$libdir/pkgconfig/clforge.pc"
   || { cat "$tmp/cfg.log"; exit 1; }
 "$cmake" --build "$tmp/examples" > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
 check "$tmp/examples/convert_buffer"
+check "$tmp/examples/gemm_4096" 256
 # a version the package does not satisfy is refused
 mkdir -p "$tmp/badver"
 printf 'cmake_minimum_required(VERSION 3.25)\nproject(v C)\nfind_package(clforge 99.0 REQUIRED)\n' > "$tmp/badver/CMakeLists.txt"
