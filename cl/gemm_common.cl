@@ -69,3 +69,32 @@ typedef float bias_t;
 
 #define CLFORGE_UNROLL_(x) _Pragma(#x)
 #define UNROLL(n) CLFORGE_UNROLL_(unroll n)
+
+// VW-wide vectors along n (both families have a VW parameter).
+#if VW == 1
+#define VSUF
+#define VLOADF(p) (*(p))
+#define VSTOREF(x, p) (*(p) = (x))
+#else
+#define VSUF VW
+#define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
+#define VSTOREF(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
+#endif
+typedef CLFORGE_CAT(float, VSUF) floatv;
+
+// VW consecutive elements of op(B) in row p, as f32.
+static inline floatv load_b_vec(const global b_t *B, uint ldb, uint p, idx_t col) {
+#if TB == 0 && VW > 1 && B_T == CLFORGE_DT_F32
+  return CLFORGE_CAT(vload, VW)(0, B + B_AT(p, col));
+#elif TB == 0 && VW > 1 && B_T == CLFORGE_DT_F16
+  return CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, B + B_AT(p, col))));
+#elif TB == 0 && VW > 1 && B_T == CLFORGE_DT_BF16
+  return CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, B + B_AT(p, col))) << 16);
+#else
+  float t[VW];
+  UNROLL(VW)
+  for (int v = 0; v < VW; ++v) t[v] = LOAD1(B_T, B, B_AT(p, col + v));
+  return VLOADF(t);
+#endif
+}
+

@@ -1,10 +1,39 @@
 // GEMM, direct: any region of C, any size, bounds handled in the kernel.
-// Used for small and skinny problems and for the edges the tiled kernel
-// leaves (see src/ops/gemm.c). Each work-item computes an MWID x NWID tile,
-// rows and columns interleaved across the MDIMD x NDIMD work-group.
+// Used for small and skinny problems (m = 1..16 is a matrix-vector product
+// in disguise) and for the edges the tiled kernel leaves (src/ops/gemm.c).
+// Each work-item computes MWID rows x NWID vectors of VW columns; rows and
+// vectors are interleaved across the MDIMD x NDIMD work-group, so
+// neighbouring work-items read neighbouring memory.
 // Tuned parameters (-D), declared in src/kernels/gemm_direct.c:
-//   MWID, NWID  work-item tile      MDIMD, NDIMD  work-group shape
-//   KUD         unroll of the k loop
+//   MWID, NWID    work-item tile (rows, vectors)   MDIMD, NDIMD  work-group shape
+//   VW            vector width along n             KUD           unroll of the k loop
+
+// Out-of-range rows read a clamped (valid) row and are not stored, so the k
+// loop has no branch; a work-item whose vectors reach past the last column
+// takes the second loop, which clamps each column instead of loading vectors.
+#define DIRECT_K_LOOP(LOAD_B)                                                \
+  UNROLL(KUD)                                                                \
+  for (uint p = 0; p < k; ++p) {                                             \
+    floatv bv[NWID];                                                         \
+    UNROLL(NWID)                                                             \
+    for (int t = 0; t < NWID; ++t) bv[t] = LOAD_B(p, t);                     \
+    UNROLL(MWID)                                                             \
+    for (int s = 0; s < MWID; ++s) {                                         \
+      const float av = LOAD1(A_T, A, A_AT(ra[s], p));                        \
+      UNROLL(NWID)                                                           \
+      for (int t = 0; t < NWID; ++t) acc[s][t] = fma((floatv)av, bv[t], acc[s][t]); \
+    }                                                                        \
+  }
+
+#define LOAD_B_FULL(p, t) load_b_vec(B, ldb, p, col0 + cv[t])
+
+static inline floatv load_b_clamped(const global b_t *B, uint ldb, uint p, idx_t col0, uint c, uint cols) {
+  float e[VW];
+  UNROLL(VW)
+  for (int v = 0; v < VW; ++v) e[v] = LOAD1(B_T, B, B_AT(p, col0 + min(c + v, cols - 1)));
+  return VLOADF(e);
+}
+#define LOAD_B_EDGE(p, t) load_b_clamped(B, ldb, p, col0, cv[t], cols)
 
 kernel __attribute__((reqd_work_group_size(NDIMD, MDIMD, 1)))
 void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, const uint cols, const uint k,
@@ -18,33 +47,25 @@ void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, cons
   A += a_off + batch * stride_a;
   B += b_off + batch * stride_b;
   C += c_off + batch * stride_c;
-  const uint rbase = get_group_id(1) * (MDIMD * MWID) + ly, cbase = get_group_id(0) * (NDIMD * NWID) + lx;
+  const uint rbase = get_group_id(1) * (MDIMD * MWID) + ly, vbase = get_group_id(0) * (NDIMD * NWID) + lx;
 
-  // Out-of-range rows and columns read a clamped (valid) element and are not
-  // stored: no branch in the k loop.
-  idx_t ra[MWID], cb[NWID];
+  idx_t ra[MWID];
   UNROLL(MWID)
   for (int s = 0; s < MWID; ++s) ra[s] = row0 + min(rbase + s * MDIMD, rows - 1);
+  uint cv[NWID]; // first column of each vector, relative to col0
   UNROLL(NWID)
-  for (int t = 0; t < NWID; ++t) cb[t] = col0 + min(cbase + t * NDIMD, cols - 1);
+  for (int t = 0; t < NWID; ++t) cv[t] = (vbase + t * NDIMD) * VW;
 
-  float acc[MWID][NWID];
+  floatv acc[MWID][NWID];
   UNROLL(MWID)
   for (int s = 0; s < MWID; ++s) {
     UNROLL(NWID)
-    for (int t = 0; t < NWID; ++t) acc[s][t] = 0.0f;
+    for (int t = 0; t < NWID; ++t) acc[s][t] = (floatv)0.0f;
   }
-  UNROLL(KUD)
-  for (uint p = 0; p < k; ++p) {
-    float bv[NWID];
-    UNROLL(NWID)
-    for (int t = 0; t < NWID; ++t) bv[t] = LOAD1(B_T, B, B_AT(p, cb[t]));
-    UNROLL(MWID)
-    for (int s = 0; s < MWID; ++s) {
-      const float av = LOAD1(A_T, A, A_AT(ra[s], p));
-      UNROLL(NWID)
-      for (int t = 0; t < NWID; ++t) acc[s][t] = fma(av, bv[t], acc[s][t]);
-    }
+  if (cv[NWID - 1] + VW <= cols) {
+    DIRECT_K_LOOP(LOAD_B_FULL)
+  } else {
+    DIRECT_K_LOOP(LOAD_B_EDGE)
   }
 
   UNROLL(MWID)
@@ -53,17 +74,22 @@ void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, cons
     const idx_t row = ra[s];
     UNROLL(NWID)
     for (int t = 0; t < NWID; ++t) {
-      if (cbase + t * NDIMD >= cols) continue;
-      const idx_t col = cb[t];
-      float v = alpha * acc[s][t];
-      if (beta != 0.0f) v = fma(beta, LOAD1(C_T, C, row * ldc + col), v);
+      float e[VW];
+      VSTOREF(acc[s][t], e);
+      UNROLL(VW)
+      for (int v = 0; v < VW; ++v) {
+        if (cv[t] + v >= cols) continue;
+        const idx_t col = col0 + cv[t] + v;
+        float x = alpha * e[v];
+        if (beta != 0.0f) x = fma(beta, LOAD1(C_T, C, row * ldc + col), x);
 #if BIAS == 1
-      v += LOAD1(BIAS_T, bias, bias_off + row);
+        x += LOAD1(BIAS_T, bias, bias_off + row);
 #elif BIAS == 2
-      v += LOAD1(BIAS_T, bias, bias_off + col);
+        x += LOAD1(BIAS_T, bias, bias_off + col);
 #endif
-      v = ACTIVATE(v);
-      STORE1(C_T, v, C, row * ldc + col);
+        x = ACTIVATE(x);
+        STORE1(C_T, x, C, row * ldc + col);
+      }
     }
   }
 }

@@ -7,16 +7,17 @@
 
 extern const clforge__family clforge__family_convert;
 
-/* GEMM problem variants (row-major view): which operands are transposed, and
- * whether A or B is stored as f16 (its widening costs more than bf16's). */
-#define GEMM_VARIANT(ta, tb, f16) (((ta) ? 1 : 0) + ((tb) ? 2 : 0) + ((f16) ? 4 : 0))
+/* GEMM problem variants (row-major view), bits that built-in defaults may
+ * depend on: which operands are transposed, whether A or B is stored as f16
+ * (its widening costs more than bf16's), and whether C is narrow (n < 64). */
+enum { GEMM_VAR_TA = 1, GEMM_VAR_TB = 2, GEMM_VAR_F16 = 4, GEMM_VAR_NARROW = 8 };
 
 /* Tiled GEMM: parameter indices into values[] */
 enum { GEMM_MWG, GEMM_NWG, GEMM_MWI, GEMM_NWI, GEMM_KWG, GEMM_VW, GEMM_SA, GEMM_SB, GEMM_KU, GEMM_KSYNC, GEMM_NPARAMS };
 extern const clforge__family clforge__family_gemm;
 
 /* Direct GEMM */
-enum { GEMMD_MWI, GEMMD_NWI, GEMMD_MDIM, GEMMD_NDIM, GEMMD_KU, GEMMD_NPARAMS };
+enum { GEMMD_MWI, GEMMD_NWI, GEMMD_MDIM, GEMMD_NDIM, GEMMD_KU, GEMMD_VW, GEMMD_NPARAMS };
 extern const clforge__family clforge__family_gemm_direct;
 
 #endif

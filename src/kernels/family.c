@@ -78,7 +78,7 @@ static int parse_override(const clforge__family *f, const char *env, int *values
 void clforge__family_default(const clforge__family *f, clforge_device_class cls, int variant, int *values) {
   memcpy(values, f->defaults[cls], sizeof(int) * (size_t)f->nparams);
   for (const clforge__default_override *o = f->overrides; o && o->param >= 0; ++o)
-    if (o->device_class == cls && o->variant == variant) values[o->param] = o->value;
+    if (o->device_class == cls && (variant & o->variant_mask) == o->variant_bits) values[o->param] = o->value;
 }
 
 clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int variant, int *values,

@@ -19,7 +19,7 @@ typedef struct clforge__param {
  * class (e.g. transposed B on CPUs wants B staged in local memory). */
 typedef struct clforge__default_override {
   clforge_device_class device_class;
-  int variant;                            /* family-defined, e.g. GEMM's transpose case */
+  int variant_mask, variant_bits;         /* applies where (variant & mask) == bits */
   int param;                              /* index into params */
   int value;
 } clforge__default_override;

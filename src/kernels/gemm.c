@@ -67,15 +67,9 @@ const clforge__family clforge__family_gemm = {
      * memory (SB) turns its gathers into contiguous vector loads (~20x); f16
      * inputs want A read 4 k at a time, widened as one vector (~1.8x). */
     .overrides = (const clforge__default_override[]){
-        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VARIANT(0, 1, 0), GEMM_SB, 1},
-        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VARIANT(1, 1, 0), GEMM_SB, 1},
-        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VARIANT(0, 1, 1), GEMM_SB, 1},
-        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VARIANT(1, 1, 1), GEMM_SB, 1},
-        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VARIANT(0, 0, 1), GEMM_KU, 4},
-        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VARIANT(1, 0, 1), GEMM_KU, 4},
-        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VARIANT(0, 1, 1), GEMM_KU, 4},
-        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VARIANT(1, 1, 1), GEMM_KU, 4},
-        {CLFORGE_DEVICE_CLASS_GENERIC, 0, -1, 0}},
+        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_TB, GEMM_VAR_TB, GEMM_SB, 1},
+        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_F16, GEMM_VAR_F16, GEMM_KU, 4},
+        {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = gemm_allowed,
 };
 /* clang-format on */

@@ -4,6 +4,10 @@
 #include "families.h"
 
 static int direct_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if (v[GEMMD_MWI] * v[GEMMD_NWI] * v[GEMMD_KU] > 32) { /* compile time, as for the tiled family */
+    snprintf(why, why_cap, "MWID*NWID*KUD = %d exceeds 32", v[GEMMD_MWI] * v[GEMMD_NWI] * v[GEMMD_KU]);
+    return 0;
+  }
   size_t wgs = (size_t)v[GEMMD_MDIM] * (size_t)v[GEMMD_NDIM];
   if (wgs > dev->max_work_group_size) {
     snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
@@ -22,19 +26,28 @@ const clforge__family clforge__family_gemm_direct = {
         [GEMMD_MWI] = {"MWID", 4, {1, 2, 4, 8}},
         [GEMMD_NWI] = {"NWID", 4, {1, 2, 4, 8}},
         [GEMMD_MDIM] = {"MDIMD", 5, {1, 2, 4, 8, 16}},
-        [GEMMD_NDIM] = {"NDIMD", 5, {4, 8, 16, 32, 64}},
+        [GEMMD_NDIM] = {"NDIMD", 7, {1, 2, 4, 8, 16, 32, 64}},
         [GEMMD_KU] = {"KUD", 3, {1, 2, 4}},
+        [GEMMD_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
     },
-    /*                                   MWID NWID MDIMD NDIMD KUD */
+    /*                                   MWID NWID MDIMD NDIMD KUD VW */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 2, 8, 8, 1},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {4, 2, 4, 16, 1},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {2, 2, 8, 32, 2},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {2, 2, 8, 32, 2},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {2, 2, 8, 16, 2},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {2, 2, 4, 16, 1},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {2, 2, 8, 16, 1},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 2, 8, 8, 1, 1},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {4, 2, 2, 4, 1, 16},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {2, 2, 8, 32, 2, 1},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {2, 2, 8, 32, 2, 1},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {2, 2, 8, 16, 2, 2},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {2, 2, 4, 16, 1, 4},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {2, 2, 8, 16, 1, 4},
     },
+    /* CPUs: a narrow C (n < 64) wants one 16-wide vector per work-item and
+     * more rows, not columns the work-group would mostly clamp (~10x). */
+    .overrides = (const clforge__default_override[]){
+        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_NARROW, GEMM_VAR_NARROW, GEMMD_NWI, 1},
+        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_NARROW, GEMM_VAR_NARROW, GEMMD_MWI, 8},
+        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_NARROW, GEMM_VAR_NARROW, GEMMD_MDIM, 8},
+        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_NARROW, GEMM_VAR_NARROW, GEMMD_NDIM, 1},
+        {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = direct_allowed,
 };
 /* clang-format on */

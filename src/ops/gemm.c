@@ -134,7 +134,7 @@ static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g
   for (cl_uint i = 0; i < 4; ++i) err |= clSetKernelArg(kern, i, sizeof region[i], &region[i]);
   if (err != CL_SUCCESS || set_shared_args(kern, 4, g, bf) != CL_SUCCESS)
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the direct kernel's arguments failed");
-  size_t tile_m = mdim * (size_t)v[GEMMD_MWI], tile_n = ndim * (size_t)v[GEMMD_NWI];
+  size_t tile_m = mdim * (size_t)v[GEMMD_MWI], tile_n = ndim * (size_t)v[GEMMD_NWI] * (size_t)v[GEMMD_VW];
   size_t local[3] = {ndim, mdim, 1};
   size_t global[3] = {(cols + tile_n - 1) / tile_n * ndim, (rows + tile_m - 1) / tile_m * mdim, g->batch};
   err = clEnqueueNDRangeKernel(ctx->queue, kern, 3, NULL, global, local, nwait, wait, ev);
@@ -150,7 +150,9 @@ static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, 
   clforge__params_source src;
   gemm_path path;
   clforge_status st = read_path(ctx, &path);
-  const int variant = GEMM_VARIANT(g->a.trans, g->b.trans, g->a.type == CLFORGE_F16 || g->b.type == CLFORGE_F16);
+  const int variant = (g->a.trans ? GEMM_VAR_TA : 0) | (g->b.trans ? GEMM_VAR_TB : 0) |
+                      (g->a.type == CLFORGE_F16 || g->b.type == CLFORGE_F16 ? GEMM_VAR_F16 : 0) |
+                      (g->n < 64 ? GEMM_VAR_NARROW : 0);
   if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm, variant, vt, &src);
   if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm_direct, variant, vd, &src);
   if (st != CLFORGE_SUCCESS) return st;
