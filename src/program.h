@@ -29,6 +29,7 @@ clforge_status clforge__kernel_get(clforge_context ctx, const char *const *sourc
                                    cl_kernel *out);
 
 /* Build options every program gets, ahead of the family's own. */
-#define CLFORGE_COMMON_BUILD_OPTIONS "-cl-std=CL1.2"
+/* -w: some drivers (PoCL) print compiler warnings to the application's stderr. */
+#define CLFORGE_COMMON_BUILD_OPTIONS "-cl-std=CL1.2 -w"
 
 #endif
