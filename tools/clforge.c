@@ -1,10 +1,12 @@
 /* The clforge command: subcommands over the public API.
  *
  *   clforge info [--json] [--no-bandwidth] [--bytes N]
+ *   clforge bench <op> [options]      (bench/: the benchmark library)
  *
  * Subcommands are entries of `commands[]` below (name, summary, function,
- * help); adding one (tune, bench) means adding a function and a table row.
- * The tool uses only the public header, OpenCL and cJSON. */
+ * help); adding one (tune) means adding a function and a table row. `bench`
+ * dispatches to the ops of bench/ through its own table, `bench_ops[]`.
+ * The tool uses only the public header, OpenCL, cJSON and bench/. */
 #define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
 #define CL_USE_DEPRECATED_OPENCL_1_1_APIS /* clGetExtensionFunctionAddress */
 #include <clforge/clforge.h>
@@ -18,6 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include "gemm_bench.h" /* bench/ */
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -874,6 +878,54 @@ static int cmd_info(int argc, char **argv) {
   return rc;
 }
 
+/* ------------------------------------------------------------------ bench */
+
+/* The benchmarks, one per op; each parses its own options (argv[0] is the op). */
+static const struct {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);
+} bench_ops[] = {
+    {"gemm", "clforge_gemm vs CLBlast and OpenBLAS: f32, f16, bf16; squares and transformer shapes",
+     clforge_bench_gemm_main},
+};
+
+static void help_bench(FILE *f) {
+  fprintf(f,
+          "usage: clforge bench <op> [options]\n"
+          "\n"
+          "Time an op on the default device (CLFORGE_DEVICE) with OpenCL profiling events,\n"
+          "next to other libraries on the same data, and print a table or JSON lines.\n"
+          "\n"
+          "Ops:\n");
+  for (size_t i = 0; i < COUNT(bench_ops); ++i) fprintf(f, "  %-10s %s\n", bench_ops[i].name, bench_ops[i].summary);
+  fprintf(f,
+          "\n"
+          "Options:\n"
+          "  -h, --help     show this help\n"
+          "\n"
+          "Run 'clforge bench <op> --help' for an op's options.\n"
+          "Exit status: 0 on success, 1 when a measurement failed or no device was found,\n"
+          "2 on a usage error.\n");
+}
+
+static int cmd_bench(int argc, char **argv) {
+  if (argc < 2) {
+    help_bench(stderr);
+    return EXIT_USAGE;
+  }
+  const char *op = argv[1];
+  if (!strcmp(op, "-h") || !strcmp(op, "--help")) {
+    help_bench(stdout);
+    return 0;
+  }
+  for (size_t i = 0; i < COUNT(bench_ops); ++i)
+    if (!strcmp(bench_ops[i].name, op)) return bench_ops[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "clforge bench: unknown %s '%s'\nRun 'clforge bench --help' for the list of ops.\n",
+          op[0] == '-' ? "option" : "op", op);
+  return EXIT_USAGE;
+}
+
 /* ------------------------------------------------------------- dispatcher */
 
 typedef struct {
@@ -885,6 +937,7 @@ typedef struct {
 
 static const command commands[] = {
     {"info", "list OpenCL platforms and devices, clforge's setup, transfer bandwidth", cmd_info, help_info},
+    {"bench", "benchmark an op against other libraries (gemm)", cmd_bench, help_bench},
 };
 
 static void usage(FILE *f) {

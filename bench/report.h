@@ -1,0 +1,69 @@
+/* Benchmark results: one record per measured case, written as a table row
+ * or as one JSON object per line. Op-neutral: an op names its own shape
+ * dimensions (m, n, k, batch for GEMM) and tags (trans, path), and its peers. */
+#ifndef CLFORGE_BENCH_REPORT_H
+#define CLFORGE_BENCH_REPORT_H
+
+#include <stdio.h>
+
+enum { CLFORGE_BENCH_MAX_DIMS = 8, CLFORGE_BENCH_MAX_TAGS = 4, CLFORGE_BENCH_MAX_PEERS = 4 };
+
+/** Another implementation measured on the same case. JSON keys are
+ *  <name>_gflops, vs_<name> (ours / theirs), <name>_median_ms, <name>_timer
+ *  and <name>_note; numbers are null unless ok. */
+typedef struct clforge_bench_peer_result {
+  const char *name;  /* "clblast", "openblas" */
+  int ok;            /* 1: the numbers below are valid */
+  double median_ms, gflops;
+  const char *timer; /* "events" or "wall" */
+  char note[256];    /* why the numbers are null; or, when ok, a remark; "" for none */
+} clforge_bench_peer_result;
+
+typedef struct clforge_bench_record {
+  const char *op; /* "gemm" */
+  int ndims;
+  struct {
+    const char *name;
+    unsigned long long value;
+  } dims[CLFORGE_BENCH_MAX_DIMS];
+  const char *dtype;
+  int ntags; /* extra string fields, e.g. trans, path */
+  struct {
+    const char *name;
+    const char *value;
+  } tags[CLFORGE_BENCH_MAX_TAGS];
+  const char *provider; /* "clforge", "clforge-tiled", ... */
+  int ok;               /* 0: the op failed or gave a wrong result: error says why */
+  char error[512];
+  double median_ms, p95_ms, gflops, gbps;
+  int runs, warmup;
+  const char *timer;    /* "events" or "wall" */
+  char timer_note[160]; /* why "wall" */
+  const char *device;
+  int npeers;
+  clforge_bench_peer_result peers[CLFORGE_BENCH_MAX_PEERS];
+} clforge_bench_record;
+
+/** Print the record as one line of JSON (no other output). Returns 0, or -1
+ *  when out of memory or the write failed. */
+int clforge_bench_print_json(FILE *out, const clforge_bench_record *r);
+
+/** A table printed row by row as results arrive; notes (why a cell is
+ *  empty, host-clock rows, errors) are collected and printed once at the end. */
+typedef struct clforge_bench_table {
+  FILE *out;
+  int printed_header;
+  int widths[32];
+  int ncols;
+  int nnotes;
+  char notes[32][640];
+  int more_notes; /* notes that did not fit */
+} clforge_bench_table;
+
+void clforge_bench_table_init(clforge_bench_table *t, FILE *out);
+/** Print one row (the header first, from the first record's dims and peers). */
+void clforge_bench_table_row(clforge_bench_table *t, const clforge_bench_record *r);
+/** Print the collected notes. */
+void clforge_bench_table_finish(clforge_bench_table *t);
+
+#endif /* CLFORGE_BENCH_REPORT_H */
