@@ -57,16 +57,9 @@ static inline void store_c_vec(floatv x, global c_t *C, uint ldc, idx_t row, idx
 }
 
 kernel __attribute__((reqd_work_group_size(NDIM, MDIM, 1)))
-void clforge_gemm_tiled(const uint k, const float alpha, const float beta,
-                        const global a_t *restrict A, const ulong a_off, const uint lda, const ulong stride_a,
-                        const global b_t *restrict B, const ulong b_off, const uint ldb, const ulong stride_b,
-                        global c_t *restrict C, const ulong c_off, const uint ldc, const ulong stride_c,
-                        const global bias_t *restrict bias, const ulong bias_off) {
+void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
   const uint lx = get_local_id(0), ly = get_local_id(1);
-  const ulong batch = get_global_id(2);
-  A += a_off + batch * stride_a;
-  B += b_off + batch * stride_b;
-  C += c_off + batch * stride_c;
+  GEMM_SELECT_BATCH();
   const idx_t row0 = (idx_t)get_group_id(1) * MWG, col0 = (idx_t)get_group_id(0) * NWG;
 
 #if SA

@@ -67,6 +67,21 @@ typedef float bias_t;
 #error "ACT must be 0..3"
 #endif
 
+// The operand arguments both GEMM kernels take after their own (in this
+// order: src/ops/gemm.c sets them once for either kernel), and the move of
+// A, B and C to this work-item's batch item.
+#define GEMM_OPERAND_ARGS                                                                         \
+  const uint k, const float alpha, const float beta,                                              \
+      const global a_t *restrict A, const ulong a_off, const uint lda, const ulong stride_a,      \
+      const global b_t *restrict B, const ulong b_off, const uint ldb, const ulong stride_b,      \
+      global c_t *restrict C, const ulong c_off, const uint ldc, const ulong stride_c,            \
+      const global bias_t *restrict bias, const ulong bias_off
+#define GEMM_SELECT_BATCH()                \
+  const ulong batch = get_global_id(2);    \
+  A += a_off + batch * stride_a;           \
+  B += b_off + batch * stride_b;           \
+  C += c_off + batch * stride_c
+
 #define CLFORGE_UNROLL_(x) _Pragma(#x)
 #define UNROLL(n) CLFORGE_UNROLL_(unroll n)
 

@@ -36,17 +36,9 @@ static inline floatv load_b_clamped(const global b_t *B, uint ldb, uint p, idx_t
 #define LOAD_B_EDGE(p, t) load_b_clamped(B, ldb, p, col0, cv[t], cols)
 
 kernel __attribute__((reqd_work_group_size(NDIMD, MDIMD, 1)))
-void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, const uint cols, const uint k,
-                         const float alpha, const float beta,
-                         const global a_t *restrict A, const ulong a_off, const uint lda, const ulong stride_a,
-                         const global b_t *restrict B, const ulong b_off, const uint ldb, const ulong stride_b,
-                         global c_t *restrict C, const ulong c_off, const uint ldc, const ulong stride_c,
-                         const global bias_t *restrict bias, const ulong bias_off) {
+void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, const uint cols, GEMM_OPERAND_ARGS) {
   const uint lx = get_local_id(0), ly = get_local_id(1);
-  const ulong batch = get_global_id(2);
-  A += a_off + batch * stride_a;
-  B += b_off + batch * stride_b;
-  C += c_off + batch * stride_c;
+  GEMM_SELECT_BATCH();
   const uint rbase = get_group_id(1) * (MDIMD * MWID) + ly, vbase = get_group_id(0) * (NDIMD * NWID) + lx;
 
   idx_t ra[MWID];

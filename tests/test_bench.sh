@@ -5,31 +5,9 @@
 # The benchmark runs are tiny (64^3 and smaller, 3 runs): they test the
 # harness, never the speed.
 # shellcheck disable=SC2016 # checks are single-quoted on purpose: check() evals them
-BIN=$1
-if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
-  echo "usage: sh test_bench.sh path/to/clforge (got '$BIN')" >&2
-  echo "0 passed, 1 failed"
-  exit 1
-fi
-
-passed=0
-failed=0
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/clforge-bench-test.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
-OUT=$TMP/out
-ERR=$TMP/err
-
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL $1"
-  if [ -s "$OUT" ]; then echo "  --- stdout:"; sed -n '1,40s/^/  /p' "$OUT"; fi
-  if [ -s "$ERR" ]; then echo "  --- stderr:"; sed -n '1,20s/^/  /p' "$ERR"; fi
-}
-# run CMD...: runs it with stdout in $OUT, stderr in $ERR, exit status in $rc
-run() { "$@" >"$OUT" 2>"$ERR"; rc=$?; }
-# check NAME CONDITION...: CONDITION is a shell command list evaluated after run
-check() { name=$1; shift; if eval "$*"; then ok "$name"; else fail "$name (exit $rc)"; fi; }
+NAME=test_bench
+# shellcheck source=tests/sh_harness.sh
+. "$(dirname "$0")/sh_harness.sh"
 
 # ------------------------------------------------------------ usage, errors
 run "$BIN" bench --help
@@ -176,5 +154,4 @@ no_icd() (
 run no_icd bench gemm --sizes 8 --runs 3 --json
 check "no device: exits 1, nothing on stdout, a message on stderr" '[ $rc -eq 1 ] && [ ! -s "$OUT" ] && [ -s "$ERR" ]'
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -3,31 +3,9 @@
 # Prints one line per check and a last line "N passed, N failed"; exits
 # non-zero when any check fails.  Needs an OpenCL device (PoCL on CI).
 # shellcheck disable=SC2016 # checks are single-quoted on purpose: check() evals them
-BIN=$1
-if [ -z "$BIN" ] || [ ! -x "$BIN" ]; then
-  echo "usage: sh test_cli.sh path/to/clforge (got '$BIN')" >&2
-  echo "0 passed, 1 failed"
-  exit 1
-fi
-
-passed=0
-failed=0
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/clforge-cli-test.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
-OUT=$TMP/out
-ERR=$TMP/err
-
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL $1"
-  if [ -s "$OUT" ]; then echo "  --- stdout:"; sed -n '1,40s/^/  /p' "$OUT"; fi
-  if [ -s "$ERR" ]; then echo "  --- stderr:"; sed -n '1,20s/^/  /p' "$ERR"; fi
-}
-# run CMD...: runs it with stdout in $OUT, stderr in $ERR, exit status in $rc
-run() { "$@" >"$OUT" 2>"$ERR"; rc=$?; }
-# check NAME CONDITION...: CONDITION is a shell command list evaluated after run
-check() { name=$1; shift; if eval "$*"; then ok "$name"; else fail "$name (exit $rc)"; fi; }
+NAME=test_cli
+# shellcheck source=tests/sh_harness.sh
+. "$(dirname "$0")/sh_harness.sh"
 
 # ------------------------------------------------------------ usage, errors
 run "$BIN" --help
@@ -140,5 +118,4 @@ if command -v python3 >/dev/null 2>&1; then
   check "no platform: --json is valid JSON" '[ $rc -eq 0 ]'
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -3,24 +3,8 @@
 #include <string.h>
 
 #include "../error.h"
+#include "element.h"
 #include "clforge/clforge.h"
-
-/* Element i of a host array of `type`, widened to f32 (exact). */
-static float load(const void *p, clforge_dtype type, size_t i) {
-  switch (type) {
-    case CLFORGE_F16: return clforge_ref_f16_to_f32(((const uint16_t *)p)[i]);
-    case CLFORGE_BF16: return clforge_ref_bf16_to_f32(((const uint16_t *)p)[i]);
-    default: return ((const float *)p)[i];
-  }
-}
-
-static void store(void *p, clforge_dtype type, size_t i, float v) {
-  switch (type) {
-    case CLFORGE_F16: ((uint16_t *)p)[i] = clforge_ref_f32_to_f16(v); break;
-    case CLFORGE_BF16: ((uint16_t *)p)[i] = clforge_ref_f32_to_bf16(v); break;
-    default: ((float *)p)[i] = v; break;
-  }
-}
 
 clforge_status clforge_ref_convert(size_t n, const void *src, clforge_dtype src_type, void *dst,
                                    clforge_dtype dst_type) {
@@ -40,6 +24,6 @@ clforge_status clforge_ref_convert(size_t n, const void *src, clforge_dtype src_
     return CLFORGE_SUCCESS;
   }
   /* Through f32: f16 and bf16 widen exactly, so one rounding happens. */
-  for (size_t i = 0; i < n; ++i) store(dst, dst_type, i, load(src, src_type, i));
+  for (size_t i = 0; i < n; ++i) clforge__ref_store(dst, dst_type, i, clforge__ref_load(src, src_type, i));
   return CLFORGE_SUCCESS;
 }

@@ -5,22 +5,7 @@
 
 #include "../error.h"
 #include "../gemm_desc.h"
-
-static double load(const void *p, clforge_dtype t, size_t i) {
-  switch (t) {
-    case CLFORGE_F16: return clforge_ref_f16_to_f32(((const uint16_t *)p)[i]);
-    case CLFORGE_BF16: return clforge_ref_bf16_to_f32(((const uint16_t *)p)[i]);
-    default: return ((const float *)p)[i];
-  }
-}
-
-static void store(void *p, clforge_dtype t, size_t i, float v) {
-  switch (t) {
-    case CLFORGE_F16: ((uint16_t *)p)[i] = clforge_ref_f32_to_f16(v); break;
-    case CLFORGE_BF16: ((uint16_t *)p)[i] = clforge_ref_f32_to_bf16(v); break;
-    default: ((float *)p)[i] = v; break;
-  }
-}
+#include "element.h"
 
 static double activate(int act, double v) {
   switch (act) {
@@ -51,14 +36,14 @@ clforge_status clforge_ref_gemm(const clforge_gemm_desc *desc, const void *a, co
         for (size_t p = 0; p < g.k; ++p) {
           size_t ai = abase + (g.a.trans ? p * g.a.ld + i : i * g.a.ld + p);
           size_t bj = bbase + (g.b.trans ? j * g.b.ld + p : p * g.b.ld + j);
-          acc += load(ra, g.a.type, ai) * load(rb, g.b.type, bj);
+          acc += (double)clforge__ref_load(ra, g.a.type, ai) * clforge__ref_load(rb, g.b.type, bj);
         }
         size_t ci = cbase + i * g.c.ld + j;
         double v = (double)g.alpha * acc;
-        if (g.beta != 0.0f) v += (double)g.beta * load(c, g.c.type, ci);
-        if (g.bias_mode == CLFORGE_BIAS_ROW) v += load(bias, g.bias.type, g.bias.offset + i);
-        if (g.bias_mode == CLFORGE_BIAS_COLUMN) v += load(bias, g.bias.type, g.bias.offset + j);
-        store(c, g.c.type, ci, (float)activate(g.act, v));
+        if (g.beta != 0.0f) v += (double)g.beta * clforge__ref_load(c, g.c.type, ci);
+        if (g.bias_mode == CLFORGE_BIAS_ROW) v += clforge__ref_load(bias, g.bias.type, g.bias.offset + i);
+        if (g.bias_mode == CLFORGE_BIAS_COLUMN) v += clforge__ref_load(bias, g.bias.type, g.bias.offset + j);
+        clforge__ref_store(c, g.c.type, ci, (float)activate(g.act, v));
       }
   }
   return CLFORGE_SUCCESS;
