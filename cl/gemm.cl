@@ -95,13 +95,16 @@ void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
       As[kk * MWG + mm] = kk < kl ? LOAD1(A_T, A, A_AT(row0 + mm, kb + kk)) : 0.0f;
     }
 #endif
-#if SB
+#if SB && !TB
+    // B's rows are contiguous: copy (and widen) VW at a time.
+    for (uint i = lid; i < KWG * (NWG / VW); i += WGS) {
+      const uint kk = i / (NWG / VW), nn = (i % (NWG / VW)) * VW;
+      const floatv x = kk < kl ? load_b_vec(B, ldb, kb + kk, col0 + nn) : (floatv)0.0f;
+      VSTOREF(x, Bs + kk * NWG + nn);
+    }
+#elif SB
     for (uint i = lid; i < KWG * NWG; i += WGS) {
-#if TB
-      const uint kk = i % KWG, nn = i / KWG;
-#else
-      const uint kk = i / NWG, nn = i % NWG;
-#endif
+      const uint kk = i % KWG, nn = i / KWG; // k fastest: contiguous in a transposed B
       Bs[kk * NWG + nn] = kk < kl ? LOAD1(B_T, B, B_AT(kb + kk, col0 + nn)) : 0.0f;
     }
 #endif
