@@ -180,7 +180,8 @@ void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
     UNROLL(NV)
     for (int t = 0; t < NV; ++t) {
       const idx_t col = col0 + (t * NDIM + lx) * VW;
-      floatv v = alpha * acc[s][t];
+      // alpha == 0: A and B do not count (BLAS), not even their Inf/NaN
+      floatv v = alpha != 0.0f ? alpha * acc[s][t] : (floatv)0.0f;
       if (beta != 0.0f) v = fma((floatv)beta, load_c_vec(C, ldc, row, col), v);
 #if BIAS == 1
       v += LOAD1(BIAS_T, bias, bias_off + row);

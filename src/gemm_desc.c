@@ -54,8 +54,9 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
   if (!dtype_ok(&at) || !dtype_ok(&bt) || !dtype_ok(&ct) || !dtype_ok(&biast))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype (a %d, b %d, c %d, bias %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type);
-  if (d->m > UINT32_MAX || d->n > UINT32_MAX || d->k > UINT32_MAX)
-    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: m, n and k must be below 2^32 (m %zu, n %zu, k %zu)", d->m,
+  /* Below 2^31: the kernels' uint index math (tile origin + offsets) must not wrap. */
+  if (d->m > INT32_MAX || d->n > INT32_MAX || d->k > INT32_MAX)
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: m, n and k must be below 2^31 (m %zu, n %zu, k %zu)", d->m,
                          d->n, d->k);
   g->batch = d->batch ? d->batch : 1;
   g->alpha = d->alpha;

@@ -326,7 +326,13 @@ int main(int argc, char **argv) {
         run_case(ctx, &c);
       }
 
-  /* alpha/beta corners, k = 0 (C = act(beta C + bias)). */
+  /* alpha/beta corners, k = 0 (C = act(beta C + bias)). An infinite alpha
+   * with k = 0, or alpha = 0 with Inf/NaN in A, must not reach C. */
+  {
+    c = base(17, 19, 0);
+    c.alpha = INFINITY, c.beta = 1.0f;
+    run_case(ctx, &c);
+  }
   const float ab[][2] = {{0, 0}, {0, 1}, {1, 1}, {0, -2}, {3, 0}};
   for (size_t i = 0; i < sizeof ab / sizeof ab[0]; ++i) {
     c = base(66, 129, 31);

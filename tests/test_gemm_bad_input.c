@@ -54,7 +54,8 @@ int main(void) {
   /* sizes that overflow, or exceed what the kernels index */
   BAD(d.a_offset = SIZE_MAX - 5, CLFORGE_SIZE_OVERFLOW, "overflows");
   BAD((d.batch = SIZE_MAX / 2, d.stride_a = 4), CLFORGE_SIZE_OVERFLOW, "overflows");
-  BAD(d.m = (size_t)1 << 33, CLFORGE_UNSUPPORTED, "2^32");
+  BAD(d.m = (size_t)1 << 33, CLFORGE_UNSUPPORTED, "2^31");
+  BAD(d.k = (size_t)1 << 31, CLFORGE_UNSUPPORTED, "2^31");
   BAD(d.lda = (size_t)1 << 33, CLFORGE_UNSUPPORTED, "2^32");
   /* batch items of C that overlap */
   BAD((d.batch = 2, d.stride_c = 10), CLFORGE_INVALID_ARGUMENT, "overlap");

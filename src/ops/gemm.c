@@ -90,8 +90,11 @@ static cl_int set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g,
   const clforge__gemm_operand *o[3] = {&g->a, &g->b, &g->c};
   const cl_mem m[3] = {bf->a, bf->b, bf->c};
   cl_uint k = (cl_uint)g->k;
+  /* alpha = 0 tells the kernels to drop the product term: with k = 0 there is
+   * none (alpha * 0 would be NaN for an infinite alpha). */
+  float alpha = g->k ? g->alpha : 0.0f;
   cl_int err = clSetKernelArg(kern, i++, sizeof k, &k);
-  err |= clSetKernelArg(kern, i++, sizeof g->alpha, &g->alpha);
+  err |= clSetKernelArg(kern, i++, sizeof alpha, &alpha);
   err |= clSetKernelArg(kern, i++, sizeof g->beta, &g->beta);
   for (int j = 0; j < 3; ++j) {
     cl_ulong off = o[j]->offset, stride = o[j]->stride;
@@ -160,6 +163,17 @@ static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, 
   int tiled = m0 && n0 && g->k && path != PATH_DIRECT &&
               (path == PATH_TILED || (double)g->m * (double)g->n * (double)g->k >= DIRECT_BELOW_MNK);
   if (!tiled) m0 = n0 = 0;
+
+  /* Build and check every kernel the plan needs before the first launch, so
+   * that a failure (build, work-group limit) leaves C untouched. The enqueue
+   * functions below then find them in the context's cache. */
+  cl_kernel kern;
+  if (tiled)
+    st = kernel_for(ctx, &clforge__family_gemm, vt, g,
+                    (size_t)(vt[GEMM_MWG] / vt[GEMM_MWI]) * (size_t)(vt[GEMM_NWG] / vt[GEMM_NWI]), &kern);
+  if (st == CLFORGE_SUCCESS && (m0 < g->m || (tiled && n0 < g->n)))
+    st = kernel_for(ctx, &clforge__family_gemm_direct, vd, g, (size_t)vd[GEMMD_MDIM] * (size_t)vd[GEMMD_NDIM], &kern);
+  if (st != CLFORGE_SUCCESS) return st;
 
   cl_event evs[3];
   cl_uint nev = 0;

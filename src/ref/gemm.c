@@ -39,7 +39,8 @@ clforge_status clforge_ref_gemm(const clforge_gemm_desc *desc, const void *a, co
           acc += (double)clforge__ref_load(ra, g.a.type, ai) * clforge__ref_load(rb, g.b.type, bj);
         }
         size_t ci = cbase + i * g.c.ld + j;
-        double v = (double)g.alpha * acc;
+        /* alpha == 0 or k == 0: A and B do not count (BLAS), not even Inf/NaN */
+        double v = g.alpha != 0.0f && g.k ? (double)g.alpha * acc : 0.0;
         if (g.beta != 0.0f) v += (double)g.beta * clforge__ref_load(c, g.c.type, ci);
         if (g.bias_mode == CLFORGE_BIAS_ROW) v += clforge__ref_load(bias, g.bias.type, g.bias.offset + i);
         if (g.bias_mode == CLFORGE_BIAS_COLUMN) v += clforge__ref_load(bias, g.bias.type, g.bias.offset + j);
