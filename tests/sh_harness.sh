@@ -28,6 +28,15 @@ fail() {
 run() { "$@" >"$OUT" 2>"$ERR"; rc=$?; }
 # check NAME CONDITION...: CONDITION is a shell command list evaluated after run
 check() { name=$1; shift; if eval "$*"; then ok "$name"; else fail "$name (exit $rc)"; fi; }
+# no_icd ARGS...: clforge with an ICD loader that finds no driver
+NOICD=$TMP/no-icd
+mkdir "$NOICD"
+no_icd() (
+  unset OCL_ICD_FILENAMES
+  OCL_ICD_VENDORS=$NOICD
+  export OCL_ICD_VENDORS
+  exec "$BIN" "$@"
+)
 summary() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

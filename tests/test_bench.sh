@@ -143,14 +143,6 @@ check "table has clforge, clforge-tiled and clforge-direct rows" \
 check "table explains empty cells" 'grep -q "^\[1\] " "$OUT"'
 
 # ------------------------------------------------------------ no device
-NOICD=$TMP/no-icd
-mkdir "$NOICD"
-no_icd() (
-  unset OCL_ICD_FILENAMES
-  OCL_ICD_VENDORS=$NOICD
-  export OCL_ICD_VENDORS
-  exec "$BIN" "$@"
-)
 run no_icd bench gemm --sizes 8 --runs 3 --json
 check "no device: exits 1, nothing on stdout, a message on stderr" '[ $rc -eq 1 ] && [ ! -s "$OUT" ] && [ -s "$ERR" ]'
 

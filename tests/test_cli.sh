@@ -98,15 +98,6 @@ run "$BIN" info --json --bytes 1M
 check "info --json bandwidth numbers" '[ $rc -eq 0 ] && grep -q "\"pinned_host_to_device_gbps\":[[:space:]]*[0-9]" "$OUT"'
 
 # ------------------------------------------------------------ no platform
-NOICD=$TMP/no-icd
-mkdir "$NOICD"
-# no_icd ARGS...: clforge with an ICD loader that finds no driver
-no_icd() (
-  unset OCL_ICD_FILENAMES
-  OCL_ICD_VENDORS=$NOICD
-  export OCL_ICD_VENDORS
-  exec "$BIN" "$@"
-)
 run no_icd info
 check "no platform: exits non-zero and names pocl-opencl-icd" '[ $rc -ne 0 ] && grep -q "pocl-opencl-icd" "$ERR"'
 run no_icd info --json
