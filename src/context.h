@@ -4,6 +4,7 @@
 
 #include "clforge/clforge.h"
 #include "program.h"
+#include "tuning/db.h"
 
 struct clforge_context_s {
   cl_platform_id platform;
@@ -13,6 +14,8 @@ struct clforge_context_s {
   clforge_device_info info;
   int validate;             /* validation mode (CLFORGE_VALIDATE) */
   clforge__program_cache programs;
+  clforge__tuning_view tuning; /* this device's tuning entries, read on first use */
+  char *params_override;    /* clforge_context_set_params, wins over CLFORGE_PARAMS */
   char *last_error;         /* heap, grows to the longest message */
   size_t last_error_cap;
   /* Test-only fault injection: the name of an op whose device result is

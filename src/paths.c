@@ -28,7 +28,8 @@ int clforge__path(clforge_path_kind kind, char *buf, size_t cap, size_t *need) {
   switch (kind) {
     case CLFORGE_PATH_BINARY_CACHE: env = getenv("CLFORGE_CACHE_DIR"); c = "/clforge/kernels"; break;
     case CLFORGE_PATH_TUNING_FILE: env = getenv("CLFORGE_TUNING_FILE"); c = "/clforge/tuning.json"; break;
-    case CLFORGE_PATH_SYSTEM_TUNING_FILE: a = CLFORGE_SYSTEM_DATADIR, c = "/tuning.json"; break;
+    case CLFORGE_PATH_SYSTEM_TUNING_FILE: /* the env var serves relocated installs */
+      env = getenv("CLFORGE_SYSTEM_TUNING_FILE"); a = CLFORGE_SYSTEM_DATADIR, c = "/tuning.json"; break;
     default: return -2;
   }
   if (env && *env) a = env, c = "";

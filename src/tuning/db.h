@@ -1,0 +1,94 @@
+/* The tuning cache file (JSON, read and written with cJSON): parse, load the
+ * user and system files once per context, look up with fallback, merge and
+ * save atomically under a lock. Format: docs/tuning.md. */
+#ifndef CLFORGE_SRC_TUNING_DB_H
+#define CLFORGE_SRC_TUNING_DB_H
+
+#include <stddef.h>
+
+#include "clforge/clforge.h"
+
+#define CLFORGE_TUNING_FORMAT 1
+
+enum { CLFORGE_TUNING_MAX_PARAMS = 16, CLFORGE_TUNING_MAX_DIMS = 4 };
+
+typedef struct clforge__tuning_entry {
+  /* device fingerprint */
+  char vendor[128], device[256], driver[128];
+  unsigned compute_units;
+  /* what was tuned */
+  char family[32];       /* kernel family, e.g. "gemm" */
+  char dtypes[32];       /* storage types of the operands, e.g. "f32,f32,f32" */
+  char layout[16];       /* op-specific layout key, e.g. "nn" (transposes) */
+  char shape_class[32];  /* e.g. "large" */
+  int ndims;
+  size_t shape[CLFORGE_TUNING_MAX_DIMS]; /* the exact shape tuned, e.g. m, n, k */
+  char provider[16];     /* "clforge", or a peer library that won ("clblast") */
+  int nparams;
+  char names[CLFORGE_TUNING_MAX_PARAMS][16];
+  int values[CLFORGE_TUNING_MAX_PARAMS];
+  double median_s, gflops;
+  char date[32];         /* ISO 8601, UTC */
+  char library_version[32];
+} clforge__tuning_entry;
+
+typedef struct clforge__tuning_db {
+  clforge__tuning_entry *entries;
+  size_t count, cap;
+} clforge__tuning_db;
+
+/* Parse a whole file's text. On success appends its entries to db and
+ * returns 0; on any defect (not JSON, wrong format version, wrong types,
+ * missing fields) returns -1 with the reason in why and leaves db as it was.
+ * Never reads beyond len; text need not be NUL-terminated. */
+int clforge__tuning_parse(const char *text, size_t len, clforge__tuning_db *db, char *why, size_t why_cap);
+
+/* Read and parse a file. 0 on success, 1 when it does not exist (or is
+ * "off"), -1 with why on a read or parse failure (db unchanged). */
+int clforge__tuning_load_file(const char *path, clforge__tuning_db *db, char *why, size_t why_cap);
+
+/* Append or replace (same device, family, dtypes, layout, shape class). */
+int clforge__tuning_put(clforge__tuning_db *db, const clforge__tuning_entry *e);
+
+void clforge__tuning_free(clforge__tuning_db *db);
+
+/* The whole file's text for db (malloc'd, NULL when out of memory); parsing
+ * it gives back the same entries. */
+char *clforge__tuning_serialize(const clforge__tuning_db *db);
+
+/* Merge `add` into the file at path under an exclusive lock (re-reading what
+ * other writers saved meanwhile), then write a temporary file and rename it
+ * over. A file that cannot be parsed is replaced (and reported in why, with
+ * return 1); -1 with why on an I/O failure. */
+int clforge__tuning_save(const char *path, const clforge__tuning_db *add, char *why, size_t why_cap);
+
+/* 1 when an entry was made on the device described by info. */
+int clforge__tuning_same_device(const clforge__tuning_entry *e, const clforge_device_info *info);
+
+/* Fill an entry's fingerprint from info and date/library version from now. */
+void clforge__tuning_stamp(clforge__tuning_entry *e, const clforge_device_info *info);
+
+/* The per-context view: the user's and the system's entries for this device,
+ * loaded on first use (files read once per context; defects logged once). */
+typedef struct clforge__tuning_view {
+  int loaded;
+  clforge__tuning_db user, system;
+} clforge__tuning_view;
+
+typedef enum {
+  CLFORGE__TUNING_NONE = 0,
+  CLFORGE__TUNING_EXACT = 1,   /* this device, this shape class */
+  CLFORGE__TUNING_NEAREST = 2  /* this device, nearest tuned shape */
+} clforge__tuning_match;
+
+/* Look up family/dtypes/layout/class on ctx's device; for NEAREST, the entry
+ * with the smallest log-distance between shapes. User entries win over
+ * system ones. Returns the match kind and *out (NULL for NONE). */
+clforge__tuning_match clforge__tuning_lookup(clforge_context ctx, const char *family, const char *dtypes,
+                                             const char *layout, const char *shape_class, const size_t *shape,
+                                             int ndims, const clforge__tuning_entry **out);
+
+/* Drop the loaded view (the next lookup reads the files again). */
+void clforge__tuning_view_release(clforge__tuning_view *v);
+
+#endif
