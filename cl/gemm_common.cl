@@ -9,6 +9,10 @@
 // Layout: the host turns column-major problems into row-major ones, so the
 // kernels only see row-major C.
 
+#ifdef CLFORGE_TEST_BUILD_ERROR // tests only: prove the tuner discards a candidate that fails to build
+#error "clforge test: forced build failure"
+#endif
+
 #if IDX64
 typedef ulong idx_t;
 #else

@@ -154,6 +154,37 @@ clforge_status clforge_context_set_validation(clforge_context ctx, int enabled) 
   return CLFORGE_SUCCESS;
 }
 
+clforge_status clforge_context_set_params(clforge_context ctx, const char *params) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "context is NULL");
+  clforge__clear_error(ctx);
+  char *copy = NULL;
+  if (params && *params && !(copy = strdup(params)))
+    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "no memory for the parameter override");
+  free(ctx->params_override);
+  ctx->params_override = copy;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_context_reload_tuning(clforge_context ctx) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "context is NULL");
+  clforge__clear_error(ctx);
+  clforge__tuning_view_release(&ctx->tuning);
+  return CLFORGE_SUCCESS;
+}
+
+const char *clforge_params_source_name(clforge_params_source source) {
+  switch (source) {
+    case CLFORGE_PARAMS_FROM_API: return "api";
+    case CLFORGE_PARAMS_FROM_ENV: return "env";
+    case CLFORGE_PARAMS_FROM_TUNED: return "tuned";
+    case CLFORGE_PARAMS_FROM_NEAREST: return "nearest";
+    case CLFORGE_PARAMS_FROM_DEVICE_DEFAULT: return "device-default";
+    case CLFORGE_PARAMS_FROM_GENERIC_DEFAULT: return "generic-default";
+    case CLFORGE_PARAMS_FROM_TUNER: return "tuner";
+  }
+  return "unknown";
+}
+
 void clforge__test_set_fault(clforge_context ctx, const char *op_name) {
   if (!ctx) return;
   ctx->test_fault[0] = '\0';

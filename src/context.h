@@ -15,6 +15,13 @@ struct clforge_context_s {
   int validate;             /* validation mode (CLFORGE_VALIDATE) */
   clforge__program_cache programs;
   clforge__tuning_view tuning; /* this device's tuning entries, read on first use */
+  /* The tuner's candidate: family (NULL when not tuning) and its values,
+   * or a provider ("clblast") to time instead of clforge's kernels. */
+  struct {
+    const struct clforge__family *family;
+    int values[16];
+    char provider[16];
+  } tune_force;
   char *params_override;    /* clforge_context_set_params, wins over CLFORGE_PARAMS */
   char *last_error;         /* heap, grows to the longest message */
   size_t last_error_cap;

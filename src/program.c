@@ -11,6 +11,7 @@
 #include "error.h"
 #include "log.h"
 #include "paths.h"
+#include "validate.h"
 
 enum { MAX_KERNELS = 8 };
 
@@ -233,7 +234,12 @@ static clforge_status get_program(clforge_context ctx, const char *const *source
 
 clforge_status clforge__kernel_get(clforge_context ctx, const char *const *sources, const char *options,
                                    const char *kernel_name, cl_kernel *out) {
-  clforge__program_entry *e;
+  clforge__program_entry *e = NULL;
+  char broken[1200];
+  if (clforge__test_fault_armed(ctx, "build")) { /* tests only: a source the compiler rejects */
+    snprintf(broken, sizeof broken, "%s -DCLFORGE_TEST_BUILD_ERROR", options);
+    options = broken;
+  }
   clforge_status st = get_program(ctx, sources, options, &e);
   if (st != CLFORGE_SUCCESS) return st;
   int slot = -1;

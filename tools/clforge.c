@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "tune.h"
+
 #include "gemm_bench.h" /* bench/ */
 
 /* ------------------------------------------------------------------ helpers */
@@ -937,6 +939,8 @@ typedef struct {
 
 static const command commands[] = {
     {"info", "list OpenCL platforms and devices, clforge's setup, transfer bandwidth", cmd_info, help_info},
+    {"tune", "tune kernel parameters for this device and save the tuning file", clforge_cli_tune,
+     clforge_cli_tune_help},
     {"bench", "benchmark an op against other libraries (gemm)", cmd_bench, help_bench},
 };
 

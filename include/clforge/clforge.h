@@ -268,6 +268,124 @@ CLFORGE_API clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_
                                         cl_mem c, cl_mem bias, cl_uint num_events_in_wait_list,
                                         const cl_event *event_wait_list, cl_event *event);
 
+/* ------------------------------------------------- parameters and tuning */
+/** Where a kernel's parameters for a call come from, in lookup order. */
+typedef enum clforge_params_source {
+  CLFORGE_PARAMS_FROM_API = 1,         /* clforge_context_set_params */
+  CLFORGE_PARAMS_FROM_ENV = 2,         /* CLFORGE_PARAMS */
+  CLFORGE_PARAMS_FROM_TUNED = 3,       /* tuning file: this device, this shape class */
+  CLFORGE_PARAMS_FROM_NEAREST = 4,     /* tuning file: this device, nearest tuned shape */
+  CLFORGE_PARAMS_FROM_DEVICE_DEFAULT = 5, /* built-in default of the device class */
+  CLFORGE_PARAMS_FROM_GENERIC_DEFAULT = 6, /* built-in generic default */
+  CLFORGE_PARAMS_FROM_TUNER = 7        /* a candidate the tuner is measuring */
+} clforge_params_source;
+
+/** "api", "env", "tuned", "nearest", "device-default", "generic-default", "tuner". */
+CLFORGE_API const char *clforge_params_source_name(clforge_params_source source);
+
+#define CLFORGE_MAX_KERNEL_PARAMS 16
+
+/** One kernel (or peer library) a call uses, and why. */
+typedef struct clforge_kernel_choice {
+  char family[32];          /* kernel family, e.g. "gemm", "gemm_direct" */
+  char provider[16];        /* "clforge", or "clblast" when CLBlast runs the call */
+  char shape_class[32];     /* the call's shape class, e.g. "large" */
+  char dtypes[32], layout[16]; /* the keys a tuning entry must match */
+  clforge_params_source source;
+  int tuned_ndims;          /* for TUNED/NEAREST: the shape the entry was tuned on */
+  size_t tuned_shape[4];
+  double tuned_gflops;      /* for TUNED/NEAREST: what the tuner measured */
+  int nparams;
+  char names[CLFORGE_MAX_KERNEL_PARAMS][16];
+  int values[CLFORGE_MAX_KERNEL_PARAMS];
+} clforge_kernel_choice;
+
+/** Override kernel parameters for this context: the CLFORGE_PARAMS syntax,
+ *  e.g. "gemm:MWG=64,NWG=64;gemm_direct:VW=4". Wins over CLFORGE_PARAMS and
+ *  the tuning file. A value that is not a candidate or breaks a constraint
+ *  fails the call that uses it. NULL or "" clears the override. */
+CLFORGE_API clforge_status clforge_context_set_params(clforge_context ctx, const char *params);
+
+/** Forget the tuning entries read so far: the next call reads the tuning
+ *  files again (after a tune in another process). */
+CLFORGE_API clforge_status clforge_context_reload_tuning(clforge_context ctx);
+
+/** Which kernels and parameters clforge_gemm(ctx, desc, ...) would use, and
+ *  where each set comes from (the tuning file, an override, a default).
+ *  Fills up to `capacity` choices, in launch order; *count gets how many the
+ *  call uses (0 for an empty problem). Nothing is built or enqueued. */
+CLFORGE_API clforge_status clforge_gemm_explain(clforge_context ctx, const clforge_gemm_desc *desc,
+                                                clforge_kernel_choice *choices, int capacity, int *count);
+
+typedef enum clforge_tune_strategy {
+  CLFORGE_TUNE_AUTO = 0,       /* exhaustive when the space fits the budget, else random + local search */
+  CLFORGE_TUNE_EXHAUSTIVE = 1,
+  CLFORGE_TUNE_RANDOM = 2,     /* random sampling, then local search around the best */
+  CLFORGE_TUNE_ANNEAL = 3      /* simulated annealing */
+} clforge_tune_strategy;
+
+typedef enum clforge_tune_event_kind {
+  CLFORGE_TUNE_PROBLEM_START = 1, /* a (family, shape class, dtypes, layout) begins */
+  CLFORGE_TUNE_CANDIDATE = 2,     /* one candidate measured, cut short or discarded */
+  CLFORGE_TUNE_PROBLEM_DONE = 3   /* the winner is known (and saved unless dry run) */
+} clforge_tune_event_kind;
+
+typedef enum clforge_tune_outcome {
+  CLFORGE_TUNE_OK = 0,
+  CLFORGE_TUNE_SLOW = 1,         /* cut short: far slower than the best so far */
+  CLFORGE_TUNE_BUILD_FAILED = 2, /* discarded */
+  CLFORGE_TUNE_RUN_FAILED = 3,   /* discarded */
+  CLFORGE_TUNE_WRONG = 4         /* discarded: differs from the CPU reference */
+} clforge_tune_outcome;
+
+/** What the tuner reports to the progress callback. Strings live until the
+ *  callback returns. */
+typedef struct clforge_tune_event {
+  clforge_tune_event_kind kind;
+  const char *op, *family, *shape_class, *dtypes, *layout;
+  size_t shape[4];
+  int ndims;
+  int problem, problems;         /* this problem's index and how many the run has */
+  size_t tried, total;           /* candidates evaluated / in the search space */
+  double elapsed_s, left_s;      /* of the whole run's budget */
+  /* CANDIDATE */
+  clforge_tune_outcome outcome;
+  const char *params;            /* "MWG=64 NWG=32 ..." */
+  const char *message;           /* why it was discarded */
+  double gflops, build_s;
+  double best_gflops;            /* best so far on this problem */
+  /* PROBLEM_DONE: built-in default, tuned winner and CLBlast (0 when not
+   * measured, e.g. CLBlast cannot do the dtypes) */
+  double default_gflops, tuned_gflops, clblast_gflops;
+  const char *provider;          /* "clforge" or "clblast" */
+  int failures;                  /* candidates discarded on this problem */
+} clforge_tune_event;
+
+typedef struct clforge_tune_options {
+  const char *ops;          /* "gemm", or "all" / NULL for every op */
+  const char *shapes;       /* comma-separated shape classes, NULL = all */
+  const char *dtypes;       /* comma-separated: "f32", "f16", "bf16"; NULL = all */
+  const char *layouts;      /* comma-separated transposes "nn,nt,tn,tt"; NULL = all */
+  clforge_tune_strategy strategy;
+  double budget_s;          /* wall-clock budget for the whole run; 0 = 120 s */
+  int max_evals;            /* per problem; 0 = unbounded (budget only) */
+  unsigned seed;            /* 0 = a fixed default (runs are reproducible) */
+  const char *file;         /* where to save; NULL = the user's tuning file */
+  int dry_run;              /* measure and report, save nothing */
+  int skip_peers;           /* do not time CLBlast */
+  void (*progress)(const clforge_tune_event *event, void *user);
+  void *user;
+  const volatile int *stop; /* when it becomes nonzero the run ends cleanly, keeping what it measured */
+} clforge_tune_options;
+
+/** Tune ctx's device: for each problem (op family x shape class x dtypes x
+ *  layout) search the family's parameters, verify every candidate against
+ *  the CPU reference, and save the winners to the tuning file. The budget
+ *  is split over the problems. Returns CLFORGE_SUCCESS when the run
+ *  finished or was stopped; the saved entries take effect in contexts
+ *  created afterwards (or after clforge_context_reload_tuning). */
+CLFORGE_API clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *options);
+
 /* ------------------------------------------------------ CPU reference path */
 /** Reference twin of clforge_convert on host arrays; same semantics, bit for
  *  bit (NaN payloads aside). */

@@ -12,6 +12,16 @@ extern const clforge__family clforge__family_convert;
  * (its widening costs more than bf16's), and whether C is narrow (n < 64). */
 enum { GEMM_VAR_TA = 1, GEMM_VAR_TB = 2, GEMM_VAR_F16 = 4, GEMM_VAR_NARROW = 8 };
 
+/* The variant bits of a GEMM problem (row-major view). */
+int clforge__gemm_variant(int trans_a, int trans_b, clforge_dtype a, clforge_dtype b, size_t n);
+
+/* GEMM's shape classes: "small" (the direct kernel does it all), "skinny_m",
+ * "skinny_n", "medium", "large" (see gemm.c for the bounds). */
+const char *clforge__gemm_shape_class(size_t m, size_t n, size_t k);
+
+/* How the tuner runs GEMM (src/ops/gemm_tune.c). */
+extern const struct clforge__tune_op clforge__tune_gemm;
+
 /* Tiled GEMM: parameter indices into values[] */
 enum { GEMM_MWG, GEMM_NWG, GEMM_MWI, GEMM_NWI, GEMM_KWG, GEMM_VW, GEMM_SA, GEMM_SB, GEMM_KU, GEMM_KSYNC, GEMM_NPARAMS };
 extern const clforge__family clforge__family_gemm;
@@ -19,5 +29,8 @@ extern const clforge__family clforge__family_gemm;
 /* Direct GEMM */
 enum { GEMMD_MWI, GEMMD_NWI, GEMMD_MDIM, GEMMD_NDIM, GEMMD_KU, GEMMD_VW, GEMMD_NPARAMS };
 extern const clforge__family clforge__family_gemm_direct;
+
+/* The families the tuner knows, NULL-terminated. */
+extern const clforge__family *const clforge__tunable_families[];
 
 #endif

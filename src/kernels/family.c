@@ -10,6 +10,7 @@
 #include "../context.h"
 #include "../error.h"
 #include "../log.h"
+#include "../tuning/db.h"
 
 int clforge__family_check(const clforge__family *f, const int *values, const clforge_device_info *dev,
                           char *why, size_t why_cap) {
@@ -35,9 +36,7 @@ int clforge__family_options(const clforge__family *f, const int *values, char *b
   return 0;
 }
 
-/* Apply "NAME=V,NAME=V" for family f from CLFORGE_PARAMS; 1 if the family
- * was named, 0 if not, -1 with why on a malformed entry. */
-static int parse_override(const clforge__family *f, const char *env, int *values, char *why, size_t why_cap) {
+int clforge__family_parse_params(const clforge__family *f, const char *env, int *values, char *why, size_t why_cap) {
   size_t flen = strlen(f->name);
   for (const char *e = env; e && *e;) {
     while (*e == ';' || isspace((unsigned char)*e)) ++e;
@@ -53,7 +52,7 @@ static int parse_override(const clforge__family *f, const char *env, int *values
           if (!strncmp(q, f->params[p].name, nlen) && q[nlen] == '=') break;
         }
         if (p == f->nparams) {
-          snprintf(why, why_cap, "CLFORGE_PARAMS: unknown parameter at \"%.*s\" for family %s", (int)(end - q), q,
+          snprintf(why, why_cap, "unknown parameter at \"%.*s\" for family %s", (int)(end - q), q,
                    f->name);
           return -1;
         }
@@ -62,7 +61,7 @@ static int parse_override(const clforge__family *f, const char *env, int *values
         long v = strtol(q + strlen(f->params[p].name) + 1, &num_end, 10);
         if (num_end == q + strlen(f->params[p].name) + 1 || errno || v < INT_MIN || v > INT_MAX ||
             (num_end < end && *num_end != ',' && !isspace((unsigned char)*num_end))) {
-          snprintf(why, why_cap, "CLFORGE_PARAMS: %s needs an integer value", f->params[p].name);
+          snprintf(why, why_cap, "%s needs an integer value", f->params[p].name);
           return -1;
         }
         values[p] = (int)v;
@@ -81,27 +80,112 @@ void clforge__family_default(const clforge__family *f, clforge_device_class cls,
     if (o->device_class == cls && (variant & o->variant_mask) == o->variant_bits) values[o->param] = o->value;
 }
 
-clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int variant, int *values,
-                                      clforge__params_source *source) {
+void clforge__family_format(const clforge__family *f, const int *values, char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int p = 0; p < f->nparams && used < cap; ++p) {
+    int n = snprintf(buf + used, cap - used, "%s%s=%d", p ? " " : "", f->params[p].name, values[p]);
+    if (n < 0) return;
+    used += (size_t)n;
+  }
+}
+
+/* An entry's named values onto f's parameters; 0 when every parameter is
+ * named exactly once and the set passes the family's checks. */
+static int entry_values(const clforge__family *f, const clforge__tuning_entry *e, const clforge_device_info *dev,
+                        int *values, char *why, size_t why_cap) {
+  if (e->nparams != f->nparams) {
+    snprintf(why, why_cap, "it has %d parameters, family %s has %d", e->nparams, f->name, f->nparams);
+    return -1;
+  }
+  for (int p = 0; p < f->nparams; ++p) {
+    int found = 0;
+    for (int i = 0; i < e->nparams; ++i)
+      if (!strcmp(e->names[i], f->params[p].name)) values[p] = e->values[i], ++found;
+    if (found != 1) {
+      snprintf(why, why_cap, "parameter %s is missing or repeated", f->params[p].name);
+      return -1;
+    }
+  }
+  return clforge__family_check(f, values, dev, why, why_cap) ? 0 : -1;
+}
+
+static void fill_choice(clforge_kernel_choice *c, const clforge__family *f, const clforge__problem_key *key,
+                        const int *values, clforge_params_source src, const clforge__tuning_entry *e) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->family, sizeof c->family, "%s", f->name);
+  snprintf(c->provider, sizeof c->provider, "%s",
+           e && src == CLFORGE_PARAMS_FROM_TUNED ? e->provider : "clforge");
+  if (key) {
+    snprintf(c->shape_class, sizeof c->shape_class, "%s", key->shape_class ? key->shape_class : "");
+    snprintf(c->dtypes, sizeof c->dtypes, "%s", key->dtypes ? key->dtypes : "");
+    snprintf(c->layout, sizeof c->layout, "%s", key->layout ? key->layout : "");
+  }
+  c->source = src;
+  if (e) {
+    c->tuned_ndims = e->ndims;
+    memcpy(c->tuned_shape, e->shape, sizeof c->tuned_shape);
+    c->tuned_gflops = e->gflops;
+  }
+  c->nparams = f->nparams;
+  for (int p = 0; p < f->nparams; ++p) {
+    snprintf(c->names[p], sizeof c->names[p], "%s", f->params[p].name);
+    c->values[p] = values[p];
+  }
+}
+
+clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int variant,
+                                      const clforge__problem_key *key, int *values, clforge_kernel_choice *choice) {
   char why[256];
+  clforge_params_source src = CLFORGE_PARAMS_FROM_DEVICE_DEFAULT;
+  const clforge__tuning_entry *entry = NULL;
+  if (ctx->tune_force.family == f) { /* the tuner measuring a candidate */
+    memcpy(values, ctx->tune_force.values, sizeof(int) * (size_t)f->nparams);
+    if (choice) fill_choice(choice, f, key, values, CLFORGE_PARAMS_FROM_TUNER, NULL);
+    if (choice && ctx->tune_force.provider[0])
+      snprintf(choice->provider, sizeof choice->provider, "%s", ctx->tune_force.provider);
+    return CLFORGE_SUCCESS;
+  }
   /* The class default, or the generic one where the device's limits (e.g. a
    * small maximum work-group) rule the class default out. */
   clforge__family_default(f, ctx->info.device_class, variant, values);
   if (!clforge__family_check(f, values, &ctx->info, why, sizeof why)) {
     clforge__log(CLFORGE_LOG_INFO, "%s: class default not usable here (%s), using the generic default", f->name, why);
     clforge__family_default(f, CLFORGE_DEVICE_CLASS_GENERIC, variant, values);
+    src = CLFORGE_PARAMS_FROM_GENERIC_DEFAULT;
     if (!clforge__family_check(f, values, &ctx->info, why, sizeof why))
       return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "%s: no built-in parameters fit this device (%s); set CLFORGE_PARAMS",
                            f->name, why);
   }
-  *source = CLFORGE_PARAMS_FROM_DEFAULT;
-  int r = parse_override(f, getenv("CLFORGE_PARAMS"), values, why, sizeof why);
-  if (r < 0) return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT, "%s", why);
-  if (r > 0) {
-    if (!clforge__family_check(f, values, &ctx->info, why, sizeof why))
-      return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_PARAMS: %s", why);
-    *source = CLFORGE_PARAMS_FROM_ENV;
+  if (key && key->dtypes) {
+    clforge__tuning_match m = clforge__tuning_lookup(ctx, f->name, key->dtypes, key->layout, key->shape_class,
+                                                     key->shape, key->ndims, &entry);
+    int tuned[CLFORGE_MAX_PARAMS];
+    if (m != CLFORGE__TUNING_NONE && entry_values(f, entry, &ctx->info, tuned, why, sizeof why) == 0) {
+      memcpy(values, tuned, sizeof(int) * (size_t)f->nparams);
+      src = m == CLFORGE__TUNING_EXACT ? CLFORGE_PARAMS_FROM_TUNED : CLFORGE_PARAMS_FROM_NEAREST;
+    } else {
+      if (m != CLFORGE__TUNING_NONE)
+        clforge__log(CLFORGE_LOG_DEBUG, "%s: tuning entry for class %s skipped (%s)", f->name, entry->shape_class, why);
+      entry = NULL;
+    }
   }
+  /* Overrides: the API's first, else the environment's; unnamed parameters
+   * keep what the lookup above gave. */
+  const char *spec[2] = {ctx->params_override, getenv("CLFORGE_PARAMS")};
+  const clforge_status bad[2] = {CLFORGE_INVALID_ARGUMENT, CLFORGE_INVALID_ENVIRONMENT};
+  const char *origin[2] = {"clforge_context_set_params", "CLFORGE_PARAMS"};
+  for (int i = 0; i < 2; ++i) {
+    int r = clforge__family_parse_params(f, spec[i], values, why, sizeof why);
+    if (r < 0) return clforge__fail(ctx, bad[i], "%s: %s", origin[i], why);
+    if (r == 0) continue;
+    if (!clforge__family_check(f, values, &ctx->info, why, sizeof why))
+      return clforge__fail(ctx, bad[i], "%s: %s", origin[i], why);
+    src = i == 0 ? CLFORGE_PARAMS_FROM_API : CLFORGE_PARAMS_FROM_ENV;
+    entry = NULL;
+    break;
+  }
+  if (choice) fill_choice(choice, f, key, values, src, entry);
   return CLFORGE_SUCCESS;
 }
 

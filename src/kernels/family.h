@@ -24,6 +24,15 @@ typedef struct clforge__default_override {
   int value;
 } clforge__default_override;
 
+/* A shape class a family is tuned on: its name and the representative
+ * problem the tuner measures (e.g. m, n, k). */
+typedef struct clforge__shape_class {
+  const char *name;
+  size_t shape[4];
+} clforge__shape_class;
+
+struct clforge__tune_op; /* src/tuning/tune_op.h: how the tuner runs the family's op */
+
 typedef struct clforge__family {
   const char *name;                       /* family name, also used in CLFORGE_PARAMS */
   const char *const *sources;             /* embedded cl/<name>.cl files, NULL-terminated */
@@ -37,13 +46,18 @@ typedef struct clforge__family {
   /* Constraints between values and against the device beyond "is a
    * candidate": 1 when allowed, else 0 with the reason in why. */
   int (*allowed)(const int *values, const clforge_device_info *dev, char *why, size_t why_cap);
+  /* Tuning: the op that runs the family, and the shape classes it is tuned
+   * on (terminated by a NULL name). */
+  const struct clforge__tune_op *tune;
+  const clforge__shape_class *classes;
 } clforge__family;
 
-/* Where a call's parameters came from. */
-typedef enum {
-  CLFORGE_PARAMS_FROM_DEFAULT = 0,  /* built-in default of the device class */
-  CLFORGE_PARAMS_FROM_ENV = 1       /* CLFORGE_PARAMS override */
-} clforge__params_source;
+/* What a lookup is keyed on besides the device (see clforge__family_select). */
+typedef struct clforge__problem_key {
+  const char *dtypes, *layout, *shape_class;
+  int ndims;
+  size_t shape[4];
+} clforge__problem_key;
 
 /* 1 when every value is a candidate and the family's constraints hold. */
 int clforge__family_check(const clforge__family *f, const int *values, const clforge_device_info *dev,
@@ -52,12 +66,24 @@ int clforge__family_check(const clforge__family *f, const int *values, const clf
 /* "-DNAME=value ..." for the build; 0 on success, -1 if cap is too small. */
 int clforge__family_options(const clforge__family *f, const int *values, char *buf, size_t cap);
 
-/* Parameters for a call on ctx's device and problem variant: CLFORGE_PARAMS
- * override (e.g. "convert:VW=8,WGS=64;gemm:...", unnamed parameters keep
- * their default), else the device class default for the variant. A
- * malformed or disallowed override is CLFORGE_INVALID_ENVIRONMENT. */
-clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int variant, int *values,
-                                      clforge__params_source *source);
+/* Parameters for a call on ctx's device, problem variant and key, in the
+ * lookup order: the tuner's candidate → clforge_context_set_params →
+ * CLFORGE_PARAMS (e.g. "convert:VW=8;gemm:MWG=64"; unnamed parameters keep
+ * what the rest of the order gives) → the tuning file's entry for this
+ * device and shape class → its nearest tuned shape → the device class
+ * default for the variant → the generic default. A malformed or disallowed
+ * override fails (CLFORGE_INVALID_ARGUMENT / _ENVIRONMENT); a tuning entry
+ * that does not fit is skipped. key may be NULL (no tuning lookup).
+ * choice (may be NULL) gets the values, names, source and provider. */
+clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int variant,
+                                      const clforge__problem_key *key, int *values, clforge_kernel_choice *choice);
+
+/* Parse "fam:NAME=V,...;fam2:..." for family f into values; 1 if f was
+ * named, 0 if not, -1 with why on a malformed entry. */
+int clforge__family_parse_params(const clforge__family *f, const char *spec, int *values, char *why, size_t why_cap);
+
+/* "NAME=V NAME=V ..." of values, for messages. */
+void clforge__family_format(const clforge__family *f, const int *values, char *buf, size_t cap);
 
 /* The built-in default of a device class for a variant (values[] filled). */
 void clforge__family_default(const clforge__family *f, clforge_device_class cls, int variant, int *values);

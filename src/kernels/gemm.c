@@ -35,6 +35,22 @@ static int gemm_allowed(const int *v, const clforge_device_info *dev, char *why,
   return 1;
 }
 
+int clforge__gemm_variant(int trans_a, int trans_b, clforge_dtype a, clforge_dtype b, size_t n) {
+  return (trans_a ? GEMM_VAR_TA : 0) | (trans_b ? GEMM_VAR_TB : 0) |
+         (a == CLFORGE_F16 || b == CLFORGE_F16 ? GEMM_VAR_F16 : 0) | (n < 64 ? GEMM_VAR_NARROW : 0);
+}
+
+/* Below 128^3 multiply-adds the direct kernel does the whole problem (see
+ * src/ops/gemm.c); a side under 256 at least 4x shorter than the other is
+ * skinny; the rest is medium or large around a geometric mean of 768. */
+const char *clforge__gemm_shape_class(size_t m, size_t n, size_t k) {
+  double mnk = (double)m * (double)n * (double)k;
+  if (mnk < 128.0 * 128.0 * 128.0) return "small";
+  if (m < 256 && n >= 4 * m) return "skinny_m";
+  if (n < 256 && m >= 4 * n) return "skinny_n";
+  return mnk < 768.0 * 768.0 * 768.0 ? "medium" : "large";
+}
+
 /* clang-format off */
 const clforge__family clforge__family_gemm = {
     .name = "gemm",
@@ -73,5 +89,14 @@ const clforge__family clforge__family_gemm = {
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_F16, GEMM_VAR_F16, GEMM_SB, 1},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = gemm_allowed,
+    .tune = &clforge__tune_gemm,
+    /* Tiles must divide the representative shapes (the tuner keeps to
+     * candidates that do), so they are multiples of 128 where they can be. */
+    .classes = (const clforge__shape_class[]){
+        {"large", {1024, 1024, 1024}},
+        {"medium", {512, 512, 512}},
+        {"skinny_m", {64, 1024, 1024}},
+        {"skinny_n", {1024, 64, 1024}},
+        {NULL, {0}}},
 };
 /* clang-format on */

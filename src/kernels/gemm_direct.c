@@ -49,5 +49,11 @@ const clforge__family clforge__family_gemm_direct = {
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_NARROW, GEMM_VAR_NARROW, GEMMD_NDIM, 1},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = direct_allowed,
+    .tune = &clforge__tune_gemm,
+    /* The direct kernel runs small problems whole, and the other classes'
+     * edges (those find this entry as the nearest tuned shape). */
+    .classes = (const clforge__shape_class[]){
+        {"small", {64, 64, 64}},
+        {NULL, {0}}},
 };
 /* clang-format on */

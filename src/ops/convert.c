@@ -42,8 +42,7 @@ static clforge_status enqueue_kernel(clforge_context ctx, size_t n, cl_mem src, 
                                      const cl_event *wait, cl_event *event) {
   const clforge__family *f = &clforge__family_convert;
   int v[CLFORGE_MAX_PARAMS];
-  clforge__params_source source;
-  clforge_status r = clforge__family_select(ctx, f, 0, v, &source);
+  clforge_status r = clforge__family_select(ctx, f, 0, NULL, v, NULL); /* not tuned: memory-bound */
   if (r != CLFORGE_SUCCESS) return r;
   char opts[512];
   if (clforge__family_options(f, v, opts, sizeof opts))

@@ -12,6 +12,7 @@
 #include "../kernels/families.h"
 #include "../program.h"
 #include "../validate.h"
+#include "../providers/clblast_gemm.h"
 #include "buffer_check.h"
 
 /* Below this many multiply-adds the direct kernel does the whole problem:
@@ -144,25 +145,80 @@ static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g
   return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (gemm direct)");
 }
 
+/* What a call runs: CLBlast for the whole call, or the tiled kernel on the
+ * full tiles and the direct kernel on the rest (or on everything). */
+typedef struct {
+  int clblast;
+  int tiled, direct;
+  size_t m0, n0;                 /* extent of the tiled part */
+  int vt[CLFORGE_MAX_PARAMS], vd[CLFORGE_MAX_PARAMS];
+  clforge_kernel_choice ct, cd;  /* where vt and vd come from */
+} gemm_plan;
+
+/* The tuning key of g: storage types of a, b, c and the transposes, in the
+ * row-major view the kernels see; the shape class and the shape. */
+static void gemm_key(const clforge__gemm *g, clforge__problem_key *key, char *dtypes, size_t cap, char *layout) {
+  snprintf(dtypes, cap, "%s,%s,%s", clforge_dtype_name(g->a.type), clforge_dtype_name(g->b.type),
+           clforge_dtype_name(g->c.type));
+  layout[0] = g->a.trans ? 't' : 'n';
+  layout[1] = g->b.trans ? 't' : 'n';
+  layout[2] = '\0';
+  key->dtypes = dtypes;
+  key->layout = layout;
+  key->shape_class = clforge__gemm_shape_class(g->m, g->n, g->k);
+  key->ndims = 3;
+  key->shape[0] = g->m, key->shape[1] = g->n, key->shape[2] = g->k, key->shape[3] = 0;
+}
+
+static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gemm_plan *p) {
+  gemm_path path;
+  char dtypes[32], layout[4];
+  clforge__problem_key key;
+  memset(p, 0, sizeof *p);
+  gemm_key(g, &key, dtypes, sizeof dtypes, layout);
+  clforge_status st = read_path(ctx, &path);
+  const int variant = clforge__gemm_variant(g->a.trans, g->b.trans, g->a.type, g->b.type, g->n);
+  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm, variant, &key, p->vt, &p->ct);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__family_select(ctx, &clforge__family_gemm_direct, variant, &key, p->vd, &p->cd);
+  if (st != CLFORGE_SUCCESS) return st;
+  /* A tuning entry of either family (for this call's class) may say that
+   * CLBlast won; it runs the whole call when it can compute it. */
+  clforge_kernel_choice *peer = !strcmp(p->ct.provider, "clblast")   ? &p->ct
+                                : !strcmp(p->cd.provider, "clblast") ? &p->cd
+                                                                     : NULL;
+  if (peer) {
+    if (clforge__clblast_gemm_eligible(g) && path == PATH_AUTO) {
+      p->clblast = 1;
+      p->ct = *peer;
+      return CLFORGE_SUCCESS;
+    }
+    if (peer->source == CLFORGE_PARAMS_FROM_TUNER) /* the tuner asked to time CLBlast */
+      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: CLBlast cannot run %s (f32 without bias or activation only)",
+                           dtypes);
+    snprintf(peer->provider, sizeof peer->provider, "clforge"); /* CLBlast cannot do this call: our kernels can */
+  }
+  p->m0 = g->m - g->m % (size_t)p->vt[GEMM_MWG];
+  p->n0 = g->n - g->n % (size_t)p->vt[GEMM_NWG];
+  p->tiled = p->m0 && p->n0 && g->k && path != PATH_DIRECT &&
+             (path == PATH_TILED || (double)g->m * (double)g->n * (double)g->k >= DIRECT_BELOW_MNK);
+  if (!p->tiled) p->m0 = p->n0 = 0;
+  p->direct = p->m0 < g->m || (p->tiled && p->n0 < g->n);
+  return CLFORGE_SUCCESS;
+}
+
 /* Up to three launches over disjoint parts of C; each waits on the caller's
  * list, and one marker joins them when an event is wanted (an out-of-order
  * queue may run them concurrently). */
 static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, const gemm_buffers *bf, cl_uint nwait,
                                    const cl_event *wait, cl_event *event) {
-  int vt[CLFORGE_MAX_PARAMS], vd[CLFORGE_MAX_PARAMS];
-  clforge__params_source src;
-  gemm_path path;
-  clforge_status st = read_path(ctx, &path);
-  const int variant = (g->a.trans ? GEMM_VAR_TA : 0) | (g->b.trans ? GEMM_VAR_TB : 0) |
-                      (g->a.type == CLFORGE_F16 || g->b.type == CLFORGE_F16 ? GEMM_VAR_F16 : 0) |
-                      (g->n < 64 ? GEMM_VAR_NARROW : 0);
-  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm, variant, vt, &src);
-  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm_direct, variant, vd, &src);
+  gemm_plan p;
+  clforge_status st = make_plan(ctx, g, &p);
   if (st != CLFORGE_SUCCESS) return st;
-  size_t m0 = g->m - g->m % (size_t)vt[GEMM_MWG], n0 = g->n - g->n % (size_t)vt[GEMM_NWG];
-  int tiled = m0 && n0 && g->k && path != PATH_DIRECT &&
-              (path == PATH_TILED || (double)g->m * (double)g->n * (double)g->k >= DIRECT_BELOW_MNK);
-  if (!tiled) m0 = n0 = 0;
+  if (p.clblast) return clforge__clblast_gemm(ctx, g, bf->a, bf->b, bf->c, nwait, wait, event);
+  const int *vt = p.vt, *vd = p.vd;
+  const size_t m0 = p.m0, n0 = p.n0;
+  const int tiled = p.tiled;
 
   /* Build and check every kernel the plan needs before the first launch, so
    * that a failure (build, work-group limit) leaves C untouched. The enqueue
@@ -171,7 +227,7 @@ static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, 
   if (tiled)
     st = kernel_for(ctx, &clforge__family_gemm, vt, g,
                     (size_t)(vt[GEMM_MWG] / vt[GEMM_MWI]) * (size_t)(vt[GEMM_NWG] / vt[GEMM_NWI]), &kern);
-  if (st == CLFORGE_SUCCESS && (m0 < g->m || (tiled && n0 < g->n)))
+  if (st == CLFORGE_SUCCESS && p.direct)
     st = kernel_for(ctx, &clforge__family_gemm_direct, vd, g, (size_t)vd[GEMMD_MDIM] * (size_t)vd[GEMMD_NDIM], &kern);
   if (st != CLFORGE_SUCCESS) return st;
 
@@ -297,4 +353,27 @@ clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, 
   if (event && st == CLFORGE_SUCCESS) *event = done;
   else if (done) clReleaseEvent(done);
   return st;
+}
+
+clforge_status clforge_gemm_explain(clforge_context ctx, const clforge_gemm_desc *desc, clforge_kernel_choice *choices,
+                                    int capacity, int *count) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "gemm_explain: context is NULL");
+  clforge__clear_error(ctx);
+  if (!count || (!choices && capacity > 0) || capacity < 0)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm_explain: count is NULL, or choices NULL with capacity %d",
+                         capacity);
+  clforge__gemm g;
+  clforge_status st = clforge__gemm_resolve(ctx, desc, &g);
+  gemm_plan p;
+  if (st == CLFORGE_SUCCESS && g.m && g.n) st = make_plan(ctx, &g, &p);
+  if (st != CLFORGE_SUCCESS) return st;
+  int n = 0;
+  const clforge_kernel_choice *use[2];
+  if (g.m && g.n) {
+    if (p.clblast || p.tiled) use[n++] = &p.ct;
+    if (!p.clblast && p.direct) use[n++] = &p.cd;
+  }
+  for (int i = 0; i < n && i < capacity; ++i) choices[i] = *use[i];
+  *count = n;
+  return CLFORGE_SUCCESS;
 }

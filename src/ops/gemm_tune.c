@@ -1,0 +1,161 @@
+/* GEMM for the tuner: a representative problem with random inputs, its
+ * reference result, one run with the tuner's parameters, and the check. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/families.h"
+#include "../ref/compare.h"
+#include "../tuning/tune_op.h"
+#include "../validate.h"
+
+typedef struct {
+  clforge_context ctx;
+  clforge_gemm_desc desc;
+  cl_mem a, b, c;
+  void *want;        /* reference C, in C's storage type */
+  size_t c_elems;
+} gemm_problem;
+
+static int parse_dtype(const char *s, size_t len, clforge_dtype *out) {
+  const clforge_dtype all[3] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
+  for (int i = 0; i < 3; ++i)
+    if (strlen(clforge_dtype_name(all[i])) == len && !strncmp(s, clforge_dtype_name(all[i]), len)) {
+      *out = all[i];
+      return 0;
+    }
+  return -1;
+}
+
+/* "a,b,c" storage types. */
+static int parse_dtypes(const char *s, clforge_dtype t[3]) {
+  for (int i = 0; i < 3; ++i) {
+    const char *end = strchr(s, ',');
+    size_t len = end ? (size_t)(end - s) : strlen(s);
+    if (parse_dtype(s, len, &t[i]) || (i < 2) != (end != NULL)) return -1;
+    s = end ? end + 1 : s;
+  }
+  return 0;
+}
+
+/* Inputs in [-1, 1) from a fixed LCG: the same problem every run. */
+static void *random_storage(size_t n, clforge_dtype t, uint32_t seed) {
+  float *f = malloc(n * sizeof *f);
+  void *out = malloc(n * clforge_dtype_size(t));
+  if (f && out) {
+    for (size_t i = 0; i < n; ++i) {
+      seed = seed * 1664525u + 1013904223u;
+      f[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+    }
+    clforge_ref_convert(n, f, CLFORGE_F32, out, t);
+  }
+  free(f);
+  if (!f) {
+    free(out);
+    out = NULL;
+  }
+  return out;
+}
+
+static void gemm_teardown(void *state) {
+  gemm_problem *p = state;
+  if (!p) return;
+  if (p->a) clReleaseMemObject(p->a);
+  if (p->b) clReleaseMemObject(p->b);
+  if (p->c) clReleaseMemObject(p->c);
+  free(p->want);
+  free(p);
+}
+
+static clforge_status gemm_setup(clforge_context ctx, const char *dtypes, const char *layout, const size_t *shape,
+                                 void **state) {
+  clforge_dtype t[3];
+  *state = NULL;
+  if (parse_dtypes(dtypes, t) || strlen(layout) != 2 || !strchr("nt", layout[0]) || !strchr("nt", layout[1]))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune gemm: bad dtypes \"%s\" or layout \"%s\"", dtypes, layout);
+  gemm_problem *p = calloc(1, sizeof *p);
+  if (!p) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune gemm: no memory");
+  p->ctx = ctx;
+  const size_t m = shape[0], n = shape[1], k = shape[2];
+  p->desc = (clforge_gemm_desc){.trans_a = layout[0] == 't' ? CLFORGE_TRANS : CLFORGE_NO_TRANS,
+                                .trans_b = layout[1] == 't' ? CLFORGE_TRANS : CLFORGE_NO_TRANS,
+                                .m = m, .n = n, .k = k, .alpha = 1.0f, .beta = 0.0f,
+                                .a_type = t[0], .b_type = t[1], .c_type = t[2]};
+  p->c_elems = m * n;
+  void *ha = random_storage(m * k, t[0], 1), *hb = random_storage(k * n, t[1], 2);
+  p->want = calloc(p->c_elems, clforge_dtype_size(t[2]));
+  clforge_status st = CLFORGE_SUCCESS;
+  if (!ha || !hb || !p->want) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune gemm: no memory for inputs");
+  if (st == CLFORGE_SUCCESS) st = clforge_ref_gemm(&p->desc, ha, hb, p->want, NULL);
+  cl_int err = CL_SUCCESS;
+  if (st == CLFORGE_SUCCESS) {
+    p->a = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, m * k * clforge_dtype_size(t[0]), ha, &err);
+    if (err == CL_SUCCESS)
+      p->b = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, k * n * clforge_dtype_size(t[1]), hb,
+                            &err);
+    if (err == CL_SUCCESS)
+      p->c = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, p->c_elems * clforge_dtype_size(t[2]), NULL, &err);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune gemm: clCreateBuffer");
+  }
+  free(ha);
+  free(hb);
+  if (st != CLFORGE_SUCCESS) {
+    gemm_teardown(p);
+    return st;
+  }
+  *state = p;
+  return CLFORGE_SUCCESS;
+}
+
+static int gemm_applicable(const clforge__family *f, const int *v, const size_t *shape) {
+  if (f != &clforge__family_gemm) return 1; /* the direct kernel fits any shape */
+  return shape[0] % (size_t)v[GEMM_MWG] == 0 && shape[1] % (size_t)v[GEMM_NWG] == 0;
+}
+
+static clforge_status gemm_run(void *state) {
+  gemm_problem *p = state;
+  return clforge_gemm(p->ctx, &p->desc, p->a, p->b, p->c, NULL, 0, NULL, NULL);
+}
+
+static clforge_status gemm_check(void *state, int corrupt, char *why, size_t why_cap) {
+  gemm_problem *p = state;
+  size_t cs = clforge_dtype_size(p->desc.c_type);
+  void *got = malloc(p->c_elems * cs);
+  if (!got) return clforge__fail(p->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune gemm: no memory to check");
+  clforge_status st = clforge__read_buffer(p->ctx, p->c, 0, p->c_elems * cs, got);
+  if (st == CLFORGE_SUCCESS && corrupt) { /* tests only: a wrong result, as a miscompiling driver gives */
+    float bad = 12345.0f;
+    clforge_ref_convert(1, &bad, CLFORGE_F32, got, p->desc.c_type);
+  }
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__validate(p->ctx, "tune gemm", p->desc.c_type, p->c_elems, got, p->want,
+                           clforge__tolerance_for(p->desc.c_type));
+  if (st != CLFORGE_SUCCESS) snprintf(why, why_cap, "%s", clforge_last_error(p->ctx));
+  free(got);
+  return st;
+}
+
+static double gemm_flops(const size_t *shape) { return 2.0 * (double)shape[0] * (double)shape[1] * (double)shape[2]; }
+
+static int gemm_tune_variant(const char *dtypes, const char *layout, const size_t *shape) {
+  clforge_dtype t[3] = {CLFORGE_F32, CLFORGE_F32, CLFORGE_F32};
+  parse_dtypes(dtypes, t);
+  return clforge__gemm_variant(layout[0] == 't', layout[1] == 't', t[0], t[1], shape[1]);
+}
+
+const clforge__tune_op clforge__tune_gemm = {
+    .op = "gemm",
+    .dtypes = (const char *const[]){"f32,f32,f32", "f16,f16,f16", "bf16,bf16,bf16", NULL},
+    .layouts = (const char *const[]){"nn", "nt", "tn", "tt", NULL},
+    .peer = "clblast",
+    .setup = gemm_setup,
+    .applicable = gemm_applicable,
+    .run = gemm_run,
+    .check = gemm_check,
+    .flops = gemm_flops,
+    .variant = gemm_tune_variant,
+    .teardown = gemm_teardown,
+};

@@ -1,0 +1,25 @@
+/* Timing one tuning candidate: first run (builds the kernels; compile time
+ * is reported, not scored), check against the reference, then a median of
+ * timed runs bracketed by profiling markers. */
+#ifndef CLFORGE_SRC_TUNING_MEASURE_H
+#define CLFORGE_SRC_TUNING_MEASURE_H
+
+#include "tune_op.h"
+
+/* Monotonic clock, seconds. */
+double clforge__now(void);
+
+typedef struct clforge__measurement {
+  double median_s;   /* of the timed runs (the one run when cut short) */
+  double build_s;    /* first run's wall time beyond a timed run: mostly compilation */
+  int runs;
+} clforge__measurement;
+
+/* Run op on state with whatever parameters ctx is forced to. `corrupt`
+ * (tests only) spoils the output before the check. best_s > 0 cuts a
+ * candidate short when its first timed run is 3x slower. why gets the
+ * reason for anything but CLFORGE_TUNE_OK. */
+clforge_tune_outcome clforge__measure(clforge_context ctx, const clforge__tune_op *op, void *state, int corrupt,
+                                      double best_s, clforge__measurement *m, char *why, size_t why_cap);
+
+#endif

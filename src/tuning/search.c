@@ -1,0 +1,213 @@
+/* Search strategies over a family's parameter space (see search.h). */
+#include "search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../error.h"
+
+/* At most this many candidates (each a full build and run) are worth an
+ * exhaustive sweep when the strategy is left to the tuner. */
+#define AUTO_EXHAUSTIVE_MAX 64
+
+typedef struct {
+  const clforge__family *f;
+  const clforge__tune_op *op;
+  const size_t *shape;
+  clforge__search_space *s;
+  size_t cap;
+} build_ctx;
+
+/* Mixed-radix code of a value set: the candidate index of each parameter. */
+static long code_of(const clforge__family *f, const int *values) {
+  long code = 0;
+  for (int p = f->nparams - 1; p >= 0; --p) {
+    int idx = -1;
+    for (int c = 0; c < f->params[p].count; ++c)
+      if (f->params[p].values[c] == values[p]) idx = c;
+    if (idx < 0) return -1;
+    code = code * f->params[p].count + idx;
+  }
+  return code;
+}
+
+static int add_candidate(const int *values, void *user) {
+  build_ctx *b = user;
+  if (!b->op->applicable(b->f, values, b->shape)) return 0;
+  clforge__search_space *s = b->s;
+  if (s->count == b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 256;
+    int *v = realloc(s->values, cap * (size_t)b->f->nparams * sizeof *v);
+    if (!v) return 1; /* stops the walk; caught below */
+    s->values = v;
+    b->cap = cap;
+  }
+  memcpy(s->values + s->count * (size_t)b->f->nparams, values, (size_t)b->f->nparams * sizeof *values);
+  s->index_of[code_of(b->f, values)] = (int)s->count;
+  ++s->count;
+  return 0;
+}
+
+clforge_status clforge__space_build(clforge_context ctx, const clforge__family *f, const clforge__tune_op *op,
+                                    const size_t *shape, clforge__search_space *s) {
+  memset(s, 0, sizeof *s);
+  s->f = f;
+  s->ncodes = 1;
+  for (int p = 0; p < f->nparams; ++p) s->ncodes *= (size_t)f->params[p].count;
+  s->index_of = malloc(s->ncodes * sizeof *s->index_of);
+  if (!s->index_of) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory for the search space");
+  for (size_t i = 0; i < s->ncodes; ++i) s->index_of[i] = -1;
+  build_ctx b = {f, op, shape, s, 0};
+  size_t seen = clforge__family_enumerate(f, &ctx->info, add_candidate, &b);
+  (void)seen;
+  s->visited = calloc(s->count ? s->count : 1, 1);
+  if (!s->visited || (s->count && !s->values) || s->count > b.cap) {
+    clforge__space_free(s);
+    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory for the search space");
+  }
+  return CLFORGE_SUCCESS;
+}
+
+void clforge__space_free(clforge__search_space *s) {
+  free(s->values);
+  free(s->visited);
+  free(s->index_of);
+  memset(s, 0, sizeof *s);
+}
+
+typedef struct {
+  clforge__search_space *s;
+  const clforge__search_hooks *h;
+  unsigned rng;
+  int evals;
+  size_t unvisited;
+  long best;        /* candidate index, -1 = none */
+  double best_t;
+} walker;
+
+static unsigned next_rand(walker *w) { /* xorshift32: reproducible for a seed */
+  w->rng ^= w->rng << 13;
+  w->rng ^= w->rng >> 17;
+  w->rng ^= w->rng << 5;
+  return w->rng;
+}
+
+static const int *values_at(const walker *w, long i) { return w->s->values + (size_t)i * (size_t)w->s->f->nparams; }
+
+static int done(walker *w) { return w->unvisited == 0 || w->h->should_stop(w->evals, w->h->user); }
+
+/* Evaluate candidate i (not yet visited); returns its time or < 0. */
+static double visit(walker *w, long i) {
+  w->s->visited[i] = 1;
+  --w->unvisited;
+  ++w->evals;
+  double t = w->h->evaluate(values_at(w, i), w->h->user);
+  if (t > 0 && (w->best < 0 || t < w->best_t)) w->best = i, w->best_t = t;
+  return t;
+}
+
+static long random_unvisited(walker *w) {
+  if (w->unvisited == 0) return -1;
+  for (int tries = 0; tries < 64; ++tries) {
+    long i = (long)(next_rand(w) % w->s->count);
+    if (!w->s->visited[i]) return i;
+  }
+  long start = (long)(next_rand(w) % w->s->count); /* dense visits: scan */
+  for (size_t k = 0; k < w->s->count; ++k) {
+    long i = (long)((start + (long)k) % (long)w->s->count);
+    if (!w->s->visited[i]) return i;
+  }
+  return -1;
+}
+
+/* The candidate that differs from `from` in parameter p by `step` candidate
+ * positions, or -1 when there is none in the space. */
+static long neighbour(const walker *w, long from, int p, int step) {
+  const clforge__family *f = w->s->f;
+  int v[CLFORGE_MAX_PARAMS];
+  memcpy(v, values_at(w, from), sizeof(int) * (size_t)f->nparams);
+  int idx = -1;
+  for (int c = 0; c < f->params[p].count; ++c)
+    if (f->params[p].values[c] == v[p]) idx = c;
+  idx += step;
+  if (idx < 0 || idx >= f->params[p].count) return -1;
+  v[p] = f->params[p].values[idx];
+  long code = code_of(f, v);
+  return code < 0 ? -1 : w->s->index_of[code];
+}
+
+/* Hill climbing from the best: try its unvisited neighbours (one parameter
+ * one or two positions away); move on each improvement; stop when none is
+ * left to try. */
+static void local_search(walker *w) {
+  const int steps[4] = {-1, 1, -2, 2};
+  int improved = 1;
+  while (improved && w->best >= 0 && !done(w)) {
+    improved = 0;
+    long from = w->best;
+    for (int si = 0; si < 4 && !improved && !done(w); ++si)
+      for (int p = 0; p < w->s->f->nparams && !improved && !done(w); ++p) {
+        long n = neighbour(w, from, p, steps[si]);
+        if (n >= 0 && !w->s->visited[n]) {
+          visit(w, n);
+          improved = w->best != from;
+        }
+      }
+  }
+}
+
+static void anneal(walker *w, long cur, double cur_t) {
+  const double t0 = 0.3, t_min = 0.005; /* temperature in log(time): 0.3 accepts ~35% slower early */
+  double temp = t0;
+  while (!done(w)) {
+    long n = -1;
+    for (int tries = 0; tries < 32 && n < 0; ++tries) {
+      int p = (int)(next_rand(w) % (unsigned)w->s->f->nparams);
+      int step = (next_rand(w) & 1) ? 1 : -1;
+      long c = cur >= 0 ? neighbour(w, cur, p, step) : -1;
+      if (c >= 0 && !w->s->visited[c]) n = c;
+    }
+    if (n < 0) n = random_unvisited(w); /* stuck: jump */
+    if (n < 0) return;
+    double t = visit(w, n);
+    if (t > 0) {
+      double u = (double)(next_rand(w) % 1000000u) / 1e6;
+      if (cur_t <= 0 || t < cur_t || u < exp(-(log(t) - log(cur_t)) / temp)) cur = n, cur_t = t;
+    }
+    temp = temp * 0.97 > t_min ? temp * 0.97 : t_min;
+  }
+}
+
+void clforge__search(clforge__search_space *s, clforge_tune_strategy strategy, const int *start, unsigned seed,
+                     const clforge__search_hooks *h) {
+  walker w = {s, h, seed ? seed : 1u, 0, s->count, -1, 0.0};
+  if (s->count == 0) return;
+  long code = code_of(s->f, start);
+  long first = code >= 0 ? s->index_of[code] : -1;
+  double first_t = -1;
+  if (first >= 0 && !done(&w)) first_t = visit(&w, first);
+  if (strategy == CLFORGE_TUNE_AUTO)
+    strategy = s->count <= AUTO_EXHAUSTIVE_MAX ? CLFORGE_TUNE_EXHAUSTIVE : CLFORGE_TUNE_RANDOM;
+  switch (strategy) {
+    case CLFORGE_TUNE_EXHAUSTIVE:
+      for (size_t i = 0; i < s->count && !done(&w); ++i)
+        if (!s->visited[i]) visit(&w, (long)i);
+      break;
+    case CLFORGE_TUNE_ANNEAL:
+      anneal(&w, first >= 0 && first_t > 0 ? first : -1, first_t);
+      break;
+    default: /* random + local search: climb from the start, then from random restarts */
+      local_search(&w);
+      while (!done(&w)) {
+        for (int r = 0; r < 8 && !done(&w); ++r) {
+          long i = random_unvisited(&w);
+          if (i < 0) return;
+          visit(&w, i);
+        }
+        local_search(&w);
+      }
+      break;
+  }
+}

@@ -1,0 +1,36 @@
+/* The tuner's search: a family's space on one device and shape, and the
+ * strategies that walk it (exhaustive, random + local search, annealing). */
+#ifndef CLFORGE_SRC_TUNING_SEARCH_H
+#define CLFORGE_SRC_TUNING_SEARCH_H
+
+#include <stddef.h>
+
+#include "tune_op.h"
+
+typedef struct clforge__search_space {
+  const clforge__family *f;
+  size_t count;            /* candidates that pass the family's and the op's checks */
+  int *values;             /* count x f->nparams */
+  unsigned char *visited;  /* per candidate */
+  int *index_of;           /* mixed-radix code of candidate-value indices -> candidate, or -1 */
+  size_t ncodes;
+} clforge__search_space;
+
+clforge_status clforge__space_build(clforge_context ctx, const clforge__family *f, const clforge__tune_op *op,
+                                    const size_t *shape, clforge__search_space *s);
+void clforge__space_free(clforge__search_space *s);
+
+typedef struct clforge__search_hooks {
+  /* Measure one candidate: its time in seconds, or < 0 when discarded. */
+  double (*evaluate)(const int *values, void *user);
+  /* Nonzero when the search must end (budget, evaluations, Ctrl-C). */
+  int (*should_stop)(int evals, void *user);
+  void *user;
+} clforge__search_hooks;
+
+/* Walk the space with `strategy`, evaluating `start` first when it is in
+ * the space. Each candidate is evaluated at most once. */
+void clforge__search(clforge__search_space *s, clforge_tune_strategy strategy, const int *start, unsigned seed,
+                     const clforge__search_hooks *h);
+
+#endif

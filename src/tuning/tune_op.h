@@ -1,0 +1,35 @@
+/* How the generic tuner runs an op: the few things it cannot read from a
+ * family descriptor (build a problem, run it, check it against the CPU
+ * reference). One per op, shared by the op's families. */
+#ifndef CLFORGE_SRC_TUNING_TUNE_OP_H
+#define CLFORGE_SRC_TUNING_TUNE_OP_H
+
+#include <stddef.h>
+
+#include "../kernels/family.h"
+
+typedef struct clforge__tune_op {
+  const char *op;                   /* "gemm": what --op names */
+  const char *const *dtypes;        /* keys the tuner covers, NULL-terminated */
+  const char *const *layouts;
+  const char *peer;                 /* a peer library the tuner also times ("clblast"), or NULL */
+  /* Make a problem of `shape` (buffers, inputs, reference result); *state
+   * is the op's. On failure nothing is left allocated. */
+  clforge_status (*setup)(clforge_context ctx, const char *dtypes, const char *layout, const size_t *shape,
+                          void **state);
+  /* 1 when a candidate of f can run the representative shape in the way it
+   * is meant to (e.g. its tiles divide the shape). */
+  int (*applicable)(const clforge__family *f, const int *values, const size_t *shape);
+  /* Enqueue one run on ctx's queue (the tuner has chosen the parameters). */
+  clforge_status (*run)(void *state);
+  /* Compare the last run's output with the reference: CLFORGE_SUCCESS or
+   * CLFORGE_VALIDATION_FAILED with why. `corrupt` (tests only) spoils the
+   * output first. */
+  clforge_status (*check)(void *state, int corrupt, char *why, size_t why_cap);
+  double (*flops)(const size_t *shape);
+  /* The variant bits the family's built-in defaults depend on. */
+  int (*variant)(const char *dtypes, const char *layout, const size_t *shape);
+  void (*teardown)(void *state);
+} clforge__tune_op;
+
+#endif

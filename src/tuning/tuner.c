@@ -1,0 +1,370 @@
+/* clforge_tune: the generic tuner. For each problem (family x shape class x
+ * dtypes x layout) it enumerates the family's space on this device, searches
+ * it within a slice of the budget, verifies every candidate against the CPU
+ * reference, times CLBlast where the op has it as a peer, and saves the
+ * winner. Everything family-specific comes from the descriptor and its op's
+ * tune hooks. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/families.h"
+#include "../log.h"
+#include "../paths.h"
+#include "../validate.h"
+#include "db.h"
+#include "measure.h"
+#include "search.h"
+#include "tune_op.h"
+
+#define DEFAULT_BUDGET_S 120.0
+
+typedef struct {
+  const clforge__family *family;
+  const clforge__shape_class *cls;
+  const char *dtypes, *layout;
+  double weight;
+} problem;
+
+/* 1 when `name` is in the comma-separated list (NULL or "all" = every name).
+ * For dtypes, "f16" matches "f16,f16,f16". */
+static int listed(const char *list, const char *name) {
+  if (!list || !*list || !strcmp(list, "all")) return 1;
+  size_t nlen = strcspn(name, ",");
+  for (const char *p = list; *p;) {
+    size_t len = strcspn(p, ",");
+    if ((len == strlen(name) || len == nlen) && !strncmp(p, name, len)) return 1;
+    p += len + (p[len] == ',');
+  }
+  return 0;
+}
+
+/* Every name in a list must exist, so that a typo is an error and not an
+ * empty run. */
+static clforge_status check_list(clforge_context ctx, const char *what, const char *list, const char *const *known) {
+  if (!list || !*list || !strcmp(list, "all")) return CLFORGE_SUCCESS;
+  for (const char *p = list; *p;) {
+    size_t len = strcspn(p, ",");
+    int ok = 0;
+    for (const char *const *k = known; *k && !ok; ++k)
+      ok = (strlen(*k) == len || strcspn(*k, ",") == len) && !strncmp(p, *k, len);
+    if (!ok) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: unknown %s \"%.*s\"", what, (int)len, p);
+    p += len + (p[len] == ',');
+  }
+  return CLFORGE_SUCCESS;
+}
+
+static clforge_status make_problems(clforge_context ctx, const clforge_tune_options *o, problem **out, int *count) {
+  const char *known_ops[8] = {NULL}, *known_classes[32] = {NULL}, *known_dtypes[16] = {NULL},
+             *known_layouts[16] = {NULL};
+  int nops = 0, ncls = 0, ndt = 0, nlay = 0;
+  for (const clforge__family *const *f = clforge__tunable_families; *f; ++f) {
+    const clforge__tune_op *op = (*f)->tune;
+    if (nops < 7) known_ops[nops++] = op->op;
+    for (const clforge__shape_class *c = (*f)->classes; c->name && ncls < 31; ++c) known_classes[ncls++] = c->name;
+    for (const char *const *d = op->dtypes; *d && ndt < 15; ++d) known_dtypes[ndt++] = *d;
+    for (const char *const *l = op->layouts; *l && nlay < 15; ++l) known_layouts[nlay++] = *l;
+  }
+  clforge_status st = check_list(ctx, "op", o->ops, known_ops);
+  if (st == CLFORGE_SUCCESS) st = check_list(ctx, "shape class", o->shapes, known_classes);
+  if (st == CLFORGE_SUCCESS) st = check_list(ctx, "dtype", o->dtypes, known_dtypes);
+  if (st == CLFORGE_SUCCESS) st = check_list(ctx, "layout", o->layouts, known_layouts);
+  if (st != CLFORGE_SUCCESS) return st;
+  size_t cap = 0, n = 0;
+  for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
+    for (const clforge__shape_class *c = (*f)->classes; c->name; ++c)
+      for (const char *const *d = (*f)->tune->dtypes; *d; ++d)
+        for (const char *const *l = (*f)->tune->layouts; *l; ++l) ++cap;
+  problem *p = calloc(cap ? cap : 1, sizeof *p);
+  if (!p) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
+  /* Order: by dtype, then layout, then family and class, so that a short
+   * budget serves the most common problems (f32, no transposes) first. */
+  for (int di = 0; di < 16; ++di)
+    for (int li = 0; li < 16; ++li)
+      for (const clforge__family *const *f = clforge__tunable_families; *f; ++f) {
+        const clforge__tune_op *op = (*f)->tune;
+        if (!listed(o->ops, op->op)) continue;
+        int nd = 0, nl = 0;
+        while (op->dtypes[nd]) ++nd;
+        while (op->layouts[nl]) ++nl;
+        if (di >= nd || li >= nl || !listed(o->dtypes, op->dtypes[di]) || !listed(o->layouts, op->layouts[li]))
+          continue;
+        for (const clforge__shape_class *c = (*f)->classes; c->name; ++c) {
+          if (!listed(o->shapes, c->name)) continue;
+          /* The large class decides big GEMMs, f32 is the most used: they
+           * get a larger share of the budget. */
+          double w = (di == 0 ? 2.0 : 1.0) * (!strcmp(c->name, "large") ? 2.0 : 1.0);
+          p[n++] = (problem){*f, c, op->dtypes[di], op->layouts[li], w};
+        }
+      }
+  if (n == 0) {
+    free(p);
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: the options select no problem to tune");
+  }
+  *out = p;
+  *count = (int)n;
+  return CLFORGE_SUCCESS;
+}
+
+typedef struct {
+  clforge_context ctx;
+  const clforge_tune_options *o;
+  const problem *pb;
+  void *state;
+  const size_t *shape;
+  double t_start, deadline, problem_deadline;
+  clforge_tune_event ev;
+  int evals;          /* candidates evaluated on this problem */
+  int failures;
+  double best_s;      /* best median so far (0 = none) */
+  int best_values[CLFORGE_MAX_PARAMS];
+  int fault_tests;    /* tests only: the first candidate is wrong, the second fails to build */
+} tuner;
+
+static void emit(tuner *t, clforge_tune_event *ev) {
+  ev->elapsed_s = clforge__now() - t->t_start;
+  ev->left_s = t->deadline > clforge__now() ? t->deadline - clforge__now() : 0.0;
+  if (t->o->progress) t->o->progress(ev, t->o->user);
+}
+
+static int stop_requested(const tuner *t) { return t->o->stop && *t->o->stop; }
+
+/* The search's callback: measure one candidate; returns its median time in
+ * seconds, or a negative value when discarded or cut short. */
+static double evaluate(const int *values, void *user) {
+  tuner *t = user;
+  const clforge__family *f = t->pb->family;
+  clforge_context ctx = t->ctx;
+  char params[256], why[1024] = "";
+  clforge__family_format(f, values, params, sizeof params);
+  ctx->tune_force.family = f;
+  memcpy(ctx->tune_force.values, values, sizeof(int) * (size_t)f->nparams);
+  ctx->tune_force.provider[0] = '\0';
+  if (t->fault_tests && t->evals == 1) snprintf(ctx->test_fault, sizeof ctx->test_fault, "build");
+  clforge__measurement m;
+  clforge_tune_outcome outcome =
+      clforge__measure(ctx, t->pb->family->tune, t->state, t->fault_tests && t->evals == 0, t->best_s, &m, why,
+                       sizeof why);
+  if (t->fault_tests && t->evals == 1) ctx->test_fault[0] = '\0';
+  ctx->tune_force.family = NULL;
+  ++t->evals;
+  double flops = t->pb->family->tune->flops(t->shape);
+  if (outcome == CLFORGE_TUNE_OK && (t->best_s == 0 || m.median_s < t->best_s)) {
+    t->best_s = m.median_s;
+    memcpy(t->best_values, values, sizeof(int) * (size_t)f->nparams);
+  }
+  if (outcome >= CLFORGE_TUNE_BUILD_FAILED) {
+    ++t->failures;
+    clforge__log(CLFORGE_LOG_INFO, "tune %s %s: discarded %s: %s", f->name, t->pb->cls->name, params, why);
+  }
+  clforge_tune_event ev = t->ev;
+  ev.kind = CLFORGE_TUNE_CANDIDATE;
+  ev.tried = (size_t)t->evals;
+  ev.outcome = outcome;
+  ev.params = params;
+  ev.message = outcome == CLFORGE_TUNE_OK ? NULL : why;
+  ev.gflops = m.median_s > 0 ? flops / m.median_s / 1e9 : 0.0;
+  ev.build_s = m.build_s;
+  ev.best_gflops = t->best_s > 0 ? flops / t->best_s / 1e9 : 0.0;
+  ev.failures = t->failures;
+  emit(t, &ev);
+  return outcome == CLFORGE_TUNE_OK ? m.median_s : -1.0;
+}
+
+static int search_should_stop(int evals, void *user) {
+  tuner *t = user;
+  (void)evals;
+  return stop_requested(t) || clforge__now() >= t->problem_deadline ||
+         (t->o->max_evals > 0 && t->evals >= t->o->max_evals);
+}
+
+/* One plain run as a user gets it without tuning (built-in defaults). */
+static double measure_plain(tuner *t, const char *provider) {
+  clforge_context ctx = t->ctx;
+  char why[1024];
+  clforge__measurement m;
+  const clforge__family *f = t->pb->family;
+  ctx->tune_force.family = provider ? f : NULL;
+  ctx->tune_force.provider[0] = '\0';
+  if (provider) {
+    /* Force only the provider: the family's values stay the defaults. */
+    clforge__family_default(f, ctx->info.device_class, f->tune->variant(t->pb->dtypes, t->pb->layout, t->shape),
+                            ctx->tune_force.values);
+    snprintf(ctx->tune_force.provider, sizeof ctx->tune_force.provider, "%s", provider);
+  }
+  clforge_tune_outcome out = clforge__measure(ctx, t->pb->family->tune, t->state, 0, 0.0, &m, why, sizeof why);
+  ctx->tune_force.family = NULL;
+  ctx->tune_force.provider[0] = '\0';
+  if (out != CLFORGE_TUNE_OK) {
+    clforge__log(CLFORGE_LOG_INFO, "tune %s %s: %s not measured: %s", t->pb->family->name, t->pb->cls->name,
+                 provider ? provider : "the default", why);
+    return 0.0;
+  }
+  return m.median_s;
+}
+
+static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuning_db *results) {
+  const problem *pb = t->pb;
+  const clforge__family *f = pb->family;
+  const clforge__tune_op *op = f->tune;
+  clforge_context ctx = t->ctx;
+  clforge_tune_event ev = {0};
+  ev.op = op->op, ev.family = f->name, ev.shape_class = pb->cls->name, ev.dtypes = pb->dtypes, ev.layout = pb->layout;
+  ev.ndims = 3;
+  memcpy(ev.shape, pb->cls->shape, sizeof ev.shape);
+  ev.problem = index, ev.problems = count;
+
+  clforge__search_space space;
+  clforge_status st = clforge__space_build(ctx, f, op, pb->cls->shape, &space);
+  if (st != CLFORGE_SUCCESS) return st;
+  ev.total = space.count;
+  t->ev = ev;
+  t->evals = t->failures = 0;
+  t->best_s = 0;
+  ev.kind = CLFORGE_TUNE_PROBLEM_START;
+  emit(t, &ev);
+  if (space.count == 0) {
+    clforge__log(CLFORGE_LOG_WARN, "tune %s %s: no candidate fits this device and shape", f->name, pb->cls->name);
+    clforge__space_free(&space);
+    return CLFORGE_SUCCESS;
+  }
+  st = op->setup(ctx, pb->dtypes, pb->layout, pb->cls->shape, &t->state);
+  if (st != CLFORGE_SUCCESS) {
+    clforge__space_free(&space);
+    return st;
+  }
+  t->shape = pb->cls->shape;
+  double flops = op->flops(pb->cls->shape);
+  double default_s = measure_plain(t, NULL);
+
+  /* The search starts from the built-in default when it is in the space. */
+  int start[CLFORGE_MAX_PARAMS];
+  clforge__family_default(f, ctx->info.device_class, op->variant(pb->dtypes, pb->layout, pb->cls->shape), start);
+  clforge__search_hooks hooks = {evaluate, search_should_stop, t};
+  clforge__search(&space, t->o->strategy, start, t->o->seed ? t->o->seed : 0x5eed, &hooks);
+
+  double peer_s = 0;
+  if (op->peer && !t->o->skip_peers && !stop_requested(t)) peer_s = measure_plain(t, op->peer);
+
+  ev = t->ev;
+  ev.kind = CLFORGE_TUNE_PROBLEM_DONE;
+  ev.tried = (size_t)t->evals;
+  ev.failures = t->failures;
+  ev.default_gflops = default_s > 0 ? flops / default_s / 1e9 : 0;
+  ev.tuned_gflops = t->best_s > 0 ? flops / t->best_s / 1e9 : 0;
+  ev.clblast_gflops = peer_s > 0 ? flops / peer_s / 1e9 : 0;
+  ev.best_gflops = ev.tuned_gflops;
+  int peer_wins = peer_s > 0 && (t->best_s == 0 || peer_s < t->best_s);
+  ev.provider = peer_wins ? op->peer : "clforge";
+  char params[256] = "";
+  if (t->best_s > 0) {
+    clforge__family_format(f, t->best_values, params, sizeof params);
+    ev.params = params;
+    clforge__tuning_entry e;
+    memset(&e, 0, sizeof e);
+    clforge__tuning_stamp(&e, &ctx->info);
+    snprintf(e.family, sizeof e.family, "%s", f->name);
+    snprintf(e.dtypes, sizeof e.dtypes, "%s", pb->dtypes);
+    snprintf(e.layout, sizeof e.layout, "%s", pb->layout);
+    snprintf(e.shape_class, sizeof e.shape_class, "%s", pb->cls->name);
+    e.ndims = 3;
+    memcpy(e.shape, pb->cls->shape, sizeof(size_t) * 3);
+    snprintf(e.provider, sizeof e.provider, "%s", ev.provider);
+    e.nparams = f->nparams;
+    for (int p = 0; p < f->nparams; ++p) {
+      snprintf(e.names[p], sizeof e.names[p], "%s", f->params[p].name);
+      e.values[p] = t->best_values[p];
+    }
+    e.median_s = peer_wins ? peer_s : t->best_s;
+    e.gflops = flops / e.median_s / 1e9;
+    if (clforge__tuning_put(results, &e)) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
+  } else {
+    clforge__log(CLFORGE_LOG_WARN, "tune %s %s %s %s: no candidate passed; nothing saved", f->name, pb->cls->name,
+                 pb->dtypes, pb->layout);
+  }
+  emit(t, &ev);
+  op->teardown(t->state);
+  t->state = NULL;
+  clforge__space_free(&space);
+  return st;
+}
+
+clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *options) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "tune: context is NULL");
+  clforge__clear_error(ctx);
+  clforge_tune_options o = options ? *options : (clforge_tune_options){0};
+  if (o.budget_s < 0 || isnan(o.budget_s) || o.max_evals < 0 ||
+      (unsigned)o.strategy > (unsigned)CLFORGE_TUNE_ANNEAL)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: budget_s (%g), max_evals (%d) or strategy (%d) is invalid",
+                         o.budget_s, o.max_evals, (int)o.strategy);
+  if (o.budget_s == 0) o.budget_s = DEFAULT_BUDGET_S;
+  char path[4096];
+  size_t need;
+  if (!o.dry_run && !o.file) {
+    if (clforge__path(CLFORGE_PATH_TUNING_FILE, path, sizeof path, &need) || !strcmp(path, "off"))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           "tune: no tuning file to write (CLFORGE_TUNING_FILE is off or there is no home directory); "
+                           "name one with options->file");
+    o.file = path;
+  }
+  problem *problems = NULL;
+  int count = 0;
+  clforge_status st = make_problems(ctx, &o, &problems, &count);
+  if (st != CLFORGE_SUCCESS) return st;
+
+  /* Measure against the built-in defaults: hide the tuning files' entries
+   * (and the app's override) while tuning, and restore them after. */
+  clforge__tuning_view saved_view = ctx->tuning;
+  char *saved_override = ctx->params_override;
+  memset(&ctx->tuning, 0, sizeof ctx->tuning);
+  ctx->tuning.loaded = 1;
+  ctx->params_override = NULL;
+  int saved_validate = ctx->validate;
+  ctx->validate = 0; /* the tuner checks each candidate itself */
+
+  tuner t = {0};
+  t.ctx = ctx;
+  t.o = &o;
+  t.t_start = clforge__now();
+  t.deadline = t.t_start + o.budget_s;
+  t.fault_tests = clforge__test_fault_armed(ctx, "tune");
+  if (t.fault_tests) ctx->test_fault[0] = '\0';
+  double weight_left = 0;
+  for (int i = 0; i < count; ++i) weight_left += problems[i].weight;
+  clforge__tuning_db results = {NULL, 0, 0};
+  for (int i = 0; i < count && st == CLFORGE_SUCCESS && !stop_requested(&t); ++i) {
+    double now = clforge__now();
+    if (now >= t.deadline) {
+      clforge__log(CLFORGE_LOG_WARN, "tune: budget spent; %d of %d problems not tuned", count - i, count);
+      break;
+    }
+    t.pb = &problems[i];
+    t.problem_deadline = now + (t.deadline - now) * problems[i].weight / weight_left;
+    weight_left -= problems[i].weight;
+    size_t before = results.count;
+    st = tune_problem(&t, i, count, &results);
+    /* Saved after each problem: an interrupted run keeps what it measured,
+     * and concurrent tuners merge under the file's lock. */
+    if (st == CLFORGE_SUCCESS && !o.dry_run && results.count > before) {
+      clforge__tuning_db one = {&results.entries[results.count - 1], 1, 1};
+      char why[600];
+      int rc = clforge__tuning_save(o.file, &one, why, sizeof why);
+      if (rc < 0) st = clforge__fail(ctx, CLFORGE_IO_ERROR, "tune: %s", why);
+      else if (rc > 0) clforge__log(CLFORGE_LOG_WARN, "tune: %s", why);
+    }
+  }
+  clforge__tuning_free(&results);
+  free(problems);
+  clforge__tuning_view_release(&ctx->tuning);
+  ctx->tuning = saved_view;
+  ctx->params_override = saved_override;
+  ctx->validate = saved_validate;
+  /* This context sees the new entries from its next call. */
+  if (st == CLFORGE_SUCCESS && !o.dry_run) clforge__tuning_view_release(&ctx->tuning);
+  return st;
+}

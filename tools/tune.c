@@ -1,0 +1,238 @@
+/* `clforge tune`: options, a live progress line (a terminal) or plain log
+ * lines (anything else), the before/after table, Ctrl-C that keeps what
+ * was measured. The work is clforge_tune(). */
+#include "tune.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clforge/clforge.h"
+
+#define EXIT_USAGE 2
+
+void clforge_cli_tune_help(FILE *f) {
+  fprintf(f,
+          "usage: clforge tune [options]\n"
+          "\n"
+          "Search each kernel family's parameters on the default device (CLFORGE_DEVICE)\n"
+          "for every shape class, check each candidate against the CPU reference, time\n"
+          "CLBlast on the same problems, and save the winners to the tuning file.\n"
+          "\n"
+          "Options:\n"
+          "  --op OP             gemm or all (default all)\n"
+          "  --budget SECONDS    wall-clock budget for the whole run (default 120)\n"
+          "  --shapes LIST       shape classes, comma-separated: small, medium, large,\n"
+          "                      skinny_m, skinny_n (default all)\n"
+          "  --dtypes LIST       storage types: f32, f16, bf16 (default all)\n"
+          "  --layouts LIST      transposes in the row-major view: nn, nt, tn, tt\n"
+          "                      (default nn; 'all' tunes every case)\n"
+          "  --strategy S        auto, exhaustive, random or anneal (default auto:\n"
+          "                      exhaustive for small spaces, else random + local search)\n"
+          "  --max-evals N       at most N candidates per problem (default: budget only)\n"
+          "  --seed N            seed of the random strategies (default fixed)\n"
+          "  --file PATH         tuning file to update (default: the user's, see\n"
+          "                      'clforge info'; CLFORGE_TUNING_FILE overrides it)\n"
+          "  --dry-run           measure and report, save nothing\n"
+          "  --no-peers          do not time CLBlast\n"
+          "  -q, --quiet         no progress, only the final table\n"
+          "  -h, --help          show this help\n"
+          "\n"
+          "Ctrl-C stops after the current candidate and keeps what was measured.\n"
+          "Exit status: 0 on success (also when stopped), 1 when tuning failed or no\n"
+          "device was found, 2 on a usage error.\n");
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  stop_flag = 1;
+  signal(SIGINT, SIG_DFL); /* a second Ctrl-C ends the process at once */
+}
+
+typedef struct {
+  char problem[96], params[160], provider[16];
+  double def, tuned, peer;
+  int tried, failures;
+} row;
+
+typedef struct {
+  int tty, quiet;
+  row *rows;
+  int nrows, cap;
+  size_t tried;
+} progress_state;
+
+static void describe(const clforge_tune_event *e, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s %s %s %s %zux%zux%zu", e->family, e->shape_class, e->dtypes, e->layout, e->shape[0],
+           e->shape[1], e->shape[2]);
+}
+
+static void on_progress(const clforge_tune_event *e, void *user) {
+  progress_state *ps = user;
+  char what[96];
+  describe(e, what, sizeof what);
+  if (e->kind == CLFORGE_TUNE_PROBLEM_DONE) {
+    if (ps->nrows == ps->cap) {
+      int cap = ps->cap ? ps->cap * 2 : 16;
+      row *r = realloc(ps->rows, (size_t)cap * sizeof *r);
+      if (!r) return;
+      ps->rows = r;
+      ps->cap = cap;
+    }
+    row *r = &ps->rows[ps->nrows++];
+    snprintf(r->problem, sizeof r->problem, "%s", what);
+    snprintf(r->params, sizeof r->params, "%s", e->params ? e->params : "-");
+    snprintf(r->provider, sizeof r->provider, "%s", e->provider ? e->provider : "-");
+    r->def = e->default_gflops, r->tuned = e->tuned_gflops, r->peer = e->clblast_gflops;
+    r->tried = (int)e->tried, r->failures = e->failures;
+  }
+  if (ps->quiet) return;
+  if (ps->tty) {
+    if (e->kind == CLFORGE_TUNE_CANDIDATE) {
+      printf("\r\033[K[%d/%d] %s  %zu/%zu tried  best %.1f GFLOP/s  %.0fs elapsed, %.0fs left", e->problem + 1,
+             e->problems, what, e->tried, e->total, e->best_gflops, e->elapsed_s, e->left_s);
+      fflush(stdout);
+    } else if (e->kind == CLFORGE_TUNE_PROBLEM_DONE) {
+      printf("\r\033[K[%d/%d] %s: %.1f GFLOP/s (default %.1f), %zu tried, %d discarded\n", e->problem + 1, e->problems,
+             what, e->tuned_gflops, e->default_gflops, e->tried, e->failures);
+    }
+    return;
+  }
+  switch (e->kind) {
+    case CLFORGE_TUNE_PROBLEM_START:
+      printf("tune [%d/%d] %s: %zu candidates, %.0f s left\n", e->problem + 1, e->problems, what, e->total, e->left_s);
+      break;
+    case CLFORGE_TUNE_CANDIDATE:
+      if (e->outcome == CLFORGE_TUNE_OK)
+        printf("  %zu/%zu %s: %.1f GFLOP/s (build %.2f s)\n", e->tried, e->total, e->params, e->gflops, e->build_s);
+      else
+        printf("  %zu/%zu %s: %s: %s\n", e->tried, e->total, e->params,
+               e->outcome == CLFORGE_TUNE_SLOW           ? "cut"
+               : e->outcome == CLFORGE_TUNE_BUILD_FAILED ? "discarded, build failed"
+               : e->outcome == CLFORGE_TUNE_RUN_FAILED   ? "discarded, run failed"
+                                                         : "discarded, wrong result",
+               e->message ? e->message : "");
+      break;
+    case CLFORGE_TUNE_PROBLEM_DONE:
+      printf("tune [%d/%d] %s: best %.1f GFLOP/s, default %.1f, CLBlast %.1f; provider %s\n", e->problem + 1,
+             e->problems, what, e->tuned_gflops, e->default_gflops, e->clblast_gflops, e->provider);
+      break;
+  }
+  fflush(stdout);
+}
+
+static void print_table(const progress_state *ps) {
+  printf("\n%-44s %9s %9s %9s %8s %-8s %s\n", "problem (GFLOP/s)", "default", "tuned", "CLBlast", "speed-up",
+         "provider", "parameters");
+  for (int i = 0; i < ps->nrows; ++i) {
+    const row *r = &ps->rows[i];
+    double best = r->tuned > r->peer ? r->tuned : r->peer;
+    char peer[16] = "-", speed[16] = "-";
+    if (r->peer > 0) snprintf(peer, sizeof peer, "%.1f", r->peer);
+    if (r->def > 0 && best > 0) snprintf(speed, sizeof speed, "%.2fx", best / r->def);
+    printf("%-44s %9.1f %9.1f %9s %8s %-8s %s\n", r->problem, r->def, r->tuned, peer, speed, r->provider, r->params);
+  }
+}
+
+static int parse_number(const char *opt, const char *v, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double d = v ? strtod(v, &end) : 0;
+  if (!v || end == v || *end || errno || !(d >= lo && d <= hi)) {
+    fprintf(stderr, "clforge tune: %s needs a number in [%g, %g]\nRun 'clforge tune --help' for usage.\n", opt, lo, hi);
+    return -1;
+  }
+  *out = d;
+  return 0;
+}
+
+int clforge_cli_tune(int argc, char **argv) {
+  clforge_tune_options o = {0};
+  o.layouts = "nn";
+  int quiet = 0;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    double d;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      clforge_cli_tune_help(stdout);
+      return 0;
+    } else if (!strcmp(a, "--dry-run")) {
+      o.dry_run = 1;
+    } else if (!strcmp(a, "--no-peers")) {
+      o.skip_peers = 1;
+    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+      quiet = 1;
+    } else if (!strcmp(a, "--op") || !strcmp(a, "--shapes") || !strcmp(a, "--dtypes") || !strcmp(a, "--layouts") ||
+               !strcmp(a, "--file") || !strcmp(a, "--strategy")) {
+      if (!v) {
+        fprintf(stderr, "clforge tune: %s needs a value\nRun 'clforge tune --help' for usage.\n", a);
+        return EXIT_USAGE;
+      }
+      ++i;
+      if (!strcmp(a, "--op")) o.ops = v;
+      else if (!strcmp(a, "--shapes")) o.shapes = v;
+      else if (!strcmp(a, "--dtypes")) o.dtypes = v;
+      else if (!strcmp(a, "--layouts")) o.layouts = v;
+      else if (!strcmp(a, "--file")) o.file = v;
+      else if (!strcmp(v, "auto")) o.strategy = CLFORGE_TUNE_AUTO;
+      else if (!strcmp(v, "exhaustive")) o.strategy = CLFORGE_TUNE_EXHAUSTIVE;
+      else if (!strcmp(v, "random")) o.strategy = CLFORGE_TUNE_RANDOM;
+      else if (!strcmp(v, "anneal")) o.strategy = CLFORGE_TUNE_ANNEAL;
+      else {
+        fprintf(stderr, "clforge tune: --strategy is auto, exhaustive, random or anneal, not '%s'\n", v);
+        return EXIT_USAGE;
+      }
+    } else if (!strcmp(a, "--budget")) {
+      if (parse_number(a, v, 0.001, 1e7, &d)) return EXIT_USAGE;
+      o.budget_s = d, ++i;
+    } else if (!strcmp(a, "--max-evals")) {
+      if (parse_number(a, v, 1, 1e9, &d)) return EXIT_USAGE;
+      o.max_evals = (int)d, ++i;
+    } else if (!strcmp(a, "--seed")) {
+      if (parse_number(a, v, 0, 4294967295.0, &d)) return EXIT_USAGE;
+      o.seed = (unsigned)d, ++i;
+    } else {
+      fprintf(stderr, "clforge tune: unknown %s '%s'\nRun 'clforge tune --help' for usage.\n",
+              a[0] == '-' ? "option" : "argument", a);
+      return EXIT_USAGE;
+    }
+  }
+  if (o.ops && !strcmp(o.ops, "all")) o.ops = NULL;
+
+  clforge_context ctx;
+  if (clforge_context_create(NULL, &ctx) != CLFORGE_SUCCESS) {
+    fprintf(stderr, "clforge tune: no device to tune: %s\n", clforge_last_error(NULL));
+    return 1;
+  }
+  clforge_device_info info;
+  clforge_context_device_info(ctx, &info);
+  char path[4096] = "";
+  if (!o.file && clforge_path(CLFORGE_PATH_TUNING_FILE, path, sizeof path) == CLFORGE_SUCCESS) o.file = path;
+  if (!quiet)
+    printf("tuning \"%s\" (%s), budget %.0f s%s%s\n", info.name, info.driver_version, o.budget_s ? o.budget_s : 120.0,
+           o.dry_run ? ", dry run" : ", saving to ", o.dry_run ? "" : o.file);
+  progress_state ps = {isatty(STDOUT_FILENO), quiet, NULL, 0, 0, 0};
+  o.progress = on_progress;
+  o.user = &ps;
+  o.stop = (const volatile int *)&stop_flag;
+  signal(SIGINT, on_sigint);
+  clforge_status st = clforge_tune(ctx, &o);
+  signal(SIGINT, SIG_DFL);
+  if (ps.tty && !quiet) printf("\r\033[K");
+  if (stop_flag) printf("stopped by Ctrl-C; %s\n", o.dry_run ? "nothing saved (dry run)" : "what was measured is saved");
+  print_table(&ps);
+  int rc = 0;
+  if (st != CLFORGE_SUCCESS) {
+    fprintf(stderr, "clforge tune: %s\n", clforge_last_error(ctx));
+    rc = 1;
+  } else if (!o.dry_run) {
+    printf("\nsaved to %s\n", o.file);
+  }
+  free(ps.rows);
+  clforge_context_destroy(ctx);
+  return rc;
+}
