@@ -31,6 +31,8 @@ void clforge_cli_tune_help(FILE *f) {
           "                      (default nn; 'all' tunes every case)\n"
           "  --strategy S        auto, exhaustive, random or anneal (default auto:\n"
           "                      exhaustive for small spaces, else random + local search)\n"
+          "  --space SPEC        restrict the candidates, e.g. \"gemm:MWG=64|128,VW=8|16\"\n"
+          "                      (sweep part of a space; see docs/tuning.md)\n"
           "  --max-evals N       at most N candidates per problem (default: budget only)\n"
           "  --seed N            seed of the random strategies (default fixed)\n"
           "  --file PATH         tuning file to update (default: the user's, see\n"
@@ -167,7 +169,7 @@ int clforge_cli_tune(int argc, char **argv) {
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
       quiet = 1;
     } else if (!strcmp(a, "--op") || !strcmp(a, "--shapes") || !strcmp(a, "--dtypes") || !strcmp(a, "--layouts") ||
-               !strcmp(a, "--file") || !strcmp(a, "--strategy")) {
+               !strcmp(a, "--file") || !strcmp(a, "--space") || !strcmp(a, "--strategy")) {
       if (!v) {
         fprintf(stderr, "clforge tune: %s needs a value\nRun 'clforge tune --help' for usage.\n", a);
         return EXIT_USAGE;
@@ -178,6 +180,7 @@ int clforge_cli_tune(int argc, char **argv) {
       else if (!strcmp(a, "--dtypes")) o.dtypes = v;
       else if (!strcmp(a, "--layouts")) o.layouts = v;
       else if (!strcmp(a, "--file")) o.file = v;
+      else if (!strcmp(a, "--space")) o.space = v;
       else if (!strcmp(v, "auto")) o.strategy = CLFORGE_TUNE_AUTO;
       else if (!strcmp(v, "exhaustive")) o.strategy = CLFORGE_TUNE_EXHAUSTIVE;
       else if (!strcmp(v, "random")) o.strategy = CLFORGE_TUNE_RANDOM;

@@ -370,6 +370,8 @@ typedef struct clforge_tune_options {
   double budget_s;          /* wall-clock budget for the whole run; 0 = 120 s */
   int max_evals;            /* per problem; 0 = unbounded (budget only) */
   unsigned seed;            /* 0 = a fixed default (runs are reproducible) */
+  const char *space;        /* restrict the candidates, e.g. "gemm:MWG=64|128,VW=8|16;gemm_direct:KUD=1"
+                               (a parameter not named keeps all its candidates); NULL = whole space */
   const char *file;         /* where to save; NULL = the user's tuning file */
   int dry_run;              /* measure and report, save nothing */
   int skip_peers;           /* do not time CLBlast */

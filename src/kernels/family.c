@@ -74,10 +74,15 @@ int clforge__family_parse_params(const clforge__family *f, const char *env, int 
   return 0;
 }
 
+void clforge__family_canonical(const clforge__family *f, int *values) {
+  if (f->canonical) f->canonical(values);
+}
+
 void clforge__family_default(const clforge__family *f, clforge_device_class cls, int variant, int *values) {
   memcpy(values, f->defaults[cls], sizeof(int) * (size_t)f->nparams);
   for (const clforge__default_override *o = f->overrides; o && o->param >= 0; ++o)
     if (o->device_class == cls && (variant & o->variant_mask) == o->variant_bits) values[o->param] = o->value;
+  clforge__family_canonical(f, values);
 }
 
 void clforge__family_format(const clforge__family *f, const int *values, char *buf, size_t cap) {
@@ -107,6 +112,7 @@ static int entry_values(const clforge__family *f, const clforge__tuning_entry *e
       return -1;
     }
   }
+  clforge__family_canonical(f, values);
   return clforge__family_check(f, values, dev, why, why_cap) ? 0 : -1;
 }
 
@@ -179,6 +185,7 @@ clforge_status clforge__family_select(clforge_context ctx, const clforge__family
     int r = clforge__family_parse_params(f, spec[i], values, why, sizeof why);
     if (r < 0) return clforge__fail(ctx, bad[i], "%s: %s", origin[i], why);
     if (r == 0) continue;
+    clforge__family_canonical(f, values);
     if (!clforge__family_check(f, values, &ctx->info, why, sizeof why))
       return clforge__fail(ctx, bad[i], "%s: %s", origin[i], why);
     src = i == 0 ? CLFORGE_PARAMS_FROM_API : CLFORGE_PARAMS_FROM_ENV;
@@ -196,7 +203,11 @@ size_t clforge__family_enumerate(const clforge__family *f, const clforge_device_
   char why[256];
   for (;;) {
     for (int p = 0; p < f->nparams; ++p) values[p] = f->params[p].values[idx[p]];
-    if (clforge__family_check(f, values, dev, why, sizeof why)) {
+    int canon[CLFORGE_MAX_PARAMS];
+    memcpy(canon, values, sizeof canon);
+    clforge__family_canonical(f, canon);
+    if (!memcmp(canon, values, sizeof(int) * (size_t)f->nparams) &&
+        clforge__family_check(f, values, dev, why, sizeof why)) {
       ++visited;
       if (visit(values, user)) return visited;
     }

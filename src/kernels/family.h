@@ -46,6 +46,10 @@ typedef struct clforge__family {
   /* Constraints between values and against the device beyond "is a
    * candidate": 1 when allowed, else 0 with the reason in why. */
   int (*allowed)(const int *values, const clforge_device_info *dev, char *why, size_t why_cap);
+  /* Optional: rewrite values that spell the same kernel differently into one
+   * form (parameters that have no effect given others). Applied to every
+   * value set before use; the tuner's space holds canonical sets only. */
+  void (*canonical)(int *values);
   /* Tuning: the op that runs the family, and the shape classes it is tuned
    * on (terminated by a NULL name). */
   const struct clforge__tune_op *tune;
@@ -84,6 +88,9 @@ int clforge__family_parse_params(const clforge__family *f, const char *spec, int
 
 /* "NAME=V NAME=V ..." of values, for messages. */
 void clforge__family_format(const clforge__family *f, const int *values, char *buf, size_t cap);
+
+/* Apply f's canonical form to values (no-op for families without one). */
+void clforge__family_canonical(const clforge__family *f, int *values);
 
 /* The built-in default of a device class for a variant (values[] filled). */
 void clforge__family_default(const clforge__family *f, clforge_device_class cls, int variant, int *values);

@@ -3,6 +3,14 @@
 
 #include "families.h"
 
+/* One spelling per kernel, so that the tuner does not time duplicates:
+ * KSYNC only acts without staging (staging synchronizes already), and with
+ * neither KWG changes nothing. */
+static void gemm_canonical(int *v) {
+  if (v[GEMM_SA] || v[GEMM_SB]) v[GEMM_KSYNC] = 0;
+  else if (!v[GEMM_KSYNC]) v[GEMM_KWG] = 8;
+}
+
 static int gemm_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   const int mwg = v[GEMM_MWG], nwg = v[GEMM_NWG], mwi = v[GEMM_MWI], nwi = v[GEMM_NWI];
   if (mwg % mwi || nwg % nwi || nwi % v[GEMM_VW]) {
@@ -89,6 +97,7 @@ const clforge__family clforge__family_gemm = {
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_F16, GEMM_VAR_F16, GEMM_SB, 1},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = gemm_allowed,
+    .canonical = gemm_canonical,
     .tune = &clforge__tune_gemm,
     /* Tiles must divide the representative shapes (the tuner keeps to
      * candidates that do), so they are multiples of 128 where they can be. */

@@ -2,6 +2,7 @@
 #include "search.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,48 @@ typedef struct {
   const size_t *shape;
   clforge__search_space *s;
   size_t cap;
+  unsigned allowed[CLFORGE_MAX_PARAMS]; /* bit c: candidate c of the parameter may be used */
 } build_ctx;
+
+/* "fam:NAME=v|v,NAME=v;fam2:..." -> allowed bits for f; -1 with why on a
+ * name or value that f does not have. */
+static int parse_restriction(const clforge__family *f, const char *spec, unsigned *allowed, char *why, size_t cap) {
+  for (int p = 0; p < f->nparams; ++p) allowed[p] = ~0u;
+  size_t flen = strlen(f->name);
+  for (const char *e = spec; e && *e;) {
+    const char *end = strchr(e, ';');
+    if (!end) end = e + strlen(e);
+    if ((size_t)(end - e) > flen && !strncmp(e, f->name, flen) && e[flen] == ':') {
+      for (const char *q = e + flen + 1; q < end;) {
+        size_t nlen = strcspn(q, "=,;");
+        int p = 0;
+        while (p < f->nparams && (strlen(f->params[p].name) != nlen || strncmp(q, f->params[p].name, nlen))) ++p;
+        if (p == f->nparams || q[nlen] != '=') {
+          snprintf(why, cap, "tune space: %s has no parameter \"%.*s\"", f->name, (int)nlen, q);
+          return -1;
+        }
+        allowed[p] = 0;
+        q += nlen + 1;
+        while (q < end && *q != ',') {
+          char *num_end;
+          long v = strtol(q, &num_end, 10);
+          int c = 0;
+          while (c < f->params[p].count && f->params[p].values[c] != v) ++c;
+          if (num_end == q || c == f->params[p].count) {
+            snprintf(why, cap, "tune space: %.*s is not a candidate of %s", (int)strcspn(q, "|,;"), q,
+                     f->params[p].name);
+            return -1;
+          }
+          allowed[p] |= 1u << c;
+          q = num_end + (*num_end == '|');
+        }
+        q += q < end;
+      }
+    }
+    e = *end ? end + 1 : end;
+  }
+  return 0;
+}
 
 /* Mixed-radix code of a value set: the candidate index of each parameter. */
 static long code_of(const clforge__family *f, const int *values) {
@@ -35,6 +77,11 @@ static long code_of(const clforge__family *f, const int *values) {
 
 static int add_candidate(const int *values, void *user) {
   build_ctx *b = user;
+  for (int p = 0; p < b->f->nparams; ++p) {
+    int c = 0;
+    while (b->f->params[p].values[c] != values[p]) ++c;
+    if (!(b->allowed[p] >> c & 1u)) return 0;
+  }
   if (!b->op->applicable(b->f, values, b->shape)) return 0;
   clforge__search_space *s = b->s;
   if (s->count == b->cap) {
@@ -51,15 +98,18 @@ static int add_candidate(const int *values, void *user) {
 }
 
 clforge_status clforge__space_build(clforge_context ctx, const clforge__family *f, const clforge__tune_op *op,
-                                    const size_t *shape, clforge__search_space *s) {
+                                    const size_t *shape, const char *restrict_spec, clforge__search_space *s) {
   memset(s, 0, sizeof *s);
+  build_ctx b = {f, op, shape, s, 0, {0}};
+  char why[256];
+  if (parse_restriction(f, restrict_spec, b.allowed, why, sizeof why))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s", why);
   s->f = f;
   s->ncodes = 1;
   for (int p = 0; p < f->nparams; ++p) s->ncodes *= (size_t)f->params[p].count;
   s->index_of = malloc(s->ncodes * sizeof *s->index_of);
   if (!s->index_of) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory for the search space");
   for (size_t i = 0; i < s->ncodes; ++i) s->index_of[i] = -1;
-  build_ctx b = {f, op, shape, s, 0};
   size_t seen = clforge__family_enumerate(f, &ctx->info, add_candidate, &b);
   (void)seen;
   s->visited = calloc(s->count ? s->count : 1, 1);

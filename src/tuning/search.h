@@ -16,8 +16,11 @@ typedef struct clforge__search_space {
   size_t ncodes;
 } clforge__search_space;
 
+/* The candidates of f that pass its checks on ctx's device and the op's
+ * applicability to shape, restricted by `restrict_spec` (may be NULL; the
+ * syntax of clforge_tune_options.space). */
 clforge_status clforge__space_build(clforge_context ctx, const clforge__family *f, const clforge__tune_op *op,
-                                    const size_t *shape, clforge__search_space *s);
+                                    const size_t *shape, const char *restrict_spec, clforge__search_space *s);
 void clforge__space_free(clforge__search_space *s);
 
 typedef struct clforge__search_hooks {

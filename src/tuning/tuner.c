@@ -220,7 +220,7 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   ev.problem = index, ev.problems = count;
 
   clforge__search_space space;
-  clforge_status st = clforge__space_build(ctx, f, op, pb->cls->shape, &space);
+  clforge_status st = clforge__space_build(ctx, f, op, pb->cls->shape, t->o->space, &space);
   if (st != CLFORGE_SUCCESS) return st;
   ev.total = space.count;
   t->ev = ev;
