@@ -564,6 +564,16 @@ static void record_init(clforge_bench_record *r, const bench_env *env, gemm_shap
  * it is right. Returns 0 when the row has numbers. */
 static int measure_clforge(gemm_case *c, gemm_path path, clforge_bench_record *r, float *result) {
   bench_env *env = c->env;
+  if (path == PATH_AUTO) { /* which provider and parameters the call uses (tuning file, defaults, ...) */
+    clforge_kernel_choice ch[2];
+    int n = 0;
+    if (clforge_gemm_explain(env->ctx, &c->desc, ch, 2, &n) == CLFORGE_SUCCESS && n > 0 &&
+        r->ntags < CLFORGE_BENCH_MAX_TAGS) {
+      if (!strcmp(ch[0].provider, "clblast")) r->provider = "clblast";
+      r->tags[r->ntags].name = "params";
+      r->tags[r->ntags++].value = clforge_params_source_name(ch[0].source);
+    }
+  }
   progress(env, c, r->provider);
   if (setenv("CLFORGE_GEMM_PATH", path_names[path], 1) != 0) {
     snprintf(r->error, sizeof r->error, "setenv(CLFORGE_GEMM_PATH) failed: %s", strerror(errno));

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "explain.h"
 #include "tune.h"
 
 #include "gemm_bench.h" /* bench/ */
@@ -941,6 +942,8 @@ static const command commands[] = {
     {"info", "list OpenCL platforms and devices, clforge's setup, transfer bandwidth", cmd_info, help_info},
     {"tune", "tune kernel parameters for this device and save the tuning file", clforge_cli_tune,
      clforge_cli_tune_help},
+    {"explain", "show which kernels and parameters a call uses, and why", clforge_cli_explain,
+     clforge_cli_explain_help},
     {"bench", "benchmark an op against other libraries (gemm)", cmd_bench, help_bench},
 };
 

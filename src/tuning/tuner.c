@@ -98,7 +98,7 @@ static clforge_status make_problems(clforge_context ctx, const clforge_tune_opti
           if (!listed(o->shapes, c->name)) continue;
           /* The large class decides big GEMMs, f32 is the most used: they
            * get a larger share of the budget. */
-          double w = (di == 0 ? 2.0 : 1.0) * (!strcmp(c->name, "large") ? 2.0 : 1.0);
+          double w = (di == 0 ? 3.0 : 1.0) * (!strcmp(c->name, "large") ? 2.0 : 1.0);
           p[n++] = (problem){*f, c, op->dtypes[di], op->layouts[li], w};
         }
       }
@@ -248,6 +248,13 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   clforge__search_hooks hooks = {evaluate, search_should_stop, t};
   clforge__search(&space, t->o->strategy, start, t->o->seed ? t->o->seed : 0x5eed, &hooks);
 
+  /* The defaults stay when no candidate beat them (e.g. the class default
+   * runs a skinny shape on the direct kernel, which the candidates of the
+   * tiled family cannot): the entry then records what a plain call uses. */
+  if (default_s > 0 && (t->best_s == 0 || default_s <= t->best_s) &&
+      clforge__family_select(ctx, f, op->variant(pb->dtypes, pb->layout, pb->cls->shape), NULL, t->best_values, NULL) ==
+          CLFORGE_SUCCESS)
+    t->best_s = default_s;
   double peer_s = 0;
   if (op->peer && !t->o->skip_peers && !stop_requested(t)) peer_s = measure_plain(t, op->peer);
 
