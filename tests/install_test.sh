@@ -11,7 +11,10 @@ prefix=$tmp/prefix
 passed=0 failed=0
 check() { if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $*"; fi; }
 
-"$cmake" --install "$build" --prefix "$prefix" > "$tmp/install.log"
+# Install-time tuning (CLFORGE_TUNE_ON_INSTALL) kept small: one shape class,
+# a few candidates.
+CLFORGE_INSTALL_TUNE_BUDGET=60 CLFORGE_INSTALL_TUNE_ARGS="--shapes small --dtypes f32 --max-evals 3 --no-peers" \
+  "$cmake" --install "$build" --prefix "$prefix" > "$tmp/install.log"
 check test -f "$prefix/include/clforge/clforge.h"
 libdir=$(dirname "$(find "$prefix" -name 'libclforge.so' | head -n 1)")
 check test -f "$libdir/libclforge.a"
@@ -45,6 +48,33 @@ fi
 # the installed command runs from the prefix (RPATH to the installed library)
 if [ -x "$prefix/bin/clforge" ]; then
   check "$prefix/bin/clforge" --version
+  # install-time tuning wrote the system tuning file, and a fresh process
+  # (no user file) takes its parameters from it
+  if grep -q "install-time tuning done" "$tmp/install.log"; then
+    check test -s "$prefix/share/clforge/tuning.json"
+    check grep -q '"format_version"' "$prefix/share/clforge/tuning.json"
+    CLFORGE_TUNING_FILE=off CLFORGE_SYSTEM_TUNING_FILE="$prefix/share/clforge/tuning.json" \
+      "$prefix/bin/clforge" explain gemm 64 64 64 > "$tmp/explain.log" 2>&1
+    check grep -q "parameters from tuned" "$tmp/explain.log"
+    # a damaged system file is ignored: the call falls back to the defaults
+    printf '{"format": "clforge-tuning", "format_ver' > "$tmp/damaged.json"
+    CLFORGE_TUNING_FILE=off CLFORGE_SYSTEM_TUNING_FILE="$tmp/damaged.json" \
+      "$prefix/bin/clforge" explain gemm 64 64 64 > "$tmp/explain2.log" 2>&1
+    check grep -q "parameters from device-default" "$tmp/explain2.log"
+  else
+    echo "FAIL: install-time tuning did not run:"; cat "$tmp/install.log"
+    failed=$((failed + 1))
+  fi
+fi
+# with no OpenCL driver the install still succeeds and says why tuning was skipped
+mkdir -p "$tmp/no-icd"
+if (unset OCL_ICD_FILENAMES; OCL_ICD_VENDORS="$tmp/no-icd" CLFORGE_INSTALL_TUNE_BUDGET=5 \
+      "$cmake" --install "$build" --prefix "$tmp/prefix2" > "$tmp/install2.log" 2>&1); then
+  check grep -q "install-time tuning skipped" "$tmp/install2.log"
+  check test ! -e "$tmp/prefix2/share/clforge/tuning.json"
+else
+  echo "FAIL: install without a driver failed:"; cat "$tmp/install2.log"
+  failed=$((failed + 1))
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -124,6 +124,8 @@ typedef struct {
   double best_s;      /* best median so far (0 = none) */
   int best_values[CLFORGE_MAX_PARAMS];
   int fault_tests;    /* tests only: the first candidate is wrong, the second fails to build */
+  const int *start;   /* the built-in default's values (the search's first candidate) */
+  int start_failed;   /* ... were discarded: never fall back to them */
 } tuner;
 
 static void emit(tuner *t, clforge_tune_event *ev) {
@@ -160,6 +162,7 @@ static double evaluate(const int *values, void *user) {
   }
   if (outcome >= CLFORGE_TUNE_BUILD_FAILED) {
     ++t->failures;
+    if (t->start && !memcmp(values, t->start, sizeof(int) * (size_t)f->nparams)) t->start_failed = 1;
     clforge__log(CLFORGE_LOG_INFO, "tune %s %s: discarded %s: %s", f->name, t->pb->cls->name, params, why);
   }
   clforge_tune_event ev = t->ev;
@@ -245,13 +248,16 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   /* The search starts from the built-in default when it is in the space. */
   int start[CLFORGE_MAX_PARAMS];
   clforge__family_default(f, ctx->info.device_class, op->variant(pb->dtypes, pb->layout, pb->cls->shape), start);
+  t->start = start;
+  t->start_failed = 0;
   clforge__search_hooks hooks = {evaluate, search_should_stop, t};
   clforge__search(&space, t->o->strategy, start, t->o->seed ? t->o->seed : 0x5eed, &hooks);
+  t->start = NULL;
 
   /* The defaults stay when no candidate beat them (e.g. the class default
    * runs a skinny shape on the direct kernel, which the candidates of the
    * tiled family cannot): the entry then records what a plain call uses. */
-  if (default_s > 0 && (t->best_s == 0 || default_s <= t->best_s) &&
+  if (default_s > 0 && !t->start_failed && (t->best_s == 0 || default_s <= t->best_s) &&
       clforge__family_select(ctx, f, op->variant(pb->dtypes, pb->layout, pb->cls->shape), NULL, t->best_values, NULL) ==
           CLFORGE_SUCCESS)
     t->best_s = default_s;

@@ -1,0 +1,241 @@
+/* clforge_tune: a candidate with a wrong result and one that fails to build
+ * are discarded (test hook) and never saved; the winner is saved and used
+ * by a fresh context; dry runs save nothing; a stop request keeps what was
+ * measured; the strategies respect the space and the evaluation cap;
+ * candidates fit the shape; bad options are refused. */
+#include <unistd.h>
+
+#include "../src/context.h"
+#include "../src/tuning/db.h"
+#include "test_util.h"
+
+static char dir[256], file[300];
+
+typedef struct {
+  int starts, dones, candidates;
+  int outcomes[64];
+  char params[64][160];
+  char message[64][1024];
+  clforge_tune_event done;      /* the last PROBLEM_DONE (strings not kept) */
+  char done_params[160];
+  int stop_after;               /* set *stop after this many candidates (0 = never) */
+  volatile int stop;
+} events;
+
+static void on_event(const clforge_tune_event *e, void *user) {
+  events *ev = user;
+  if (e->kind == CLFORGE_TUNE_PROBLEM_START) ++ev->starts;
+  if (e->kind == CLFORGE_TUNE_PROBLEM_DONE) {
+    ++ev->dones;
+    ev->done = *e;
+    snprintf(ev->done_params, sizeof ev->done_params, "%s", e->params ? e->params : "");
+  }
+  if (e->kind == CLFORGE_TUNE_CANDIDATE && ev->candidates < 64) {
+    int i = ev->candidates++;
+    ev->outcomes[i] = (int)e->outcome;
+    snprintf(ev->params[i], sizeof ev->params[i], "%s", e->params ? e->params : "");
+    snprintf(ev->message[i], sizeof ev->message[i], "%s", e->message ? e->message : "");
+    if (ev->stop_after && ev->candidates >= ev->stop_after) ev->stop = 1;
+  }
+}
+
+static clforge_tune_options small_options(events *ev) {
+  memset(ev, 0, sizeof *ev);
+  clforge_tune_options o = {0};
+  o.ops = "gemm";
+  o.shapes = "small";
+  o.dtypes = "f32";
+  o.layouts = "nn";
+  o.budget_s = 120;
+  o.max_evals = 6;
+  o.file = file;
+  o.skip_peers = 1;
+  o.progress = on_event;
+  o.user = ev;
+  o.stop = &ev->stop;
+  return o;
+}
+
+/* "NAME=V NAME=V" of an entry, as the tuner prints parameters. */
+static void entry_params(const clforge__tuning_entry *e, char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < e->nparams && used < cap; ++i)
+    used += (size_t)snprintf(buf + used, cap - used, "%s%s=%d", i ? " " : "", e->names[i], e->values[i]);
+}
+
+static const clforge__tuning_entry *find_entry(const clforge__tuning_db *db, const char *family, const char *cls) {
+  for (size_t i = 0; i < db->count; ++i)
+    if (!strcmp(db->entries[i].family, family) && !strcmp(db->entries[i].shape_class, cls)) return &db->entries[i];
+  return NULL;
+}
+
+static void test_discards_faulty_candidates(void) {
+  unlink(file);
+  clforge_context ctx = tu_context();
+  events ev;
+  clforge_tune_options o = small_options(&ev);
+  clforge__test_set_fault(ctx, "tune"); /* first candidate: wrong result; second: build failure */
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  CHECK(ev.starts == 1 && ev.dones == 1, "%d starts, %d dones", ev.starts, ev.dones);
+  CHECK(ev.candidates >= 3, "only %d candidates", ev.candidates);
+  CHECK(ev.outcomes[0] == CLFORGE_TUNE_WRONG, "first candidate: outcome %d", ev.outcomes[0]);
+  CHECK(strstr(ev.message[0], "differ") || strstr(ev.message[0], "reference"), "wrong-result message: %s",
+        ev.message[0]);
+  CHECK(ev.outcomes[1] == CLFORGE_TUNE_BUILD_FAILED, "second candidate: outcome %d", ev.outcomes[1]);
+  CHECK(strstr(ev.message[1], "forced build failure") != NULL, "build message lacks the compiler's error: %.200s",
+        ev.message[1]);
+  CHECK(ev.done.failures >= 2, "failures %d", ev.done.failures);
+  CHECK(ev.done.tuned_gflops > 0 && ev.done.default_gflops > 0, "tuned %g default %g", ev.done.tuned_gflops,
+        ev.done.default_gflops);
+  clforge_context_destroy(ctx);
+
+  clforge__tuning_db db = {NULL, 0, 0};
+  char why[512] = "";
+  CHECK(clforge__tuning_load_file(file, &db, why, sizeof why) == 0, "saved file does not load: %s", why);
+  const clforge__tuning_entry *e = find_entry(&db, "gemm_direct", "small");
+  CHECK(e != NULL, "no entry saved");
+  if (e) {
+    char saved[256];
+    entry_params(e, saved, sizeof saved);
+    CHECK(strcmp(saved, ev.params[0]) != 0, "the wrong-result candidate was saved: %s", saved);
+    CHECK(strcmp(saved, ev.params[1]) != 0, "the unbuildable candidate was saved: %s", saved);
+    CHECK(!strcmp(saved, ev.done_params), "saved %s, reported %s", saved, ev.done_params);
+    CHECK(!strcmp(e->dtypes, "f32,f32,f32") && !strcmp(e->layout, "nn") && e->shape[0] == 64 && e->median_s > 0 &&
+              e->gflops > 0 && e->date[0] && !strcmp(e->provider, "clforge"),
+          "entry fields: %s %s %zu %g %g %s", e->dtypes, e->layout, e->shape[0], e->median_s, e->gflops, e->date);
+    /* a fresh context uses it */
+    setenv("CLFORGE_TUNING_FILE", file, 1);
+    clforge_context c2 = tu_context();
+    clforge_gemm_desc d = {.m = 50, .n = 60, .k = 70, .alpha = 1, .beta = 0};
+    clforge_kernel_choice ch[2];
+    int n = 0;
+    CHECK_OK(c2, clforge_gemm_explain(c2, &d, ch, 2, &n));
+    CHECK(n == 1 && ch[0].source == CLFORGE_PARAMS_FROM_TUNED && !strcmp(ch[0].family, "gemm_direct"),
+          "fresh context: %d choices, source %s", n, clforge_params_source_name(ch[0].source));
+    for (int p = 0; n == 1 && p < e->nparams; ++p)
+      CHECK(ch[0].values[p] == e->values[p], "parameter %s: %d, file %d", e->names[p], ch[0].values[p], e->values[p]);
+    clforge_context_destroy(c2);
+    unsetenv("CLFORGE_TUNING_FILE");
+  }
+  clforge__tuning_free(&db);
+}
+
+static void test_dry_run_and_stop(void) {
+  unlink(file);
+  clforge_context ctx = tu_context();
+  events ev;
+  clforge_tune_options o = small_options(&ev);
+  o.dry_run = 1;
+  o.max_evals = 2;
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  CHECK(ev.dones == 1 && access(file, F_OK) != 0, "dry run: %d dones, file %s", ev.dones,
+        access(file, F_OK) ? "absent" : "written");
+
+  o = small_options(&ev);
+  o.max_evals = 50;
+  ev.stop_after = 2;
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  CHECK(ev.candidates == 2, "stop after 2: %d candidates", ev.candidates);
+  clforge__tuning_db db = {NULL, 0, 0};
+  char why[512] = "";
+  CHECK(clforge__tuning_load_file(file, &db, why, sizeof why) == 0 && db.count == 1,
+        "stopped run did not keep its result (%zu entries) %s", db.count, why);
+  clforge__tuning_free(&db);
+  clforge_context_destroy(ctx);
+}
+
+static void test_strategies(void) {
+  clforge_context ctx = tu_context();
+  events ev;
+  clforge_tune_options o = small_options(&ev);
+  o.dry_run = 1;
+  o.strategy = CLFORGE_TUNE_EXHAUSTIVE;
+  o.max_evals = 0;
+  o.space = "gemm_direct:MWID=4|8,NWID=1,MDIMD=2,NDIMD=4,KUD=1,VW=8|16";
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  CHECK(ev.candidates == 4 && ev.done.total == 4 && ev.done.tried == 4, "exhaustive: %d candidates of %zu",
+        ev.candidates, ev.done.total);
+  for (int i = 0; i < ev.candidates; ++i)
+    CHECK(strstr(ev.params[i], "NWID=1 MDIMD=2 NDIMD=4 KUD=1") != NULL, "outside the space: %s", ev.params[i]);
+  const clforge_tune_strategy others[2] = {CLFORGE_TUNE_RANDOM, CLFORGE_TUNE_ANNEAL};
+  for (int s = 0; s < 2; ++s) {
+    o = small_options(&ev);
+    o.dry_run = 1;
+    o.strategy = others[s];
+    o.max_evals = 4;
+    o.seed = 42;
+    CHECK_OK(ctx, clforge_tune(ctx, &o));
+    CHECK(ev.candidates == 4 && ev.done.tuned_gflops > 0, "strategy %d: %d candidates", (int)others[s],
+          ev.candidates);
+    for (int i = 0; i < ev.candidates; ++i)
+      for (int j = 0; j < i; ++j) CHECK(strcmp(ev.params[i], ev.params[j]), "evaluated twice: %s", ev.params[i]);
+  }
+  /* tiled candidates for a skinny shape: tiles divide m = 64 */
+  o = small_options(&ev);
+  o.dry_run = 1;
+  o.shapes = "skinny_m";
+  o.max_evals = 3;
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  CHECK(ev.dones == 1 && ev.candidates >= 1, "skinny_m: %d candidates", ev.candidates);
+  for (int i = 0; i < ev.candidates; ++i) {
+    int mwg = 0;
+    const char *p = strstr(ev.params[i], "MWG=");
+    if (p) mwg = atoi(p + 4);
+    CHECK(mwg > 0 && 64 % mwg == 0, "skinny_m candidate with MWG=%d", mwg);
+  }
+  CHECK(ev.done.tuned_gflops >= ev.done.default_gflops,
+        "skinny_m: the tuned result (%g) is slower than the default (%g)", ev.done.tuned_gflops,
+        ev.done.default_gflops);
+  clforge_context_destroy(ctx);
+}
+
+static void test_bad_options(void) {
+  clforge_context ctx = tu_context();
+  events ev;
+  clforge_tune_options o = small_options(&ev);
+  o.shapes = "huge";
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "huge");
+  o = small_options(&ev);
+  o.dtypes = "f64";
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "f64");
+  o = small_options(&ev);
+  o.budget_s = -1;
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "budget");
+  o = small_options(&ev);
+  o.strategy = (clforge_tune_strategy)9;
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "strategy");
+  o = small_options(&ev);
+  o.space = "gemm_direct:FOO=1";
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "FOO");
+  o = small_options(&ev);
+  o.space = "gemm_direct:VW=3";
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "3");
+  CHECK(ev.candidates == 0, "a refused run measured %d candidates", ev.candidates);
+  CHECK(clforge_tune(NULL, &o) == CLFORGE_INVALID_ARGUMENT, "NULL context");
+  clforge_context_destroy(ctx);
+}
+
+int main(void) {
+  snprintf(dir, sizeof dir, "%s/clforge-tuner-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  snprintf(file, sizeof file, "%s/tuning.json", dir);
+  unsetenv("CLFORGE_PARAMS");
+  setenv("CLFORGE_SYSTEM_TUNING_FILE", "off", 1);
+  setenv("CLFORGE_TUNING_FILE", "off", 1);
+
+  test_discards_faulty_candidates();
+  test_dry_run_and_stop();
+  test_strategies();
+  test_bad_options();
+
+  unlink(file);
+  char lock[320];
+  snprintf(lock, sizeof lock, "%s.lock", file);
+  unlink(lock);
+  rmdir(dir);
+  return tu_summary();
+}
