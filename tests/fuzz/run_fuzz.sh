@@ -27,10 +27,10 @@ trap 'exit 130' INT TERM
 mkdir "$WORK/corpus" "$WORK/artifacts"
 cp "$HERE"/corpus/* "$WORK/corpus/"
 
-# The fuzzer drives no OpenCL, so no suppressions: every leak is clforge's or
-# cJSON's. abort_on_error makes a sanitizer report a crash libFuzzer records.
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}
+# The fuzzer drives no OpenCL, so no suppressions are needed: every leak is
+# clforge's or cJSON's. These come last so that they win over the caller's.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_on_error=1
 
 rc=0
 "$BIN" -max_total_time="$SECONDS_" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
