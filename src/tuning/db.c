@@ -65,8 +65,9 @@ static int parse_entry(const cJSON *o, clforge__tuning_entry *e, char *why, size
   }
   const cJSON *it;
   cJSON_ArrayForEach(it, shape) {
-    if (get_int(it, 1, 9007199254740992.0, &d)) {
-      bad = "a shape dimension is not a positive integer";
+    /* Bounded so that cJSON writes it back exactly (15 significant digits). */
+    if (get_int(it, 1, 1099511627776.0, &d)) {
+      bad = "a shape dimension is not an integer in [1, 2^40]";
       goto fail;
     }
     e->shape[e->ndims++] = (size_t)d;
@@ -87,8 +88,10 @@ static int parse_entry(const cJSON *o, clforge__tuning_entry *e, char *why, size
   }
   const cJSON *ms = cJSON_GetObjectItemCaseSensitive(o, "median_ms");
   const cJSON *gf = cJSON_GetObjectItemCaseSensitive(o, "gflops");
-  if (!cJSON_IsNumber(ms) || !cJSON_IsNumber(gf) || !(ms->valuedouble >= 0) || !(gf->valuedouble >= 0)) {
-    bad = "median_ms or gflops is not a non-negative number";
+  /* Bounded: an infinite or huge value would be written back as null. */
+  if (!cJSON_IsNumber(ms) || !cJSON_IsNumber(gf) || !(ms->valuedouble >= 0 && ms->valuedouble <= 1e9) ||
+      !(gf->valuedouble >= 0 && gf->valuedouble <= 1e9)) {
+    bad = "median_ms or gflops is not a number in [0, 1e9]";
     goto fail;
   }
   e->median_s = ms->valuedouble / 1e3;

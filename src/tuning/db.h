@@ -53,7 +53,8 @@ int clforge__tuning_put(clforge__tuning_db *db, const clforge__tuning_entry *e);
 void clforge__tuning_free(clforge__tuning_db *db);
 
 /* The whole file's text for db (malloc'd, NULL when out of memory); parsing
- * it gives back the same entries. */
+ * it gives back the same entries (median time rounded to 1 ns, GFLOP/s to
+ * 0.1). */
 char *clforge__tuning_serialize(const clforge__tuning_db *db);
 
 /* Merge `add` into the file at path under an exclusive lock (re-reading what
