@@ -20,15 +20,12 @@ double clforge__now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b) {
+int clforge__cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-/* One timed run: END(after) - END(before) of two markers around the op on
- * the in-order queue covers all of its kernels; the host clock when the
- * driver gives no profiling information. */
-static clforge_status timed_run(clforge_context ctx, const clforge__tune_op *op, void *state, double *seconds) {
+clforge_status clforge__timed_run(clforge_context ctx, const clforge__tune_op *op, void *state, double *seconds) {
   cl_event before = NULL, after = NULL;
   cl_int err = clFinish(ctx->queue);
   double t0 = clforge__now();
@@ -66,7 +63,7 @@ clforge_tune_outcome clforge__measure(clforge_context ctx, const clforge__tune_o
   int n = 0;
   clforge_tune_outcome out = CLFORGE_TUNE_OK;
   for (; n < MAX_RUNS && (n < MIN_RUNS || total < MIN_TOTAL_S); ++n) {
-    st = timed_run(ctx, op, state, &t[n]);
+    st = clforge__timed_run(ctx, op, state, &t[n]);
     if (st != CLFORGE_SUCCESS) {
       snprintf(why, why_cap, "timed run: %s", clforge_last_error(ctx)[0] ? clforge_last_error(ctx) : clforge_status_string(st));
       return CLFORGE_TUNE_RUN_FAILED;
@@ -79,7 +76,7 @@ clforge_tune_outcome clforge__measure(clforge_context ctx, const clforge__tune_o
     }
     total += t[n];
   }
-  qsort(t, (size_t)n, sizeof t[0], cmp_double);
+  qsort(t, (size_t)n, sizeof t[0], clforge__cmp_double);
   m->runs = n;
   m->median_s = t[n / 2];
   m->build_s = first > t[0] ? first - t[0] : 0.0;

@@ -22,4 +22,12 @@ typedef struct clforge__measurement {
 clforge_tune_outcome clforge__measure(clforge_context ctx, const clforge__tune_op *op, void *state, int corrupt,
                                       double best_s, clforge__measurement *m, char *why, size_t why_cap);
 
+/* One timed run: END(after) - END(before) of two markers around the op on
+ * the in-order queue covers all of its kernels; the host clock when the
+ * driver gives no profiling information. */
+clforge_status clforge__timed_run(clforge_context ctx, const clforge__tune_op *op, void *state, double *seconds);
+
+/* qsort comparator for doubles. */
+int clforge__cmp_double(const void *a, const void *b);
+
 #endif
