@@ -335,12 +335,12 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   double peer_s = 0;
   if (op->peer && !t->o->skip_peers && !stop_requested(t)) peer_s = measure_plain(t, RUN_PEER);
 
-  /* Side by side: the default (unless it gave a wrong result), the search's
-   * best, the peer. */
+  /* Side by side: the default, the search's best, the peer. The default
+   * cannot win when its values gave a wrong result in the search. */
   contender c[TOP_CANDIDATES + 2];
   int nc = 0;
   memset(c, 0, sizeof c);
-  if (default_s > 0 && !t->start_failed) c[nc++].kind = RUN_DEFAULT;
+  if (default_s > 0) c[nc++].kind = RUN_DEFAULT;
   for (int i = 0; i < t->ntop; ++i) {
     c[nc].kind = RUN_CANDIDATE;
     memcpy(c[nc++].values, t->top[i].values, sizeof c[0].values);
@@ -355,7 +355,7 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
     if (c[i].s <= 0) continue;
     if (c[i].kind == RUN_DEFAULT) def = &c[i];
     if (c[i].kind == RUN_PEER) peer = &c[i];
-    else if (!win || c[i].s < win->s) win = &c[i];
+    else if ((c[i].kind != RUN_DEFAULT || !t->start_failed) && (!win || c[i].s < win->s)) win = &c[i];
   }
   t->best_s = win ? win->s : 0;
   /* The default won: the entry records what a plain call uses (e.g. a skinny
