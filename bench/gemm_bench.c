@@ -564,6 +564,10 @@ static void record_init(clforge_bench_record *r, const bench_env *env, gemm_shap
  * it is right. Returns 0 when the row has numbers. */
 static int measure_clforge(gemm_case *c, gemm_path path, clforge_bench_record *r, float *result) {
   bench_env *env = c->env;
+  if (setenv("CLFORGE_GEMM_PATH", path_names[path], 1) != 0) {
+    snprintf(r->error, sizeof r->error, "setenv(CLFORGE_GEMM_PATH) failed: %s", strerror(errno));
+    return -1;
+  }
   if (path == PATH_AUTO) { /* which provider and parameters the call uses (tuning file, defaults, ...) */
     clforge_kernel_choice ch[2];
     int n = 0;
@@ -575,10 +579,6 @@ static int measure_clforge(gemm_case *c, gemm_path path, clforge_bench_record *r
     }
   }
   progress(env, c, r->provider);
-  if (setenv("CLFORGE_GEMM_PATH", path_names[path], 1) != 0) {
-    snprintf(r->error, sizeof r->error, "setenv(CLFORGE_GEMM_PATH) failed: %s", strerror(errno));
-    return -1;
-  }
   clforge_bench_timing t;
   const char *where = "";
   int rc = clforge_bench_time_queue(env->queue, enqueue_clforge, c, env->o->warmup, env->o->runs, &t, &where);

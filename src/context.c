@@ -7,6 +7,7 @@
 
 #include "device.h"
 #include "error.h"
+#include "kernels/families.h"
 #include "log.h"
 
 /* CLFORGE_VALIDATE: 1/on/true/yes or 0/off/false/no (unset = off). */
@@ -157,6 +158,8 @@ clforge_status clforge_context_set_validation(clforge_context ctx, int enabled) 
 clforge_status clforge_context_set_params(clforge_context ctx, const char *params) {
   if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "context is NULL");
   clforge__clear_error(ctx);
+  clforge_status st = clforge__params_validate(ctx, params, clforge__all_families);
+  if (st != CLFORGE_SUCCESS) return st;
   char *copy = NULL;
   if (params && *params && !(copy = strdup(params)))
     return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "no memory for the parameter override");

@@ -19,9 +19,10 @@ struct clforge_context_s {
    * or a provider ("clblast") to time instead of clforge's kernels. */
   struct {
     const struct clforge__family *family;
-    int values[16];
+    int values[CLFORGE_MAX_KERNEL_PARAMS];
     char provider[16];
   } tune_force;
+  int tuning_active;        /* clforge_tune is measuring: environment overrides do not apply */
   char *params_override;    /* clforge_context_set_params, wins over CLFORGE_PARAMS */
   char *last_error;         /* heap, grows to the longest message */
   size_t last_error_cap;

@@ -50,11 +50,25 @@ static void test_library_writers(const char *path) {
     pids[w] = fork();
     if (pids[w] == 0) _exit(run_writer(path, w));
   }
-  for (int w = 0; w < WRITERS; ++w) {
-    int status = 0;
-    waitpid(pids[w], &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed", w);
+  /* Meanwhile, a reader: every time it looks the file is absent or whole. */
+  int reads = 0, torn = 0, running = WRITERS, status[WRITERS] = {0}, done[WRITERS] = {0};
+  while (running > 0) {
+    clforge__tuning_db db = {NULL, 0, 0};
+    char why[512] = "";
+    int rc = clforge__tuning_load_file(path, &db, why, sizeof why);
+    reads += rc == 0;
+    torn += rc < 0;
+    if (rc < 0) fprintf(stderr, "torn read: %s\n", why);
+    clforge__tuning_free(&db);
+    running = 0;
+    for (int w = 0; w < WRITERS; ++w) {
+      if (!done[w]) done[w] = pids[w] <= 0 || waitpid(pids[w], &status[w], WNOHANG) != 0;
+      running += !done[w];
+    }
   }
+  CHECK(torn == 0, "%d of %d reads saw a partial file", torn, reads + torn);
+  for (int w = 0; w < WRITERS; ++w)
+    CHECK(pids[w] > 0 && WIFEXITED(status[w]) && WEXITSTATUS(status[w]) == 0, "writer %d failed", w);
   clforge__tuning_db db = {NULL, 0, 0};
   char why[512] = "";
   CHECK(clforge__tuning_load_file(path, &db, why, sizeof why) == 0, "file invalid after concurrent writes: %s", why);
@@ -98,6 +112,43 @@ static void test_two_commands(const char *cli, const char *path) {
   clforge__tuning_free(&db);
 }
 
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (f) {
+    fputs(text, f);
+    fclose(f);
+  }
+}
+
+/* A save never destroys what it cannot read: a newer format's file is left
+ * alone; a damaged one is kept as <file>.bad. */
+static void test_save_keeps_foreign_files(const char *path) {
+  clforge__tuning_entry e;
+  make_entry(&e, 9, 9);
+  clforge__tuning_db one = {&e, 1, 1};
+  char why[512] = "", bad[400];
+  const char *newer = "{\"format\":\"clforge-tuning\",\"format_version\":999,\"entries\":[]}";
+  write_text(path, newer);
+  CHECK(clforge__tuning_save(path, &one, why, sizeof why) == -1 && strstr(why, "999"), "newer file: %s", why);
+  FILE *f = fopen(path, "rb");
+  char back[256] = "";
+  if (f) {
+    size_t got = fread(back, 1, sizeof back - 1, f);
+    back[got] = '\0';
+    fclose(f);
+  }
+  CHECK(!strcmp(back, newer), "the newer file was changed: %s", back);
+  write_text(path, "{\"format\": \"clforge-tun");
+  CHECK(clforge__tuning_save(path, &one, why, sizeof why) == 1 && strstr(why, ".bad"), "damaged file: %s", why);
+  snprintf(bad, sizeof bad, "%s.bad", path);
+  CHECK(access(bad, F_OK) == 0, "no %s", bad);
+  clforge__tuning_db db = {NULL, 0, 0};
+  CHECK(clforge__tuning_load_file(path, &db, why, sizeof why) == 0 && db.count == 1, "after replacing: %s", why);
+  clforge__tuning_free(&db);
+  unlink(bad);
+  unlink(path);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_tune_concurrent PATH-TO-CLFORGE\n");
@@ -113,6 +164,7 @@ int main(int argc, char **argv) {
   snprintf(lock, sizeof lock, "%s.lock", path);
   test_library_writers(path);
   unlink(path);
+  test_save_keeps_foreign_files(path);
   test_two_commands(argv[1], path);
   unlink(path);
   unlink(lock);

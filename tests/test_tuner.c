@@ -19,7 +19,7 @@ typedef struct {
   clforge_tune_event done;      /* the last PROBLEM_DONE (strings not kept) */
   char done_params[160];
   int stop_after;               /* set *stop after this many candidates (0 = never) */
-  volatile int stop;
+  volatile sig_atomic_t stop;
 } events;
 
 static void on_event(const clforge_tune_event *e, void *user) {
@@ -190,6 +190,62 @@ static void test_strategies(void) {
   clforge_context_destroy(ctx);
 }
 
+/* While tuning, the environment's and the application's overrides do not
+ * apply (the baseline is the built-in default); the application's comes back. */
+static void test_overrides_ignored(void) {
+  clforge_context ctx = tu_context();
+  clforge_gemm_desc d = {.m = 64, .n = 64, .k = 64, .alpha = 1, .beta = 0};
+  clforge_kernel_choice ch[2];
+  int n = 0;
+  CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
+  char builtin[256] = "";
+  size_t used = 0;
+  for (int p = 0; p < ch[0].nparams; ++p)
+    used += (size_t)snprintf(builtin + used, sizeof builtin - used, "%s%s=%d", p ? " " : "", ch[0].names[p],
+                             ch[0].values[p]);
+  setenv("CLFORGE_PARAMS", "gemm_direct:VW=1,MWID=1", 1);
+  setenv("CLFORGE_GEMM_PATH", "tiled", 1);
+  CHECK_OK(ctx, clforge_context_set_params(ctx, "gemm_direct:VW=4"));
+  events ev;
+  clforge_tune_options o = small_options(&ev);
+  o.dry_run = 1;
+  o.max_evals = 1;
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  CHECK(ev.candidates == 1 && !strcmp(ev.params[0], builtin), "first candidate %s, built-in default %s",
+        ev.params[0], builtin);
+  unsetenv("CLFORGE_PARAMS");
+  unsetenv("CLFORGE_GEMM_PATH");
+  CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
+  CHECK(ch[0].source == CLFORGE_PARAMS_FROM_API && ch[0].values[5] == 4, "override after tuning: %s VW=%d",
+        clforge_params_source_name(ch[0].source), ch[0].values[5]);
+  clforge_context_destroy(ctx);
+}
+
+/* A re-tune that measures nothing (stopped at once) or never reaches the
+ * existing entry keeps it. */
+static void test_retune_keeps(void) {
+  clforge_context ctx = tu_context();
+  events ev;
+  clforge_tune_options o = small_options(&ev);
+  o.max_evals = 3;
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  clforge__tuning_db before = {NULL, 0, 0}, after = {NULL, 0, 0};
+  char why[512] = "";
+  CHECK(clforge__tuning_load_file(file, &before, why, sizeof why) == 0 && before.count == 1, "first tune: %s", why);
+  o = small_options(&ev);
+  ev.stop = 1;
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  CHECK(ev.candidates == 0, "a stopped run measured %d candidates", ev.candidates);
+  CHECK(clforge__tuning_load_file(file, &after, why, sizeof why) == 0 && after.count == 1, "after: %s", why);
+  if (before.count == 1 && after.count == 1)
+    CHECK(!memcmp(before.entries[0].values, after.entries[0].values, sizeof before.entries[0].values) &&
+              before.entries[0].median_s == after.entries[0].median_s,
+          "a run that measured nothing replaced the entry");
+  clforge__tuning_free(&before);
+  clforge__tuning_free(&after);
+  clforge_context_destroy(ctx);
+}
+
 static void test_bad_options(void) {
   clforge_context ctx = tu_context();
   events ev;
@@ -211,6 +267,22 @@ static void test_bad_options(void) {
   o = small_options(&ev);
   o.space = "gemm_direct:VW=3";
   CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "3");
+  /* a bad clause for a family later in the run fails before anything runs */
+  unlink(file);
+  o = small_options(&ev);
+  o.shapes = "small,large";
+  o.space = "gemm:MWG=64; gemm_direct:FOO=1";
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "FOO");
+  o = small_options(&ev);
+  o.space = "nosuch:X=1";
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "nosuch");
+  o = small_options(&ev);
+  o.space = "gemm_direct:VW=";
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "VW");
+  o = small_options(&ev);
+  o.file = "off";
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "off");
+  CHECK(access(file, F_OK) != 0, "a refused run wrote the file");
   CHECK(ev.candidates == 0, "a refused run measured %d candidates", ev.candidates);
   CHECK(clforge_tune(NULL, &o) == CLFORGE_INVALID_ARGUMENT, "NULL context");
   clforge_context_destroy(ctx);
@@ -230,6 +302,8 @@ int main(void) {
   test_discards_faulty_candidates();
   test_dry_run_and_stop();
   test_strategies();
+  test_overrides_ignored();
+  test_retune_keeps();
   test_bad_options();
 
   unlink(file);

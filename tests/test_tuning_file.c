@@ -214,8 +214,17 @@ static void test_lookup_order(void) {
     clforge_gemm_desc d = desc_of(LARGE);
     clforge_kernel_choice ch[2];
     int n;
-    CHECK_OK(ctx, clforge_context_set_params(ctx, "gemm:MWG=48"));
-    CHECK_FAILS(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n), CLFORGE_INVALID_ARGUMENT, "MWG=48");
+    /* bad overrides are refused up front and change nothing */
+    CHECK_FAILS(ctx, clforge_context_set_params(ctx, "gemm:MWG=48"), CLFORGE_INVALID_ARGUMENT, "MWG=48");
+    CHECK_FAILS(ctx, clforge_context_set_params(ctx, "gemm:MWG"), CLFORGE_INVALID_ARGUMENT, "MWG");
+    CHECK_FAILS(ctx, clforge_context_set_params(ctx, "gemm:FOO=1"), CLFORGE_INVALID_ARGUMENT, "FOO");
+    CHECK_FAILS(ctx, clforge_context_set_params(ctx, "nosuch:X=1"), CLFORGE_INVALID_ARGUMENT, "nosuch");
+    CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
+    CHECK(ch[0].source == CLFORGE_PARAMS_FROM_TUNED, "a refused override took effect: %s",
+          clforge_params_source_name(ch[0].source));
+    /* candidates that break a constraint together fail the call that uses them */
+    CHECK_OK(ctx, clforge_context_set_params(ctx, "gemm:MWG=16,NWG=16,MWI=8,NWI=32"));
+    CHECK_FAILS(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n), CLFORGE_INVALID_ARGUMENT, "NWG");
     CHECK_OK(ctx, clforge_context_set_params(ctx, NULL)); /* cleared: the file again */
     CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
     CHECK(ch[0].source == CLFORGE_PARAMS_FROM_TUNED, "after clearing: %s", clforge_params_source_name(ch[0].source));
@@ -233,6 +242,28 @@ static void test_lookup_order(void) {
   write_entries(user_path, e_bad1, e_bad2, NULL);
   c = explain(LARGE, NULL);
   CHECK(c.source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT, "unfit entries: source %s",
+        clforge_params_source_name(c.source));
+  /* ... and the order goes on past them: the system's entry for the class */
+  write_entries(system_path, e_sys, NULL, NULL);
+  c = explain(LARGE, NULL);
+  CHECK(c.source == CLFORGE_PARAMS_FROM_TUNED && same_values(&c, P2V), "past an unfit user entry: source %s",
+        clforge_params_source_name(c.source));
+  unlink(system_path);
+  /* the f16 entry serves f16 calls only */
+  write_entries(user_path, e_f16, NULL, NULL);
+  {
+    clforge_context ctx = tu_context();
+    clforge_gemm_desc d = desc_of(LARGE);
+    d.a_type = d.b_type = d.c_type = CLFORGE_F16;
+    clforge_kernel_choice ch[2];
+    int n = 0;
+    CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
+    CHECK(ch[0].source == CLFORGE_PARAMS_FROM_TUNED && same_values(&ch[0], P2V), "f16: source %s",
+          clforge_params_source_name(ch[0].source));
+    clforge_context_destroy(ctx);
+  }
+  c = explain(LARGE, NULL);
+  CHECK(c.source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT, "f32 took the f16 entry: %s",
         clforge_params_source_name(c.source));
 }
 
@@ -252,6 +283,38 @@ static void test_clblast_provider(void) {
   CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
   CHECK(n >= 1 && !strcmp(ch[0].provider, "clforge"), "with bias: provider %s", ch[0].provider);
   CHECK(gemm_correct(ctx, MEDIUM, 1), "gemm with bias (CLBlast entry) is wrong");
+  clforge_context_destroy(ctx);
+  /* k = 0 (C = beta C), which CLBlast rejects, in a class CLBlast won */
+  char e_small[2048];
+  entry(e_small, sizeof e_small, NULL, NULL, "gemm_direct", "f32,f32,f32", "nn", "small", 64, 64, 64, "clblast",
+        "\"MWID\":4,\"NWID\":2,\"MDIMD\":2,\"NDIMD\":4,\"KUD\":1,\"VW\":16");
+  write_entries(user_path, e_small, NULL, NULL);
+  ctx = tu_context();
+  d = (clforge_gemm_desc){.m = 32, .n = 32, .k = 0, .alpha = 1.0f, .beta = 0.5f};
+  CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
+  CHECK(n == 1 && !strcmp(ch[0].provider, "clforge"), "k = 0: provider %s", ch[0].provider);
+  d.k = 32;
+  CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
+  CHECK(n == 1 && !strcmp(ch[0].provider, "clblast"), "small class: provider %s", ch[0].provider);
+  CHECK(gemm_correct(ctx, 32, 32, 32, 0), "small gemm through CLBlast is wrong");
+  d.k = 0;
+  {
+    float host[32 * 32], one = 1.0f;
+    for (int i = 0; i < 32 * 32; ++i) host[i] = 7.0f;
+    cl_mem a = tu_buffer(ctx, 4), b = tu_buffer(ctx, 4), cm = tu_buffer(ctx, sizeof host);
+    cl_command_queue q;
+    clforge_context_queue(ctx, &q);
+    clEnqueueWriteBuffer(q, cm, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+    clEnqueueWriteBuffer(q, a, CL_TRUE, 0, 4, &one, 0, NULL, NULL);
+    CHECK_OK(ctx, clforge_gemm(ctx, &d, a, b, cm, NULL, 0, NULL, NULL));
+    clEnqueueReadBuffer(q, cm, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL);
+    int bad = 0;
+    for (int i = 0; i < 32 * 32; ++i) bad += host[i] != 3.5f;
+    CHECK(bad == 0, "k = 0: %d elements are not beta * C", bad);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(cm);
+  }
   clforge_context_destroy(ctx);
 }
 

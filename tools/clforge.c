@@ -204,7 +204,8 @@ static void query_paths(path_entry *p, size_t n) {
   }
 }
 
-static const char *const clforge_env_vars[] = {"CLFORGE_DEVICE",   "CLFORGE_CACHE_DIR", "CLFORGE_TUNING_FILE",
+static const char *const clforge_env_vars[] = {"CLFORGE_DEVICE", "CLFORGE_CACHE_DIR", "CLFORGE_TUNING_FILE",
+                                               "CLFORGE_SYSTEM_TUNING_FILE",
                                                "CLFORGE_LOG",      "CLFORGE_VALIDATE",  "CLFORGE_PARAMS"};
 static const char *const loader_env_vars[] = {"OCL_ICD_VENDORS", "OCL_ICD_FILENAMES"};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

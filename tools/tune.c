@@ -221,7 +221,7 @@ int clforge_cli_tune(int argc, char **argv) {
   progress_state ps = {isatty(STDOUT_FILENO), quiet, NULL, 0, 0, 0};
   o.progress = on_progress;
   o.user = &ps;
-  o.stop = (const volatile int *)&stop_flag;
+  o.stop = &stop_flag;
   signal(SIGINT, on_sigint);
   clforge_status st = clforge_tune(ctx, &o);
   signal(SIGINT, SIG_DFL);

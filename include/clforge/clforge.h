@@ -16,6 +16,7 @@
 /* The application chooses CL_TARGET_OPENCL_VERSION; clforge needs only 1.2. */
 #include <CL/cl.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -298,12 +299,16 @@ typedef struct clforge_kernel_choice {
   int nparams;
   char names[CLFORGE_MAX_KERNEL_PARAMS][16];
   int values[CLFORGE_MAX_KERNEL_PARAMS];
+  unsigned char reserved[64];  /* room to grow without breaking the ABI */
 } clforge_kernel_choice;
 
 /** Override kernel parameters for this context: the CLFORGE_PARAMS syntax,
- *  e.g. "gemm:MWG=64,NWG=64;gemm_direct:VW=4". Wins over CLFORGE_PARAMS and
- *  the tuning file. A value that is not a candidate or breaks a constraint
- *  fails the call that uses it. NULL or "" clears the override. */
+ *  e.g. "gemm:MWG=64,NWG=64;gemm_direct:VW=4". Applied on top of
+ *  CLFORGE_PARAMS (parameters neither names come from the tuning file or
+ *  the defaults). Unknown families or parameters and values that are not
+ *  candidates fail here (CLFORGE_INVALID_ARGUMENT, nothing changes); a
+ *  combination that breaks a constraint on the device fails the call that
+ *  uses it. NULL or "" clears the override. */
 CLFORGE_API clforge_status clforge_context_set_params(clforge_context ctx, const char *params);
 
 /** Forget the tuning entries read so far: the next call reads the tuning
@@ -375,17 +380,26 @@ typedef struct clforge_tune_options {
   const char *file;         /* where to save; NULL = the user's tuning file */
   int dry_run;              /* measure and report, save nothing */
   int skip_peers;           /* do not time CLBlast */
+  /* Called on the tuning thread; it must not call clforge functions on the
+   * context being tuned. */
   void (*progress)(const clforge_tune_event *event, void *user);
   void *user;
-  const volatile int *stop; /* when it becomes nonzero the run ends cleanly, keeping what it measured */
+  /* When it becomes nonzero (a signal handler may set it) the run ends after
+   * the current candidate, keeping what it measured. */
+  const volatile sig_atomic_t *stop;
+  void *reserved[8];        /* room to grow without breaking the ABI; leave zero */
 } clforge_tune_options;
 
 /** Tune ctx's device: for each problem (op family x shape class x dtypes x
  *  layout) search the family's parameters, verify every candidate against
- *  the CPU reference, and save the winners to the tuning file. The budget
- *  is split over the problems. Returns CLFORGE_SUCCESS when the run
- *  finished or was stopped; the saved entries take effect in contexts
- *  created afterwards (or after clforge_context_reload_tuning). */
+ *  the CPU reference, and save the winners to the tuning file (each problem
+ *  as it finishes). The budget is split over the problems. While it runs,
+ *  CLFORGE_PARAMS, CLFORGE_GEMM_PATH, clforge_context_set_params and the
+ *  tuning files are not applied to ctx (the baseline is the built-in
+ *  default). Returns CLFORGE_SUCCESS when the run finished or was stopped;
+ *  ctx and contexts created afterwards use the new entries (others after
+ *  clforge_context_reload_tuning). Options are checked before anything is
+ *  measured. */
 CLFORGE_API clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *options);
 
 /* ------------------------------------------------------ CPU reference path */

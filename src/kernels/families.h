@@ -32,5 +32,7 @@ extern const clforge__family clforge__family_gemm_direct;
 
 /* The families the tuner knows, NULL-terminated. */
 extern const clforge__family *const clforge__tunable_families[];
+/* Every family, NULL-terminated. */
+extern const clforge__family *const clforge__all_families[];
 
 #endif

@@ -98,6 +98,15 @@ void clforge__family_format(const clforge__family *f, const int *values, char *b
 /* An entry's named values onto f's parameters; 0 when every parameter is
  * named exactly once and the set passes the family's checks. */
 static int entry_values(const clforge__family *f, const clforge__tuning_entry *e, const clforge_device_info *dev,
+                        int *values, char *why, size_t why_cap);
+
+int clforge__family_entry_values(const clforge__family *f, const clforge__tuning_entry *e,
+                                 const clforge_device_info *dev, int *values) {
+  char why[256];
+  return entry_values(f, e, dev, values, why, sizeof why);
+}
+
+static int entry_values(const clforge__family *f, const clforge__tuning_entry *e, const clforge_device_info *dev,
                         int *values, char *why, size_t why_cap) {
   if (e->nparams != f->nparams) {
     snprintf(why, why_cap, "it has %d parameters, family %s has %d", e->nparams, f->name, f->nparams);
@@ -140,10 +149,26 @@ static void fill_choice(clforge_kernel_choice *c, const clforge__family *f, cons
   }
 }
 
+typedef struct {
+  const clforge__family *f;
+  const clforge_device_info *dev;
+} fits_ctx;
+
+static int entry_fits(const clforge__tuning_entry *e, void *user) {
+  const fits_ctx *c = user;
+  int v[CLFORGE_MAX_PARAMS];
+  char why[256];
+  if (entry_values(c->f, e, c->dev, v, why, sizeof why) == 0) return 1;
+  clforge__log(CLFORGE_LOG_DEBUG, "%s: tuning entry for class %s skipped (%s)", c->f->name, e->shape_class, why);
+  return 0;
+}
+
 clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int variant,
                                       const clforge__problem_key *key, int *values, clforge_kernel_choice *choice) {
   char why[256];
-  clforge_params_source src = CLFORGE_PARAMS_FROM_DEVICE_DEFAULT;
+  clforge_params_source src = ctx->info.device_class == CLFORGE_DEVICE_CLASS_GENERIC
+                                  ? CLFORGE_PARAMS_FROM_GENERIC_DEFAULT
+                                  : CLFORGE_PARAMS_FROM_DEVICE_DEFAULT;
   const clforge__tuning_entry *entry = NULL;
   if (ctx->tune_force.family == f) { /* the tuner measuring a candidate */
     memcpy(values, ctx->tune_force.values, sizeof(int) * (size_t)f->nparams);
@@ -164,35 +189,65 @@ clforge_status clforge__family_select(clforge_context ctx, const clforge__family
                            f->name, why);
   }
   if (key && key->dtypes) {
-    clforge__tuning_match m = clforge__tuning_lookup(ctx, f->name, key->dtypes, key->layout, key->shape_class,
-                                                     key->shape, key->ndims, &entry);
+    fits_ctx fc = {f, &ctx->info};
+    clforge__tuning_query q = {f->name, key->dtypes, key->layout, key->shape_class, key->shape, key->ndims,
+                               entry_fits, &fc};
+    clforge__tuning_match m = clforge__tuning_lookup(ctx, &q, &entry);
     int tuned[CLFORGE_MAX_PARAMS];
     if (m != CLFORGE__TUNING_NONE && entry_values(f, entry, &ctx->info, tuned, why, sizeof why) == 0) {
       memcpy(values, tuned, sizeof(int) * (size_t)f->nparams);
       src = m == CLFORGE__TUNING_EXACT ? CLFORGE_PARAMS_FROM_TUNED : CLFORGE_PARAMS_FROM_NEAREST;
     } else {
-      if (m != CLFORGE__TUNING_NONE)
-        clforge__log(CLFORGE_LOG_DEBUG, "%s: tuning entry for class %s skipped (%s)", f->name, entry->shape_class, why);
       entry = NULL;
     }
   }
-  /* Overrides: the API's first, else the environment's; unnamed parameters
-   * keep what the lookup above gave. */
-  const char *spec[2] = {ctx->params_override, getenv("CLFORGE_PARAMS")};
-  const clforge_status bad[2] = {CLFORGE_INVALID_ARGUMENT, CLFORGE_INVALID_ENVIRONMENT};
-  const char *origin[2] = {"clforge_context_set_params", "CLFORGE_PARAMS"};
+  /* Overrides, the environment's and then the API's on top; parameters
+   * neither names keep what the lookup above gave. While the tuner runs the
+   * environment is ignored: its "default" is the built-in one. */
+  const char *spec[2] = {ctx->tuning_active ? NULL : getenv("CLFORGE_PARAMS"), ctx->params_override};
+  const clforge_status bad[2] = {CLFORGE_INVALID_ENVIRONMENT, CLFORGE_INVALID_ARGUMENT};
+  const char *origin[2] = {"CLFORGE_PARAMS", "clforge_context_set_params"};
+  int named = -1;
   for (int i = 0; i < 2; ++i) {
     int r = clforge__family_parse_params(f, spec[i], values, why, sizeof why);
     if (r < 0) return clforge__fail(ctx, bad[i], "%s: %s", origin[i], why);
-    if (r == 0) continue;
+    if (r > 0) named = i;
+  }
+  if (named >= 0) {
     clforge__family_canonical(f, values);
     if (!clforge__family_check(f, values, &ctx->info, why, sizeof why))
-      return clforge__fail(ctx, bad[i], "%s: %s", origin[i], why);
-    src = i == 0 ? CLFORGE_PARAMS_FROM_API : CLFORGE_PARAMS_FROM_ENV;
+      return clforge__fail(ctx, bad[named], "%s: %s", origin[named], why);
+    src = named == 1 ? CLFORGE_PARAMS_FROM_API : CLFORGE_PARAMS_FROM_ENV;
     entry = NULL;
-    break;
   }
   if (choice) fill_choice(choice, f, key, values, src, entry);
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge__params_validate(clforge_context ctx, const char *spec, const clforge__family *const *families) {
+  char why[256];
+  for (const char *e = spec; e && *e;) {
+    while (*e == ';' || isspace((unsigned char)*e)) ++e;
+    if (!*e) break;
+    size_t seg = strcspn(e, ";"), name = strcspn(e, ":;");
+    const clforge__family *const *f = families;
+    while (*f && (strlen((*f)->name) != name || strncmp(e, (*f)->name, name))) ++f;
+    if (!*f || e[name] != ':')
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "parameters \"%.*s\": no kernel family \"%.*s\"", (int)seg, e,
+                           (int)name, e);
+    int v[CLFORGE_MAX_PARAMS];
+    memcpy(v, (*f)->defaults[CLFORGE_DEVICE_CLASS_GENERIC], sizeof v);
+    if (clforge__family_parse_params(*f, e, v, why, sizeof why) < 0)
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "parameters for %s: %s", (*f)->name, why);
+    for (int p = 0; p < (*f)->nparams; ++p) { /* each value must be a candidate (constraints wait for the call) */
+      int ok = 0;
+      for (int c = 0; c < (*f)->params[p].count; ++c) ok |= (*f)->params[p].values[c] == v[p];
+      if (!ok)
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "parameters for %s: %s=%d is not a candidate value",
+                             (*f)->name, (*f)->params[p].name, v[p]);
+    }
+    e += seg;
+  }
   return CLFORGE_SUCCESS;
 }
 

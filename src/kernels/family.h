@@ -8,6 +8,7 @@
 #include "clforge/clforge.h"
 
 enum { CLFORGE_MAX_PARAMS = 16, CLFORGE_MAX_CANDIDATES = 16 };
+_Static_assert(CLFORGE_MAX_PARAMS == CLFORGE_MAX_KERNEL_PARAMS, "kernel choices hold every parameter");
 
 typedef struct clforge__param {
   const char *name;                       /* the -D name in the kernel source */
@@ -71,11 +72,12 @@ int clforge__family_check(const clforge__family *f, const int *values, const clf
 int clforge__family_options(const clforge__family *f, const int *values, char *buf, size_t cap);
 
 /* Parameters for a call on ctx's device, problem variant and key, in the
- * lookup order: the tuner's candidate → clforge_context_set_params →
- * CLFORGE_PARAMS (e.g. "convert:VW=8;gemm:MWG=64"; unnamed parameters keep
- * what the rest of the order gives) → the tuning file's entry for this
- * device and shape class → its nearest tuned shape → the device class
- * default for the variant → the generic default. A malformed or disallowed
+ * lookup order: the tuner's candidate → clforge_context_set_params on top
+ * of CLFORGE_PARAMS (e.g. "convert:VW=8;gemm:MWG=64"; parameters neither
+ * names keep what the rest of the order gives) → the tuning file's entry
+ * for this device and shape class → its nearest tuned shape (entries whose
+ * parameters do not fit are passed over) → the device class default for
+ * the variant → the generic default. A malformed or disallowed
  * override fails (CLFORGE_INVALID_ARGUMENT / _ENVIRONMENT); a tuning entry
  * that does not fit is skipped. key may be NULL (no tuning lookup).
  * choice (may be NULL) gets the values, names, source and provider. */
@@ -85,6 +87,18 @@ clforge_status clforge__family_select(clforge_context ctx, const clforge__family
 /* Parse "fam:NAME=V,...;fam2:..." for family f into values; 1 if f was
  * named, 0 if not, -1 with why on a malformed entry. */
 int clforge__family_parse_params(const clforge__family *f, const char *spec, int *values, char *why, size_t why_cap);
+
+/* Check a "fam:NAME=V,...;fam2:..." override up front: every family is one
+ * of `families` (NULL-terminated), every name one of its parameters, every
+ * value one of its candidates. Constraints between values are checked when
+ * a call uses them. */
+clforge_status clforge__params_validate(clforge_context ctx, const char *spec, const clforge__family *const *families);
+
+struct clforge__tuning_entry;
+/* A tuning entry's parameters as f's values: 0 when they fit (every
+ * parameter named once, candidates, constraints on dev), else -1. */
+int clforge__family_entry_values(const clforge__family *f, const struct clforge__tuning_entry *e,
+                                 const clforge_device_info *dev, int *values);
 
 /* "NAME=V NAME=V ..." of values, for messages. */
 void clforge__family_format(const clforge__family *f, const int *values, char *buf, size_t cap);

@@ -28,7 +28,7 @@ typedef enum { PATH_AUTO, PATH_TILED, PATH_DIRECT } gemm_path;
 /* CLFORGE_GEMM_PATH=auto|tiled|direct: force a kernel (benchmarks, debugging).
  * "tiled" still leaves the edges to the direct kernel. */
 static clforge_status read_path(clforge_context ctx, gemm_path *path) {
-  const char *v = getenv("CLFORGE_GEMM_PATH");
+  const char *v = ctx->tuning_active ? NULL : getenv("CLFORGE_GEMM_PATH"); /* the tuner times the real plan */
   *path = PATH_AUTO;
   if (!v || !*v || !strcasecmp(v, "auto")) return CLFORGE_SUCCESS;
   if (!strcasecmp(v, "tiled")) *path = PATH_TILED;

@@ -7,7 +7,8 @@
 #include "../error.h"
 
 int clforge__clblast_gemm_eligible(const clforge__gemm *g) {
-  return g->a.type == CLFORGE_F32 && g->b.type == CLFORGE_F32 && g->c.type == CLFORGE_F32 && !g->bias_mode &&
+  /* CLBlast rejects a zero dimension; clforge defines k = 0 as C = beta C. */
+  return g->m && g->n && g->k && g->a.type == CLFORGE_F32 && g->b.type == CLFORGE_F32 && g->c.type == CLFORGE_F32 && !g->bias_mode &&
          g->act == CLFORGE_ACT_NONE && !g->idx64;
 }
 

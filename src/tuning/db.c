@@ -126,6 +126,7 @@ int clforge__tuning_parse(const char *text, size_t len, clforge__tuning_db *db, 
     snprintf(why, why_cap, "format_version is missing or not an integer");
   } else if (ver != CLFORGE_TUNING_FORMAT) {
     snprintf(why, why_cap, "format_version %.0f, this library reads %d", ver, CLFORGE_TUNING_FORMAT);
+    if (ver > CLFORGE_TUNING_FORMAT) rc = -2;
   } else if (!cJSON_IsArray(entries)) {
     snprintf(why, why_cap, "entries is not an array");
   } else {
@@ -134,7 +135,7 @@ int clforge__tuning_parse(const char *text, size_t len, clforge__tuning_db *db, 
     const cJSON *it;
     cJSON_ArrayForEach(it, entries) {
       clforge__tuning_entry e;
-      char ewhy[160];
+      char ewhy[160] = "out of memory";
       if (parse_entry(it, &e, ewhy, sizeof ewhy) || clforge__tuning_put(&add, &e)) {
         snprintf(why, why_cap, "entry %d: %s", i, ewhy);
         rc = -1;
@@ -216,11 +217,11 @@ int clforge__tuning_load_file(const char *path, clforge__tuning_db *db, char *wh
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return 1;
     snprintf(why, why_cap, "cannot open %s: %s", path, strerror(errno));
-    return -1;
+    return -3;
   }
   char *text = NULL;
   size_t len = 0;
-  int rc = read_all(fd, path, &text, &len, why, why_cap);
+  int rc = read_all(fd, path, &text, &len, why, why_cap) ? -3 : 0;
   close(fd);
   if (rc == 0) {
     char pwhy[200];
@@ -296,27 +297,43 @@ int clforge__tuning_save(const char *path, const clforge__tuning_db *add, char *
     snprintf(why, why_cap, "cannot open the lock file %s: %s", lock_path, strerror(errno));
     return -1;
   }
-  while (flock(lock, LOCK_EX) && errno == EINTR) {
+  int locked;
+  while ((locked = flock(lock, LOCK_EX)) != 0 && errno == EINTR) {
+  }
+  if (locked != 0) { /* e.g. ENOLCK on some network file systems: never write unlocked */
+    snprintf(why, why_cap, "cannot lock %s: %s", lock_path, strerror(errno));
+    close(lock);
+    return -1;
   }
   clforge__tuning_db merged = {NULL, 0, 0};
   char lwhy[300] = "";
-  int rc = 0, replaced = clforge__tuning_load_file(path, &merged, lwhy, sizeof lwhy) < 0;
+  int rc = 0, loaded = clforge__tuning_load_file(path, &merged, lwhy, sizeof lwhy), backed_up = 0;
+  char bad_path[4200];
+  snprintf(bad_path, sizeof bad_path, "%s.bad", path);
+  if (loaded == -2 || loaded == -3) { /* a newer clforge's file, or one we cannot read: leave it alone */
+    snprintf(why, why_cap, "not replacing %s", lwhy);
+    rc = -1;
+  } else if (loaded == -1) { /* damaged: kept aside, not lost */
+    backed_up = rename(path, bad_path) == 0;
+  }
   for (size_t i = 0; i < add->count && rc == 0; ++i)
     if (clforge__tuning_put(&merged, &add->entries[i])) rc = -1, snprintf(why, why_cap, "out of memory");
   char *text = rc == 0 ? clforge__tuning_serialize(&merged) : NULL;
   if (rc == 0 && !text) rc = -1, snprintf(why, why_cap, "out of memory");
   if (rc == 0) {
-    int fd = mkstemp(tmp_path);
+    int fd = mkstemp(tmp_path), err = fd < 0 ? errno : 0;
     size_t len = strlen(text), done = 0;
-    while (fd >= 0 && done < len) {
+    while (fd >= 0 && !err && done < len) {
       ssize_t w = write(fd, text + done, len - done);
       if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) break;
-      done += (size_t)w;
+      if (w <= 0) err = w < 0 ? errno : EIO;
+      else done += (size_t)w;
     }
-    if (fd < 0 || done < len || write(fd, "\n", 1) != 1 || fchmod(fd, 0644) || fsync(fd) || close(fd) ||
-        rename(tmp_path, path)) {
-      snprintf(why, why_cap, "cannot write %s: %s", path, strerror(errno));
+    if (fd >= 0 && !err && (write(fd, "\n", 1) != 1 || fchmod(fd, 0644) || fsync(fd))) err = errno ? errno : EIO;
+    if (fd >= 0 && close(fd) && !err) err = errno;
+    if (!err && rename(tmp_path, path)) err = errno;
+    if (err) {
+      snprintf(why, why_cap, "cannot write %s: %s", path, strerror(err));
       if (fd >= 0) unlink(tmp_path);
       rc = -1;
     }
@@ -325,8 +342,9 @@ int clforge__tuning_save(const char *path, const clforge__tuning_db *add, char *
   clforge__tuning_free(&merged);
   flock(lock, LOCK_UN);
   close(lock);
-  if (rc == 0 && replaced) {
-    snprintf(why, why_cap, "replaced an unreadable file (%s)", lwhy);
+  if (rc == 0 && loaded == -1) {
+    snprintf(why, why_cap, "replaced an unreadable file (%s)%s%s", lwhy, backed_up ? "; the old one is " : "",
+             backed_up ? bad_path : "");
     rc = 1;
   }
   return rc;
@@ -376,23 +394,23 @@ static double log_distance(const size_t *a, const size_t *b, int n) {
   return d;
 }
 
-static const clforge__tuning_entry *find(const clforge__tuning_db *db, const char *family, const char *dtypes,
-                                         const char *layout, const char *shape_class, const size_t *shape, int ndims,
-                                         double *best_d) {
+/* The best entry of db for the key that `fits`: one of the class itself
+ * (distance -1), else the one whose shape is nearest. */
+static const clforge__tuning_entry *find(const clforge__tuning_db *db, const clforge__tuning_query *q, double *best_d) {
   const clforge__tuning_entry *best = NULL;
   for (size_t i = 0; i < db->count; ++i) {
     const clforge__tuning_entry *e = &db->entries[i];
-    if (strcmp(e->family, family) || strcmp(e->dtypes, dtypes) || strcmp(e->layout, layout) || e->ndims != ndims)
+    if (strcmp(e->family, q->family) || strcmp(e->dtypes, q->dtypes) || strcmp(e->layout, q->layout) ||
+        e->ndims != q->ndims)
       continue;
-    double d = shape_class && !strcmp(e->shape_class, shape_class) ? -1.0 : log_distance(e->shape, shape, ndims);
-    if (!best || d < *best_d) best = e, *best_d = d;
+    double d = q->shape_class && !strcmp(e->shape_class, q->shape_class) ? -1.0 : log_distance(e->shape, q->shape, q->ndims);
+    if ((!best || d < *best_d) && (!q->fits || q->fits(e, q->user))) best = e, *best_d = d;
   }
   return best;
 }
 
-clforge__tuning_match clforge__tuning_lookup(clforge_context ctx, const char *family, const char *dtypes,
-                                             const char *layout, const char *shape_class, const size_t *shape,
-                                             int ndims, const clforge__tuning_entry **out) {
+clforge__tuning_match clforge__tuning_lookup(clforge_context ctx, const clforge__tuning_query *q,
+                                             const clforge__tuning_entry **out) {
   clforge__tuning_view *v = &ctx->tuning;
   if (!v->loaded) {
     load_for_device(CLFORGE_PATH_TUNING_FILE, &ctx->info, &v->user);
@@ -400,8 +418,8 @@ clforge__tuning_match clforge__tuning_lookup(clforge_context ctx, const char *fa
     v->loaded = 1;
   }
   double du = 0, ds = 0;
-  const clforge__tuning_entry *u = find(&v->user, family, dtypes, layout, shape_class, shape, ndims, &du);
-  const clforge__tuning_entry *s = find(&v->system, family, dtypes, layout, shape_class, shape, ndims, &ds);
+  const clforge__tuning_entry *u = find(&v->user, q, &du);
+  const clforge__tuning_entry *s = find(&v->system, q, &ds);
   /* The user's entry wins unless only the system has this very class. */
   const clforge__tuning_entry *e = u && (!s || du < 0 || ds >= 0) ? u : s;
   double d = e == u ? du : ds;

@@ -38,13 +38,15 @@ typedef struct clforge__tuning_db {
 } clforge__tuning_db;
 
 /* Parse a whole file's text. On success appends its entries to db and
- * returns 0; on any defect (not JSON, wrong format version, wrong types,
- * missing fields) returns -1 with the reason in why and leaves db as it was.
- * Never reads beyond len; text need not be NUL-terminated. */
+ * returns 0; on any defect (not JSON, another format version, wrong types,
+ * missing fields) returns -1 (-2 when the format version is newer than this
+ * library's) with the reason in why and leaves db as it was. Never reads
+ * beyond len; text need not be NUL-terminated. */
 int clforge__tuning_parse(const char *text, size_t len, clforge__tuning_db *db, char *why, size_t why_cap);
 
 /* Read and parse a file. 0 on success, 1 when it does not exist (or is
- * "off"), -1 with why on a read or parse failure (db unchanged). */
+ * "off"); with why and db unchanged: -1 damaged, -2 of a newer format
+ * version, -3 unreadable (permissions, I/O, not a regular file, too big). */
 int clforge__tuning_load_file(const char *path, clforge__tuning_db *db, char *why, size_t why_cap);
 
 /* Append or replace (same device, family, dtypes, layout, shape class). */
@@ -59,8 +61,9 @@ char *clforge__tuning_serialize(const clforge__tuning_db *db);
 
 /* Merge `add` into the file at path under an exclusive lock (re-reading what
  * other writers saved meanwhile), then write a temporary file and rename it
- * over. A file that cannot be parsed is replaced (and reported in why, with
- * return 1); -1 with why on an I/O failure. */
+ * over. A damaged file is moved to "<path>.bad" and replaced (return 1, why
+ * says so); a newer format's or an unreadable file is left alone, and I/O
+ * or lock failures, return -1 with why. */
 int clforge__tuning_save(const char *path, const clforge__tuning_db *add, char *why, size_t why_cap);
 
 /* 1 when an entry was made on the device described by info. */
@@ -82,12 +85,23 @@ typedef enum {
   CLFORGE__TUNING_NEAREST = 2  /* this device, nearest tuned shape */
 } clforge__tuning_match;
 
-/* Look up family/dtypes/layout/class on ctx's device; for NEAREST, the entry
- * with the smallest log-distance between shapes. User entries win over
- * system ones. Returns the match kind and *out (NULL for NONE). */
-clforge__tuning_match clforge__tuning_lookup(clforge_context ctx, const char *family, const char *dtypes,
-                                             const char *layout, const char *shape_class, const size_t *shape,
-                                             int ndims, const clforge__tuning_entry **out);
+typedef struct clforge__tuning_query {
+  const char *family, *dtypes, *layout, *shape_class;
+  const size_t *shape;
+  int ndims;
+  /* Optional: 1 when an entry can be used (its parameters fit the family);
+   * entries that do not are passed over, so the order goes on to the next. */
+  int (*fits)(const clforge__tuning_entry *e, void *user);
+  void *user;
+} clforge__tuning_query;
+
+/* Look up q on ctx's device: an entry of the class itself, else (NEAREST)
+ * the one with the smallest log-distance between shapes. User entries win
+ * over system ones, except that a system entry of the class beats a user
+ * entry that is only nearest. Returns the match kind and *out (NULL for
+ * NONE). */
+clforge__tuning_match clforge__tuning_lookup(clforge_context ctx, const clforge__tuning_query *q,
+                                             const clforge__tuning_entry **out);
 
 /* Drop the loaded view (the next lookup reads the files again). */
 void clforge__tuning_view_release(clforge__tuning_view *v);

@@ -8,6 +8,7 @@
 
 #include "../context.h"
 #include "../error.h"
+#include "../kernels/families.h"
 
 /* At most this many candidates (each a full build and run) are worth an
  * exhaustive sweep when the strategy is left to the tuner. */
@@ -19,6 +20,7 @@ typedef struct {
   const size_t *shape;
   clforge__search_space *s;
   size_t cap;
+  int oom;
   unsigned allowed[CLFORGE_MAX_PARAMS]; /* bit c: candidate c of the parameter may be used */
 } build_ctx;
 
@@ -28,6 +30,7 @@ static int parse_restriction(const clforge__family *f, const char *spec, unsigne
   for (int p = 0; p < f->nparams; ++p) allowed[p] = ~0u;
   size_t flen = strlen(f->name);
   for (const char *e = spec; e && *e;) {
+    while (*e == ';' || *e == ' ') ++e;
     const char *end = strchr(e, ';');
     if (!end) end = e + strlen(e);
     if ((size_t)(end - e) > flen && !strncmp(e, f->name, flen) && e[flen] == ':') {
@@ -41,6 +44,10 @@ static int parse_restriction(const clforge__family *f, const char *spec, unsigne
         }
         allowed[p] = 0;
         q += nlen + 1;
+        if (q >= end || *q == ',') {
+          snprintf(why, cap, "tune space: %s= needs values", f->params[p].name);
+          return -1;
+        }
         while (q < end && *q != ',') {
           char *num_end;
           long v = strtol(q, &num_end, 10);
@@ -87,7 +94,7 @@ static int add_candidate(const int *values, void *user) {
   if (s->count == b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 256;
     int *v = realloc(s->values, cap * (size_t)b->f->nparams * sizeof *v);
-    if (!v) return 1; /* stops the walk; caught below */
+    if (!v) return b->oom = 1; /* stops the walk; caught below */
     s->values = v;
     b->cap = cap;
   }
@@ -97,23 +104,47 @@ static int add_candidate(const int *values, void *user) {
   return 0;
 }
 
+clforge_status clforge__space_validate(clforge_context ctx, const char *spec) {
+  unsigned allowed[CLFORGE_MAX_PARAMS];
+  char why[256];
+  for (const char *e = spec; e && *e;) { /* every clause names a family the tuner knows */
+    while (*e == ';' || *e == ' ') ++e;
+    if (!*e) break;
+    size_t seg = strcspn(e, ";"), name = strcspn(e, ":;");
+    const clforge__family *const *f = clforge__tunable_families;
+    while (*f && (strlen((*f)->name) != name || strncmp(e, (*f)->name, name))) ++f;
+    if (!*f || e[name] != ':')
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune space \"%.*s\": no tunable kernel family \"%.*s\"",
+                           (int)seg, e, (int)name, e);
+    e += seg;
+  }
+  for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
+    if (parse_restriction(*f, spec, allowed, why, sizeof why))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s", why);
+  return CLFORGE_SUCCESS;
+}
+
 clforge_status clforge__space_build(clforge_context ctx, const clforge__family *f, const clforge__tune_op *op,
                                     const size_t *shape, const char *restrict_spec, clforge__search_space *s) {
   memset(s, 0, sizeof *s);
-  build_ctx b = {f, op, shape, s, 0, {0}};
+  build_ctx b = {f, op, shape, s, 0, 0, {0}};
   char why[256];
   if (parse_restriction(f, restrict_spec, b.allowed, why, sizeof why))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s", why);
   s->f = f;
   s->ncodes = 1;
-  for (int p = 0; p < f->nparams; ++p) s->ncodes *= (size_t)f->params[p].count;
+  for (int p = 0; p < f->nparams; ++p) {
+    s->ncodes *= (size_t)f->params[p].count;
+    if (s->ncodes > (1u << 28)) /* codes index an int array; descriptors stay far below */
+      return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "tune: family %s has more than 2^28 combinations", f->name);
+  }
   s->index_of = malloc(s->ncodes * sizeof *s->index_of);
   if (!s->index_of) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory for the search space");
   for (size_t i = 0; i < s->ncodes; ++i) s->index_of[i] = -1;
   size_t seen = clforge__family_enumerate(f, &ctx->info, add_candidate, &b);
   (void)seen;
   s->visited = calloc(s->count ? s->count : 1, 1);
-  if (!s->visited || (s->count && !s->values) || s->count > b.cap) {
+  if (!s->visited || b.oom) {
     clforge__space_free(s);
     return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory for the search space");
   }
@@ -230,14 +261,19 @@ static void anneal(walker *w, long cur, double cur_t) {
   }
 }
 
-void clforge__search(clforge__search_space *s, clforge_tune_strategy strategy, const int *start, unsigned seed,
-                     const clforge__search_hooks *h) {
+void clforge__search(clforge__search_space *s, clforge_tune_strategy strategy, const int *const *seeds, int nseeds,
+                     unsigned seed, const clforge__search_hooks *h) {
   walker w = {s, h, seed ? seed : 1u, 0, s->count, -1, 0.0};
   if (s->count == 0) return;
-  long code = code_of(s->f, start);
-  long first = code >= 0 ? s->index_of[code] : -1;
+  long first = -1;
   double first_t = -1;
-  if (first >= 0 && !done(&w)) first_t = visit(&w, first);
+  for (int i = 0; i < nseeds && !done(&w); ++i) {
+    long code = seeds[i] ? code_of(s->f, seeds[i]) : -1;
+    long idx = code >= 0 ? s->index_of[code] : -1;
+    if (idx < 0 || s->visited[idx]) continue;
+    double t = visit(&w, idx);
+    if (first < 0 || (t > 0 && (first_t <= 0 || t < first_t))) first = idx, first_t = t;
+  }
   if (strategy == CLFORGE_TUNE_AUTO)
     strategy = s->count <= AUTO_EXHAUSTIVE_MAX ? CLFORGE_TUNE_EXHAUSTIVE : CLFORGE_TUNE_RANDOM;
   switch (strategy) {

@@ -31,9 +31,14 @@ typedef struct clforge__search_hooks {
   void *user;
 } clforge__search_hooks;
 
-/* Walk the space with `strategy`, evaluating `start` first when it is in
- * the space. Each candidate is evaluated at most once. */
-void clforge__search(clforge__search_space *s, clforge_tune_strategy strategy, const int *start, unsigned seed,
-                     const clforge__search_hooks *h);
+/* Walk the space with `strategy`, evaluating the seeds first (those in the
+ * space; NULL entries are skipped) and starting from the best of them. Each
+ * candidate is evaluated at most once. */
+void clforge__search(clforge__search_space *s, clforge_tune_strategy strategy, const int *const *seeds, int nseeds,
+                     unsigned seed, const clforge__search_hooks *h);
+
+/* Check a whole clforge_tune_options.space up front: every clause names a
+ * tunable family, every parameter and value exists. */
+clforge_status clforge__space_validate(clforge_context ctx, const char *spec);
 
 #endif

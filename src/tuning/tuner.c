@@ -129,6 +129,9 @@ typedef struct {
   const int *start;   /* the built-in default's values (the search's first candidate) */
   int start_failed;   /* ... were discarded: never fall back to them */
   double search_deadline;
+  const clforge__tuning_db *existing; /* the target file's entries (re-tuning keeps the better of old and new) */
+  const int *old;     /* this problem's existing entry's values, or NULL */
+  int old_measured;   /* ... were evaluated in this run */
   /* The fastest verified candidates of the search, fastest first: they meet
    * the default and the peer again, side by side, at the end. */
   struct {
@@ -311,9 +314,11 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
     return CLFORGE_SUCCESS;
   }
   st = op->setup(ctx, pb->dtypes, pb->layout, pb->cls->shape, &t->state);
-  if (st != CLFORGE_SUCCESS) {
+  if (st != CLFORGE_SUCCESS) { /* e.g. buffers too big for a small device: the other problems go on */
+    clforge__log(CLFORGE_LOG_WARN, "tune %s %s %s %s: skipped: %s", f->name, pb->cls->name, pb->dtypes, pb->layout,
+                 clforge_last_error(ctx));
     clforge__space_free(&space);
-    return st;
+    return CLFORGE_SUCCESS;
   }
   t->shape = pb->cls->shape;
   t->ntop = 0;
@@ -326,10 +331,23 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   clforge__family_default(f, ctx->info.device_class, op->variant(pb->dtypes, pb->layout, pb->cls->shape), start);
   t->start = start;
   t->start_failed = 0;
+  /* The file's entry for this problem, if it still fits, is measured first:
+   * a re-tune keeps it unless something beats it now. */
+  int old[CLFORGE_MAX_PARAMS];
+  t->old = NULL;
+  t->old_measured = 0;
+  for (size_t i = 0; t->existing && i < t->existing->count; ++i) {
+    const clforge__tuning_entry *e = &t->existing->entries[i];
+    if (clforge__tuning_same_device(e, &ctx->info) && !strcmp(e->family, f->name) && !strcmp(e->dtypes, pb->dtypes) &&
+        !strcmp(e->layout, pb->layout) && !strcmp(e->shape_class, pb->cls->name) &&
+        clforge__family_entry_values(f, e, &ctx->info, old) == 0)
+      t->old = old;
+  }
   double slice = t->problem_deadline - clforge__now();
   t->search_deadline = t->problem_deadline - (slice > 5.0 ? 1.0 : 0.2 * slice);
   clforge__search_hooks hooks = {evaluate, search_should_stop, t};
-  clforge__search(&space, t->o->strategy, start, t->o->seed ? t->o->seed : 0x5eed, &hooks);
+  const int *seeds[2] = {t->old, start};
+  clforge__search(&space, t->o->strategy, seeds, 2, t->o->seed ? t->o->seed : 0x5eed, &hooks);
   t->start = NULL;
 
   double peer_s = 0;
@@ -360,12 +378,19 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   t->best_s = win ? win->s : 0;
   /* The default won: the entry records what a plain call uses (e.g. a skinny
    * shape the default runs on the direct kernel, out of the search's reach). */
-  if (win && win->kind == RUN_DEFAULT &&
-      clforge__family_select(ctx, f, op->variant(pb->dtypes, pb->layout, pb->cls->shape), NULL, t->best_values, NULL) !=
-          CLFORGE_SUCCESS)
-    win = NULL, t->best_s = 0;
-  else if (win && win->kind == RUN_CANDIDATE)
+  int dv[CLFORGE_MAX_PARAMS];
+  if (win && win->kind == RUN_DEFAULT) {
+    if (clforge__family_select(ctx, f, op->variant(pb->dtypes, pb->layout, pb->cls->shape), NULL, dv, NULL) ==
+        CLFORGE_SUCCESS)
+      memcpy(t->best_values, dv, sizeof t->best_values);
+    else
+      win = NULL, t->best_s = 0;
+  } else if (win) {
     memcpy(t->best_values, win->values, sizeof t->best_values);
+  }
+  /* Nothing is saved from a run that measured no candidate, or that never
+   * measured the entry it would replace (stopped early, budget spent). */
+  if (t->evals == 0 || (t->old && !t->old_measured)) win = NULL, t->best_s = 0;
   peer_s = peer ? peer->s : 0;
 
   ev = t->ev;
@@ -408,6 +433,9 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   op->teardown(t->state);
   t->state = NULL;
   clforge__space_free(&space);
+  /* The candidates' programs are not kept: a long tune would leave hundreds
+   * in the context (the on-disk cache still has them). */
+  clforge__program_cache_release(&ctx->programs);
   return st;
 }
 
@@ -429,10 +457,17 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
                            "name one with options->file");
     o.file = path;
   }
+  if (!o.dry_run && (!*o.file || !strcmp(o.file, "off")))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: no tuning file to write (\"%s\"); name one, or dry-run",
+                         o.file);
   problem *problems = NULL;
   int count = 0;
-  clforge_status st = make_problems(ctx, &o, &problems, &count);
+  clforge_status st = clforge__space_validate(ctx, o.space);
+  if (st == CLFORGE_SUCCESS) st = make_problems(ctx, &o, &problems, &count);
   if (st != CLFORGE_SUCCESS) return st;
+  clforge__tuning_db existing = {NULL, 0, 0};
+  char lwhy[512];
+  if (!o.dry_run) clforge__tuning_load_file(o.file, &existing, lwhy, sizeof lwhy); /* a damaged file: nothing to keep */
 
   /* Measure against the built-in defaults: hide the tuning files' entries
    * (and the app's override) while tuning, and restore them after. */
@@ -441,6 +476,7 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
   memset(&ctx->tuning, 0, sizeof ctx->tuning);
   ctx->tuning.loaded = 1;
   ctx->params_override = NULL;
+  ctx->tuning_active = 1;
   int saved_validate = ctx->validate;
   ctx->validate = 0; /* the tuner checks each candidate itself */
 
@@ -449,6 +485,7 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
   t.o = &o;
   t.t_start = clforge__now();
   t.deadline = t.t_start + o.budget_s;
+  t.existing = &existing;
   t.fault_tests = clforge__test_fault_armed(ctx, "tune");
   if (t.fault_tests) ctx->test_fault[0] = '\0';
   double weight_left = 0;
@@ -476,7 +513,9 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
     }
   }
   clforge__tuning_free(&results);
+  clforge__tuning_free(&existing);
   free(problems);
+  ctx->tuning_active = 0;
   clforge__tuning_view_release(&ctx->tuning);
   ctx->tuning = saved_view;
   ctx->params_override = saved_override;
