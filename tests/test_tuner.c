@@ -250,8 +250,8 @@ static void test_bad_options(void) {
   clforge_context ctx = tu_context();
   events ev;
   clforge_tune_options o = small_options(&ev);
-  o.shapes = "huge";
-  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "huge");
+  o.shapes = "gigantic";
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "gigantic");
   o = small_options(&ev);
   o.dtypes = "f64";
   CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "f64");

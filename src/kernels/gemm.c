@@ -50,13 +50,14 @@ int clforge__gemm_variant(int trans_a, int trans_b, clforge_dtype a, clforge_dty
 
 /* Below 128^3 multiply-adds the direct kernel does the whole problem (see
  * src/ops/gemm.c); a side under 256 at least 4x shorter than the other is
- * skinny; the rest is medium or large around a geometric mean of 768. */
+ * skinny; the rest is medium, large or huge by the geometric mean of m, n,
+ * k (768 and 1536 apart): blocking for the cache differs between them. */
 const char *clforge__gemm_shape_class(size_t m, size_t n, size_t k) {
   double mnk = (double)m * (double)n * (double)k;
   if (mnk < 128.0 * 128.0 * 128.0) return "small";
   if (m < 256 && n >= 4 * m) return "skinny_m";
   if (n < 256 && m >= 4 * n) return "skinny_n";
-  return mnk < 768.0 * 768.0 * 768.0 ? "medium" : "large";
+  return mnk < 768.0 * 768.0 * 768.0 ? "medium" : mnk < 1536.0 * 1536.0 * 1536.0 ? "large" : "huge";
 }
 
 /* clang-format off */
@@ -103,6 +104,7 @@ const clforge__family clforge__family_gemm = {
      * candidates that do), so they are multiples of 128 where they can be. */
     .classes = (const clforge__shape_class[]){
         {"large", {1024, 1024, 1024}},
+        {"huge", {2048, 2048, 2048}},
         {"medium", {512, 512, 512}},
         {"skinny_m", {64, 1024, 1024}},
         {"skinny_n", {1024, 64, 1024}},

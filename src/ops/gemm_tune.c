@@ -12,12 +12,21 @@
 #include "../tuning/tune_op.h"
 #include "../validate.h"
 
+/* Above this many multiply-adds the reference (plain C, double accumulation)
+ * would take seconds of the budget: candidates are then checked on whole
+ * rows of C, the first, the last and evenly spread ones in between, every
+ * one of them against the reference. */
+#define FULL_CHECK_MAX_MNK (1024.0 * 1024.0 * 1024.0)
+enum { SAMPLED_ROWS = 64 };
+
 typedef struct {
   clforge_context ctx;
   clforge_gemm_desc desc;
   cl_mem a, b, c;
-  void *want;        /* reference C, in C's storage type */
+  void *want;        /* reference rows of C, in C's storage type */
   size_t c_elems;
+  size_t nrows;      /* rows of C checked: all, or a sample for big problems */
+  size_t rows[SAMPLED_ROWS];
 } gemm_problem;
 
 static int parse_dtype(const char *s, size_t len, clforge_dtype *out) {
@@ -84,12 +93,24 @@ static clforge_status gemm_setup(clforge_context ctx, const char *dtypes, const 
                                 .trans_b = layout[1] == 't' ? CLFORGE_TRANS : CLFORGE_NO_TRANS,
                                 .m = m, .n = n, .k = k, .alpha = 1.0f, .beta = 0.0f,
                                 .a_type = t[0], .b_type = t[1], .c_type = t[2]};
+  p->desc.lda = layout[0] == 't' ? m : k;
+  p->desc.ldb = layout[1] == 't' ? k : n;
+  p->desc.ldc = n;
   p->c_elems = m * n;
+  p->nrows = (double)m * (double)n * (double)k > FULL_CHECK_MAX_MNK && m > SAMPLED_ROWS ? SAMPLED_ROWS : m;
+  for (size_t i = 0; i < p->nrows && p->nrows < m; ++i) p->rows[i] = i * (m - 1) / (SAMPLED_ROWS - 1);
   void *ha = random_storage(m * k, t[0], 1), *hb = random_storage(k * n, t[1], 2);
-  p->want = calloc(p->c_elems, clforge_dtype_size(t[2]));
+  p->want = calloc(p->nrows * n, clforge_dtype_size(t[2]));
   clforge_status st = CLFORGE_SUCCESS;
   if (!ha || !hb || !p->want) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune gemm: no memory for inputs");
-  if (st == CLFORGE_SUCCESS) st = clforge_ref_gemm(&p->desc, ha, hb, p->want, NULL);
+  if (st == CLFORGE_SUCCESS && p->nrows == m) st = clforge_ref_gemm(&p->desc, ha, hb, p->want, NULL);
+  for (size_t r = 0; st == CLFORGE_SUCCESS && p->nrows < m && r < p->nrows; ++r) {
+    clforge_gemm_desc row = p->desc; /* one row of C: row i of op(A) times op(B) */
+    row.m = 1;
+    row.a_offset = layout[0] == 't' ? p->rows[r] : p->rows[r] * p->desc.lda;
+    row.c_offset = r * n;
+    st = clforge_ref_gemm(&row, ha, hb, p->want, NULL);
+  }
   cl_int err = CL_SUCCESS;
   if (st == CLFORGE_SUCCESS) {
     p->a = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, m * k * clforge_dtype_size(t[0]), ha, &err);
@@ -120,18 +141,29 @@ static clforge_status gemm_run(void *state) {
   return clforge_gemm(p->ctx, &p->desc, p->a, p->b, p->c, NULL, 0, NULL, NULL);
 }
 
+/* NaN in every storage type (all bits set): a kernel that leaves C alone
+ * cannot pass the check on an earlier candidate's result. */
+static void gemm_prepare(void *state) {
+  gemm_problem *p = state;
+  cl_uchar ones = 0xff;
+  clEnqueueFillBuffer(p->ctx->queue, p->c, &ones, 1, 0, p->c_elems * clforge_dtype_size(p->desc.c_type), 0, NULL, NULL);
+}
+
 static clforge_status gemm_check(void *state, int corrupt, char *why, size_t why_cap) {
   gemm_problem *p = state;
-  size_t cs = clforge_dtype_size(p->desc.c_type);
+  const size_t cs = clforge_dtype_size(p->desc.c_type), n = p->desc.n, m = p->desc.m;
   void *got = malloc(p->c_elems * cs);
   if (!got) return clforge__fail(p->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune gemm: no memory to check");
   clforge_status st = clforge__read_buffer(p->ctx, p->c, 0, p->c_elems * cs, got);
+  if (st == CLFORGE_SUCCESS && p->nrows < m) /* the sampled rows, packed like the reference's */
+    for (size_t r = 0; r < p->nrows; ++r)
+      memmove((char *)got + r * n * cs, (char *)got + p->rows[r] * n * cs, n * cs);
   if (st == CLFORGE_SUCCESS && corrupt) { /* tests only: a wrong result, as a miscompiling driver gives */
     float bad = 12345.0f;
     clforge_ref_convert(1, &bad, CLFORGE_F32, got, p->desc.c_type);
   }
   if (st == CLFORGE_SUCCESS)
-    st = clforge__validate(p->ctx, "tune gemm", p->desc.c_type, p->c_elems, got, p->want,
+    st = clforge__validate(p->ctx, "tune gemm", p->desc.c_type, p->nrows * n, got, p->want,
                            clforge__tolerance_for(p->desc.c_type));
   if (st != CLFORGE_SUCCESS) snprintf(why, why_cap, "%s", clforge_last_error(p->ctx));
   free(got);
@@ -154,6 +186,7 @@ const clforge__tune_op clforge__tune_gemm = {
     .setup = gemm_setup,
     .applicable = gemm_applicable,
     .run = gemm_run,
+    .prepare = gemm_prepare,
     .check = gemm_check,
     .flops = gemm_flops,
     .variant = gemm_tune_variant,

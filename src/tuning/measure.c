@@ -50,6 +50,7 @@ clforge_tune_outcome clforge__measure(clforge_context ctx, const clforge__tune_o
                                       double best_s, clforge__measurement *m, char *why, size_t why_cap) {
   memset(m, 0, sizeof *m);
   why[0] = '\0';
+  if (op->prepare) op->prepare(state);
   double t0 = clforge__now();
   clforge_status st = op->run(state); /* builds every kernel the run needs */
   if (st == CLFORGE_SUCCESS) st = (clforge_status)clFinish(ctx->queue);

@@ -20,6 +20,9 @@ typedef struct clforge__tune_op {
   /* 1 when a candidate of f can run the representative shape in the way it
    * is meant to (e.g. its tiles divide the shape). */
   int (*applicable)(const clforge__family *f, const int *values, const size_t *shape);
+  /* Before a candidate's checked run: spoil the output (e.g. NaN), so that
+   * a kernel that writes nothing cannot pass on an earlier result. */
+  void (*prepare)(void *state);
   /* Enqueue one run on ctx's queue (the tuner has chosen the parameters). */
   clforge_status (*run)(void *state);
   /* Compare the last run's output with the reference: CLFORGE_SUCCESS or

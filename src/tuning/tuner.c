@@ -98,9 +98,10 @@ static clforge_status make_problems(clforge_context ctx, const clforge_tune_opti
           continue;
         for (const clforge__shape_class *c = (*f)->classes; c->name; ++c) {
           if (!listed(o->shapes, c->name)) continue;
-          /* The large class decides big GEMMs, f32 is the most used: they
-           * get a larger share of the budget. */
-          double w = (di == 0 ? 3.0 : 1.0) * (!strcmp(c->name, "large") ? 2.0 : 1.0);
+          /* f32 is the most used, and the first class of a family (the
+           * large shapes for the tiled GEMM) the most costly to measure:
+           * they get a larger share of the budget. */
+          double w = (di == 0 ? 3.0 : 1.0) * (c == (*f)->classes || !strcmp(c->name, "huge") ? 2.0 : 1.0);
           p[n++] = (problem){*f, c, op->dtypes[di], op->layouts[li], w};
         }
       }
@@ -360,14 +361,20 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   memset(c, 0, sizeof c);
   if (default_s > 0) c[nc++].kind = RUN_DEFAULT;
   for (int i = 0; i < t->ntop; ++i) {
+    /* The default's own values run as the default already: once is enough
+     * (two samples of one kernel would only show the noise as a speed-up). */
+    if (default_s > 0 && !memcmp(t->top[i].values, start, sizeof(int) * (size_t)f->nparams)) continue;
     c[nc].kind = RUN_CANDIDATE;
     memcpy(c[nc++].values, t->top[i].values, sizeof c[0].values);
   }
   if (peer_s > 0) c[nc++].kind = RUN_PEER;
   if (!stop_requested(t)) confirm(t, c, nc);
   else /* stopped: no second round, the first measurements stand */
-    for (int i = 0; i < nc; ++i)
-      c[i].s = c[i].kind == RUN_DEFAULT ? default_s : c[i].kind == RUN_PEER ? peer_s : t->top[i - (c[0].kind == RUN_DEFAULT)].s;
+    for (int i = 0; i < nc; ++i) {
+      c[i].s = c[i].kind == RUN_DEFAULT ? default_s : peer_s;
+      for (int j = 0; c[i].kind == RUN_CANDIDATE && j < t->ntop; ++j)
+        if (!memcmp(c[i].values, t->top[j].values, sizeof c[i].values)) c[i].s = t->top[j].s;
+    }
   const contender *win = NULL, *def = NULL, *peer = NULL;
   for (int i = 0; i < nc; ++i) {
     if (c[i].s <= 0) continue;
