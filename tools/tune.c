@@ -98,6 +98,9 @@ static void on_progress(const clforge_tune_event *e, void *user) {
       printf("\r\033[K[%d/%d] %s  %zu/%zu tried  best %.1f GFLOP/s  %.0fs elapsed, %.0fs left", e->problem + 1,
              e->problems, what, e->tried, e->total, e->best_gflops, e->elapsed_s, e->left_s);
       fflush(stdout);
+    } else if (e->kind == CLFORGE_TUNE_PROBLEM_DONE && e->tuned_gflops <= 0) {
+      printf("\r\033[K[%d/%d] %s: not tuned (no candidate measured in its share of the budget)\n", e->problem + 1,
+             e->problems, what);
     } else if (e->kind == CLFORGE_TUNE_PROBLEM_DONE) {
       printf("\r\033[K[%d/%d] %s: %.1f GFLOP/s (default %.1f), %zu tried, %d discarded\n", e->problem + 1, e->problems,
              what, e->tuned_gflops, e->default_gflops, e->tried, e->failures);
@@ -120,8 +123,12 @@ static void on_progress(const clforge_tune_event *e, void *user) {
                e->message ? e->message : "");
       break;
     case CLFORGE_TUNE_PROBLEM_DONE:
-      printf("tune [%d/%d] %s: best %.1f GFLOP/s, default %.1f, CLBlast %.1f; provider %s\n", e->problem + 1,
-             e->problems, what, e->tuned_gflops, e->default_gflops, e->clblast_gflops, e->provider);
+      if (e->tuned_gflops <= 0)
+        printf("tune [%d/%d] %s: not tuned (no candidate measured in its share of the budget); nothing saved\n",
+               e->problem + 1, e->problems, what);
+      else
+        printf("tune [%d/%d] %s: best %.1f GFLOP/s, default %.1f, CLBlast %.1f; provider %s\n", e->problem + 1,
+               e->problems, what, e->tuned_gflops, e->default_gflops, e->clblast_gflops, e->provider);
       break;
   }
   fflush(stdout);
@@ -133,10 +140,12 @@ static void print_table(const progress_state *ps) {
   for (int i = 0; i < ps->nrows; ++i) {
     const row *r = &ps->rows[i];
     double best = r->tuned > r->peer ? r->tuned : r->peer;
-    char peer[16] = "-", speed[16] = "-";
+    char peer[16] = "-", speed[16] = "-", tuned[16] = "-";
     if (r->peer > 0) snprintf(peer, sizeof peer, "%.1f", r->peer);
-    if (r->def > 0 && best > 0) snprintf(speed, sizeof speed, "%.2fx", best / r->def);
-    printf("%-44s %9.1f %9.1f %9s %8s %-8s %s\n", r->problem, r->def, r->tuned, peer, speed, r->provider, r->params);
+    if (r->tuned > 0) snprintf(tuned, sizeof tuned, "%.1f", r->tuned);
+    if (r->def > 0 && r->tuned > 0) snprintf(speed, sizeof speed, "%.2fx", best / r->def);
+    printf("%-44s %9.1f %9s %9s %8s %-8s %s\n", r->problem, r->def, tuned, peer, speed, r->provider,
+           r->tuned > 0 ? r->params : "not tuned: budget");
   }
 }
 

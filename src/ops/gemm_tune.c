@@ -13,10 +13,10 @@
 #include "../validate.h"
 
 /* Above this many multiply-adds the reference (plain C, double accumulation)
- * would take seconds of the budget: candidates are then checked on whole
- * rows of C, the first, the last and evenly spread ones in between, every
- * one of them against the reference. */
-#define FULL_CHECK_MAX_MNK (1024.0 * 1024.0 * 1024.0)
+ * would take a good part of a problem's budget: candidates are then checked
+ * on SAMPLED_ROWS whole rows of C against the reference: spread over all of
+ * C, at every row residue modulo the tile heights, and the last row. */
+#define FULL_CHECK_MAX_MNK (256.0 * 256.0 * 256.0)
 enum { SAMPLED_ROWS = 64 };
 
 typedef struct {
@@ -98,7 +98,10 @@ static clforge_status gemm_setup(clforge_context ctx, const char *dtypes, const 
   p->desc.ldc = n;
   p->c_elems = m * n;
   p->nrows = (double)m * (double)n * (double)k > FULL_CHECK_MAX_MNK && m > SAMPLED_ROWS ? SAMPLED_ROWS : m;
-  for (size_t i = 0; i < p->nrows && p->nrows < m; ++i) p->rows[i] = i * (m - 1) / (SAMPLED_ROWS - 1);
+  for (size_t i = 0; i < p->nrows && p->nrows < m; ++i) {
+    size_t stride = m / SAMPLED_ROWS;
+    p->rows[i] = i == SAMPLED_ROWS - 1 ? m - 1 : i * stride + i % stride;
+  }
   void *ha = random_storage(m * k, t[0], 1), *hb = random_storage(k * n, t[1], 2);
   p->want = calloc(p->nrows * n, clforge_dtype_size(t[2]));
   clforge_status st = CLFORGE_SUCCESS;
