@@ -109,4 +109,30 @@ if command -v python3 >/dev/null 2>&1; then
   check "no platform: --json is valid JSON" '[ $rc -eq 0 ]'
 fi
 
+# ------------------------------------------------------------ tune, explain
+run "$BIN" tune --bogus
+check "tune: an unknown option is a usage error" '[ $rc -eq 2 ] && grep -q "bogus" "$ERR"'
+run "$BIN" tune --shapes gigantic --dry-run
+check "tune: an unknown shape class fails before measuring" '[ $rc -eq 1 ] && grep -q "gigantic" "$ERR"'
+run env CLFORGE_TUNING_FILE=off "$BIN" tune --shapes small --dtypes f32 --max-evals 1
+check "tune: no file to write fails up front" '[ $rc -eq 1 ] && grep -q "no tuning file" "$ERR"'
+run no_icd tune --dry-run
+check "tune: no device exits 1 and says so" '[ $rc -eq 1 ] && grep -q "no device" "$ERR"'
+# Ctrl-C: stops after the current candidate, exits 0, keeps what was measured
+"$BIN" tune --shapes small,medium --dtypes f32 --budget 40 --no-peers --file "$TMP/int.json" >"$OUT" 2>"$ERR" &
+pid=$!
+i=0 # interrupt once the first problem (medium) has finished, during the second
+while [ $i -lt 600 ] && ! grep -q "tune \[2/2\]" "$OUT"; do sleep 0.1; i=$((i + 1)); done
+kill -INT $pid
+wait $pid
+rc=$?
+check "tune: Ctrl-C exits 0 and says so" '[ $rc -eq 0 ] && grep -q "stopped by Ctrl-C" "$OUT"'
+check "tune: Ctrl-C keeps the finished problem" 'grep -q "\"shape_class\":[[:space:]]*\"medium\"" "$TMP/int.json"'
+run env CLFORGE_TUNING_FILE="$TMP/int.json" CLFORGE_SYSTEM_TUNING_FILE=off "$BIN" explain gemm 500 500 500
+check "explain: the tuned entry is used" '[ $rc -eq 0 ] && grep -q "parameters from tuned" "$OUT"'
+run env CLFORGE_TUNING_FILE=off CLFORGE_SYSTEM_TUNING_FILE=off "$BIN" explain gemm 1000 1000 1000 --trans NT
+check "explain: defaults, with the shape class" '[ $rc -eq 0 ] && grep -q "large" "$OUT" && grep -q "device-default" "$OUT"'
+run "$BIN" explain gemm 10 x 10
+check "explain: a bad size is a usage error" '[ $rc -eq 2 ]'
+
 summary
