@@ -246,6 +246,25 @@ static void test_retune_keeps(void) {
   clforge_context_destroy(ctx);
 }
 
+/* A problem the device cannot run at all (every build fails, the default's
+ * too) is given up after three candidates, and nothing is saved. */
+static void test_unrunnable_problem(void) {
+  unlink(file);
+  clforge_context ctx = tu_context();
+  events ev;
+  clforge_tune_options o = small_options(&ev);
+  o.max_evals = 50;
+  clforge__test_set_fault(ctx, "build");
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  clforge__test_set_fault(ctx, NULL);
+  CHECK(ev.candidates == 3 && ev.dones == 1 && ev.done.tuned_gflops == 0, "%d candidates, tuned %g", ev.candidates,
+        ev.done.tuned_gflops);
+  for (int i = 0; i < ev.candidates; ++i)
+    CHECK(ev.outcomes[i] == CLFORGE_TUNE_BUILD_FAILED, "candidate %d: outcome %d", i, ev.outcomes[i]);
+  CHECK(access(file, F_OK) != 0, "an untuned problem was saved");
+  clforge_context_destroy(ctx);
+}
+
 static void test_bad_options(void) {
   clforge_context ctx = tu_context();
   events ev;
@@ -304,6 +323,7 @@ int main(void) {
   test_strategies();
   test_overrides_ignored();
   test_retune_keeps();
+  test_unrunnable_problem();
   test_bad_options();
 
   unlink(file);

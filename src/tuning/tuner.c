@@ -130,6 +130,7 @@ typedef struct {
   const int *start;   /* the built-in default's values (the search's first candidate) */
   int start_failed;   /* ... were discarded: never fall back to them */
   double search_deadline;
+  int default_failed; /* the plain call failed: the problem may not run on this device at all */
   const clforge__tuning_db *existing; /* the target file's entries (re-tuning keeps the better of old and new) */
   const int *old;     /* this problem's existing entry's values, or NULL */
   int old_measured;   /* ... were evaluated in this run */
@@ -211,6 +212,9 @@ static double evaluate(const int *values, void *user) {
 static int search_should_stop(int evals, void *user) {
   tuner *t = user;
   (void)evals;
+  /* The default failed and so did every candidate so far: the device
+   * probably cannot run this problem; do not spend the share on it. */
+  if (t->default_failed && t->evals >= 3 && t->failures == t->evals) return 1;
   return stop_requested(t) || clforge__now() >= t->search_deadline ||
          (t->o->max_evals > 0 && t->evals >= t->o->max_evals);
 }
@@ -325,6 +329,7 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   t->ntop = 0;
   double flops = op->flops(pb->cls->shape);
   double default_s = measure_plain(t, RUN_DEFAULT);
+  t->default_failed = default_s <= 0;
 
   /* The search starts from the built-in default when it is in the space,
    * and leaves time for the side-by-side round. */
