@@ -76,17 +76,22 @@ static clforge_gemm_desc desc_of(size_t m, size_t n, size_t k) {
 
 /* The first choice (the tiled kernel for large and medium shapes) of a
  * fresh context, so that each case reads the files anew. */
-static clforge_kernel_choice explain(size_t m, size_t n, size_t k, const char *api_params) {
+static clforge_kernel_choice explain_typed(size_t m, size_t n, size_t k, clforge_dtype t, const char *api_params) {
   clforge_context ctx = tu_context();
   clforge_kernel_choice ch[2];
   memset(ch, 0, sizeof ch);
   int count = 0;
   if (api_params) CHECK_OK(ctx, clforge_context_set_params(ctx, api_params));
   clforge_gemm_desc d = desc_of(m, n, k);
+  d.a_type = d.b_type = d.c_type = t;
   CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &count));
   CHECK(count >= 1, "no choice for %zux%zux%zu", m, n, k);
   clforge_context_destroy(ctx);
   return ch[0];
+}
+
+static clforge_kernel_choice explain(size_t m, size_t n, size_t k, const char *api_params) {
+  return explain_typed(m, n, k, CLFORGE_F32, api_params);
 }
 
 static int same_values(const clforge_kernel_choice *c, const int *want) {
@@ -163,17 +168,9 @@ static void test_lookup_order(void) {
   CHECK(c.source == CLFORGE_PARAMS_FROM_NEAREST && same_values(&c, P1V), "nearest: source %s",
         clforge_params_source_name(c.source));
   /* another dtype has no entry: default */
-  {
-    clforge_context ctx = tu_context();
-    clforge_gemm_desc d = desc_of(LARGE);
-    d.a_type = d.b_type = d.c_type = CLFORGE_BF16;
-    clforge_kernel_choice ch[2];
-    int n = 0;
-    CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
-    CHECK(n >= 1 && ch[0].source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT && !strcmp(ch[0].dtypes, "bf16,bf16,bf16"),
-          "bf16: source %s dtypes %s", clforge_params_source_name(ch[0].source), ch[0].dtypes);
-    clforge_context_destroy(ctx);
-  }
+  c = explain_typed(LARGE, CLFORGE_BF16, NULL);
+  CHECK(c.source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT && !strcmp(c.dtypes, "bf16,bf16,bf16"), "bf16: source %s dtypes %s",
+        clforge_params_source_name(c.source), c.dtypes);
   /* only other devices' and drivers' entries: default */
   write_entries(user_path, e_other_dev, e_other_driver, NULL);
   c = explain(LARGE, NULL);
@@ -251,17 +248,9 @@ static void test_lookup_order(void) {
   unlink(system_path);
   /* the f16 entry serves f16 calls only */
   write_entries(user_path, e_f16, NULL, NULL);
-  {
-    clforge_context ctx = tu_context();
-    clforge_gemm_desc d = desc_of(LARGE);
-    d.a_type = d.b_type = d.c_type = CLFORGE_F16;
-    clforge_kernel_choice ch[2];
-    int n = 0;
-    CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
-    CHECK(ch[0].source == CLFORGE_PARAMS_FROM_TUNED && same_values(&ch[0], P2V), "f16: source %s",
-          clforge_params_source_name(ch[0].source));
-    clforge_context_destroy(ctx);
-  }
+  c = explain_typed(LARGE, CLFORGE_F16, NULL);
+  CHECK(c.source == CLFORGE_PARAMS_FROM_TUNED && same_values(&c, P2V), "f16: source %s",
+        clforge_params_source_name(c.source));
   c = explain(LARGE, NULL);
   CHECK(c.source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT, "f32 took the f16 entry: %s",
         clforge_params_source_name(c.source));

@@ -95,18 +95,7 @@ void clforge__family_format(const clforge__family *f, const int *values, char *b
   }
 }
 
-/* An entry's named values onto f's parameters; 0 when every parameter is
- * named exactly once and the set passes the family's checks. */
-static int entry_values(const clforge__family *f, const clforge__tuning_entry *e, const clforge_device_info *dev,
-                        int *values, char *why, size_t why_cap);
-
-int clforge__family_entry_values(const clforge__family *f, const clforge__tuning_entry *e,
-                                 const clforge_device_info *dev, int *values) {
-  char why[256];
-  return entry_values(f, e, dev, values, why, sizeof why);
-}
-
-static int entry_values(const clforge__family *f, const clforge__tuning_entry *e, const clforge_device_info *dev,
+int clforge__family_entry_values(const clforge__family *f, const clforge__tuning_entry *e, const clforge_device_info *dev,
                         int *values, char *why, size_t why_cap) {
   if (e->nparams != f->nparams) {
     snprintf(why, why_cap, "it has %d parameters, family %s has %d", e->nparams, f->name, f->nparams);
@@ -158,7 +147,7 @@ static int entry_fits(const clforge__tuning_entry *e, void *user) {
   const fits_ctx *c = user;
   int v[CLFORGE_MAX_PARAMS];
   char why[256];
-  if (entry_values(c->f, e, c->dev, v, why, sizeof why) == 0) return 1;
+  if (clforge__family_entry_values(c->f, e, c->dev, v, why, sizeof why) == 0) return 1;
   clforge__log(CLFORGE_LOG_DEBUG, "%s: tuning entry for class %s skipped (%s)", c->f->name, e->shape_class, why);
   return 0;
 }
@@ -194,7 +183,7 @@ clforge_status clforge__family_select(clforge_context ctx, const clforge__family
                                entry_fits, &fc};
     clforge__tuning_match m = clforge__tuning_lookup(ctx, &q, &entry);
     int tuned[CLFORGE_MAX_PARAMS];
-    if (m != CLFORGE__TUNING_NONE && entry_values(f, entry, &ctx->info, tuned, why, sizeof why) == 0) {
+    if (m != CLFORGE__TUNING_NONE && clforge__family_entry_values(f, entry, &ctx->info, tuned, why, sizeof why) == 0) {
       memcpy(values, tuned, sizeof(int) * (size_t)f->nparams);
       src = m == CLFORGE__TUNING_EXACT ? CLFORGE_PARAMS_FROM_TUNED : CLFORGE_PARAMS_FROM_NEAREST;
     } else {
@@ -224,29 +213,41 @@ clforge_status clforge__family_select(clforge_context ctx, const clforge__family
   return CLFORGE_SUCCESS;
 }
 
-clforge_status clforge__params_validate(clforge_context ctx, const char *spec, const clforge__family *const *families) {
-  char why[256];
+const char *clforge__spec_unknown_family(const char *spec, const clforge__family *const *families, int *len) {
   for (const char *e = spec; e && *e;) {
     while (*e == ';' || isspace((unsigned char)*e)) ++e;
     if (!*e) break;
     size_t seg = strcspn(e, ";"), name = strcspn(e, ":;");
     const clforge__family *const *f = families;
     while (*f && (strlen((*f)->name) != name || strncmp(e, (*f)->name, name))) ++f;
-    if (!*f || e[name] != ':')
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "parameters \"%.*s\": no kernel family \"%.*s\"", (int)seg, e,
-                           (int)name, e);
+    if (!*f || e[name] != ':') {
+      *len = (int)seg;
+      return e;
+    }
+    e += seg;
+  }
+  return NULL;
+}
+
+clforge_status clforge__params_validate(clforge_context ctx, const char *spec, const clforge__family *const *families) {
+  char why[256];
+  int len;
+  const char *bad = clforge__spec_unknown_family(spec, families, &len);
+  if (bad)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "parameters \"%.*s\": no such kernel family", len, bad);
+  /* Each family's clause as a call reads it (the first that names it). */
+  for (const clforge__family *const *f = families; *f; ++f) {
     int v[CLFORGE_MAX_PARAMS];
     memcpy(v, (*f)->defaults[CLFORGE_DEVICE_CLASS_GENERIC], sizeof v);
-    if (clforge__family_parse_params(*f, e, v, why, sizeof why) < 0)
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "parameters for %s: %s", (*f)->name, why);
-    for (int p = 0; p < (*f)->nparams; ++p) { /* each value must be a candidate (constraints wait for the call) */
+    int r = clforge__family_parse_params(*f, spec, v, why, sizeof why);
+    if (r < 0) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "parameters for %s: %s", (*f)->name, why);
+    for (int p = 0; r > 0 && p < (*f)->nparams; ++p) { /* candidates only: constraints wait for the call */
       int ok = 0;
       for (int c = 0; c < (*f)->params[p].count; ++c) ok |= (*f)->params[p].values[c] == v[p];
       if (!ok)
         return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "parameters for %s: %s=%d is not a candidate value",
                              (*f)->name, (*f)->params[p].name, v[p]);
     }
-    e += seg;
   }
   return CLFORGE_SUCCESS;
 }

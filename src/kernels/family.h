@@ -25,11 +25,13 @@ typedef struct clforge__default_override {
   int value;
 } clforge__default_override;
 
-/* A shape class a family is tuned on: its name and the representative
- * problem the tuner measures (e.g. m, n, k). */
+/* A shape class a family is tuned on: its name, the representative problem
+ * the tuner measures (e.g. m, n, k), and its share of a tuning budget
+ * relative to the family's other classes (1 = normal). */
 typedef struct clforge__shape_class {
   const char *name;
   size_t shape[4];
+  double weight;
 } clforge__shape_class;
 
 struct clforge__tune_op; /* src/tuning/tune_op.h: how the tuner runs the family's op */
@@ -96,9 +98,14 @@ clforge_status clforge__params_validate(clforge_context ctx, const char *spec, c
 
 struct clforge__tuning_entry;
 /* A tuning entry's parameters as f's values: 0 when they fit (every
- * parameter named once, candidates, constraints on dev), else -1. */
+ * parameter named once, candidates, constraints on dev), else -1 with why. */
 int clforge__family_entry_values(const clforge__family *f, const struct clforge__tuning_entry *e,
-                                 const clforge_device_info *dev, int *values);
+                                 const clforge_device_info *dev, int *values, char *why, size_t why_cap);
+
+/* The first clause of a "fam:...;fam2:..." spec that does not start with
+ * "NAME:" for one of `families` (NULL-terminated), and its length; NULL
+ * when every clause does. */
+const char *clforge__spec_unknown_family(const char *spec, const clforge__family *const *families, int *len);
 
 /* "NAME=V NAME=V ..." of values, for messages. */
 void clforge__family_format(const clforge__family *f, const int *values, char *buf, size_t cap);

@@ -101,13 +101,15 @@ const clforge__family clforge__family_gemm = {
     .canonical = gemm_canonical,
     .tune = &clforge__tune_gemm,
     /* Tiles must divide the representative shapes (the tuner keeps to
-     * candidates that do), so they are multiples of 128 where they can be. */
+     * candidates that do), so they are multiples of 128 where they can be.
+     * The big classes decide the big GEMMs and cost the most to measure:
+     * twice the share of the budget. */
     .classes = (const clforge__shape_class[]){
-        {"large", {1024, 1024, 1024}},
-        {"huge", {2048, 2048, 2048}},
-        {"medium", {512, 512, 512}},
-        {"skinny_m", {64, 1024, 1024}},
-        {"skinny_n", {1024, 64, 1024}},
-        {NULL, {0}}},
+        {"large", {1024, 1024, 1024}, 2.0},
+        {"huge", {2048, 2048, 2048}, 2.0},
+        {"medium", {512, 512, 512}, 1.0},
+        {"skinny_m", {64, 1024, 1024}, 1.0},
+        {"skinny_n", {1024, 64, 1024}, 1.0},
+        {NULL, {0}, 0}},
 };
 /* clang-format on */

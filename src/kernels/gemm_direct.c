@@ -53,7 +53,7 @@ const clforge__family clforge__family_gemm_direct = {
     /* The direct kernel runs small problems whole, and the other classes'
      * edges (those find this entry as the nearest tuned shape). */
     .classes = (const clforge__shape_class[]){
-        {"small", {64, 64, 64}},
-        {NULL, {0}}},
+        {"small", {64, 64, 64}, 2.0}, /* the whole of every small call */
+        {NULL, {0}, 0}},
 };
 /* clang-format on */

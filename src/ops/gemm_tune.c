@@ -186,6 +186,7 @@ const clforge__tune_op clforge__tune_gemm = {
     .dtypes = (const char *const[]){"f32,f32,f32", "f16,f16,f16", "bf16,bf16,bf16", NULL},
     .layouts = (const char *const[]){"nn", "nt", "tn", "tt", NULL},
     .peer = "clblast",
+    .ndims = 3,
     .setup = gemm_setup,
     .applicable = gemm_applicable,
     .run = gemm_run,

@@ -107,17 +107,9 @@ static int add_candidate(const int *values, void *user) {
 clforge_status clforge__space_validate(clforge_context ctx, const char *spec) {
   unsigned allowed[CLFORGE_MAX_PARAMS];
   char why[256];
-  for (const char *e = spec; e && *e;) { /* every clause names a family the tuner knows */
-    while (*e == ';' || *e == ' ') ++e;
-    if (!*e) break;
-    size_t seg = strcspn(e, ";"), name = strcspn(e, ":;");
-    const clforge__family *const *f = clforge__tunable_families;
-    while (*f && (strlen((*f)->name) != name || strncmp(e, (*f)->name, name))) ++f;
-    if (!*f || e[name] != ':')
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune space \"%.*s\": no tunable kernel family \"%.*s\"",
-                           (int)seg, e, (int)name, e);
-    e += seg;
-  }
+  int len;
+  const char *bad = clforge__spec_unknown_family(spec, clforge__tunable_families, &len);
+  if (bad) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune space \"%.*s\": no tunable kernel family", len, bad);
   for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
     if (parse_restriction(*f, spec, allowed, why, sizeof why))
       return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s", why);

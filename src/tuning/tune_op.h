@@ -13,6 +13,7 @@ typedef struct clforge__tune_op {
   const char *const *dtypes;        /* keys the tuner covers, NULL-terminated */
   const char *const *layouts;
   const char *peer;                 /* a peer library the tuner also times ("clblast"), or NULL */
+  int ndims;                        /* dimensions of a shape (m, n, k: 3) */
   /* Make a problem of `shape` (buffers, inputs, reference result); *state
    * is the op's. On failure nothing is left allocated. */
   clforge_status (*setup)(clforge_context ctx, const char *dtypes, const char *layout, const size_t *shape,

@@ -30,87 +30,94 @@ typedef struct {
   const clforge__family *family;
   const clforge__shape_class *cls;
   const char *dtypes, *layout;
+  int dtype_index, layout_index, seq; /* for the order of the run */
   double weight;
 } problem;
 
-/* 1 when `name` is in the comma-separated list (NULL or "all" = every name).
- * For dtypes, "f16" matches "f16,f16,f16". */
-static int listed(const char *list, const char *name) {
-  if (!list || !*list || !strcmp(list, "all")) return 1;
-  size_t nlen = strcspn(name, ",");
+/* 1 when the list entry name[0..len) names value; "f16" names "f16,f16,f16". */
+static int names(const char *name, size_t len, const char *value) {
+  return (strlen(value) == len || strcspn(value, ",") == len) && !strncmp(name, value, len);
+}
+
+static int all(const char *list) { return !list || !*list || !strcmp(list, "all"); }
+
+/* 1 when value is in the comma-separated list (NULL or "all": every value). */
+static int listed(const char *list, const char *value) {
+  if (all(list)) return 1;
   for (const char *p = list; *p;) {
     size_t len = strcspn(p, ",");
-    if ((len == strlen(name) || len == nlen) && !strncmp(p, name, len)) return 1;
+    if (names(p, len, value)) return 1;
     p += len + (p[len] == ',');
   }
   return 0;
 }
 
-/* Every name in a list must exist, so that a typo is an error and not an
- * empty run. */
-static clforge_status check_list(clforge_context ctx, const char *what, const char *list, const char *const *known) {
-  if (!list || !*list || !strcmp(list, "all")) return CLFORGE_SUCCESS;
+enum { FIELD_OP, FIELD_CLASS, FIELD_DTYPES, FIELD_LAYOUT };
+
+static const char *field(const problem *p, int which) {
+  return which == FIELD_OP ? p->family->tune->op : which == FIELD_CLASS ? p->cls->name
+                                                 : which == FIELD_DTYPES ? p->dtypes
+                                                                         : p->layout;
+}
+
+/* Every name in a list must name something, so that a typo is an error and
+ * not an empty run. */
+static clforge_status check_list(clforge_context ctx, const char *what, const char *list, const problem *ps, int n,
+                                 int which) {
+  if (all(list)) return CLFORGE_SUCCESS;
   for (const char *p = list; *p;) {
     size_t len = strcspn(p, ",");
     int ok = 0;
-    for (const char *const *k = known; *k && !ok; ++k)
-      ok = (strlen(*k) == len || strcspn(*k, ",") == len) && !strncmp(p, *k, len);
+    for (int i = 0; i < n && !ok; ++i) ok = names(p, len, field(&ps[i], which));
     if (!ok) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: unknown %s \"%.*s\"", what, (int)len, p);
     p += len + (p[len] == ',');
   }
   return CLFORGE_SUCCESS;
 }
 
+/* By dtype, then layout, then as declared: a short budget serves the most
+ * common problems (the op's first dtype, no transposes) first. */
+static int by_order(const void *a, const void *b) {
+  const problem *x = a, *y = b;
+  if (x->dtype_index != y->dtype_index) return x->dtype_index - y->dtype_index;
+  if (x->layout_index != y->layout_index) return x->layout_index - y->layout_index;
+  return x->seq - y->seq;
+}
+
 static clforge_status make_problems(clforge_context ctx, const clforge_tune_options *o, problem **out, int *count) {
-  const char *known_ops[8] = {NULL}, *known_classes[32] = {NULL}, *known_dtypes[16] = {NULL},
-             *known_layouts[16] = {NULL};
-  int nops = 0, ncls = 0, ndt = 0, nlay = 0;
-  for (const clforge__family *const *f = clforge__tunable_families; *f; ++f) {
-    const clforge__tune_op *op = (*f)->tune;
-    if (nops < 7) known_ops[nops++] = op->op;
-    for (const clforge__shape_class *c = (*f)->classes; c->name && ncls < 31; ++c) known_classes[ncls++] = c->name;
-    for (const char *const *d = op->dtypes; *d && ndt < 15; ++d) known_dtypes[ndt++] = *d;
-    for (const char *const *l = op->layouts; *l && nlay < 15; ++l) known_layouts[nlay++] = *l;
-  }
-  clforge_status st = check_list(ctx, "op", o->ops, known_ops);
-  if (st == CLFORGE_SUCCESS) st = check_list(ctx, "shape class", o->shapes, known_classes);
-  if (st == CLFORGE_SUCCESS) st = check_list(ctx, "dtype", o->dtypes, known_dtypes);
-  if (st == CLFORGE_SUCCESS) st = check_list(ctx, "layout", o->layouts, known_layouts);
-  if (st != CLFORGE_SUCCESS) return st;
-  size_t cap = 0, n = 0;
+  int n = 0;
   for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
     for (const clforge__shape_class *c = (*f)->classes; c->name; ++c)
       for (const char *const *d = (*f)->tune->dtypes; *d; ++d)
-        for (const char *const *l = (*f)->tune->layouts; *l; ++l) ++cap;
-  problem *p = calloc(cap ? cap : 1, sizeof *p);
+        for (const char *const *l = (*f)->tune->layouts; *l; ++l) ++n;
+  problem *p = calloc(n ? (size_t)n : 1, sizeof *p);
   if (!p) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
-  /* Order: by dtype, then layout, then family and class, so that a short
-   * budget serves the most common problems (f32, no transposes) first. */
-  for (int di = 0; di < 16; ++di)
-    for (int li = 0; li < 16; ++li)
-      for (const clforge__family *const *f = clforge__tunable_families; *f; ++f) {
-        const clforge__tune_op *op = (*f)->tune;
-        if (!listed(o->ops, op->op)) continue;
-        int nd = 0, nl = 0;
-        while (op->dtypes[nd]) ++nd;
-        while (op->layouts[nl]) ++nl;
-        if (di >= nd || li >= nl || !listed(o->dtypes, op->dtypes[di]) || !listed(o->layouts, op->layouts[li]))
-          continue;
-        for (const clforge__shape_class *c = (*f)->classes; c->name; ++c) {
-          if (!listed(o->shapes, c->name)) continue;
-          /* f32 is the most used, and the first class of a family (the
-           * large shapes for the tiled GEMM) the most costly to measure:
-           * they get a larger share of the budget. */
-          double w = (di == 0 ? 3.0 : 1.0) * (c == (*f)->classes || !strcmp(c->name, "huge") ? 2.0 : 1.0);
-          p[n++] = (problem){*f, c, op->dtypes[di], op->layouts[li], w};
-        }
-      }
-  if (n == 0) {
+  n = 0;
+  for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
+    for (const clforge__shape_class *c = (*f)->classes; c->name; ++c)
+      for (int di = 0; (*f)->tune->dtypes[di]; ++di)
+        for (int li = 0; (*f)->tune->layouts[li]; ++li, ++n)
+          /* The op's first dtype (f32) is the most used: three times the share. */
+          p[n] = (problem){*f, c, (*f)->tune->dtypes[di], (*f)->tune->layouts[li], di, li, n,
+                           (di == 0 ? 3.0 : 1.0) * c->weight};
+  clforge_status st = check_list(ctx, "op", o->ops, p, n, FIELD_OP);
+  if (st == CLFORGE_SUCCESS) st = check_list(ctx, "shape class", o->shapes, p, n, FIELD_CLASS);
+  if (st == CLFORGE_SUCCESS) st = check_list(ctx, "dtype", o->dtypes, p, n, FIELD_DTYPES);
+  if (st == CLFORGE_SUCCESS) st = check_list(ctx, "layout", o->layouts, p, n, FIELD_LAYOUT);
+  int kept = 0;
+  for (int i = 0; st == CLFORGE_SUCCESS && i < n; ++i)
+    if (listed(o->ops, p[i].family->tune->op) && listed(o->shapes, p[i].cls->name) && listed(o->dtypes, p[i].dtypes) &&
+        listed(o->layouts, p[i].layout))
+      p[kept++] = p[i];
+  if (st == CLFORGE_SUCCESS && kept == 0)
+    st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: the options select no problem to tune");
+  if (st != CLFORGE_SUCCESS) {
     free(p);
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: the options select no problem to tune");
+    return st;
   }
+  qsort(p, (size_t)kept, sizeof *p, by_order);
   *out = p;
-  *count = (int)n;
+  *count = kept;
   return CLFORGE_SUCCESS;
 }
 
@@ -124,8 +131,6 @@ typedef struct {
   clforge_tune_event ev;
   int evals;          /* candidates evaluated on this problem */
   int failures;
-  double best_s;      /* best median so far (0 = none) */
-  int best_values[CLFORGE_MAX_PARAMS];
   int fault_tests;    /* tests only: the first candidate is wrong, the second fails to build */
   const int *start;   /* the built-in default's values (the search's first candidate) */
   int start_failed;   /* ... were discarded: never fall back to them */
@@ -164,61 +169,6 @@ static void emit(tuner *t, clforge_tune_event *ev) {
 
 static int stop_requested(const tuner *t) { return t->o->stop && *t->o->stop; }
 
-/* The search's callback: measure one candidate; returns its median time in
- * seconds, or a negative value when discarded or cut short. */
-static double evaluate(const int *values, void *user) {
-  tuner *t = user;
-  const clforge__family *f = t->pb->family;
-  clforge_context ctx = t->ctx;
-  char params[256], why[1024] = "";
-  clforge__family_format(f, values, params, sizeof params);
-  ctx->tune_force.family = f;
-  memcpy(ctx->tune_force.values, values, sizeof(int) * (size_t)f->nparams);
-  ctx->tune_force.provider[0] = '\0';
-  if (t->fault_tests && t->evals == 1) snprintf(ctx->test_fault, sizeof ctx->test_fault, "build");
-  clforge__measurement m;
-  clforge_tune_outcome outcome =
-      clforge__measure(ctx, t->pb->family->tune, t->state, t->fault_tests && t->evals == 0, t->best_s, &m, why,
-                       sizeof why);
-  if (t->fault_tests && t->evals == 1) ctx->test_fault[0] = '\0';
-  ctx->tune_force.family = NULL;
-  ++t->evals;
-  double flops = t->pb->family->tune->flops(t->shape);
-  if (outcome == CLFORGE_TUNE_OK) {
-    int v[CLFORGE_MAX_PARAMS] = {0};
-    memcpy(v, values, sizeof(int) * (size_t)f->nparams);
-    remember(t, v, m.median_s);
-    if (t->best_s == 0 || m.median_s < t->best_s) t->best_s = m.median_s;
-  }
-  if (outcome >= CLFORGE_TUNE_BUILD_FAILED) {
-    ++t->failures;
-    if (t->start && !memcmp(values, t->start, sizeof(int) * (size_t)f->nparams)) t->start_failed = 1;
-    clforge__log(CLFORGE_LOG_INFO, "tune %s %s: discarded %s: %s", f->name, t->pb->cls->name, params, why);
-  }
-  clforge_tune_event ev = t->ev;
-  ev.kind = CLFORGE_TUNE_CANDIDATE;
-  ev.tried = (size_t)t->evals;
-  ev.outcome = outcome;
-  ev.params = params;
-  ev.message = outcome == CLFORGE_TUNE_OK ? NULL : why;
-  ev.gflops = m.median_s > 0 ? flops / m.median_s / 1e9 : 0.0;
-  ev.build_s = m.build_s;
-  ev.best_gflops = t->best_s > 0 ? flops / t->best_s / 1e9 : 0.0;
-  ev.failures = t->failures;
-  emit(t, &ev);
-  return outcome == CLFORGE_TUNE_OK ? m.median_s : -1.0;
-}
-
-static int search_should_stop(int evals, void *user) {
-  tuner *t = user;
-  (void)evals;
-  /* The default failed and so did every candidate so far: the device
-   * probably cannot run this problem; do not spend the share on it. */
-  if (t->default_failed && t->evals >= 3 && t->failures == t->evals) return 1;
-  return stop_requested(t) || clforge__now() >= t->search_deadline ||
-         (t->o->max_evals > 0 && t->evals >= t->o->max_evals);
-}
-
 /* What runs in a measurement: the call as a user gets it without tuning
  * (the built-in defaults), one candidate, or the peer library. */
 typedef enum { RUN_DEFAULT, RUN_CANDIDATE, RUN_PEER } run_kind;
@@ -247,6 +197,55 @@ static void force(tuner *t, run_kind kind, const int *values) {
 static void unforce(tuner *t) {
   t->ctx->tune_force.family = NULL;
   t->ctx->tune_force.provider[0] = '\0';
+}
+
+/* The search's callback: measure one candidate; returns its median time in
+ * seconds, or a negative value when discarded or cut short. */
+static double evaluate(const int *values, void *user) {
+  tuner *t = user;
+  const clforge__family *f = t->pb->family;
+  clforge_context ctx = t->ctx;
+  char params[256], why[1024] = "";
+  int v[CLFORGE_MAX_PARAMS] = {0}; /* values has f->nparams entries; the tuner's arrays hold the maximum */
+  memcpy(v, values, sizeof(int) * (size_t)f->nparams);
+  clforge__family_format(f, v, params, sizeof params);
+  force(t, RUN_CANDIDATE, v);
+  if (t->fault_tests && t->evals == 1) snprintf(ctx->test_fault, sizeof ctx->test_fault, "build");
+  clforge__measurement m;
+  clforge_tune_outcome outcome = clforge__measure(ctx, f->tune, t->state, t->fault_tests && t->evals == 0,
+                                                  t->ntop ? t->top[0].s : 0.0, &m, why, sizeof why);
+  if (t->fault_tests && t->evals == 1) ctx->test_fault[0] = '\0';
+  unforce(t);
+  ++t->evals;
+  double flops = f->tune->flops(t->shape);
+  if (outcome == CLFORGE_TUNE_OK) remember(t, v, m.median_s);
+  if (outcome >= CLFORGE_TUNE_BUILD_FAILED) {
+    ++t->failures;
+    if (t->start && !memcmp(values, t->start, sizeof(int) * (size_t)f->nparams)) t->start_failed = 1;
+    clforge__log(CLFORGE_LOG_INFO, "tune %s %s: discarded %s: %s", f->name, t->pb->cls->name, params, why);
+  }
+  clforge_tune_event ev = t->ev;
+  ev.kind = CLFORGE_TUNE_CANDIDATE;
+  ev.tried = (size_t)t->evals;
+  ev.outcome = outcome;
+  ev.params = params;
+  ev.message = outcome == CLFORGE_TUNE_OK ? NULL : why;
+  ev.gflops = m.median_s > 0 ? flops / m.median_s / 1e9 : 0.0;
+  ev.build_s = m.build_s;
+  ev.best_gflops = t->ntop ? flops / t->top[0].s / 1e9 : 0.0;
+  ev.failures = t->failures;
+  emit(t, &ev);
+  return outcome == CLFORGE_TUNE_OK ? m.median_s : -1.0;
+}
+
+static int search_should_stop(int evals, void *user) {
+  tuner *t = user;
+  (void)evals;
+  /* The default failed and so did every candidate so far: the device
+   * probably cannot run this problem; do not spend the share on it. */
+  if (t->default_failed && t->evals >= 3 && t->failures == t->evals) return 1;
+  return stop_requested(t) || clforge__now() >= t->search_deadline ||
+         (t->o->max_evals > 0 && t->evals >= t->o->max_evals);
 }
 
 /* Build, check and time the default or the peer on their own; 0 when it
@@ -300,7 +299,7 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   clforge_context ctx = t->ctx;
   clforge_tune_event ev = {0};
   ev.op = op->op, ev.family = f->name, ev.shape_class = pb->cls->name, ev.dtypes = pb->dtypes, ev.layout = pb->layout;
-  ev.ndims = 3;
+  ev.ndims = op->ndims;
   memcpy(ev.shape, pb->cls->shape, sizeof ev.shape);
   ev.problem = index, ev.problems = count;
 
@@ -310,7 +309,6 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   ev.total = space.count;
   t->ev = ev;
   t->evals = t->failures = 0;
-  t->best_s = 0;
   ev.kind = CLFORGE_TUNE_PROBLEM_START;
   emit(t, &ev);
   if (space.count == 0) {
@@ -340,13 +338,14 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   /* The file's entry for this problem, if it still fits, is measured first:
    * a re-tune keeps it unless something beats it now. */
   int old[CLFORGE_MAX_PARAMS];
+  char why[256];
   t->old = NULL;
   t->old_measured = 0;
   for (size_t i = 0; t->existing && i < t->existing->count; ++i) {
     const clforge__tuning_entry *e = &t->existing->entries[i];
     if (clforge__tuning_same_device(e, &ctx->info) && !strcmp(e->family, f->name) && !strcmp(e->dtypes, pb->dtypes) &&
         !strcmp(e->layout, pb->layout) && !strcmp(e->shape_class, pb->cls->name) &&
-        clforge__family_entry_values(f, e, &ctx->info, old) == 0)
+        clforge__family_entry_values(f, e, &ctx->info, old, why, sizeof why) == 0)
       t->old = old;
   }
   double slice = t->problem_deadline - clforge__now();
@@ -364,22 +363,17 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   contender c[TOP_CANDIDATES + 2];
   int nc = 0;
   memset(c, 0, sizeof c);
-  if (default_s > 0) c[nc++].kind = RUN_DEFAULT;
+  if (default_s > 0) c[nc].kind = RUN_DEFAULT, c[nc++].s = default_s;
   for (int i = 0; i < t->ntop; ++i) {
     /* The default's own values run as the default already: once is enough
      * (two samples of one kernel would only show the noise as a speed-up). */
     if (default_s > 0 && !memcmp(t->top[i].values, start, sizeof(int) * (size_t)f->nparams)) continue;
     c[nc].kind = RUN_CANDIDATE;
+    c[nc].s = t->top[i].s;
     memcpy(c[nc++].values, t->top[i].values, sizeof c[0].values);
   }
-  if (peer_s > 0) c[nc++].kind = RUN_PEER;
-  if (!stop_requested(t)) confirm(t, c, nc);
-  else /* stopped: no second round, the first measurements stand */
-    for (int i = 0; i < nc; ++i) {
-      c[i].s = c[i].kind == RUN_DEFAULT ? default_s : peer_s;
-      for (int j = 0; c[i].kind == RUN_CANDIDATE && j < t->ntop; ++j)
-        if (!memcmp(c[i].values, t->top[j].values, sizeof c[i].values)) c[i].s = t->top[j].s;
-    }
+  if (peer_s > 0) c[nc].kind = RUN_PEER, c[nc++].s = peer_s;
+  if (!stop_requested(t)) confirm(t, c, nc); /* stopped: the first measurements stand */
   const contender *win = NULL, *def = NULL, *peer = NULL;
   for (int i = 0; i < nc; ++i) {
     if (c[i].s <= 0) continue;
@@ -387,22 +381,19 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
     if (c[i].kind == RUN_PEER) peer = &c[i];
     else if ((c[i].kind != RUN_DEFAULT || !t->start_failed) && (!win || c[i].s < win->s)) win = &c[i];
   }
-  t->best_s = win ? win->s : 0;
   /* The default won: the entry records what a plain call uses (e.g. a skinny
    * shape the default runs on the direct kernel, out of the search's reach). */
-  int dv[CLFORGE_MAX_PARAMS];
-  if (win && win->kind == RUN_DEFAULT) {
-    if (clforge__family_select(ctx, f, op->variant(pb->dtypes, pb->layout, pb->cls->shape), NULL, dv, NULL) ==
-        CLFORGE_SUCCESS)
-      memcpy(t->best_values, dv, sizeof t->best_values);
-    else
-      win = NULL, t->best_s = 0;
-  } else if (win) {
-    memcpy(t->best_values, win->values, sizeof t->best_values);
-  }
+  int win_values[CLFORGE_MAX_PARAMS];
+  if (win && win->kind == RUN_DEFAULT &&
+      clforge__family_select(ctx, f, op->variant(pb->dtypes, pb->layout, pb->cls->shape), NULL, win_values, NULL) !=
+          CLFORGE_SUCCESS)
+    win = NULL;
+  else if (win && win->kind == RUN_CANDIDATE)
+    memcpy(win_values, win->values, sizeof win_values);
   /* Nothing is saved from a run that measured no candidate, or that never
    * measured the entry it would replace (stopped early, budget spent). */
-  if (t->evals == 0 || (t->old && !t->old_measured)) win = NULL, t->best_s = 0;
+  if (t->evals == 0 || (t->old && !t->old_measured)) win = NULL;
+  const double win_s = win ? win->s : 0;
   peer_s = peer ? peer->s : 0;
 
   ev = t->ev;
@@ -410,14 +401,14 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   ev.tried = (size_t)t->evals;
   ev.failures = t->failures;
   ev.default_gflops = def ? flops / def->s / 1e9 : 0;
-  ev.tuned_gflops = t->best_s > 0 ? flops / t->best_s / 1e9 : 0;
+  ev.tuned_gflops = win_s > 0 ? flops / win_s / 1e9 : 0;
   ev.clblast_gflops = peer_s > 0 ? flops / peer_s / 1e9 : 0;
   ev.best_gflops = ev.tuned_gflops;
-  int peer_wins = peer_s > 0 && (t->best_s == 0 || peer_s < t->best_s);
+  int peer_wins = peer_s > 0 && (win_s == 0 || peer_s < win_s);
   ev.provider = peer_wins ? op->peer : "clforge";
   char params[256] = "";
-  if (t->best_s > 0) {
-    clforge__family_format(f, t->best_values, params, sizeof params);
+  if (win_s > 0) {
+    clforge__family_format(f, win_values, params, sizeof params);
     ev.params = params;
     clforge__tuning_entry e;
     memset(&e, 0, sizeof e);
@@ -426,15 +417,15 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
     snprintf(e.dtypes, sizeof e.dtypes, "%s", pb->dtypes);
     snprintf(e.layout, sizeof e.layout, "%s", pb->layout);
     snprintf(e.shape_class, sizeof e.shape_class, "%s", pb->cls->name);
-    e.ndims = 3;
-    memcpy(e.shape, pb->cls->shape, sizeof(size_t) * 3);
+    e.ndims = op->ndims;
+    memcpy(e.shape, pb->cls->shape, sizeof e.shape);
     snprintf(e.provider, sizeof e.provider, "%s", ev.provider);
     e.nparams = f->nparams;
     for (int p = 0; p < f->nparams; ++p) {
       snprintf(e.names[p], sizeof e.names[p], "%s", f->params[p].name);
-      e.values[p] = t->best_values[p];
+      e.values[p] = win_values[p];
     }
-    e.median_s = peer_wins ? peer_s : t->best_s;
+    e.median_s = peer_wins ? peer_s : win_s;
     e.gflops = flops / e.median_s / 1e9;
     if (clforge__tuning_put(results, &e)) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
   } else {
