@@ -2,6 +2,7 @@
 #include "device.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,10 @@
 #include "error.h"
 
 enum { MAX_PLATFORMS = 32, MAX_DEVICES = 64 };
+
+/* Device enumeration and queries run one at a time in a process (see
+ * enumerate()). */
+static pthread_mutex_t driver_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void get_string(cl_device_id d, cl_device_info what, char *buf, size_t cap) {
   buf[0] = '\0';
@@ -77,9 +82,21 @@ const char *clforge_device_class_name(clforge_device_class cls) {
   return ((unsigned)cls < CLFORGE_DEVICE_CLASS_COUNT) ? names[cls] : NULL;
 }
 
+static clforge_status query_locked(cl_device_id d, clforge_device_info *info);
+
+/* Under the enumeration lock: an application's threads may query devices
+ * while PoCL is still initializing them (see enumerate below). */
 clforge_status clforge_device_query(cl_device_id d, clforge_device_info *info) {
   clforge__clear_error(NULL);
   if (!d || !info) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "device or info is NULL");
+  if (pthread_mutex_lock(&driver_lock) != 0)
+    return clforge__fail(NULL, CLFORGE_INTERNAL_ERROR, "device query: locking failed");
+  clforge_status st = query_locked(d, info);
+  pthread_mutex_unlock(&driver_lock);
+  return st;
+}
+
+static clforge_status query_locked(cl_device_id d, clforge_device_info *info) {
   clforge_device_info i;
   memset(&i, 0, sizeof i);
   cl_platform_id p;
@@ -128,8 +145,24 @@ typedef struct {
   char name[256];
 } candidate;
 
-/* All devices of all platforms, in the order the ICD loader gives them. */
+/* All devices of all platforms, in the order the ICD loader gives them.
+ * Enumerations run one at a time in a process: PoCL 3.1 initializes its
+ * devices on the first clGetPlatformIDs/clGetDeviceIDs/clGetDeviceInfo, and
+ * threads that race through that first pass crash or find no device (the
+ * documented one-context-per-thread use, e.g. a thread pool starting up).
+ * Once the first pass is done under the lock the driver is initialized;
+ * later passes stay serialized too, which costs microseconds. */
+static clforge_status enumerate_locked(candidate *out, size_t cap, size_t *count);
+
 static clforge_status enumerate(candidate *out, size_t cap, size_t *count) {
+  if (pthread_mutex_lock(&driver_lock) != 0)
+    return clforge__fail(NULL, CLFORGE_INTERNAL_ERROR, "device enumeration: locking failed");
+  clforge_status st = enumerate_locked(out, cap, count);
+  pthread_mutex_unlock(&driver_lock);
+  return st;
+}
+
+static clforge_status enumerate_locked(candidate *out, size_t cap, size_t *count) {
   cl_platform_id platforms[MAX_PLATFORMS];
   cl_uint np = 0;
   cl_int err = clGetPlatformIDs(MAX_PLATFORMS, platforms, &np);

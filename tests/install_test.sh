@@ -1,10 +1,10 @@
 #!/bin/sh
-# install_test.sh CMAKE BUILD_DIR EXAMPLES_DIR CC
+# install_test.sh CMAKE BUILD_DIR EXAMPLES_DIR CC TUNE_ON_INSTALL
 # Installs the build into a temporary prefix, then consumes it like a user:
 # the examples project through find_package(clforge), a one-file program
 # through pkg-config, and the installed clforge command.
 set -eu
-cmake=$1 build=$2 examples=$3 cc=$4
+cmake=$1 build=$2 examples=$3 cc=$4 tune_on_install=${5:-1}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/clforge-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
@@ -41,6 +41,12 @@ if command -v pkg-config > /dev/null; then
   # shellcheck disable=SC2086
   check "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror "$examples/convert_buffer.c" -o "$tmp/pc_example" $flags
   check env LD_LIBRARY_PATH="$libdir" "$tmp/pc_example"
+  # an application that does not choose CL_TARGET_OPENCL_VERSION gets no
+  # note from the OpenCL headers (the public header gives a default)
+  printf '#include <clforge/clforge.h>\nint main(void) { return clforge_version_number() == 0; }\n' > "$tmp/quiet.c"
+  # shellcheck disable=SC2086
+  "$cc" -std=c11 -Wall -Wextra -Wpedantic -c "$tmp/quiet.c" -o "$tmp/quiet.o" $(pkg-config --cflags clforge) > "$tmp/quiet.log" 2>&1
+  check test ! -s "$tmp/quiet.log"
 else
   echo "SKIP pkg-config checks: pkg-config not installed (tools/install-deps.sh installs it)"
 fi
@@ -50,7 +56,11 @@ if [ -x "$prefix/bin/clforge" ]; then
   check "$prefix/bin/clforge" --version
   # install-time tuning wrote the system tuning file, and a fresh process
   # (no user file) takes its parameters from it
-  if grep -q "install-time tuning done" "$tmp/install.log"; then
+  if [ "$tune_on_install" = 0 ]; then
+    # configured with -DCLFORGE_TUNE_ON_INSTALL=OFF: the install says so and tunes nothing
+    check grep -q "install-time tuning is off" "$tmp/install.log"
+    check test ! -e "$prefix/share/clforge/tuning.json"
+  elif grep -q "install-time tuning done" "$tmp/install.log"; then
     check test -s "$prefix/share/clforge/tuning.json"
     check grep -q '"format_version"' "$prefix/share/clforge/tuning.json"
     CLFORGE_TUNING_FILE=off CLFORGE_SYSTEM_TUNING_FILE="$prefix/share/clforge/tuning.json" \
@@ -68,7 +78,9 @@ if [ -x "$prefix/bin/clforge" ]; then
 fi
 # with no OpenCL driver the install still succeeds and says why tuning was skipped
 mkdir -p "$tmp/no-icd"
-if (unset OCL_ICD_FILENAMES; OCL_ICD_VENDORS="$tmp/no-icd" CLFORGE_INSTALL_TUNE_BUDGET=5 \
+if [ "$tune_on_install" = 0 ]; then
+  : # nothing is tuned either way
+elif (unset OCL_ICD_FILENAMES; OCL_ICD_VENDORS="$tmp/no-icd" CLFORGE_INSTALL_TUNE_BUDGET=5 \
       "$cmake" --install "$build" --prefix "$tmp/prefix2" > "$tmp/install2.log" 2>&1); then
   check grep -q "install-time tuning skipped" "$tmp/install2.log"
   check test ! -e "$tmp/prefix2/share/clforge/tuning.json"

@@ -13,7 +13,15 @@
 #ifndef CLFORGE_CLFORGE_H
 #define CLFORGE_CLFORGE_H
 
-/* The application chooses CL_TARGET_OPENCL_VERSION; clforge needs only 1.2. */
+/* The application chooses CL_TARGET_OPENCL_VERSION (define it before this
+ * include); clforge itself needs only 1.2. Left undefined, it is set here
+ * to 300 — what the OpenCL headers assume anyway — so that they do not
+ * print their "CL_TARGET_OPENCL_VERSION is not defined" note on every
+ * compile. An application that includes <CL/cl.h> first keeps whatever
+ * the headers chose. */
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
 #include <CL/cl.h>
 #include <stddef.h>
 #include <signal.h>

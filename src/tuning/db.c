@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,12 +106,18 @@ fail:
   return -1;
 }
 
+static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int clforge__tuning_parse(const char *text, size_t len, clforge__tuning_db *db, char *why, size_t why_cap) {
   if (len == 0) {
     snprintf(why, why_cap, "the file is empty");
     return -1;
   }
+  /* cJSON's parser records where it failed in a process-wide pointer:
+   * contexts of several threads reading their files at once would race on it. */
+  pthread_mutex_lock(&parse_lock);
   cJSON *root = cJSON_ParseWithLength(text, len);
+  pthread_mutex_unlock(&parse_lock);
   if (!root) {
     snprintf(why, why_cap, "not valid JSON (corrupt or truncated)");
     return -1;

@@ -1,0 +1,38 @@
+# Every test gets a home of its own inside the build tree, emptied before each
+# ctest run: HOME and XDG_CACHE_HOME point there (tests of the default
+# locations land there), and so do the kernel cache, the user tuning file and
+# the system tuning file. No test reads or writes the user's clforge files
+# (README command 1 writes ~/.cache/clforge/tuning.json; an install writes
+# <prefix>/share/clforge/tuning.json), and CLFORGE_* settings from the
+# user's shell that change results (overrides, paths, validation, logging)
+# do not leak in. CLFORGE_DEVICE passes through: it chooses the device the
+# suite runs on. Included last from tests/CMakeLists.txt: it applies to every
+# test registered in this directory.
+set(CLFORGE_TEST_HOMES ${CMAKE_CURRENT_BINARY_DIR}/homes)
+# PoCL's own kernel cache lives under HOME too; one shared cache keeps the
+# per-test homes from recompiling every kernel (CI points both of its builds
+# at one cache through POCL_CACHE_DIR).
+if(DEFINED ENV{POCL_CACHE_DIR})
+  set(_pocl_cache "$ENV{POCL_CACHE_DIR}")
+else()
+  set(_pocl_cache ${CMAKE_CURRENT_BINARY_DIR}/pocl-cache)
+endif()
+
+get_directory_property(_clforge_tests TESTS)
+add_test(NAME test_homes_reset
+         COMMAND ${CMAKE_COMMAND} -DHOMES=${CLFORGE_TEST_HOMES} "-DTESTS=${_clforge_tests}"
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/reset_test_homes.cmake)
+set_tests_properties(test_homes_reset PROPERTIES FIXTURES_SETUP clforge_test_homes)
+
+foreach(t IN LISTS _clforge_tests)
+  set(_home ${CLFORGE_TEST_HOMES}/${t})
+  # The test's own settings (e.g. Oclgrind's CLFORGE_CACHE_DIR=off) come last and win.
+  get_test_property(${t} ENVIRONMENT _own)
+  if(NOT _own)
+    set(_own "")
+  endif()
+  set_tests_properties(${t} PROPERTIES
+    FIXTURES_REQUIRED clforge_test_homes
+    ENVIRONMENT "HOME=${_home};XDG_CACHE_HOME=${_home}/.cache;POCL_CACHE_DIR=${_pocl_cache};CLFORGE_CACHE_DIR=${_home}/.cache/clforge/kernels;CLFORGE_TUNING_FILE=${_home}/.cache/clforge/tuning.json;CLFORGE_SYSTEM_TUNING_FILE=${_home}/share/clforge/tuning.json;${_own}"
+    ENVIRONMENT_MODIFICATION "CLFORGE_PARAMS=unset:;CLFORGE_GEMM_PATH=unset:;CLFORGE_VALIDATE=unset:;CLFORGE_LOG=unset:")
+endforeach()
