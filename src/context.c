@@ -155,6 +155,14 @@ clforge_status clforge_context_set_validation(clforge_context ctx, int enabled) 
   return CLFORGE_SUCCESS;
 }
 
+clforge_status clforge_context_get_validation(clforge_context ctx, int *enabled) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "context is NULL");
+  clforge__clear_error(ctx);
+  if (!enabled) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "enabled is NULL");
+  *enabled = ctx->validate ? 1 : 0;
+  return CLFORGE_SUCCESS;
+}
+
 clforge_status clforge_context_set_params(clforge_context ctx, const char *params) {
   if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "context is NULL");
   clforge__clear_error(ctx);

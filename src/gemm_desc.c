@@ -32,8 +32,17 @@ static clforge_status operand_extent(clforge_context ctx, clforge__gemm_operand 
   o->extent = e;
   o->span = span;
   if (o->ld > UINT32_MAX)
-    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: ld%s = %zu exceeds 2^32 - 1", o->name, o->ld);
+    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "gemm: ld%s = %zu exceeds clforge's limit of 2^32 - 1", o->name,
+                         o->ld);
   return CLFORGE_SUCCESS;
+}
+
+clforge__footprint clforge__gemm_footprint(const clforge__gemm_operand *o, size_t batch) {
+  size_t es = clforge_dtype_size(o->type);
+  /* stride 0 broadcasts one matrix to every item: it is touched once */
+  clforge__footprint f = {o->offset * es, o->cols * es, o->ld * es, o->rows, o->stride * es, o->stride ? batch : 1};
+  if (o->extent == o->offset) f.rows = 0; /* not read or written */
+  return f;
 }
 
 static int dtype_ok(clforge_dtype *t) {
@@ -46,20 +55,19 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
   if (!d) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: desc is NULL");
   if ((unsigned)d->layout > CLFORGE_COL_MAJOR || (unsigned)d->trans_a > CLFORGE_TRANS ||
       (unsigned)d->trans_b > CLFORGE_TRANS || (unsigned)d->bias_mode > CLFORGE_BIAS_COLUMN ||
-      (unsigned)d->activation > CLFORGE_ACT_GELU_ERF)
+      (unsigned)d->activation > CLFORGE_ACT_GELU_ERF || (unsigned)d->alpha_mode > CLFORGE_ALPHA_AS_GIVEN)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                         "gemm: unknown enum value (layout %d, trans_a %d, trans_b %d, bias_mode %d, activation %d)",
-                         (int)d->layout, (int)d->trans_a, (int)d->trans_b, (int)d->bias_mode, (int)d->activation);
+                         "gemm: unknown enum value (layout %d, trans_a %d, trans_b %d, bias_mode %d, activation %d, "
+                         "alpha_mode %d)",
+                         (int)d->layout, (int)d->trans_a, (int)d->trans_b, (int)d->bias_mode, (int)d->activation,
+                         (int)d->alpha_mode);
   clforge_dtype at = d->a_type, bt = d->b_type, ct = d->c_type, biast = d->bias_type;
   if (!dtype_ok(&at) || !dtype_ok(&bt) || !dtype_ok(&ct) || !dtype_ok(&biast))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype (a %d, b %d, c %d, bias %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type);
-  /* Below 2^31: the kernels' uint index math (tile origin + offsets) must not wrap. */
-  if (d->m > INT32_MAX || d->n > INT32_MAX || d->k > INT32_MAX)
-    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: m, n and k must be below 2^31 (m %zu, n %zu, k %zu)", d->m,
-                         d->n, d->k);
   g->batch = d->batch ? d->batch : 1;
-  g->alpha = d->alpha;
+  /* Left out (0 in the default mode), alpha is 1: see clforge_alpha_mode. */
+  g->alpha = d->alpha == 0.0f && d->alpha_mode == CLFORGE_ALPHA_DEFAULT_ONE ? 1.0f : d->alpha;
   g->beta = d->beta;
   g->act = (int)d->activation;
 
@@ -101,15 +109,26 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
     if (o->span >= ((size_t)1 << 32)) g->idx64 = 1;
   }
   if (st != CLFORGE_SUCCESS) return st;
-  /* Batch items of C must not overlap: they are written concurrently. */
-  if (g->batch > 1 && g->m && g->n) {
-    size_t item = (g->m - 1) * g->c.ld + g->n;
-    if (g->c.stride < item)
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                           "gemm: stride_c = %zu is smaller than one C matrix (%zu elements): batch items would overlap",
-                           g->c.stride, item);
-  }
+  /* Limits of clforge's kernels (after the overflow checks above, so that an
+   * extent that cannot be represented says so): below 2^31, the kernels'
+   * uint index math (tile origin + offsets) does not wrap. */
+  if (d->m > INT32_MAX || d->n > INT32_MAX || d->k > INT32_MAX)
+    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED,
+                         "gemm: m, n and k must be below 2^31, clforge's limit on every device (m %zu, n %zu, k %zu)",
+                         d->m, d->n, d->k);
   if (g->batch > UINT32_MAX)
-    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: batch %zu exceeds 2^32 - 1", g->batch);
+    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "gemm: batch %zu exceeds clforge's limit of 2^32 - 1", g->batch);
+  /* Batch items of C must not share an element: they are written
+   * concurrently. Decided by the elements each item touches, so items side
+   * by side in the rows of one matrix (stride_c >= n, all within ldc) pass. */
+  if (g->batch > 1 && g->m && g->n) {
+    clforge__footprint c = clforge__gemm_footprint(&g->c, g->batch);
+    c.items = g->batch; /* every item is written, stride_c = 0 included */
+    if (clforge__footprint_items_overlap(&c))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           "gemm: batch items of C would overlap: with stride_c = %zu, ldc = %zu and %zu x %zu items, "
+                           "two of the %zu items share elements",
+                           g->c.stride, g->c.ld, g->m, g->n, g->batch);
+  }
   return CLFORGE_SUCCESS;
 }

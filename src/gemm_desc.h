@@ -7,6 +7,7 @@
 #define CLFORGE_SRC_GEMM_DESC_H
 
 #include "clforge/clforge.h"
+#include "footprint.h"
 
 typedef struct clforge__gemm_operand {
   const char *name;      /* the user's name for it: "a", "b", "c", "bias" */
@@ -27,6 +28,10 @@ typedef struct clforge__gemm {
   int act;
   int idx64;                  /* some operand spans >= 2^32 elements */
 } clforge__gemm;
+
+/* The elements operand o touches over `batch` items, in bytes from the
+ * start of its buffer (0 rows when it is not touched). */
+clforge__footprint clforge__gemm_footprint(const clforge__gemm_operand *o, size_t batch);
 
 /* Resolve defaults, normalize to row-major and check everything that can be
  * checked without buffers. Failures are recorded on ctx (may be NULL). */

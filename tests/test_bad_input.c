@@ -43,6 +43,8 @@ int main(void) {
   CHECK_FAILS(ctx, clforge_context_cache_stats(ctx, NULL), CLFORGE_INVALID_ARGUMENT, "NULL");
   CHECK_FAILS(NULL, clforge_context_set_validation(NULL, 1), CLFORGE_INVALID_ARGUMENT, "context is NULL");
   CHECK_FAILS(ctx, clforge_context_set_validation(ctx, -1), CLFORGE_INVALID_ARGUMENT, "0 or 1");
+  CHECK_FAILS(NULL, clforge_context_get_validation(NULL, &(int){0}), CLFORGE_INVALID_ARGUMENT, "context is NULL");
+  CHECK_FAILS(ctx, clforge_context_get_validation(ctx, NULL), CLFORGE_INVALID_ARGUMENT, "enabled is NULL");
   CHECK_OK(ctx, clforge_context_queue(ctx, &q));
   CHECK(clforge_last_error(ctx)[0] == '\0', "%s", "a successful call clears the last error");
 

@@ -29,6 +29,7 @@ typedef struct {
   clforge_dtype bias_t;
   clforge_activation act;
   int projection;                   /* check by projection (large sizes) */
+  int alpha_left_out;               /* the descriptor leaves alpha out: it must act as 1 */
 } gcase;
 
 static unsigned seed = 12345;
@@ -123,7 +124,9 @@ static int run_case(clforge_context ctx, const gcase *c) {
                          .alpha = c->alpha, .beta = c->beta, .a_type = c->at, .b_type = c->bt, .c_type = c->ct,
                          .lda = ac + c->pad_a, .ldb = bc + c->pad_b, .ldc = cc + c->pad_c, .a_offset = c->off_a,
                          .b_offset = c->off_b, .c_offset = c->off_c + GUARD, .batch = c->batch,
-                         .bias_mode = c->bias, .bias_type = c->bias_t, .bias_offset = 3, .activation = c->act};
+                         .bias_mode = c->bias, .bias_type = c->bias_t, .bias_offset = 3, .activation = c->act,
+                         .alpha_mode = CLFORGE_ALPHA_AS_GIVEN}; /* alpha from the table, 0 included */
+  if (c->alpha_left_out) d.alpha = 0.0f, d.alpha_mode = CLFORGE_ALPHA_DEFAULT_ONE;
   size_t a_item = ar ? (ar - 1) * d.lda + ac : 0, b_item = br ? (br - 1) * d.ldb + bc : 0;
   size_t c_item = cr ? (cr - 1) * d.ldc + cc : 0;
   d.stride_a = c->broadcast == 1 ? 0 : a_item + 5;
@@ -168,7 +171,9 @@ static int run_case(clforge_context ctx, const gcase *c) {
   if (ok && c->projection) {
     ok = projection_ok(c, &d, A, B, C0, C, bias, why, sizeof why);
   } else if (ok) {
-    st = clforge_ref_gemm(&d, A, B, W, c->bias ? bias : NULL);
+    clforge_gemm_desc r = d; /* the reference is told alpha outright */
+    r.alpha = c->alpha, r.alpha_mode = CLFORGE_ALPHA_AS_GIVEN;
+    st = clforge_ref_gemm(&r, A, B, W, c->bias ? bias : NULL);
     if (st != CLFORGE_SUCCESS) {
       ok = 0;
       snprintf(why, sizeof why, "reference: %s", clforge_last_error(NULL));
@@ -205,7 +210,7 @@ static int run_case(clforge_context ctx, const gcase *c) {
 
 static gcase base(size_t m, size_t n, size_t k) {
   gcase c = {CLFORGE_ROW_MAJOR, 0, 0, m, n, k, CLFORGE_F32, CLFORGE_F32, CLFORGE_F32, 1.0f, 0.0f, 0, 0, 0, 0, 0, 0, 1, 0,
-             CLFORGE_BIAS_NONE, CLFORGE_F32, CLFORGE_ACT_NONE, 0};
+             CLFORGE_BIAS_NONE, CLFORGE_F32, CLFORGE_ACT_NONE, 0, 0};
   return c;
 }
 
@@ -331,6 +336,13 @@ int main(int argc, char **argv) {
   {
     c = base(17, 19, 0);
     c.alpha = INFINITY, c.beta = 1.0f;
+    run_case(ctx, &c);
+  }
+  /* A descriptor that leaves alpha out computes the product (alpha = 1),
+   * with and without beta. */
+  for (int i = 0; i < 2; ++i) {
+    c = base(33, 47, 29);
+    c.alpha = 1.0f, c.beta = (float)i, c.alpha_left_out = 1;
     run_case(ctx, &c);
   }
   const float ab[][2] = {{0, 0}, {0, 1}, {1, 1}, {0, -2}, {3, 0}};

@@ -19,6 +19,7 @@ int main(void) {
   tu_write(ctx, b, 0, sizeof sentinel, sentinel);
   const clforge_gemm_desc good = {.m = N, .n = N, .k = N, .alpha = 1, .beta = 0};
   clforge_gemm_desc d;
+  cl_command_queue q0;
 
 #define BAD(mutate, want, needle)                                                           \
   do {                                                                                      \
@@ -45,7 +46,8 @@ int main(void) {
   BAD((d.layout = CLFORGE_COL_MAJOR, d.m = 32, d.lda = 31), CLFORGE_INVALID_ARGUMENT, "column of a");
   BAD((d.trans_a = CLFORGE_TRANS, d.m = 32, d.k = 64, d.lda = 31), CLFORGE_INVALID_ARGUMENT, "lda = 31");
   /* buffers smaller than offset + extent */
-  BAD(d.a_offset = 1, CLFORGE_BUFFER_TOO_SMALL, "a needs 16388 bytes");
+  BAD(d.a_offset = 1, CLFORGE_BUFFER_TOO_SMALL, "a needs 16388 bytes (offset 1 + 4096 elements");
+  BAD(d.b_offset = 7, CLFORGE_BUFFER_TOO_SMALL, "offset 7");
   BAD(d.k = N + 1, CLFORGE_BUFFER_TOO_SMALL, "needs");
   BAD(d.ldc = N + 1, CLFORGE_BUFFER_TOO_SMALL, "c needs");
   BAD((d.batch = 2, d.stride_c = N * N), CLFORGE_BUFFER_TOO_SMALL, "c needs");
@@ -54,9 +56,11 @@ int main(void) {
   /* sizes that overflow, or exceed what the kernels index */
   BAD(d.a_offset = SIZE_MAX - 5, CLFORGE_SIZE_OVERFLOW, "overflows");
   BAD((d.batch = SIZE_MAX / 2, d.stride_a = 4), CLFORGE_SIZE_OVERFLOW, "overflows");
-  BAD(d.m = (size_t)1 << 33, CLFORGE_UNSUPPORTED, "2^31");
-  BAD(d.k = (size_t)1 << 31, CLFORGE_UNSUPPORTED, "2^31");
-  BAD(d.lda = (size_t)1 << 33, CLFORGE_UNSUPPORTED, "2^32");
+  BAD((d.m = (size_t)1 << 62, d.k = 64), CLFORGE_SIZE_OVERFLOW, "overflows"); /* m*k, not the 2^31 limit */
+  BAD(d.m = (size_t)1 << 33, CLFORGE_LIMIT_EXCEEDED, "2^31, clforge's limit on every device");
+  BAD(d.k = (size_t)1 << 31, CLFORGE_LIMIT_EXCEEDED, "2^31");
+  BAD(d.lda = (size_t)1 << 33, CLFORGE_LIMIT_EXCEEDED, "2^32");
+  BAD(d.alpha_mode = (clforge_alpha_mode)2, CLFORGE_INVALID_ARGUMENT, "alpha_mode 2");
   /* batch items of C that overlap */
   BAD((d.batch = 2, d.stride_c = 10), CLFORGE_INVALID_ARGUMENT, "overlap");
   BAD((d.batch = 2, d.stride_c = 0), CLFORGE_INVALID_ARGUMENT, "overlap");
@@ -90,6 +94,23 @@ int main(void) {
   cl_event ev = NULL;
   CHECK_FAILS(ctx, clforge_gemm(ctx, &good, a, b, cm, NULL, 1, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "disagree");
   CHECK_FAILS(ctx, clforge_gemm(ctx, &good, a, b, cm, NULL, 0, &ev, NULL), CLFORGE_INVALID_ARGUMENT, "disagree");
+  /* a NULL event, or one of another context, is refused before anything runs */
+  cl_event marker = NULL, two[2];
+  clforge_context_queue(ctx, &q0);
+  clEnqueueMarkerWithWaitList(q0, 0, NULL, &marker);
+  two[0] = marker, two[1] = NULL;
+  CHECK_FAILS(ctx, clforge_gemm(ctx, &good, a, b, cm, NULL, 2, two, NULL), CL_INVALID_EVENT_WAIT_LIST,
+              "event_wait_list[1] is NULL");
+  CHECK_FAILS(ctx, clforge_convert(ctx, 4, a, 0, CLFORGE_F32, cm, 0, CLFORGE_F32, 2, two, NULL),
+              CL_INVALID_EVENT_WAIT_LIST, "event_wait_list[1] is NULL");
+  cl_context other2 = clCreateContext(NULL, 1, &dev, NULL, NULL, NULL);
+  cl_event user = clCreateUserEvent(other2, NULL);
+  two[1] = user;
+  CHECK_FAILS(ctx, clforge_gemm(ctx, &good, a, b, cm, NULL, 2, two, NULL), CL_INVALID_CONTEXT, "another OpenCL context");
+  clSetUserEventStatus(user, CL_COMPLETE);
+  clReleaseEvent(user);
+  clReleaseContext(other2);
+  clReleaseEvent(marker);
   setenv("CLFORGE_GEMM_PATH", "fastest", 1);
   CHECK_FAILS(ctx, clforge_gemm(ctx, &good, a, b, cm, NULL, 0, NULL, NULL), CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_GEMM_PATH");
   unsetenv("CLFORGE_GEMM_PATH");

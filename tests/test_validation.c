@@ -8,6 +8,9 @@
 int main(void) {
   setenv("CLFORGE_VALIDATE", "1", 1);
   clforge_context ctx = tu_context();
+  int on = -1;
+  CHECK_OK(ctx, clforge_context_get_validation(ctx, &on));
+  CHECK(on == 1, "CLFORGE_VALIDATE=1: validation reads %d", on);
   enum { N = 777 };
   float in[N];
   for (int i = 0; i < N; ++i) in[i] = 1.0f + (float)i / 64.0f; /* no zeros: a flipped bit always changes a value */
@@ -30,6 +33,8 @@ int main(void) {
     }
   /* With validation off the hook has nothing to check against: the call succeeds. */
   CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
+  CHECK_OK(ctx, clforge_context_get_validation(ctx, &on));
+  CHECK(on == 0, "after set_validation(0): %d", on);
   clforge__test_set_fault(ctx, "convert");
   CHECK_OK(ctx, clforge_convert(ctx, N, a, 0, CLFORGE_F32, b, 0, CLFORGE_F16, 0, NULL, NULL));
   CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));

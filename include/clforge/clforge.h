@@ -68,7 +68,7 @@ typedef int32_t clforge_status;
   X(CLFORGE_INVALID_ARGUMENT, 1, "invalid argument")                                    \
   X(CLFORGE_BUFFER_TOO_SMALL, 2, "buffer too small for the requested extent")           \
   X(CLFORGE_SIZE_OVERFLOW, 3, "size computation overflows")                             \
-  X(CLFORGE_UNSUPPORTED, 4, "operation not supported on this device")                   \
+  X(CLFORGE_UNSUPPORTED, 4, "operation not supported for these arguments on this device") \
   X(CLFORGE_OUT_OF_DEVICE_MEMORY, 5, "out of device memory")                            \
   X(CLFORGE_OUT_OF_HOST_MEMORY, 6, "out of host memory")                                \
   X(CLFORGE_BUILD_FAILED, 7, "OpenCL program build failed")                             \
@@ -76,7 +76,8 @@ typedef int32_t clforge_status;
   X(CLFORGE_IO_ERROR, 9, "file input/output error")                                     \
   X(CLFORGE_DEVICE_NOT_FOUND, 10, "no matching OpenCL platform or device")              \
   X(CLFORGE_INVALID_ENVIRONMENT, 11, "invalid value in a CLFORGE_* environment variable") \
-  X(CLFORGE_INTERNAL_ERROR, 12, "internal error")
+  X(CLFORGE_INTERNAL_ERROR, 12, "internal error")                                       \
+  X(CLFORGE_LIMIT_EXCEEDED, 13, "a size exceeds a limit of clforge (on every device)")
 
 enum {
 #define CLFORGE_STATUS_ENUM_(name, off, msg) name = CLFORGE_STATUS_BASE + (off),
@@ -198,6 +199,8 @@ CLFORGE_API clforge_status clforge_context_cache_stats(clforge_context ctx, clfo
  *  waits for its result, runs the CPU reference on the same inputs, and
  *  returns CLFORGE_VALIDATION_FAILED when the result is out of tolerance. */
 CLFORGE_API clforge_status clforge_context_set_validation(clforge_context ctx, int enabled);
+/** Whether validation mode is on for this context (*enabled = 1 or 0). */
+CLFORGE_API clforge_status clforge_context_get_validation(clforge_context ctx, int *enabled);
 
 /* -------------------------------------------------------------------- paths */
 typedef enum clforge_path_kind {
@@ -247,17 +250,28 @@ typedef enum clforge_activation {
   CLFORGE_ACT_GELU_ERF = 3   /* 0.5x(1 + erf(x / sqrt(2))) */
 } clforge_activation;
 
+/** How a descriptor's alpha is read (GEMM now, every op with an alpha later). */
+typedef enum clforge_alpha_mode {
+  /* The zero-initialized state: alpha = 0 means "not given", i.e. 1, so a
+   * descriptor that leaves alpha out computes the product. */
+  CLFORGE_ALPHA_DEFAULT_ONE = 0,
+  /* alpha exactly as written, 0 included (BLAS semantics): for code that
+   * passes alpha through from elsewhere, where it may be 0. */
+  CLFORGE_ALPHA_AS_GIVEN = 1
+} clforge_alpha_mode;
+
 /** C = act(alpha * op(A) * op(B) + beta * C + bias), batched.
  *  Fill it with designated initializers; every field left out is 0, and 0
  *  means the usual thing: row-major, no transpose, f32 storage, tight
- *  leading dimensions, batch 1, no bias, no activation. alpha and beta have
- *  no default: say them. Sizes and offsets count elements of each operand's
- *  storage type. With beta == 0, C is not read (NaN in C does not leak). */
+ *  leading dimensions, batch 1, no bias, no activation, alpha = 1 (see
+ *  alpha_mode: an alpha of 0 must be asked for), beta = 0. Sizes and offsets
+ *  count elements of each operand's storage type. With beta == 0, C is not
+ *  read (NaN in C does not leak). */
 typedef struct clforge_gemm_desc {
   clforge_layout layout;
   clforge_transpose trans_a, trans_b;
   size_t m, n, k;           /* C is m x n; op(A) is m x k; op(B) is k x n */
-  float alpha, beta;
+  float alpha, beta;        /* alpha 0 (left out) = 1 unless alpha_mode = CLFORGE_ALPHA_AS_GIVEN */
   clforge_dtype a_type, b_type, c_type; /* 0 = f32; f16/bf16 storage accumulates in f32 */
   size_t lda, ldb, ldc;     /* 0 = tight (the stored matrix's row or column length) */
   size_t a_offset, b_offset, c_offset;
@@ -268,6 +282,7 @@ typedef struct clforge_gemm_desc {
   clforge_dtype bias_type;  /* 0 = f32 */
   size_t bias_offset;       /* the same bias serves every batch item */
   clforge_activation activation;
+  clforge_alpha_mode alpha_mode; /* 0: alpha = 0 means 1; CLFORGE_ALPHA_AS_GIVEN: as written */
 } clforge_gemm_desc;
 
 /** Run `desc` on device buffers. `bias` may be NULL when bias_mode is NONE.

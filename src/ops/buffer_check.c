@@ -52,3 +52,20 @@ clforge_status clforge__buffer_range(clforge_context ctx, cl_mem buf, size_t byt
 int clforge__ranges_alias(const clforge__byte_range *a, const clforge__byte_range *b) {
   return a->root == b->root && a->begin < b->end && b->begin < a->end;
 }
+
+clforge_status clforge__check_wait_list(clforge_context ctx, const char *op, cl_uint n, const cl_event *list) {
+  if ((n == 0) != (list == NULL))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: num_events_in_wait_list (%u) and event_wait_list (%p) disagree",
+                         op, n, (const void *)list);
+  for (cl_uint i = 0; i < n; ++i) {
+    cl_context owner = NULL;
+    if (!list[i]) return clforge__fail(ctx, CL_INVALID_EVENT_WAIT_LIST, "%s: event_wait_list[%u] is NULL", op, i);
+    cl_int err = clGetEventInfo(list[i], CL_EVENT_CONTEXT, sizeof owner, &owner, NULL);
+    if (err != CL_SUCCESS)
+      return clforge__fail(ctx, CL_INVALID_EVENT_WAIT_LIST, "%s: event_wait_list[%u] is not a valid event (%d)", op, i,
+                           (int)err);
+    if (owner != ctx->cl_ctx)
+      return clforge__fail(ctx, CL_INVALID_CONTEXT, "%s: event_wait_list[%u] belongs to another OpenCL context", op, i);
+  }
+  return CLFORGE_SUCCESS;
+}

@@ -14,6 +14,11 @@ enum { CLFORGE_ACCESS_READ = 1, CLFORGE_ACCESS_WRITE = 2 };
 clforge_status clforge__check_buffer(clforge_context ctx, const char *op, const char *what, cl_mem buf,
                                      size_t offset, size_t count, size_t elem_size, int access);
 
+/* The wait list of op `op`: count and pointer agree, and every event is a
+ * valid event of ctx's OpenCL context (a NULL or foreign event would make
+ * the enqueue fail after other launches, or a later call). */
+clforge_status clforge__check_wait_list(clforge_context ctx, const char *op, cl_uint n, const cl_event *list);
+
 /* A byte range of a buffer, located in its root buffer (sub-buffers resolve
  * to their parent plus CL_MEM_OFFSET), so that aliasing can be seen. */
 typedef struct clforge__byte_range {

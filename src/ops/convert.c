@@ -81,10 +81,8 @@ clforge_status clforge_convert(clforge_context ctx, size_t n, cl_mem src, size_t
   if (!ss || !ds)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: unknown dtype (src_type %d, dst_type %d)",
                          (int)src_type, (int)dst_type);
-  if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                         "convert: num_events_in_wait_list (%u) and event_wait_list (%p) disagree",
-                         num_events_in_wait_list, (const void *)event_wait_list);
+  clforge_status wst = clforge__check_wait_list(ctx, "convert", num_events_in_wait_list, event_wait_list);
+  if (wst != CLFORGE_SUCCESS) return wst;
   int same_range = 0;
   if (n > 0) {
     clforge_status r = clforge__check_buffer(ctx, "convert", "src", src, src_offset, n, ss, CLFORGE_ACCESS_READ);

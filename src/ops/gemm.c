@@ -39,24 +39,37 @@ static clforge_status read_path(clforge_context ctx, gemm_path *path) {
 
 static clforge_status check_operand(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf, int access) {
   if (o->extent == o->offset) return CLFORGE_SUCCESS; /* not read or written */
-  return clforge__check_buffer(ctx, "gemm", o->name, buf, 0, o->extent, clforge_dtype_size(o->type), access);
+  return clforge__check_buffer(ctx, "gemm", o->name, buf, o->offset, o->extent - o->offset,
+                               clforge_dtype_size(o->type), access);
 }
 
-/* C must not share memory with what is read while C is written (seen
- * through sub-buffers). */
+/* An operand's footprint located in its root buffer (a sub-buffer is its
+ * parent plus CL_MEM_OFFSET), so that aliasing is seen through views. */
+static clforge_status root_footprint(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf, size_t batch,
+                                     cl_mem *root, clforge__footprint *f) {
+  *f = clforge__gemm_footprint(o, batch);
+  clforge__byte_range r;
+  clforge_status st = clforge__buffer_range(ctx, buf, f->begin, 0, &r);
+  *root = r.root;
+  f->begin = r.begin;
+  return st;
+}
+
+/* C must not share an element with what is read while C is written. Decided
+ * by the elements each operand touches (clforge__footprints_overlap), so
+ * operands side by side in one buffer pass. */
 static clforge_status check_aliasing(clforge_context ctx, const clforge__gemm *g, const gemm_buffers *bf) {
   const clforge__gemm_operand *in[3] = {&g->a, &g->b, &g->bias};
   const cl_mem inb[3] = {bf->a, bf->b, bf->bias};
-  size_t cs = clforge_dtype_size(g->c.type);
-  clforge__byte_range out;
-  clforge_status st = clforge__buffer_range(ctx, bf->c, g->c.offset * cs, (g->c.extent - g->c.offset) * cs, &out);
+  cl_mem croot, root;
+  clforge__footprint cf, f;
+  clforge_status st = root_footprint(ctx, &g->c, bf->c, g->batch, &croot, &cf);
   for (int i = 0; i < 3 && st == CLFORGE_SUCCESS; ++i) {
     if (in[i]->extent == in[i]->offset) continue;
-    size_t s = clforge_dtype_size(in[i]->type);
-    clforge__byte_range r;
-    st = clforge__buffer_range(ctx, inb[i], in[i]->offset * s, (in[i]->extent - in[i]->offset) * s, &r);
-    if (st == CLFORGE_SUCCESS && clforge__ranges_alias(&r, &out))
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: c overlaps %s", in[i]->name);
+    st = root_footprint(ctx, in[i], inb[i], g->batch, &root, &f);
+    if (st == CLFORGE_SUCCESS && root == croot && clforge__footprints_overlap(&cf, &f))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: c overlaps %s (they share elements in one buffer)",
+                           in[i]->name);
   }
   return st;
 }
@@ -311,10 +324,8 @@ clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, 
   clforge__gemm g;
   clforge_status st = clforge__gemm_resolve(ctx, desc, &g);
   if (st != CLFORGE_SUCCESS) return st;
-  if ((num_events_in_wait_list == 0) != (event_wait_list == NULL))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                         "gemm: num_events_in_wait_list (%u) and event_wait_list (%p) disagree",
-                         num_events_in_wait_list, (const void *)event_wait_list);
+  st = clforge__check_wait_list(ctx, "gemm", num_events_in_wait_list, event_wait_list);
+  if (st != CLFORGE_SUCCESS) return st;
   gemm_buffers bf = {g.swapped ? b : a, g.swapped ? a : b, c, bias};
   if (g.m == 0 || g.n == 0) {
     if (!event) return CLFORGE_SUCCESS;
