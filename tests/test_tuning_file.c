@@ -22,23 +22,14 @@ static const int P1V[10] = {64, 64, 4, 16, 8, 8, 0, 0, 1, 0};
 static const char *const P2 = "\"MWG\":32,\"NWG\":32,\"MWI\":4,\"NWI\":8,\"KWG\":8,\"VW\":4,\"SA\":0,\"SB\":0,\"KU\":2,\"KSYNC\":0";
 static const int P2V[10] = {32, 32, 4, 8, 8, 4, 0, 0, 2, 0};
 
-static void json_escape(const char *s, char *out, size_t cap) {
-  size_t o = 0;
-  for (; *s && o + 3 < cap; ++s) {
-    if (*s == '"' || *s == '\\') out[o++] = '\\';
-    out[o++] = *s;
-  }
-  out[o] = '\0';
-}
-
 /* One entry for this device (device name and driver overridable). */
 static void entry(char *buf, size_t cap, const char *name, const char *driver, const char *family,
                   const char *dtypes, const char *layout, const char *cls, size_t m, size_t n, size_t k,
                   const char *provider, const char *params) {
   char v[300], nm[300], dr[300];
-  json_escape(dev.vendor, v, sizeof v);
-  json_escape(name ? name : dev.name, nm, sizeof nm);
-  json_escape(driver ? driver : dev.driver_version, dr, sizeof dr);
+  tu_json_escape(dev.vendor, v, sizeof v);
+  tu_json_escape(name ? name : dev.name, nm, sizeof nm);
+  tu_json_escape(driver ? driver : dev.driver_version, dr, sizeof dr);
   int len = snprintf(buf, cap,
            "{\"device\":{\"vendor\":\"%s\",\"name\":\"%s\",\"driver\":\"%s\",\"compute_units\":%u},"
            "\"family\":\"%s\",\"dtypes\":\"%s\",\"layout\":\"%s\",\"shape_class\":\"%s\",\"shape\":[%zu,%zu,%zu],"

@@ -25,15 +25,6 @@ static int pick;
 static const char *const TILED =
     "\"MWG\":32,\"NWG\":32,\"MWI\":4,\"NWI\":8,\"KWG\":8,\"VW\":4,\"SA\":0,\"SB\":0,\"KU\":2,\"KSYNC\":0";
 
-static void escape(const char *s, char *out, size_t cap) {
-  size_t o = 0;
-  for (; *s && o + 3 < cap; ++s) {
-    if (*s == '"' || *s == '\\') out[o++] = '\\';
-    out[o++] = *s;
-  }
-  out[o] = '\0';
-}
-
 static char *read_all(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -45,9 +36,9 @@ static char *read_all(const char *path, size_t *len) {
 
 static int write_user_file(const clforge_device_info *dev) {
   char v[300], nm[600], dr[300], text[8192];
-  escape(dev->vendor, v, sizeof v);
-  escape(dev->name, nm, sizeof nm);
-  escape(dev->driver_version, dr, sizeof dr);
+  tu_json_escape(dev->vendor, v, sizeof v);
+  tu_json_escape(dev->name, nm, sizeof nm);
+  tu_json_escape(dev->driver_version, dr, sizeof dr);
   const char *classes[][3] = {{"gemm_direct", "small", "64,64,64"},
                               {"gemm", "large", "1024,1024,1024"},
                               {"gemm", "medium", "512,512,512"}};

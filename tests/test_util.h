@@ -47,6 +47,16 @@ static inline int tu_summary(void) {
   return tu_failed ? 1 : 0;
 }
 
+/* s with '"' and '\\' escaped, for JSON written by hand (tuning files). */
+static inline void tu_json_escape(const char *s, char *out, size_t cap) {
+  size_t o = 0;
+  for (; *s && o + 3 < cap; ++s) {
+    if (*s == '"' || *s == '\\') out[o++] = '\\';
+    out[o++] = *s;
+  }
+  out[o] = '\0';
+}
+
 /* Deterministic xorshift so failures reproduce. */
 static inline unsigned tu_rand(unsigned *s) {
   *s ^= *s << 13;
