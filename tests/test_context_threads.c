@@ -12,6 +12,13 @@
 
 enum { THREADS = 6, PROCESSES = 6, N = 24 };
 
+/* Under AddressSanitizer only: the worker threads compile kernels, and PoCL's
+ * LLVM installs an alternate signal stack of its own on a compiling thread;
+ * ASan would then fail to unmap "its" stack when the thread exits ("unable
+ * to unmap"). ASan reads this hook at start-up; other builds never call it. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "use_sigaltstack=0"; }
+
 static pthread_barrier_t start;
 
 typedef struct {
