@@ -200,11 +200,11 @@ static int parse_options(int argc, char **argv, gemm_options *o) {
       for (;;) {
         const char *comma = strchr(s, ',');
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        char name[8] = ""; /* zero-filled: the copied token stays terminated */
         clforge_dtype d;
-        if (len == 3 && !strncmp(s, "f32", 3)) d = CLFORGE_F32;
-        else if (len == 3 && !strncmp(s, "f16", 3)) d = CLFORGE_F16;
-        else if (len == 4 && !strncmp(s, "bf16", 4)) d = CLFORGE_BF16;
-        else return usage_error("--dtype \"%s\": expected f32, f16 or bf16, separated by commas", v);
+        if (len < sizeof name) memcpy(name, s, len);
+        if (len >= sizeof name || clforge_dtype_from_name(name, &d) != CLFORGE_SUCCESS)
+          return usage_error("--dtype \"%s\": expected f32, f16 or bf16, separated by commas", v);
         int dup = 0;
         for (int i = 0; i < o->ndtypes; ++i) dup |= o->dtypes[i] == d;
         if (!dup) o->dtypes[o->ndtypes++] = d;
