@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "clforge/clforge.h"
-
-#define EXIT_USAGE 2
+#include "cli_util.h"
 
 void clforge_cli_explain_help(FILE *f) {
   fprintf(f,
