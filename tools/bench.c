@@ -6,6 +6,7 @@
 
 #include "cli_util.h"
 #include "gemm_bench.h" /* bench/ */
+#include "peak.h"
 
 /* The benchmarks, one per op; each parses its own options (argv[0] is the op). */
 static const struct {
@@ -15,6 +16,8 @@ static const struct {
 } bench_ops[] = {
     {"gemm", "clforge_gemm vs CLBlast and OpenBLAS: f32, f16, bf16; squares and transformer shapes",
      clforge_bench_gemm_main},
+    {"peak", "the device's f32/f16 multiply-add throughput and memory bandwidth: the roofline's denominators",
+     clforge_bench_peak_main},
 };
 
 void clforge_cli_bench_help(FILE *f) {

@@ -31,7 +31,8 @@ static const command commands[] = {
      clforge_cli_tune_help},
     {"explain", "show which kernels and parameters a call uses, and why", clforge_cli_explain,
      clforge_cli_explain_help},
-    {"bench", "benchmark an op against other libraries (gemm)", clforge_cli_bench, clforge_cli_bench_help},
+    {"bench", "benchmark an op against other libraries (gemm); the device's peak (peak)", clforge_cli_bench,
+     clforge_cli_bench_help},
 };
 
 static void usage(FILE *f) {
