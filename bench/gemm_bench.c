@@ -94,7 +94,7 @@ void clforge_bench_gemm_help(FILE *f) {
           "GFLOP/s = 2*m*n*k*batch / median, GB/s = bytes of A + B read and C written\n"
           "(C read too when beta != 0) / median, and clforge / peer GFLOP/s ratios;\n"
           "%% peak = GFLOP/s / the device's f32 peak and %% bw = GB/s / its streaming\n"
-          "bandwidth, both measured first by 'clforge bench peak' (about a second).\n"
+          "bandwidth, both measured first by 'clforge bench peak' (a fraction of a second).\n"
           "\n"
           "The device is CLFORGE_DEVICE's choice (see 'clforge info'). Validation mode is\n"
           "off while timing. Exit status: 0 success, 1 a clforge case failed or no device,\n"
