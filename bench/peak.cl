@@ -1,8 +1,9 @@
 /* Microbenchmarks for `clforge bench peak` (bench/peak.c): the device's
  * multiply-add throughput and its streaming global-memory bandwidth.
  *
- * Built with -DVW=<lanes per vector> -DCHAINS=<accumulators per work-item>,
- * and -DPEAK_F16 where cl_khr_fp16 exists.
+ * Built with -DVW=<lanes per vector> -DCHAINS=<accumulators per work-item>
+ * for the FMA kernels, -DMVW=<lanes per load> for the streaming ones, and
+ * -DPEAK_F16 where cl_khr_fp16 exists (bench/peak.c chooses them per device).
  *
  * Throughput needs independent work: a multiply-add whose input is the
  * previous one's result waits the full FMA latency (4 cycles on most CPUs,
