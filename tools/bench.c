@@ -16,8 +16,7 @@ static const struct {
 } bench_ops[] = {
     {"gemm", "clforge_gemm vs CLBlast and OpenBLAS: f32, f16, bf16; squares and transformer shapes",
      clforge_bench_gemm_main},
-    {"peak", "the device's f32/f16 multiply-add throughput and memory bandwidth: the roofline's denominators",
-     clforge_bench_peak_main},
+    {"peak", "the device's peak multiply-add rate and memory bandwidth (every op's % peak)", clforge_bench_peak_main},
 };
 
 void clforge_cli_bench_help(FILE *f) {
