@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "peak.h"
 #include "peers.h"
 #include "report.h"
 #include "stats.h"
@@ -53,6 +54,7 @@ typedef struct {
   gemm_path paths[3];
   int npaths;
   int peers, json;
+  int peak; /* measure the device's peak first (--no-peak: not) */
 } gemm_options;
 
 /* ---------------------------------------------------------------- options */
@@ -80,6 +82,7 @@ void clforge_bench_gemm_help(FILE *f) {
           "                      auto); 'all' measures each as its own row; 'tiled' still\n"
           "                      leaves the edges to the direct kernel\n"
           "  --no-peers          time clforge only\n"
+          "  --no-peak           do not measure the device's peak first (no %% peak, %% bw)\n"
           "  --json              one JSON object per line per case, nothing else on stdout\n"
           "  -h, --help          show this help\n"
           "\n"
@@ -89,7 +92,9 @@ void clforge_bench_gemm_help(FILE *f) {
           "enqueue + clFinish is used and the row says so (timer \"wall\"). OpenBLAS is timed\n"
           "with the host clock. Reported: median and p95 (nearest rank) of the runs,\n"
           "GFLOP/s = 2*m*n*k*batch / median, GB/s = bytes of A + B read and C written\n"
-          "(C read too when beta != 0) / median, and clforge / peer GFLOP/s ratios.\n"
+          "(C read too when beta != 0) / median, and clforge / peer GFLOP/s ratios;\n"
+          "%% peak = GFLOP/s / the device's f32 peak and %% bw = GB/s / its streaming\n"
+          "bandwidth, both measured first by 'clforge bench peak' (a fraction of a second).\n"
           "\n"
           "The device is CLFORGE_DEVICE's choice (see 'clforge info'). Validation mode is\n"
           "off while timing. Exit status: 0 success, 1 a clforge case failed or no device,\n"
@@ -165,6 +170,7 @@ static int parse_options(int argc, char **argv, gemm_options *o) {
   o->runs = DEFAULT_RUNS;
   o->warmup = DEFAULT_WARMUP;
   o->peers = 1;
+  o->peak = 1;
   snprintf(o->trans, sizeof o->trans, "NN");
   for (int a = 1; a < argc; ++a) {
     const char *arg = argv[a], *v = NULL;
@@ -176,6 +182,8 @@ static int parse_options(int argc, char **argv, gemm_options *o) {
       o->json = 1;
     } else if (!strcmp(arg, "--no-peers")) {
       o->peers = 0;
+    } else if (!strcmp(arg, "--no-peak")) {
+      o->peak = 0;
     } else if (option(argc, argv, &a, "--sizes", &v)) {
       if (!v) return usage_error("--sizes needs a value, e.g. --sizes 1024,2048");
       const char *s = v;
@@ -200,11 +208,11 @@ static int parse_options(int argc, char **argv, gemm_options *o) {
       for (;;) {
         const char *comma = strchr(s, ',');
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        char name[8] = ""; /* zero-filled: the copied token stays terminated */
         clforge_dtype d;
-        if (len == 3 && !strncmp(s, "f32", 3)) d = CLFORGE_F32;
-        else if (len == 3 && !strncmp(s, "f16", 3)) d = CLFORGE_F16;
-        else if (len == 4 && !strncmp(s, "bf16", 4)) d = CLFORGE_BF16;
-        else return usage_error("--dtype \"%s\": expected f32, f16 or bf16, separated by commas", v);
+        if (len < sizeof name) memcpy(name, s, len);
+        if (len >= sizeof name || clforge_dtype_from_name(name, &d) != CLFORGE_SUCCESS)
+          return usage_error("--dtype \"%s\": expected f32, f16 or bf16, separated by commas", v);
         int dup = 0;
         for (int i = 0; i < o->ndtypes; ++i) dup |= o->dtypes[i] == d;
         if (!dup) o->dtypes[o->ndtypes++] = d;
@@ -275,6 +283,7 @@ typedef struct {
   const gemm_options *o;
   int progress; /* stderr is a terminal */
   clforge_bench_table table;
+  double peak_gflops, peak_gbps; /* the roofline's denominators; 0 = not measured */
 } bench_env;
 
 typedef struct {
@@ -709,8 +718,10 @@ static void measure_openblas(gemm_case *c, clforge_bench_peer_result *p, const f
   check_peer(p, c, c->c_host, want);
 }
 
-static void emit(bench_env *env, const clforge_bench_record *r) {
+static void emit(bench_env *env, clforge_bench_record *r) {
   progress_clear(env);
+  r->peak_gflops = env->peak_gflops;
+  r->peak_gbps = env->peak_gbps;
   if (env->o->json) clforge_bench_print_json(stdout, r);
   else clforge_bench_table_row(&env->table, r);
 }
@@ -777,15 +788,6 @@ static int run_case(bench_env *env, gemm_shape s, clforge_dtype dtype) {
 
 /* ------------------------------------------------------------------- main */
 
-/* Device names as drivers give them, without padding or control characters. */
-static void clean_name(const char *in, char *out, size_t cap) {
-  while (*in == ' ' || *in == '\t') ++in;
-  size_t o = 0;
-  for (; *in && o + 1 < cap; ++in) out[o++] = ((unsigned char)*in < 0x20 || *in == 0x7F) ? '?' : *in;
-  while (o > 0 && out[o - 1] == ' ') --o;
-  out[o] = '\0';
-}
-
 int clforge_bench_gemm_main(int argc, char **argv) {
   gemm_options o;
   memset(&o, 0, sizeof o);
@@ -810,8 +812,20 @@ int clforge_bench_gemm_main(int argc, char **argv) {
     free(o.shapes);
     return 1;
   }
-  clean_name(env.info.name, env.device, sizeof env.device);
+  clforge_bench_device_label(env.info.name, env.device, sizeof env.device);
   int threads = o.peers ? clforge_bench_openblas_init() : 0;
+  clforge_bench_peak peak;
+  if (o.peak) {
+    if (env.progress) {
+      fputs("  measuring the device's peak ...", stderr);
+      fflush(stderr);
+    }
+    int peak_rc = clforge_bench_peak_measure(env.ctx, &peak);
+    progress_clear(&env);
+    env.peak_gflops = clforge_bench_peak_gflops(&peak);
+    env.peak_gbps = clforge_bench_peak_gbps(&peak);
+    if (peak_rc) warn(&env, "the device's peak: %s (see 'clforge bench peak')", peak.error);
+  }
 
   if (o.json && o.peers && clforge_bench_openblas_misses_avx512())
     fprintf(stderr,
@@ -820,7 +834,7 @@ int clforge_bench_gemm_main(int argc, char **argv) {
             clforge_bench_openblas_core());
   if (!o.json) {
     char platform[160];
-    clean_name(env.info.platform_name, platform, sizeof platform);
+    clforge_bench_device_label(env.info.platform_name, platform, sizeof platform);
     printf("clforge %s bench gemm on %s (%s)\n", clforge_version(), env.device, platform);
     printf("C = A*B, alpha 1, beta 0, row-major, trans %s; %d runs after %d warm-up; median and p95 in ms\n",
            o.trans, o.runs, o.warmup);
@@ -828,6 +842,10 @@ int clforge_bench_gemm_main(int argc, char **argv) {
       printf("peers: CLBlast on the same queue; OpenBLAS (%s kernels, %d threads) on the host, timed with the host "
              "clock\n",
              clforge_bench_openblas_core(), threads);
+    if (env.peak_gflops > 0 || env.peak_gbps > 0)
+      printf("peak (clforge bench peak): %.1f GFLOP/s f32 multiply-add, %.1f GB/s streaming; %% peak and %% bw are\n"
+             "      GFLOP/s and GB/s as fractions of them\n",
+             env.peak_gflops, env.peak_gbps);
     if (o.peers && clforge_bench_openblas_misses_avx512())
       printf("note: this CPU has AVX-512 but OpenBLAS runs its %s kernels, so its number is not the CPU's ceiling;\n"
              "      OPENBLAS_CORETYPE=SkylakeX in the environment makes it use AVX-512\n",

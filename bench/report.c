@@ -17,51 +17,17 @@ static double round6(double v) {
   return strtod(buf, NULL);
 }
 
-static void add_number(cJSON *o, const char *key, int valid, double v) {
+void clforge_bench_json_number(cJSON *o, const char *key, int valid, double v) {
   if (valid && isfinite(v)) cJSON_AddNumberToObject(o, key, round6(v));
   else cJSON_AddNullToObject(o, key);
 }
 
-static void add_string(cJSON *o, const char *key, const char *s) {
+void clforge_bench_json_string(cJSON *o, const char *key, const char *s) {
   if (s) cJSON_AddStringToObject(o, key, s);
   else cJSON_AddNullToObject(o, key);
 }
 
-int clforge_bench_print_json(FILE *out, const clforge_bench_record *r) {
-  cJSON *o = cJSON_CreateObject();
-  if (!o) return -1;
-  char key[96];
-  add_string(o, "op", r->op);
-  for (int i = 0; i < r->ndims; ++i) cJSON_AddNumberToObject(o, r->dims[i].name, (double)r->dims[i].value);
-  add_string(o, "dtype", r->dtype);
-  for (int i = 0; i < r->ntags; ++i) add_string(o, r->tags[i].name, r->tags[i].value);
-  add_string(o, "provider", r->provider);
-  add_number(o, "median_ms", r->ok, r->median_ms);
-  add_number(o, "p95_ms", r->ok, r->p95_ms);
-  add_number(o, "gflops", r->ok, r->gflops);
-  add_number(o, "gbps", r->ok, r->gbps);
-  cJSON_AddNumberToObject(o, "runs", r->runs);
-  cJSON_AddNumberToObject(o, "warmup", r->warmup);
-  add_string(o, "timer", r->ok ? r->timer : NULL);
-  if (r->ok && r->timer_note[0]) cJSON_AddStringToObject(o, "timer_note", r->timer_note);
-  add_string(o, "device", r->device);
-  for (int i = 0; i < r->npeers; ++i) {
-    const clforge_bench_peer_result *p = &r->peers[i];
-    int ok = p->ok && p->gflops > 0;
-    snprintf(key, sizeof key, "%s_gflops", p->name);
-    add_number(o, key, ok, p->gflops);
-    snprintf(key, sizeof key, "vs_%s", p->name);
-    add_number(o, key, ok && r->ok, ok ? r->gflops / p->gflops : 0.0);
-    snprintf(key, sizeof key, "%s_median_ms", p->name);
-    add_number(o, key, ok, p->median_ms);
-    snprintf(key, sizeof key, "%s_timer", p->name);
-    add_string(o, key, ok ? p->timer : NULL);
-    if (p->note[0]) {
-      snprintf(key, sizeof key, "%s_note", p->name);
-      cJSON_AddStringToObject(o, key, p->note);
-    }
-  }
-  if (!r->ok) cJSON_AddStringToObject(o, "error", r->error[0] ? r->error : "failed");
+int clforge_bench_json_line(FILE *out, cJSON *o) {
   char *text = cJSON_PrintUnformatted(o);
   cJSON_Delete(o);
   if (!text) return -1;
@@ -69,6 +35,61 @@ int clforge_bench_print_json(FILE *out, const clforge_bench_record *r) {
   cJSON_free(text);
   if (fflush(out) != 0) rc = -1;
   return rc;
+}
+
+
+void clforge_bench_device_label(const char *in, char *out, size_t cap) {
+  while (*in == ' ' || *in == '\t') ++in;
+  size_t o = 0;
+  for (; *in && o + 1 < cap; ++in) out[o++] = ((unsigned char)*in < 0x20 || *in == 0x7F) ? '?' : *in;
+  while (o > 0 && out[o - 1] == ' ') --o;
+  out[o] = '\0';
+}
+
+double clforge_bench_fraction(double value, double peak) { return peak > 0 ? value / peak : 0.0; }
+
+int clforge_bench_print_json(FILE *out, const clforge_bench_record *r) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return -1;
+  char key[96];
+  clforge_bench_json_string(o, "op", r->op);
+  for (int i = 0; i < r->ndims; ++i) cJSON_AddNumberToObject(o, r->dims[i].name, (double)r->dims[i].value);
+  clforge_bench_json_string(o, "dtype", r->dtype);
+  for (int i = 0; i < r->ntags; ++i) clforge_bench_json_string(o, r->tags[i].name, r->tags[i].value);
+  clforge_bench_json_string(o, "provider", r->provider);
+  clforge_bench_json_number(o, "median_ms", r->ok, r->median_ms);
+  clforge_bench_json_number(o, "p95_ms", r->ok, r->p95_ms);
+  clforge_bench_json_number(o, "gflops", r->ok, r->gflops);
+  clforge_bench_json_number(o, "gbps", r->ok, r->gbps);
+  clforge_bench_json_number(o, "peak_gflops", r->peak_gflops > 0, r->peak_gflops);
+  clforge_bench_json_number(o, "peak_gbps", r->peak_gbps > 0, r->peak_gbps);
+  clforge_bench_json_number(o, "frac_peak_flops", r->ok && r->peak_gflops > 0,
+                            clforge_bench_fraction(r->gflops, r->peak_gflops));
+  clforge_bench_json_number(o, "frac_peak_bw", r->ok && r->peak_gbps > 0,
+                            clforge_bench_fraction(r->gbps, r->peak_gbps));
+  cJSON_AddNumberToObject(o, "runs", r->runs);
+  cJSON_AddNumberToObject(o, "warmup", r->warmup);
+  clforge_bench_json_string(o, "timer", r->ok ? r->timer : NULL);
+  if (r->ok && r->timer_note[0]) cJSON_AddStringToObject(o, "timer_note", r->timer_note);
+  clforge_bench_json_string(o, "device", r->device);
+  for (int i = 0; i < r->npeers; ++i) {
+    const clforge_bench_peer_result *p = &r->peers[i];
+    int ok = p->ok && p->gflops > 0;
+    snprintf(key, sizeof key, "%s_gflops", p->name);
+    clforge_bench_json_number(o, key, ok, p->gflops);
+    snprintf(key, sizeof key, "vs_%s", p->name);
+    clforge_bench_json_number(o, key, ok && r->ok, ok ? r->gflops / p->gflops : 0.0);
+    snprintf(key, sizeof key, "%s_median_ms", p->name);
+    clforge_bench_json_number(o, key, ok, p->median_ms);
+    snprintf(key, sizeof key, "%s_timer", p->name);
+    clforge_bench_json_string(o, key, ok ? p->timer : NULL);
+    if (p->note[0]) {
+      snprintf(key, sizeof key, "%s_note", p->name);
+      cJSON_AddStringToObject(o, key, p->note);
+    }
+  }
+  if (!r->ok) cJSON_AddStringToObject(o, "error", r->error[0] ? r->error : "failed");
+  return clforge_bench_json_line(out, o);
 }
 
 /* ------------------------------------------------------------------ table */
@@ -103,13 +124,18 @@ static void header(clforge_bench_table *t, const clforge_bench_record *r) {
   int n = 0;
   snprintf(names[n], sizeof names[n], "%s", fixed_before[0]);
   t->widths[n++] = 4;
-  for (int i = 0; i < r->ndims && n < 24; ++i) {
+  for (int i = 0; i < r->ndims && n < 22; ++i) { /* room for the 8 fixed columns */
     snprintf(names[n], sizeof names[n], "%s", r->dims[i].name);
     t->widths[n++] = 6;
   }
   for (size_t i = 0; i < sizeof fixed_after / sizeof fixed_after[0]; ++i) {
     snprintf(names[n], sizeof names[n], "%s", fixed_after[i]);
     t->widths[n++] = after_min[i];
+  }
+  t->peak_columns = r->peak_gflops > 0 || r->peak_gbps > 0;
+  for (int i = 0; t->peak_columns && i < 2; ++i) {
+    snprintf(names[n], sizeof names[n], "%s", i ? "% bw" : "% peak");
+    t->widths[n++] = 6;
   }
   for (int i = 0; i < r->npeers && n + 2 <= 32; ++i) {
     snprintf(names[n], sizeof names[n], "%s GFLOP/s", r->peers[i].name);
@@ -139,6 +165,13 @@ static void fmt_rate(char *buf, size_t cap, double v) {
   else snprintf(buf, cap, "%.2f", v);
 }
 
+/* A fraction of the peak as a percentage; "-" without a peak. */
+static void fmt_percent(char *buf, size_t cap, double value, double peak) {
+  double v = 100.0 * clforge_bench_fraction(value, peak);
+  if (!(peak > 0)) snprintf(buf, cap, "-");
+  else snprintf(buf, cap, v >= 10 ? "%.0f%%" : "%.1f%%", v);
+}
+
 static void fmt_ms(char *buf, size_t cap, double v) {
   if (v >= 1000) snprintf(buf, cap, "%.0f", v);
   else if (v >= 1) snprintf(buf, cap, "%.2f", v);
@@ -161,7 +194,7 @@ void clforge_bench_table_row(clforge_bench_table *t, const clforge_bench_record 
     int k = add_note(t, note);
     snprintf(buf, sizeof buf, k ? "error [%d]" : "error", k);
     cell(t, col++, buf, 0);
-    for (int i = 0; i < 3; ++i) cell(t, col++, "-", 0);
+    for (int i = 0; i < 3 + 2 * t->peak_columns; ++i) cell(t, col++, "-", 0);
   } else {
     fmt_ms(buf, sizeof buf, r->median_ms);
     if (r->timer && strcmp(r->timer, "events")) {
@@ -178,6 +211,12 @@ void clforge_bench_table_row(clforge_bench_table *t, const clforge_bench_record 
     cell(t, col++, buf, 0);
     fmt_rate(buf, sizeof buf, r->gbps);
     cell(t, col++, buf, 0);
+    if (t->peak_columns) {
+      fmt_percent(buf, sizeof buf, r->gflops, r->peak_gflops);
+      cell(t, col++, buf, 0);
+      fmt_percent(buf, sizeof buf, r->gbps, r->peak_gbps);
+      cell(t, col++, buf, 0);
+    }
   }
   for (int i = 0; i < r->npeers; ++i) {
     const clforge_bench_peer_result *p = &r->peers[i];

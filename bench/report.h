@@ -36,6 +36,11 @@ typedef struct clforge_bench_record {
   int ok;               /* 0: the op failed or gave a wrong result: error says why */
   char error[512];
   double median_ms, p95_ms, gflops, gbps;
+  /* The device's measured peak (bench/peak.h): the roofline's denominators,
+   * the same for every op's rows; 0 = not measured. JSON: peak_gflops,
+   * peak_gbps, frac_peak_flops = gflops / peak_gflops, frac_peak_bw =
+   * gbps / peak_gbps; the table's "% peak" and "% bw" columns. */
+  double peak_gflops, peak_gbps;
   int runs, warmup;
   const char *timer;    /* "events" or "wall" */
   char timer_note[160]; /* why "wall" */
@@ -43,6 +48,22 @@ typedef struct clforge_bench_record {
   int npeers;
   clforge_bench_peer_result peers[CLFORGE_BENCH_MAX_PEERS];
 } clforge_bench_record;
+
+/** A device name as drivers give it, for a record's `device`: surrounding
+ *  blanks trimmed, control characters replaced by '?'. */
+void clforge_bench_device_label(const char *in, char *out, size_t cap);
+
+/** gflops / peak and gbps / bandwidth: 0 where the denominator is 0. */
+double clforge_bench_fraction(double value, double peak);
+
+/** JSON pieces every benchmark's lines share (cJSON objects): a number with
+ *  six significant digits, or null unless valid and finite; a string or null;
+ *  and an object printed as one line and deleted (0, or -1 when out of
+ *  memory or the write failed). */
+struct cJSON;
+void clforge_bench_json_number(struct cJSON *o, const char *key, int valid, double v);
+void clforge_bench_json_string(struct cJSON *o, const char *key, const char *s);
+int clforge_bench_json_line(FILE *out, struct cJSON *o);
 
 /** Print the record as one line of JSON (no other output). Returns 0, or -1
  *  when out of memory or the write failed. */
@@ -53,6 +74,7 @@ int clforge_bench_print_json(FILE *out, const clforge_bench_record *r);
 typedef struct clforge_bench_table {
   FILE *out;
   int printed_header;
+  int peak_columns; /* the first record had a peak: "% peak" and "% bw" are shown */
   int widths[32];
   int ncols;
   int nnotes;

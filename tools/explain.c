@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "clforge/clforge.h"
-
-#define EXIT_USAGE 2
+#include "cli_util.h"
 
 void clforge_cli_explain_help(FILE *f) {
   fprintf(f,
@@ -53,8 +52,8 @@ int clforge_cli_explain(int argc, char **argv) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
     if (!strcmp(a, "--col-major")) {
       d.layout = CLFORGE_COL_MAJOR;
-    } else if (!strcmp(a, "--dtype") && (!strcmp(v, "f32") || !strcmp(v, "f16") || !strcmp(v, "bf16"))) {
-      d.a_type = d.b_type = d.c_type = !strcmp(v, "f32") ? CLFORGE_F32 : !strcmp(v, "f16") ? CLFORGE_F16 : CLFORGE_BF16;
+    } else if (!strcmp(a, "--dtype") && clforge_dtype_from_name(v, &d.a_type) == CLFORGE_SUCCESS) {
+      d.b_type = d.c_type = d.a_type;
       ++i;
     } else if (!strcmp(a, "--trans") && strlen(v) == 2 && strchr("NnTt", v[0]) && strchr("NnTt", v[1])) {
       d.trans_a = (v[0] == 'T' || v[0] == 't') ? CLFORGE_TRANS : CLFORGE_NO_TRANS;

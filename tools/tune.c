@@ -10,8 +10,7 @@
 #include <unistd.h>
 
 #include "clforge/clforge.h"
-
-#define EXIT_USAGE 2
+#include "cli_util.h"
 
 void clforge_cli_tune_help(FILE *f) {
   fprintf(f,

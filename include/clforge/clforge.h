@@ -102,6 +102,13 @@ typedef enum clforge_dtype {
 CLFORGE_API size_t clforge_dtype_size(clforge_dtype dtype);
 /** "f32", "f16", "bf16", or NULL for an unknown dtype. */
 CLFORGE_API const char *clforge_dtype_name(clforge_dtype dtype);
+/** The dtype clforge_dtype_name calls `name`: exactly "f32", "f16" or "bf16"
+ *  (lower case, NUL-terminated, no blanks), so that command lines, the tuner's
+ *  lists and the tuning file all spell a dtype one way. A token of a longer
+ *  string ("f32,f16") must be copied out first. Returns CLFORGE_SUCCESS, or
+ *  CLFORGE_INVALID_ARGUMENT for a NULL argument or an unknown name (*out is
+ *  then unchanged; clforge_last_error(NULL) says why). */
+CLFORGE_API clforge_status clforge_dtype_from_name(const char *name, clforge_dtype *out);
 
 /* -------------------------------------------------------- device fingerprint */
 typedef enum clforge_device_class {

@@ -29,22 +29,15 @@ typedef struct {
   size_t rows[SAMPLED_ROWS];
 } gemm_problem;
 
-static int parse_dtype(const char *s, size_t len, clforge_dtype *out) {
-  const clforge_dtype all[3] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
-  for (int i = 0; i < 3; ++i)
-    if (strlen(clforge_dtype_name(all[i])) == len && !strncmp(s, clforge_dtype_name(all[i]), len)) {
-      *out = all[i];
-      return 0;
-    }
-  return -1;
-}
-
-/* "a,b,c" storage types. */
+/* "a,b,c" storage types; each name is copied out for clforge_dtype_from_name. */
 static int parse_dtypes(const char *s, clforge_dtype t[3]) {
   for (int i = 0; i < 3; ++i) {
     const char *end = strchr(s, ',');
     size_t len = end ? (size_t)(end - s) : strlen(s);
-    if (parse_dtype(s, len, &t[i]) || (i < 2) != (end != NULL)) return -1;
+    char name[8] = ""; /* zero-filled: the copied token stays terminated */
+    if (len >= sizeof name || (i < 2) != (end != NULL)) return -1;
+    memcpy(name, s, len);
+    if (clforge_dtype_from_name(name, &t[i]) != CLFORGE_SUCCESS) return -1;
     s = end ? end + 1 : s;
   }
   return 0;

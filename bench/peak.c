@@ -1,0 +1,370 @@
+/* `clforge bench peak`: multiply-add throughput and streaming bandwidth of
+ * the context's device, from bench/peak.cl built with plain OpenCL on the
+ * context's own OpenCL context and queue (the library's programs are not
+ * reachable from here, and these kernels are no op of the library).
+ *
+ * Each kernel is timed with the bench timer (marker brackets on the
+ * profiling queue) and the best run counts: a peak is what the device can
+ * do, and on a shared machine slower runs are other tenants' interference. */
+#include "peak.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_sources.h"
+#include "report.h"
+#include "stats.h"
+#include "timer.h"
+
+enum { EXIT_USAGE = 2, PEAK_RUNS = 10 }; /* many short runs: one of them likely has the machine to itself */
+#define FMA_TARGET_S 0.01 /* per timed FMA run: long beside a launch, short in all */
+#define MIN_STREAM_BYTES (128ull << 20) /* per buffer; also 4x the device's cache, see stream_bytes */
+#define FMA_A 0.999f /* x = a * x + b converges to b / (1 - a) = 1 */
+#define FMA_B 0.001f
+
+/* The kernels' shape for a device. CPUs: one vector register per chain at
+ * the native width, 16 chains (two FMA units of 4-cycle latency need 8 in
+ * flight; 16 leave slack), 64 work-items per core in work-groups of 8 so
+ * that every core gets several, and streaming in contiguous 16 KiB blocks
+ * per work-item (work-groups of 1). Others (GPUs): fewer registers per
+ * work-item, many work-items, coalesced float4 streams. */
+typedef struct {
+  int vw, chains, mvw, items;
+  size_t fma_items, fma_local, mem_local; /* local 0: the driver's choice */
+} peak_shape;
+
+static peak_shape shape_for(cl_device_id dev, const clforge_device_info *info) {
+  cl_uint pref = 0;
+  if (clGetDeviceInfo(dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref, &pref, NULL) != CL_SUCCESS) pref = 4;
+  int vw = 1;
+  while (vw < 16 && (cl_uint)(2 * vw) <= pref) vw *= 2;
+  size_t cu = info->compute_units ? info->compute_units : 1;
+  peak_shape s;
+  if (info->type & CL_DEVICE_TYPE_CPU) {
+    s = (peak_shape){vw < 4 ? 4 : vw, 16, 16, 256, cu * 64, 8, 1}; /* 8 work-groups per core */
+  } else {
+    s = (peak_shape){vw, 8, 4, 16, cu * 2048, 0, 256};
+    if (info->max_work_group_size && s.mem_local > info->max_work_group_size) s.mem_local = info->max_work_group_size;
+  }
+  return s;
+}
+
+typedef struct {
+  cl_kernel kernel;
+  size_t global, local; /* local 0: the driver's choice */
+} launch;
+
+static int enqueue_launch(void *user, cl_command_queue queue) {
+  const launch *l = user;
+  return clEnqueueNDRangeKernel(queue, l->kernel, 1, NULL, &l->global, l->local ? &l->local : NULL, 0, NULL, NULL);
+}
+
+/* Shortest of `runs` timed launches after `warmup`, in seconds; -1 and
+ * `err` on failure. */
+static double best_seconds(cl_command_queue q, launch *l, const char *what, int warmup, int runs,
+                           clforge_bench_peak *p) {
+  clforge_bench_timing t;
+  const char *where = "";
+  int rc = clforge_bench_time_queue(q, enqueue_launch, l, warmup, runs, &t, &where);
+  if (rc != 0) {
+    if (!p->error[0])
+      snprintf(p->error, sizeof p->error, "%s: %s failed (%s)", what, strcmp(where, "the operation") ? where : "launch",
+               clforge_status_name(rc));
+    return -1;
+  }
+  clforge_bench_stats st;
+  int bad = clforge_bench_summarize(t.seconds, (size_t)t.runs, &st);
+  if (!p->timer || t.timer == CLFORGE_BENCH_TIMER_WALL) p->timer = clforge_bench_timer_name(t.timer);
+  clforge_bench_timing_free(&t);
+  if (bad) {
+    if (!p->error[0]) snprintf(p->error, sizeof p->error, "%s: out of host memory", what);
+    return -1;
+  }
+  return st.min > 1e-9 ? st.min : 1e-9;
+}
+
+static void fail_cl(clforge_bench_peak *p, const char *what, cl_int err) {
+  if (!p->error[0]) snprintf(p->error, sizeof p->error, "%s failed (%s)", what, clforge_status_name(err));
+}
+
+/* GFLOP/s of one FMA kernel: a short run sets the iteration count so that a
+ * run takes about FMA_TARGET_S, then the best of the timed runs. */
+static double measure_fma(cl_command_queue q, cl_program prog, cl_context cl, const char *name, const peak_shape *s,
+                          clforge_bench_peak *p) {
+  cl_int err;
+  launch l = {clCreateKernel(prog, name, &err), s->fma_items, s->fma_local};
+  if (err != CL_SUCCESS) {
+    fail_cl(p, name, err);
+    return 0;
+  }
+  cl_mem out = clCreateBuffer(cl, CL_MEM_WRITE_ONLY, s->fma_items * sizeof(float), NULL, &err);
+  double gflops = 0;
+  cl_int iters = 16;
+  const float a = FMA_A, b = FMA_B;
+  if (err == CL_SUCCESS) err = clSetKernelArg(l.kernel, 0, sizeof out, &out);
+  if (err == CL_SUCCESS) err = clSetKernelArg(l.kernel, 1, sizeof a, &a);
+  if (err == CL_SUCCESS) err = clSetKernelArg(l.kernel, 2, sizeof b, &b);
+  if (err == CL_SUCCESS) err = clSetKernelArg(l.kernel, 3, sizeof iters, &iters);
+  if (err != CL_SUCCESS) {
+    fail_cl(p, name, err);
+  } else {
+    double t = best_seconds(q, &l, name, 1, 1, p);
+    if (t > 0) {
+      double scaled = iters * FMA_TARGET_S / t;
+      iters = scaled > (1 << 24) ? (1 << 24) : scaled < 16 ? 16 : (cl_int)scaled;
+      err = clSetKernelArg(l.kernel, 3, sizeof iters, &iters);
+      if (err != CL_SUCCESS) fail_cl(p, name, err);
+      else t = best_seconds(q, &l, name, 0, p->runs, p);
+      if (err == CL_SUCCESS && t > 0)
+        gflops = 2.0 * 16 * s->chains * s->vw * (double)iters * (double)s->fma_items / t * 1e-9;
+    }
+  }
+  if (out) clReleaseMemObject(out);
+  clReleaseKernel(l.kernel);
+  return gflops;
+}
+
+/* Buffers well beyond the last-level cache: at least MIN_STREAM_BYTES and 4x
+ * the device's global-memory cache, within its allocation limit and a
+ * quarter of its memory (two buffers), whole blocks of the read kernel. */
+static unsigned long long stream_bytes(cl_device_id dev, const clforge_device_info *info, const peak_shape *s) {
+  cl_ulong cache = 0;
+  if (clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) != CL_SUCCESS) cache = 0;
+  unsigned long long bytes = MIN_STREAM_BYTES;
+  if (4ull * cache > bytes) bytes = 4ull * cache;
+  if (info->max_alloc_bytes && bytes > info->max_alloc_bytes) bytes = info->max_alloc_bytes;
+  if (info->global_mem_bytes && bytes > info->global_mem_bytes / 4) bytes = info->global_mem_bytes / 4;
+  unsigned long long block = (unsigned long long)s->mvw * sizeof(float) * (unsigned long long)s->items * s->mem_local;
+  return bytes / block * block;
+}
+
+/* Read and copy bandwidth over two buffers of p->bytes. */
+static void measure_stream(cl_command_queue q, cl_program prog, cl_context cl, const peak_shape *s,
+                           clforge_bench_peak *p) {
+  cl_int err = CL_SUCCESS, e2 = CL_SUCCESS, e3 = CL_SUCCESS;
+  const size_t bytes = (size_t)p->bytes;
+  const size_t items_total = bytes / ((size_t)s->mvw * sizeof(float)) / (size_t)s->items;
+  cl_mem src = NULL, dst = NULL, sums = NULL;
+  launch rd = {NULL, items_total, s->mem_local}, cp = {NULL, items_total, s->mem_local};
+  if (bytes == 0) {
+    snprintf(p->error, sizeof p->error, "the device's memory is too small for the streaming buffers");
+    return;
+  }
+  src = clCreateBuffer(cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  dst = clCreateBuffer(cl, CL_MEM_READ_WRITE, bytes, NULL, &e2);
+  sums = clCreateBuffer(cl, CL_MEM_WRITE_ONLY, items_total * sizeof(float), NULL, &e3);
+  if (err == CL_SUCCESS) err = e2 != CL_SUCCESS ? e2 : e3;
+  if (err != CL_SUCCESS) {
+    fail_cl(p, "clCreateBuffer (streaming buffers)", err);
+    goto done;
+  }
+  /* Written once before timing, so that every page exists (first touch). */
+  const float one = 1.0f;
+  err = clEnqueueFillBuffer(q, src, &one, sizeof one, 0, bytes, 0, NULL, NULL);
+  if (err == CL_SUCCESS) err = clEnqueueFillBuffer(q, dst, &one, sizeof one, 0, bytes, 0, NULL, NULL);
+  if (err == CL_SUCCESS) err = clFinish(q);
+  if (err != CL_SUCCESS) {
+    fail_cl(p, "clEnqueueFillBuffer", err);
+    goto done;
+  }
+  const cl_int items = s->items;
+  rd.kernel = clCreateKernel(prog, "peak_read", &err);
+  if (err == CL_SUCCESS) cp.kernel = clCreateKernel(prog, "peak_copy", &err);
+  if (err == CL_SUCCESS) err = clSetKernelArg(rd.kernel, 0, sizeof src, &src);
+  if (err == CL_SUCCESS) err = clSetKernelArg(rd.kernel, 1, sizeof sums, &sums);
+  if (err == CL_SUCCESS) err = clSetKernelArg(rd.kernel, 2, sizeof items, &items);
+  if (err == CL_SUCCESS) err = clSetKernelArg(cp.kernel, 0, sizeof src, &src);
+  if (err == CL_SUCCESS) err = clSetKernelArg(cp.kernel, 1, sizeof dst, &dst);
+  if (err == CL_SUCCESS) err = clSetKernelArg(cp.kernel, 2, sizeof items, &items);
+  if (err != CL_SUCCESS) {
+    fail_cl(p, "peak_read/peak_copy", err);
+    goto done;
+  }
+  double t = best_seconds(q, &rd, "peak_read", 1, p->runs, p);
+  if (t > 0) p->read_gbps = (double)bytes / t * 1e-9;
+  t = best_seconds(q, &cp, "peak_copy", 1, p->runs, p);
+  if (t > 0) p->copy_gbps = 2.0 * (double)bytes / t * 1e-9;
+done:
+  if (rd.kernel) clReleaseKernel(rd.kernel);
+  if (cp.kernel) clReleaseKernel(cp.kernel);
+  if (src) clReleaseMemObject(src);
+  if (dst) clReleaseMemObject(dst);
+  if (sums) clReleaseMemObject(sums);
+}
+
+static cl_program build(cl_context cl, cl_device_id dev, const peak_shape *s, int fp16, clforge_bench_peak *p) {
+  const clforge_bench_embedded_source *src = clforge_bench_embedded_source_find("peak");
+  if (!src) {
+    snprintf(p->error, sizeof p->error, "the peak kernels are not embedded (build error)");
+    return NULL;
+  }
+  cl_int err;
+  const char *text = src->text;
+  cl_program prog = clCreateProgramWithSource(cl, 1, &text, &src->length, &err);
+  if (err != CL_SUCCESS) {
+    fail_cl(p, "clCreateProgramWithSource", err);
+    return NULL;
+  }
+  char options[160];
+  snprintf(options, sizeof options, "-cl-std=CL1.2 -DVW=%d -DCHAINS=%d -DMVW=%d%s", s->vw, s->chains, s->mvw,
+           fp16 ? " -DPEAK_F16" : "");
+  err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    char log[384] = "";
+    clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+    snprintf(p->error, sizeof p->error, "building bench/peak.cl (%s) failed (%s): %s", options,
+             clforge_status_name(err), log);
+    clReleaseProgram(prog);
+    return NULL;
+  }
+  return prog;
+}
+
+int clforge_bench_peak_measure(clforge_context ctx, clforge_bench_peak *p) {
+  memset(p, 0, sizeof *p);
+  p->runs = PEAK_RUNS;
+  cl_context cl;
+  cl_device_id dev;
+  cl_command_queue q;
+  clforge_device_info info;
+  clforge_status st = clforge_context_cl_context(ctx, &cl);
+  if (st == CLFORGE_SUCCESS) st = clforge_context_device(ctx, &dev);
+  if (st == CLFORGE_SUCCESS) st = clforge_context_queue(ctx, &q);
+  if (st == CLFORGE_SUCCESS) st = clforge_context_device_info(ctx, &info);
+  if (st != CLFORGE_SUCCESS) {
+    snprintf(p->error, sizeof p->error, "%s", clforge_last_error(ctx));
+    return -1;
+  }
+  const peak_shape s = shape_for(dev, &info);
+  const int fp16 = (info.caps & CLFORGE_CAP_FP16) != 0;
+  p->vector_width = s.vw;
+  p->chains = s.chains;
+  p->fma_work_items = s.fma_items;
+  p->bytes = stream_bytes(dev, &info, &s);
+  if (!fp16) snprintf(p->f16_note, sizeof p->f16_note, "no cl_khr_fp16: f16 is storage only on this device");
+  cl_program prog = build(cl, dev, &s, fp16, p);
+  if (!prog) return -1;
+  p->f32_gflops = measure_fma(q, prog, cl, "peak_fma_f32", &s, p);
+  if (fp16) p->f16_gflops = measure_fma(q, prog, cl, "peak_fma_f16", &s, p);
+  if (fp16 && !(p->f16_gflops > 0)) snprintf(p->f16_note, sizeof p->f16_note, "the f16 kernel failed");
+  measure_stream(q, prog, cl, &s, p);
+  clReleaseProgram(prog);
+  return p->f32_gflops > 0 && p->read_gbps > 0 && p->copy_gbps > 0 ? 0 : -1;
+}
+
+double clforge_bench_peak_gflops(const clforge_bench_peak *p) { return p->f32_gflops; }
+
+double clforge_bench_peak_gbps(const clforge_bench_peak *p) {
+  return p->read_gbps > p->copy_gbps ? p->read_gbps : p->copy_gbps;
+}
+
+/* ------------------------------------------------------------------ command */
+
+void clforge_bench_peak_help(FILE *f) {
+  fprintf(f,
+          "usage: clforge bench peak [--json]\n"
+          "\n"
+          "Measure the default device's (CLFORGE_DEVICE) peak: f32 multiply-add\n"
+          "throughput (and f16 where cl_khr_fp16 exists), and streaming global-memory\n"
+          "bandwidth. These are the denominators of every benchmark's \"%% peak\" (GFLOP/s\n"
+          "over the f32 peak) and \"%% bw\" (GB/s over the bandwidth).\n"
+          "\n"
+          "Options:\n"
+          "  --json          one JSON object on one line, nothing else on stdout\n"
+          "  -h, --help      show this help\n"
+          "\n"
+          "How: each work-item keeps many independent accumulators (a dependent chain\n"
+          "would measure latency), vectors of the device's native width; GFLOP/s counts\n"
+          "2 flops per multiply-add lane. Bandwidth streams buffers far larger than the\n"
+          "device's cache: read (bytes read) and copy (bytes read + bytes written); the\n"
+          "denominator is the better of the two. Each number is the best of %d runs\n"
+          "timed with profiling events. Exit status: 0 success, 1 a measurement failed\n"
+          "or no device, 2 usage error.\n",
+          PEAK_RUNS);
+}
+
+static int print_json(const clforge_bench_peak *p, const char *device) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return -1;
+  clforge_bench_json_string(o, "op", "peak");
+  clforge_bench_json_string(o, "device", device);
+  clforge_bench_json_number(o, "f32_gflops", p->f32_gflops > 0, p->f32_gflops);
+  clforge_bench_json_number(o, "f16_gflops", p->f16_gflops > 0, p->f16_gflops);
+  if (p->f16_note[0]) clforge_bench_json_string(o, "f16_note", p->f16_note);
+  clforge_bench_json_number(o, "read_gbps", p->read_gbps > 0, p->read_gbps);
+  clforge_bench_json_number(o, "copy_gbps", p->copy_gbps > 0, p->copy_gbps);
+  clforge_bench_json_number(o, "peak_gflops", clforge_bench_peak_gflops(p) > 0, clforge_bench_peak_gflops(p));
+  clforge_bench_json_number(o, "peak_gbps", clforge_bench_peak_gbps(p) > 0, clforge_bench_peak_gbps(p));
+  cJSON_AddNumberToObject(o, "bytes", (double)p->bytes);
+  cJSON_AddNumberToObject(o, "runs", p->runs);
+  cJSON_AddNumberToObject(o, "vector_width", p->vector_width);
+  cJSON_AddNumberToObject(o, "chains", p->chains);
+  cJSON_AddNumberToObject(o, "work_items", (double)p->fma_work_items);
+  clforge_bench_json_string(o, "timer", p->timer);
+  if (p->error[0]) clforge_bench_json_string(o, "error", p->error);
+  return clforge_bench_json_line(stdout, o);
+}
+
+static void print_rate(const char *what, double v, const char *unit, const char *how) {
+  if (v > 0) printf("  %-10s %9.1f %-7s  %s\n", what, v, unit, how);
+  else printf("  %-10s %9s %-7s  %s\n", what, "n/a", "", how);
+}
+
+static void print_table(const clforge_bench_peak *p, const char *device, const char *platform) {
+  char how[256], size[64];
+  printf("clforge %s bench peak on %s (%s)\n", clforge_version(), device, platform);
+  printf("best of %d runs each, timed with %s\n\n", p->runs,
+         p->timer && !strcmp(p->timer, "wall") ? "the host clock" : "profiling events");
+  snprintf(how, sizeof how, "%d chains x %d lanes per work-item, %zu work-items; 2 flops per lane", p->chains,
+           p->vector_width, p->fma_work_items);
+  print_rate("f32 FMA", p->f32_gflops, "GFLOP/s", how);
+  print_rate("f16 FMA", p->f16_gflops, "GFLOP/s", p->f16_note[0] ? p->f16_note : how);
+  snprintf(size, sizeof size, "%llu MiB", p->bytes >> 20);
+  snprintf(how, sizeof how, "%s read", size);
+  print_rate("read", p->read_gbps, "GB/s", how);
+  snprintf(how, sizeof how, "%s read + %s written, both counted", size, size);
+  print_rate("copy", p->copy_gbps, "GB/s", how);
+  printf("\nroofline denominators (%% peak, %% bw of 'clforge bench' rows): %.1f GFLOP/s (f32), %.1f GB/s (best "
+         "of read and copy)\n",
+         clforge_bench_peak_gflops(p), clforge_bench_peak_gbps(p));
+}
+
+int clforge_bench_peak_main(int argc, char **argv) {
+  int json = 0;
+  for (int a = 1; a < argc; ++a) {
+    if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+      clforge_bench_peak_help(stdout);
+      return 0;
+    } else if (!strcmp(argv[a], "--json")) {
+      json = 1;
+    } else {
+      fprintf(stderr, "clforge bench peak: unknown %s '%s'\nRun 'clforge bench peak --help' for usage.\n",
+              argv[a][0] == '-' ? "option" : "argument", argv[a]);
+      return EXIT_USAGE;
+    }
+  }
+  clforge_context ctx = NULL;
+  clforge_device_info info;
+  clforge_status st = clforge_context_create(NULL, &ctx);
+  if (st == CLFORGE_SUCCESS) st = clforge_context_device_info(ctx, &info);
+  if (st != CLFORGE_SUCCESS) {
+    fprintf(stderr, "clforge bench peak: no device: %s: %s\n", clforge_status_name(st), clforge_last_error(ctx));
+    clforge_context_destroy(ctx);
+    return 1;
+  }
+  char device[256], platform[160];
+  clforge_bench_device_label(info.name, device, sizeof device);
+  clforge_bench_device_label(info.platform_name, platform, sizeof platform);
+  clforge_bench_peak p;
+  int rc = clforge_bench_peak_measure(ctx, &p) == 0 ? 0 : 1;
+  if (json) {
+    if (print_json(&p, device) != 0) rc = 1;
+  } else {
+    print_table(&p, device, platform);
+    if (fflush(stdout) != 0) rc = 1;
+  }
+  if (p.error[0]) fprintf(stderr, "clforge bench peak: %s\n", p.error);
+  clforge_context_destroy(ctx);
+  return rc;
+}

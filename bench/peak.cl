@@ -1,0 +1,101 @@
+/* Microbenchmarks for `clforge bench peak` (bench/peak.c): the device's
+ * multiply-add throughput and its streaming global-memory bandwidth.
+ *
+ * Built with -DVW=<lanes per vector> -DCHAINS=<accumulators per work-item>
+ * for the FMA kernels, -DMVW=<lanes per load> for the streaming ones, and
+ * -DPEAK_F16 where cl_khr_fp16 exists (bench/peak.c chooses them per device).
+ *
+ * Throughput needs independent work: a multiply-add whose input is the
+ * previous one's result waits the full FMA latency (4 cycles on most CPUs,
+ * with two FMA units: 8 in flight are needed). Each work-item therefore
+ * keeps CHAINS independent accumulators of VW lanes, one vector register
+ * each on a CPU (VW = the native width), and every step updates all of them;
+ * GPUs get further parallelism from their many work-items. */
+
+#if VW == 1
+#define VEC(t) t
+#elif VW == 2
+#define VEC(t) t##2
+#elif VW == 4
+#define VEC(t) t##4
+#elif VW == 8
+#define VEC(t) t##8
+#elif VW == 16
+#define VEC(t) t##16
+#else
+#error "VW must be 1, 2, 4, 8 or 16"
+#endif
+
+#if CHAINS < 1 || CHAINS > 16
+#error "CHAINS must be 1..16"
+#endif
+
+/* One step: every chain does x = x * a + b. Chains past CHAINS compile away. */
+#define CHAIN(i)                            \
+  if (CHAINS > i) x[i] = mad(x[i], a, b);
+#define STEP                                                                             \
+  CHAIN(0) CHAIN(1) CHAIN(2) CHAIN(3) CHAIN(4) CHAIN(5) CHAIN(6) CHAIN(7) CHAIN(8) CHAIN(9) \
+  CHAIN(10) CHAIN(11) CHAIN(12) CHAIN(13) CHAIN(14) CHAIN(15)
+/* 16 steps per loop iteration: the loop's own work is noise beside them. */
+#define STEP16 STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP STEP
+
+/* x converges to b / (1 - a) for 0 < a < 1: no overflow, no denormals, and
+ * a and b are arguments, so the compiler cannot fold the chains away. The
+ * sum of all lanes is stored so that nothing is dead. iters counts loop
+ * iterations: 16 * CHAINS * VW multiply-adds each per work-item. */
+#define FMA_KERNEL(name, T)                                                   \
+  __kernel void name(__global float *out, float fa, float fb, int iters) {    \
+    const VEC(T) a = (VEC(T))((T)fa), b = (VEC(T))((T)fb);                    \
+    VEC(T) x[16];                                                             \
+    for (int i = 0; i < 16; ++i) x[i] = (VEC(T))((T)(get_global_id(0) & 7) * (T)0.125f + (T)i); \
+    for (int it = 0; it < iters; ++it) {                                      \
+      STEP16                                                                  \
+    }                                                                         \
+    VEC(T) s = x[0];                                                          \
+    for (int i = 1; i < CHAINS; ++i) s += x[i];                               \
+    float t = 0.0f;                                                           \
+    for (int l = 0; l < VW; ++l) t += (float)((T *)&s)[l];                    \
+    out[get_global_id(0)] = t;                                                \
+  }
+
+FMA_KERNEL(peak_fma_f32, float)
+
+#ifdef PEAK_F16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+FMA_KERNEL(peak_fma_f16, half)
+#endif
+
+/* Streaming kernels over MVW-lane vectors. Work-item `lid` of group g
+ * touches elements (g * ITEMS + k) * L + lid, k < ITEMS, L the work-group
+ * size: with L = 1 (CPUs) each work-item streams one contiguous block, which
+ * the hardware prefetcher follows; with a GPU's L, neighbouring work-items
+ * touch neighbouring vectors on every step (coalesced). The read kernel
+ * stores one float per work-item (1/(ITEMS * MVW) of what it reads), so its
+ * loads cannot be dropped. */
+#if MVW == 4
+#define MVEC float4
+#elif MVW == 8
+#define MVEC float8
+#elif MVW == 16
+#define MVEC float16
+#else
+#error "MVW must be 4, 8 or 16"
+#endif
+
+__kernel void peak_read(__global const MVEC *src, __global float *out, int items) {
+  const size_t l = get_local_size(0), base = get_group_id(0) * (size_t)items * l + get_local_id(0);
+  MVEC s0 = (MVEC)(0.0f), s1 = (MVEC)(0.0f); /* two chains: the adds never limit the loads */
+  for (int k = 0; k + 1 < items; k += 2) {
+    s0 += src[base + (size_t)k * l];
+    s1 += src[base + (size_t)(k + 1) * l];
+  }
+  s0 += s1;
+  float t = 0.0f;
+  for (int i = 0; i < MVW; ++i) t += ((float *)&s0)[i];
+  out[get_global_id(0)] = t;
+}
+
+__kernel void peak_copy(__global const MVEC *src, __global MVEC *dst, int items) {
+  const size_t l = get_local_size(0), base = get_group_id(0) * (size_t)items * l + get_local_id(0);
+  for (int k = 0; k < items; ++k) dst[base + (size_t)k * l] = src[base + (size_t)k * l];
+}
