@@ -21,6 +21,10 @@
 //              the work-group's MC x KC block of A and KC x NC block of B
 //              are used by all its work-items while they are in cache
 //   KU         unroll of the k loop
+//   ORD        order of a work-group's work-items (dimension 0 runs fastest
+//              on PoCL): 0 column panels fastest, so consecutive work-items
+//              share A's MR x KC micro-panel; 1 row panels fastest, so they
+//              share B's KC x NR micro-panel (BLIS's order)
 
 #define NV (NR / VW)
 #define MDIMP (MC / MR)
@@ -123,12 +127,18 @@ kernel void clforge_gemm_pack_b(const uint col0, const uint cols, const uint k, 
 }
 
 // C[row0.., col0..] (a rows x cols region) from packed A (panel 0 = row0)
-// and packed B (panel 0 = col0). The arguments after the region are laid
+// and packed B (panel 0 = col0), one work-group per MC x NC block, in
+// bands (below); global size (blocks * local size 0, local size 1, batch). The arguments after the region are laid
 // out as the other GEMM kernels' (GEMM_OPERAND_ARGS), with A and B the
 // packed panels (lda, ldb unused; the strides step from one batch item's
 // panels to the next).
-kernel __attribute__((reqd_work_group_size(NDIMP, MDIMP, 1)))
-void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, const uint cols, const uint k,
+#if ORD
+#define WG_SHAPE MDIMP, NDIMP
+#else
+#define WG_SHAPE NDIMP, MDIMP
+#endif
+kernel __attribute__((reqd_work_group_size(WG_SHAPE, 1)))
+void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, const uint cols, const uint band, const uint k,
                          const float alpha, const float beta, const global float *restrict A, const ulong a_off,
                          const uint lda, const ulong stride_a, const global float *restrict B, const ulong b_off,
                          const uint ldb, const ulong stride_b, global c_t *restrict C, const ulong c_off,
@@ -136,11 +146,16 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
                          const ulong bias_off) {
   (void)lda, (void)ldb;
   const ulong batch = get_global_id(2);
-  // Column panels fastest: PoCL runs a work-group's work-items in the order
-  // of dimension 0, so consecutive ones share A's MR x KC micro-panel (in
-  // L1) and read the block's KC x NC of B from L2 (measured faster here
-  // than the other order, 2x at 2048^3).
-  const uint ip = get_global_id(1), jp = get_global_id(0);
+  // Work-groups in bands of `band` row blocks: the blocks of one band are
+  // visited column block by column block, row block fastest, so B's panels
+  // of one column block are reused from cache across the band, and the
+  // band's panels of A (sized by the host to stay in the last-level cache)
+  // across all column blocks; without bands, a large problem streams one
+  // operand from memory once per block of the other.
+  const uint nrb = (rows + MC - 1) / MC, ncb = (cols + NC - 1) / NC, wg = get_group_id(0);
+  const uint first = wg / (band * ncb) * band, in_band = min(band, nrb - first), w = wg % (band * ncb);
+  const uint rb = first + w % in_band, cb = w / in_band;
+  const uint ip = rb * MDIMP + get_local_id(ORD ? 0 : 1), jp = cb * NDIMP + get_local_id(ORD ? 1 : 0);
   const global float *ap = A + a_off + batch * stride_a + (ulong)ip * MR * k;
   const global float *bp = B + b_off + batch * stride_b + (ulong)jp * NR * k;
   C += c_off + batch * stride_c;

@@ -31,8 +31,9 @@ enum { GEMMD_MWI, GEMMD_NWI, GEMMD_MDIM, GEMMD_NDIM, GEMMD_KU, GEMMD_VW, GEMMD_N
 extern const clforge__family clforge__family_gemm_direct;
 
 /* Packed GEMM (pack kernels + micro-kernel): MR x NR register block of VW
- * vectors, MC x NC work-group block, KC k-block, KU unroll. */
-enum { GEMMP_MR, GEMMP_NR, GEMMP_VW, GEMMP_MC, GEMMP_NC, GEMMP_KC, GEMMP_KU, GEMMP_NPARAMS };
+ * vectors, MC x NC work-group block, KC k-block, KU unroll, ORD work-item
+ * order. */
+enum { GEMMP_MR, GEMMP_NR, GEMMP_VW, GEMMP_MC, GEMMP_NC, GEMMP_KC, GEMMP_KU, GEMMP_ORD, GEMMP_NPARAMS };
 extern const clforge__family clforge__family_gemm_packed;
 
 /* The families the tuner knows, NULL-terminated. */

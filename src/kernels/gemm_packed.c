@@ -39,6 +39,12 @@ static int packed_allowed(const int *v, const clforge_device_info *dev, char *wh
   return 1;
 }
 
+/* One spelling per kernel: the work-item order means nothing when the
+ * work-group has one row or one column of work-items. */
+static void packed_canonical(int *v) {
+  if (v[GEMMP_MC] == v[GEMMP_MR] || v[GEMMP_NC] == v[GEMMP_NR]) v[GEMMP_ORD] = 0;
+}
+
 /* clang-format off */
 const clforge__family clforge__family_gemm_packed = {
     .name = "gemm_packed",
@@ -46,25 +52,27 @@ const clforge__family clforge__family_gemm_packed = {
     .kernel = "clforge_gemm_packed",
     .nparams = GEMMP_NPARAMS,
     .params = {
-        [GEMMP_MR] = {"MR", 6, {2, 4, 6, 8, 12, 16}},
+        [GEMMP_MR] = {"MR", 7, {2, 4, 6, 8, 12, 14, 16}},
         [GEMMP_NR] = {"NR", 5, {8, 16, 32, 48, 64}},
         [GEMMP_VW] = {"VW", 3, {4, 8, 16}},
-        [GEMMP_MC] = {"MC", 10, {8, 16, 24, 32, 48, 64, 96, 128, 192, 256}},
+        [GEMMP_MC] = {"MC", 13, {8, 12, 16, 24, 32, 48, 56, 64, 96, 112, 128, 192, 256}},
         [GEMMP_NC] = {"NC", 9, {16, 32, 64, 96, 128, 192, 256, 384, 512}},
         [GEMMP_KC] = {"KC", 7, {32, 64, 128, 192, 256, 384, 512}},
         [GEMMP_KU] = {"KU", 4, {1, 2, 4, 8}},
+        [GEMMP_ORD] = {"ORD", 2, {0, 1}},
     },
-    /*                                   MR NR  VW  MC   NC  KC  KU */
+    /*                                   MR NR  VW  MC   NC  KC  KU ORD */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 4, 32, 64, 64, 1},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {8, 32, 16, 64, 256, 256, 2},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 16, 4, 64, 64, 64, 1},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 16, 4, 64, 64, 64, 1},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 4, 32, 64, 64, 1},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 16, 4, 32, 64, 64, 1},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 16, 4, 32, 64, 64, 1},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 4, 32, 64, 64, 1, 0},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {12, 32, 16, 24, 32, 384, 2, 0},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 16, 4, 64, 64, 64, 1, 0},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 16, 4, 64, 64, 64, 1, 0},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 4, 32, 64, 64, 1, 0},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 16, 4, 32, 64, 64, 1, 0},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 16, 4, 32, 64, 64, 1, 0},
     },
     .allowed = packed_allowed,
+    .canonical = packed_canonical,
     .tune = &clforge__tune_gemm,
     /* The classes where packing can pay (the tiled family's big ones): the
      * tuner measures both families on them and calls take the faster. */

@@ -13,6 +13,11 @@
 
 enum { PK = 16 }; /* k values per work-item of a pack kernel (cl/gemm_packed.cl) */
 
+/* The A panels of one band of row blocks (cl/gemm_packed.cl): a few MiB,
+ * so that they stay in a CPU's last-level cache with B's current panels
+ * (measured on a 32 MiB L3, docs/performance.md). */
+#define BAND_BYTES ((size_t)4 << 20)
+
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
@@ -134,14 +139,19 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
         gp.a.offset = 0, gp.a.stride = b.a_floats, gp.a.ld = 0;
         gp.b.offset = b_base, gp.b.stride = b.b_floats, gp.b.ld = 0;
         gp.c.offset = g->c.offset + b0 * g->c.stride;
-        cl_uint region[4] = {(cl_uint)m0, (cl_uint)n0, (cl_uint)rows, (cl_uint)cols};
+        /* Bands of row blocks whose A panels take about BAND_BYTES. */
+        size_t band = k ? BAND_BYTES / (mc * k * sizeof(float)) : 1;
+        band = band < 1 ? 1 : band > rows_p / mc ? rows_p / mc : band;
+        cl_uint region[5] = {(cl_uint)m0, (cl_uint)n0, (cl_uint)rows, (cl_uint)cols, (cl_uint)band};
         cl_int err = CL_SUCCESS;
-        for (cl_uint i = 0; i < 4; ++i) err |= clSetKernelArg(km, i, sizeof region[i], &region[i]);
-        if (err != CL_SUCCESS || clforge__gemm_set_shared_args(km, 4, &gp, &packed) != CL_SUCCESS) {
+        for (cl_uint i = 0; i < 5; ++i) err |= clSetKernelArg(km, i, sizeof region[i], &region[i]);
+        if (err != CL_SUCCESS || clforge__gemm_set_shared_args(km, 5, &gp, &packed) != CL_SUCCESS) {
           st = clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the packed kernel's arguments failed");
           break;
         }
-        const size_t global[3] = {cols_p / nr, rows_p / mr, items}, local[3] = {nc / nr, mc / mr, 1};
+        const int ord = v[GEMMP_ORD];
+        const size_t local[3] = {ord ? mc / mr : nc / nr, ord ? nc / nr : mc / mr, 1};
+        const size_t global[3] = {rows_p / mc * (cols_p / nc) * local[0], local[1], items};
         st = launch(&c, km, global, local, "clEnqueueNDRangeKernel (gemm packed)");
       }
     }
