@@ -21,10 +21,15 @@
  * the tiled kernel's edges and launch overhead would dominate. */
 #define DIRECT_BELOW_MNK (128.0 * 128.0 * 128.0)
 
-/* Untuned, CPU devices take the packed path from this many multiply-adds
- * on (shapes that are not skinny): measured on PoCL (docs/performance.md),
- * where packing costs more than it saves below it. */
+/* Untuned, CPU devices take the packed path for shapes that are not skinny,
+ * of at least PACKED_FROM_MNK multiply-adds, where both m and n are at least
+ * PACKED_FROM_MN (packing costs (m + n) k against m n k) or A and B together
+ * exceed PACKED_FROM_BYTES as f32 (more than a last-level cache holds: the
+ * tiled kernel then streams them from memory). Measured on PoCL on a 32 MiB
+ * L3 (docs/performance.md). */
 #define PACKED_FROM_MNK (768.0 * 768.0 * 768.0)
+#define PACKED_FROM_MN 768
+#define PACKED_FROM_BYTES (32.0 * 1024 * 1024)
 
 typedef enum { PATH_AUTO, PATH_TILED, PATH_DIRECT, PATH_PACKED } gemm_path;
 
@@ -166,7 +171,8 @@ typedef struct {
  * 3. the tuning file: where both the tiled and the packed family have an
  *    entry for this shape class the faster (as each was measured) runs, and
  *    where only one has, that one;
- * 4. the heuristic: packed on CPUs for big shapes that are not skinny. */
+ * 4. the heuristic: packed on CPUs for big shapes that are not skinny
+ *    (PACKED_FROM_* above). */
 static int choose_packed(clforge_context ctx, const clforge__gemm *g, const gemm_plan *p, const char *shape_class) {
   const clforge__family *tuning = ctx->tuning_active ? ctx->tune_force.path : NULL;
   if (tuning) return tuning == &clforge__family_gemm_packed;
@@ -176,8 +182,10 @@ static int choose_packed(clforge_context ctx, const clforge__gemm *g, const gemm
   const int tuned_t = p->ct.source == CLFORGE_PARAMS_FROM_TUNED, tuned_p = p->cp.source == CLFORGE_PARAMS_FROM_TUNED;
   if (tuned_t && tuned_p) return p->cp.tuned_gflops > p->ct.tuned_gflops;
   if (tuned_t != tuned_p) return tuned_p;
+  const double operands = 4.0 * (double)g->k * ((double)g->m + (double)g->n);
   return ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU && strncmp(shape_class, "skinny", 6) &&
-         (double)g->m * (double)g->n * (double)g->k >= PACKED_FROM_MNK;
+         (double)g->m * (double)g->n * (double)g->k >= PACKED_FROM_MNK &&
+         ((g->m >= PACKED_FROM_MN && g->n >= PACKED_FROM_MN) || operands > PACKED_FROM_BYTES);
 }
 
 /* The tuning key of g: storage types of a, b, c and the transposes, in the
