@@ -152,9 +152,12 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
   // band's panels of A (sized by the host to stay in the last-level cache)
   // across all column blocks; without bands, a large problem streams one
   // operand from memory once per block of the other.
+  // (Remainders as x - q * y: the compiler's div/rem pairing would emit an
+  // LLVM `freeze`, which Oclgrind cannot run.)
   const uint nrb = (rows + MC - 1) / MC, ncb = (cols + NC - 1) / NC, wg = get_group_id(0);
-  const uint first = wg / (band * ncb) * band, in_band = min(band, nrb - first), w = wg % (band * ncb);
-  const uint rb = first + w % in_band, cb = w / in_band;
+  const uint per_band = band * ncb, q = wg / per_band, w = wg - q * per_band;
+  const uint first = q * band, in_band = min(band, nrb - first), cb = w / in_band;
+  const uint rb = first + (w - cb * in_band);
   const uint ip = rb * MDIMP + get_local_id(ORD ? 0 : 1), jp = cb * NDIMP + get_local_id(ORD ? 1 : 0);
   const global float *ap = A + a_off + batch * stride_a + (ulong)ip * MR * k;
   const global float *bp = B + b_off + batch * stride_b + (ulong)jp * NR * k;

@@ -137,9 +137,9 @@ check "bench gemm --no-peers: peers null with a note" \
 run "$BIN" bench gemm --sizes 64 --runs 3 --path all
 check "bench gemm --path all (table) exits 0" '[ $rc -eq 0 ]'
 check "table has the header" 'grep -q "median ms" "$OUT" && grep -q "vs clblast" "$OUT" && grep -q "openblas GFLOP/s" "$OUT"'
-check "table has 9 rows (3 dtypes x 3 paths)" '[ "$(grep -c "^gemm " "$OUT")" -eq 9 ]'
-check "table has clforge, clforge-tiled and clforge-direct rows" \
-  'grep -q "  clforge  " "$OUT" && grep -q "clforge-tiled" "$OUT" && grep -q "clforge-direct" "$OUT"'
+check "table has 12 rows (3 dtypes x 4 paths)" '[ "$(grep -c "^gemm " "$OUT")" -eq 12 ]'
+check "table has clforge, clforge-tiled, clforge-direct and clforge-packed rows" \
+  'grep -q "  clforge  " "$OUT" && grep -q "clforge-tiled" "$OUT" && grep -q "clforge-direct" "$OUT" && grep -q "clforge-packed" "$OUT"'
 check "table explains empty cells" 'grep -q "^\[1\] " "$OUT"'
 
 # ------------------------------------------------------------ no device

@@ -241,8 +241,9 @@ int main(int argc, char **argv) {
   CHECK(tried >= 20, "only %zu packed combinations tried", tried);
 
   /* The automatic choice without a tuning file: the heuristic (packed on
-   * CPUs from 768^3 multiply-adds, not for skinny shapes), from the
-   * built-in defaults; CLFORGE_GEMM_PATH and overrides of one family win. */
+   * CPUs from 768^3 multiply-adds with m, n >= 768 or A and B over 32 MiB,
+   * never for skinny shapes), from the built-in defaults; CLFORGE_GEMM_PATH
+   * and overrides of one family win. */
   unsetenv("CLFORGE_GEMM_PATH");
   {
     clforge_params_source src;
@@ -251,6 +252,9 @@ int main(int argc, char **argv) {
     CHECK(!strcmp(big, cpu ? "gemm_packed" : "gemm") && src == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT,
           "1024^3 runs %s", big);
     CHECK(!strcmp(family_of(ctx, 512, 512, 512, NULL), "gemm"), "512^3 runs tiled");
+    CHECK(!strcmp(family_of(ctx, 512, 768, 3072, NULL), "gemm"), "512 x 768 x 3072 (A and B in 16 MiB) runs tiled");
+    CHECK(!strcmp(family_of(ctx, 256, 4096, 4096, NULL), cpu ? "gemm_packed" : "gemm"),
+          "256 x 4096 x 4096 (B alone 64 MiB) runs packed on CPUs");
     CHECK(!strcmp(family_of(ctx, 64, 4096, 4096, NULL), "gemm_direct") ||
               !strcmp(family_of(ctx, 64, 4096, 4096, NULL), "gemm"),
           "a skinny shape is not packed");
