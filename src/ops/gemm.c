@@ -169,10 +169,12 @@ typedef struct {
  * 1. the tuner's family, when it is measuring one;
  * 2. an override of one family's parameters asks for that family;
  * 3. the tuning file: where both the tiled and the packed family have an
- *    entry for this shape class the faster (as each was measured) runs, and
- *    where only one has, that one;
- * 4. the heuristic: packed on CPUs for big shapes that are not skinny
- *    (PACKED_FROM_* above). */
+ *    entry for this shape class, the faster (as each was measured) runs;
+ * 4. else the heuristic: packed on CPUs for big shapes that are not skinny
+ *    (PACKED_FROM_* above). Where only one family was tuned (a tune cut
+ *    short by its budget, a file from before the packed family) there is no
+ *    measured comparison: the heuristic decides, and the family it picks
+ *    uses its entry if it has one. */
 static int choose_packed(clforge_context ctx, const clforge__gemm *g, const gemm_plan *p, const char *shape_class) {
   const clforge__family *tuning = ctx->tuning_active ? ctx->tune_force.path : NULL;
   if (tuning) return tuning == &clforge__family_gemm_packed;
@@ -181,7 +183,6 @@ static int choose_packed(clforge_context ctx, const clforge__gemm *g, const gemm
   if (forced_t != forced_p) return forced_p;
   const int tuned_t = p->ct.source == CLFORGE_PARAMS_FROM_TUNED, tuned_p = p->cp.source == CLFORGE_PARAMS_FROM_TUNED;
   if (tuned_t && tuned_p) return p->cp.tuned_gflops > p->ct.tuned_gflops;
-  if (tuned_t != tuned_p) return tuned_p;
   const double operands = 4.0 * (double)g->k * ((double)g->m + (double)g->n);
   return ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU && strncmp(shape_class, "skinny", 6) &&
          (double)g->m * (double)g->n * (double)g->k >= PACKED_FROM_MNK &&
