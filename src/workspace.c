@@ -8,7 +8,8 @@ size_t clforge__workspace_cap(clforge_context ctx) {
   size_t cap = ctx->workspace.cap ? ctx->workspace.cap : CLFORGE_WORKSPACE_DEFAULT_CAP;
   /* One allocation: within the device's largest, and a quarter of its memory. */
   if (ctx->info.max_alloc_bytes && cap > ctx->info.max_alloc_bytes) cap = (size_t)ctx->info.max_alloc_bytes;
-  if (ctx->info.global_mem_bytes && cap > ctx->info.global_mem_bytes / 4) cap = (size_t)(ctx->info.global_mem_bytes / 4);
+  if (ctx->info.global_mem_bytes && cap > ctx->info.global_mem_bytes / 4)
+    cap = (size_t)(ctx->info.global_mem_bytes / 4);
   return cap;
 }
 

@@ -84,7 +84,8 @@ static const char *tuned_choice(const clforge_device_info *dev, double tiled_gfl
   }
   FILE *out = fopen(path, "wb");
   if (!out) return "";
-  fprintf(out, "{\"format\":\"clforge-tuning\",\"format_version\":1,\"library_version\":\"0.1.0\",\"entries\":[%s%s%s]}",
+  fprintf(out,
+          "{\"format\":\"clforge-tuning\",\"format_version\":1,\"library_version\":\"0.1.0\",\"entries\":[%s%s%s]}",
           used > 0 ? e[0] : "", used > 1 ? "," : "", used > 1 ? e[1] : "");
   fclose(out);
   setenv("CLFORGE_TUNING_FILE", path, 1);
@@ -217,7 +218,8 @@ int main(int argc, char **argv) {
   {
     clforge_params_source src;
     ctx->workspace.cap = 4000;
-    CHECK(strcmp(family_of(ctx, 100, 90, 50, &src), "gemm_packed"), "a call whose blocks do not fit the workspace is not packed");
+    CHECK(strcmp(family_of(ctx, 100, 90, 50, &src), "gemm_packed"),
+          "a call whose blocks do not fit the workspace is not packed");
     ctx->workspace.cap = 0;
     CHECK(!strcmp(family_of(ctx, 100, 90, 50, &src), "gemm_packed") && src == CLFORGE_PARAMS_FROM_ENV,
           "CLFORGE_GEMM_PATH=packed runs the packed family with CLFORGE_PARAMS's values");

@@ -121,11 +121,13 @@ cl_int clforge__gemm_set_shared_args(cl_kernel kern, cl_uint i, const clforge__g
   return err;
 }
 
-static clforge_status enqueue_tiled(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf, const int *v,
-                                    size_t m0, size_t n0, cl_uint nwait, const cl_event *wait, cl_event *ev) {
+static clforge_status enqueue_tiled(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
+                                    const int *v, size_t m0, size_t n0, cl_uint nwait, const cl_event *wait,
+                                    cl_event *ev) {
   cl_kernel kern;
   size_t mdim = (size_t)(v[GEMM_MWG] / v[GEMM_MWI]), ndim = (size_t)(v[GEMM_NWG] / v[GEMM_NWI]);
-  clforge_status st = clforge__gemm_kernel(ctx, &clforge__family_gemm, clforge__family_gemm.kernel, v, g, mdim * ndim, &kern);
+  clforge_status st =
+      clforge__gemm_kernel(ctx, &clforge__family_gemm, clforge__family_gemm.kernel, v, g, mdim * ndim, &kern);
   if (st != CLFORGE_SUCCESS) return st;
   if (clforge__gemm_set_shared_args(kern, 0, g, bf) != CL_SUCCESS)
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the tiled kernel's arguments failed");
@@ -135,12 +137,13 @@ static clforge_status enqueue_tiled(clforge_context ctx, const clforge__gemm *g,
   return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (gemm tiled)");
 }
 
-static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf, const int *v,
-                                     size_t row0, size_t col0, size_t rows, size_t cols, cl_uint nwait,
+static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
+                                     const int *v, size_t row0, size_t col0, size_t rows, size_t cols, cl_uint nwait,
                                      const cl_event *wait, cl_event *ev) {
   cl_kernel kern;
   size_t mdim = (size_t)v[GEMMD_MDIM], ndim = (size_t)v[GEMMD_NDIM];
-  clforge_status st = clforge__gemm_kernel(ctx, &clforge__family_gemm_direct, clforge__family_gemm_direct.kernel, v, g, mdim * ndim, &kern);
+  clforge_status st = clforge__gemm_kernel(ctx, &clforge__family_gemm_direct, clforge__family_gemm_direct.kernel, v, g,
+                                           mdim * ndim, &kern);
   if (st != CLFORGE_SUCCESS) return st;
   cl_uint region[4] = {(cl_uint)row0, (cl_uint)col0, (cl_uint)rows, (cl_uint)cols};
   cl_int err = CL_SUCCESS;
@@ -252,8 +255,8 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
 /* Up to three launches over disjoint parts of C; each waits on the caller's
  * list, and one marker joins them when an event is wanted (an out-of-order
  * queue may run them concurrently). */
-static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf, cl_uint nwait,
-                                   const cl_event *wait, cl_event *event) {
+static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
+                                   cl_uint nwait, const cl_event *wait, cl_event *event) {
   gemm_plan p;
   clforge_status st = make_plan(ctx, g, &p);
   if (st != CLFORGE_SUCCESS) return st;
@@ -271,7 +274,8 @@ static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, 
     st = clforge__gemm_kernel(ctx, &clforge__family_gemm, clforge__family_gemm.kernel, vt, g,
                     (size_t)(vt[GEMM_MWG] / vt[GEMM_MWI]) * (size_t)(vt[GEMM_NWG] / vt[GEMM_NWI]), &kern);
   if (st == CLFORGE_SUCCESS && p.direct)
-    st = clforge__gemm_kernel(ctx, &clforge__family_gemm_direct, clforge__family_gemm_direct.kernel, vd, g, (size_t)vd[GEMMD_MDIM] * (size_t)vd[GEMMD_NDIM], &kern);
+    st = clforge__gemm_kernel(ctx, &clforge__family_gemm_direct, clforge__family_gemm_direct.kernel, vd, g,
+                              (size_t)vd[GEMMD_MDIM] * (size_t)vd[GEMMD_NDIM], &kern);
   if (st != CLFORGE_SUCCESS) return st;
 
   cl_event evs[3];

@@ -26,7 +26,8 @@ cl_int clforge__gemm_set_shared_args(cl_kernel kern, cl_uint i, const clforge__g
  * out within the context's workspace bound (else the call takes the tiled
  * path), and the enqueue of the whole call. */
 int clforge__gemm_packed_fits(clforge_context ctx, const clforge__gemm *g, const int *v);
-clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
-                                            const int *v, cl_uint nwait, const cl_event *wait, cl_event *event);
+clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__gemm *g,
+                                            const clforge__gemm_buffers *bf, const int *v, cl_uint nwait,
+                                            const cl_event *wait, cl_event *event);
 
 #endif

@@ -91,18 +91,21 @@ static clforge_status pack(chain *c, cl_kernel kern, const clforge__gemm_operand
   err |= clSetKernelArg(kern, 7, sizeof ws, &ws);
   err |= clSetKernelArg(kern, 8, sizeof poff, &poff);
   err |= clSetKernelArg(kern, 9, sizeof pstride, &pstride);
-  if (err != CL_SUCCESS) return clforge__fail(c->ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the pack kernel's arguments failed");
+  if (err != CL_SUCCESS)
+    return clforge__fail(c->ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the pack kernel's arguments failed");
   const size_t global[3] = {(k + PK - 1) / PK, padded / width, items};
   return launch(c, kern, global, NULL, what);
 }
 
-clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
-                                            const int *v, cl_uint nwait, const cl_event *wait, cl_event *event) {
+clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__gemm *g,
+                                            const clforge__gemm_buffers *bf, const int *v, cl_uint nwait,
+                                            const cl_event *wait, cl_event *event) {
   const clforge__family *f = &clforge__family_gemm_packed;
   const size_t mr = (size_t)v[GEMMP_MR], nr = (size_t)v[GEMMP_NR], mc = (size_t)v[GEMMP_MC], nc = (size_t)v[GEMMP_NC];
   blocking b;
   if (!plan_blocks(ctx, g, v, &b))
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: the packed panels of one block exceed the workspace bound");
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR,
+                         "gemm: the packed panels of one block exceed the workspace bound");
   /* Every kernel and the workspace first: a failure leaves C untouched. */
   cl_kernel ka, kb, km;
   clforge_status st = clforge__gemm_kernel(ctx, f, "clforge_gemm_pack_a", v, g, 0, &ka);
@@ -128,12 +131,14 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
     for (size_t n0 = 0; n0 < g->n && st == CLFORGE_SUCCESS; n0 += b.cols) {
       const size_t cols = min_size(b.cols, g->n - n0), cols_p = round_up(cols, nc);
       if (k)
-        st = pack(&c, kb, &g->b, bf->b, ws, n0, cols, cols_p, nr, b0, items, b_base, b.b_floats, k, "clEnqueueNDRangeKernel (gemm pack_b)");
+        st = pack(&c, kb, &g->b, bf->b, ws, n0, cols, cols_p, nr, b0, items, b_base, b.b_floats, k,
+                  "clEnqueueNDRangeKernel (gemm pack_b)");
       for (size_t m0 = 0; m0 < g->m && st == CLFORGE_SUCCESS; m0 += b.rows) {
         const size_t rows = min_size(b.rows, g->m - m0), rows_p = round_up(rows, mc);
         /* A's panels stay valid across column blocks when one block holds all rows. */
         if (k && (n0 == 0 || b.rows < g->m))
-          st = pack(&c, ka, &g->a, bf->a, ws, m0, rows, rows_p, mr, b0, items, 0, b.a_floats, k, "clEnqueueNDRangeKernel (gemm pack_a)");
+          st = pack(&c, ka, &g->a, bf->a, ws, m0, rows, rows_p, mr, b0, items, 0, b.a_floats, k,
+                    "clEnqueueNDRangeKernel (gemm pack_a)");
         if (st != CLFORGE_SUCCESS) break;
         clforge__gemm gp = *g;
         gp.a.offset = 0, gp.a.stride = b.a_floats, gp.a.ld = 0;
