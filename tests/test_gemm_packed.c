@@ -288,6 +288,14 @@ int main(int argc, char **argv) {
 
   test_out_of_order(ctx);
 
+  /* Validation mode checks the packed path's result too (it waits on the
+   * last of the chain's launches). */
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
+  c = base(70, 65, 67);
+  c.tb = 1, c.beta = 0.5f, c.bt = CLFORGE_F16;
+  run_case(ctx, &c);
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
+
   /* Large, the default blocks: checked by projection. */
   unsetenv("CLFORGE_PARAMS");
   c = base(1031, 1025, 1029);
