@@ -31,9 +31,9 @@ enum { DEFAULT_RUNS = 10, MIN_RUNS = 3, MAX_RUNS = 100000, DEFAULT_WARMUP = 2, M
 #define MAX_DIM (1ull << 20)
 #define SPOT_SAMPLES 64
 
-typedef enum { PATH_AUTO = 0, PATH_TILED = 1, PATH_DIRECT = 2 } gemm_path;
-static const char *const path_names[] = {"auto", "tiled", "direct"};
-static const char *const path_providers[] = {"clforge", "clforge-tiled", "clforge-direct"};
+typedef enum { PATH_AUTO = 0, PATH_TILED = 1, PATH_DIRECT = 2, PATH_PACKED = 3, PATH_COUNT = 4 } gemm_path;
+static const char *const path_names[] = {"auto", "tiled", "direct", "packed"};
+static const char *const path_providers[] = {"clforge", "clforge-tiled", "clforge-direct", "clforge-packed"};
 
 typedef struct {
   size_t m, n, k;
@@ -51,7 +51,7 @@ typedef struct {
   int runs, warmup;
   int trans_a, trans_b;
   char trans[3];
-  gemm_path paths[3];
+  gemm_path paths[PATH_COUNT];
   int npaths;
   int peers, json;
   int peak; /* measure the device's peak first (--no-peak: not) */
@@ -77,7 +77,7 @@ void clforge_bench_gemm_help(FILE *f) {
           "  --warmup N          untimed runs first, at least 1 (default %d); they compile\n"
           "                      kernels (clforge's and CLBlast's)\n"
           "  --trans NN|NT|TN|TT transpose A (first letter) and/or B (default NN)\n"
-          "  --path auto|tiled|direct|all\n"
+          "  --path auto|tiled|direct|packed|all\n"
           "                      clforge kernel choice, through CLFORGE_GEMM_PATH (default\n"
           "                      auto); 'all' measures each as its own row; 'tiled' still\n"
           "                      leaves the edges to the direct kernel\n"
@@ -234,17 +234,15 @@ static int parse_options(int argc, char **argv, gemm_options *o) {
       o->trans_b = v[1] == 'T' || v[1] == 't';
       snprintf(o->trans, sizeof o->trans, "%c%c", o->trans_a ? 'T' : 'N', o->trans_b ? 'T' : 'N');
     } else if (option(argc, argv, &a, "--path", &v)) {
-      if (!v) return usage_error("--path needs auto, tiled, direct or all");
+      if (!v) return usage_error("--path needs auto, tiled, direct, packed or all");
       if (!strcmp(v, "all")) {
-        o->npaths = 3;
-        o->paths[0] = PATH_AUTO;
-        o->paths[1] = PATH_TILED;
-        o->paths[2] = PATH_DIRECT;
+        o->npaths = PATH_COUNT;
+        for (int i = 0; i < PATH_COUNT; ++i) o->paths[i] = (gemm_path)i;
       } else {
         int found = -1;
-        for (int i = 0; i < 3; ++i)
+        for (int i = 0; i < PATH_COUNT; ++i)
           if (!strcmp(v, path_names[i])) found = i;
-        if (found < 0) return usage_error("--path \"%s\": expected auto, tiled, direct or all", v);
+        if (found < 0) return usage_error("--path \"%s\": expected auto, tiled, direct, packed or all", v);
         o->npaths = 1;
         o->paths[0] = (gemm_path)found;
       }
@@ -730,7 +728,7 @@ static void emit(bench_env *env, clforge_bench_record *r) {
  * number of clforge rows without numbers. */
 static int run_case(bench_env *env, gemm_shape s, clforge_dtype dtype) {
   const gemm_options *o = env->o;
-  clforge_bench_record rec[3];
+  clforge_bench_record rec[PATH_COUNT];
   for (int i = 0; i < o->npaths; ++i) record_init(&rec[i], env, s, dtype, o->paths[i]);
   gemm_case c;
   char err[512];

@@ -32,30 +32,6 @@ static inline void load_a_run(const global a_t *A, uint lda, idx_t row, uint p, 
 #endif
 }
 
-// VW consecutive elements of row `row` of C, as f32 (for beta != 0).
-static inline floatv load_c_vec(const global c_t *C, uint ldc, idx_t row, idx_t col) {
-  float t[VW];
-  UNROLL(VW)
-  for (int v = 0; v < VW; ++v) t[v] = LOAD1(C_T, C, row * ldc + col + v);
-  return VLOADF(t);
-}
-
-static inline void store_c_vec(floatv x, global c_t *C, uint ldc, idx_t row, idx_t col) {
-#if VW > 1 && C_T == CLFORGE_DT_F32
-  CLFORGE_CAT(vstore, VW)(x, 0, C + row * ldc + col);
-#elif VW > 1
-  CLFORGE_CAT(uint, VW) b = CLFORGE_CAT(as_uint, VW)(x);
-#if C_T == CLFORGE_DT_F16
-  b = CLFORGE_CAT(clforge_f16_bits_uint, VW)(b);
-#else
-  b = CLFORGE_CAT(clforge_bf16_bits_uint, VW)(b);
-#endif
-  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(b), 0, C + row * ldc + col);
-#else
-  STORE1(C_T, x, C, row * ldc + col);
-#endif
-}
-
 kernel __attribute__((reqd_work_group_size(NDIM, MDIM, 1)))
 void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
   const uint lx = get_local_id(0), ly = get_local_id(1);
@@ -180,19 +156,7 @@ void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
     UNROLL(NV)
     for (int t = 0; t < NV; ++t) {
       const idx_t col = col0 + (t * NDIM + lx) * VW;
-      // alpha == 0: A and B do not count (BLAS), not even their Inf/NaN
-      floatv v = alpha != 0.0f ? alpha * acc[s][t] : (floatv)0.0f;
-      if (beta != 0.0f) v = fma((floatv)beta, load_c_vec(C, ldc, row, col), v);
-#if BIAS == 1
-      v += LOAD1(BIAS_T, bias, bias_off + row);
-#elif BIAS == 2
-      float tb[VW];
-      UNROLL(VW)
-      for (int e = 0; e < VW; ++e) tb[e] = LOAD1(BIAS_T, bias, bias_off + col + e);
-      v += VLOADF(tb);
-#endif
-      v = ACTIVATE(v);
-      store_c_vec(v, C, ldc, row, col);
+      store_c_vec(epilogue_vec(acc[s][t], alpha, beta, C, ldc, row, col, bias, bias_off), C, ldc, row, col);
     }
   }
 }

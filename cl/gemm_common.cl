@@ -117,3 +117,58 @@ static inline floatv load_b_vec(const global b_t *B, uint ldb, uint p, idx_t col
 #endif
 }
 
+
+// VW consecutive elements of row `row` of C, as f32 (for beta != 0).
+static inline floatv load_c_vec(const global c_t *C, uint ldc, idx_t row, idx_t col) {
+  float t[VW];
+  UNROLL(VW)
+  for (int v = 0; v < VW; ++v) t[v] = LOAD1(C_T, C, row * ldc + col + v);
+  return VLOADF(t);
+}
+
+static inline void store_c_vec(floatv x, global c_t *C, uint ldc, idx_t row, idx_t col) {
+#if VW > 1 && C_T == CLFORGE_DT_F32
+  CLFORGE_CAT(vstore, VW)(x, 0, C + row * ldc + col);
+#elif VW > 1
+  CLFORGE_CAT(uint, VW) b = CLFORGE_CAT(as_uint, VW)(x);
+#if C_T == CLFORGE_DT_F16
+  b = CLFORGE_CAT(clforge_f16_bits_uint, VW)(b);
+#else
+  b = CLFORGE_CAT(clforge_bf16_bits_uint, VW)(b);
+#endif
+  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(b), 0, C + row * ldc + col);
+#else
+  STORE1(C_T, x, C, row * ldc + col);
+#endif
+}
+
+// The fused epilogue of VW consecutive elements of C at (row, col):
+// act(alpha*acc + beta*C + bias). alpha == 0: A and B do not count (BLAS),
+// not even their Inf/NaN; C is read only when beta != 0.
+static inline floatv epilogue_vec(floatv acc, float alpha, float beta, const global c_t *C, uint ldc, idx_t row,
+                                  idx_t col, const global bias_t *bias, ulong bias_off) {
+  floatv v = alpha != 0.0f ? alpha * acc : (floatv)0.0f;
+  if (beta != 0.0f) v = fma((floatv)beta, load_c_vec(C, ldc, row, col), v);
+#if BIAS == 1
+  v += LOAD1(BIAS_T, bias, bias_off + row);
+#elif BIAS == 2
+  float tb[VW];
+  UNROLL(VW)
+  for (int e = 0; e < VW; ++e) tb[e] = LOAD1(BIAS_T, bias, bias_off + col + e);
+  v += VLOADF(tb);
+#endif
+  return ACTIVATE(v);
+}
+
+// The same for one element.
+static inline float epilogue1(float acc, float alpha, float beta, const global c_t *C, uint ldc, idx_t row, idx_t col,
+                              const global bias_t *bias, ulong bias_off) {
+  float x = alpha != 0.0f ? alpha * acc : 0.0f;
+  if (beta != 0.0f) x = fma(beta, LOAD1(C_T, C, row * ldc + col), x);
+#if BIAS == 1
+  x += LOAD1(BIAS_T, bias, bias_off + row);
+#elif BIAS == 2
+  x += LOAD1(BIAS_T, bias, bias_off + col);
+#endif
+  return ACTIVATE(x);
+}

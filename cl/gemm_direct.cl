@@ -72,15 +72,7 @@ void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, cons
       for (int v = 0; v < VW; ++v) {
         if (cv[t] + v >= cols) continue;
         const idx_t col = col0 + cv[t] + v;
-        float x = alpha != 0.0f ? alpha * e[v] : 0.0f; // alpha == 0: A and B do not count
-        if (beta != 0.0f) x = fma(beta, LOAD1(C_T, C, row * ldc + col), x);
-#if BIAS == 1
-        x += LOAD1(BIAS_T, bias, bias_off + row);
-#elif BIAS == 2
-        x += LOAD1(BIAS_T, bias, bias_off + col);
-#endif
-        x = ACTIVATE(x);
-        STORE1(C_T, x, C, row * ldc + col);
+        STORE1(C_T, epilogue1(e[v], alpha, beta, C, ldc, row, col, bias, bias_off), C, row * ldc + col);
       }
     }
   }

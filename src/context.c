@@ -101,6 +101,7 @@ clforge_status clforge_context_create_from_queue(cl_command_queue queue, clforge
 void clforge_context_destroy(clforge_context ctx) {
   if (!ctx) return;
   clforge__program_cache_release(&ctx->programs);
+  clforge__workspace_release(&ctx->workspace);
   clforge__tuning_view_release(&ctx->tuning);
   free(ctx->params_override);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);

@@ -5,6 +5,7 @@
 #include "clforge/clforge.h"
 #include "program.h"
 #include "tuning/db.h"
+#include "workspace.h"
 
 struct clforge_context_s {
   cl_platform_id platform;
@@ -15,12 +16,16 @@ struct clforge_context_s {
   int validate;             /* validation mode (CLFORGE_VALIDATE) */
   clforge__program_cache programs;
   clforge__tuning_view tuning; /* this device's tuning entries, read on first use */
+  clforge__workspace workspace; /* scratch memory of the ops (packed GEMM panels) */
   /* The tuner's candidate: family (NULL when not tuning) and its values,
    * or a provider ("clblast") to time instead of clforge's kernels. */
   struct {
     const struct clforge__family *family;
     int values[CLFORGE_MAX_KERNEL_PARAMS];
     char provider[16];
+    /* The family being tuned (NULL when not tuning): a GEMM call runs its
+     * path (packed or not) also when the built-in default is measured. */
+    const struct clforge__family *path;
   } tune_force;
   int tuning_active;        /* clforge_tune is measuring: environment overrides do not apply */
   char *params_override;    /* clforge_context_set_params, wins over CLFORGE_PARAMS */

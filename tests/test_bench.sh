@@ -192,9 +192,9 @@ check "table has the header" 'grep -q "median ms" "$OUT" && grep -q "vs clblast"
 check "table has % peak and % bw, and the peak it divides by" \
   'grep -q "% peak  *% bw" "$OUT" && grep -q "^peak (clforge bench peak): [0-9.]* GFLOP/s" "$OUT" &&
    grep "^gemm " "$OUT" | grep -q "[0-9]%"'
-check "table has 9 rows (3 dtypes x 3 paths)" '[ "$(grep -c "^gemm " "$OUT")" -eq 9 ]'
-check "table has clforge, clforge-tiled and clforge-direct rows" \
-  'grep -q "  clforge  " "$OUT" && grep -q "clforge-tiled" "$OUT" && grep -q "clforge-direct" "$OUT"'
+check "table has 12 rows (3 dtypes x 4 paths)" '[ "$(grep -c "^gemm " "$OUT")" -eq 12 ]'
+check "table has clforge, clforge-tiled, clforge-direct and clforge-packed rows" \
+  'grep -q "  clforge  " "$OUT" && grep -q "clforge-tiled" "$OUT" && grep -q "clforge-direct" "$OUT" && grep -q "clforge-packed" "$OUT"'
 check "table explains empty cells" 'grep -q "^\[1\] " "$OUT"'
 
 # ------------------------------------------------------------ no device

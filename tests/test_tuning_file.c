@@ -138,13 +138,20 @@ static void test_lookup_order(void) {
   entry(e_sys, sizeof e_sys, NULL, NULL, "gemm", "f32,f32,f32", "nn", "large", 1024, 1024, 1024, "clforge", P2);
   entry(e_f16, sizeof e_f16, NULL, NULL, "gemm", "f16,f16,f16", "nn", "large", 1024, 1024, 1024, "clforge", P2);
 
-  /* no files: the device class default */
+  /* no files: the device class default (on CPUs of the packed family: the
+   * heuristic route for large shapes, src/ops/gemm.c); then the tiled route */
   unlink(user_path);
   unlink(system_path);
+  unsetenv("CLFORGE_GEMM_PATH");
   clforge_kernel_choice c = explain(LARGE, NULL);
   CHECK(c.source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT, "no files: source %s", clforge_params_source_name(c.source));
-  CHECK(!strcmp(c.shape_class, "large") && !strcmp(c.family, "gemm") && !strcmp(c.provider, "clforge"),
+  const char *untuned = dev.device_class == CLFORGE_DEVICE_CLASS_CPU ? "gemm_packed" : "gemm";
+  CHECK(!strcmp(c.shape_class, "large") && !strcmp(c.family, untuned) && !strcmp(c.provider, "clforge"),
         "class %s family %s provider %s", c.shape_class, c.family, c.provider);
+  setenv("CLFORGE_GEMM_PATH", "tiled", 1);
+  c = explain(LARGE, NULL);
+  CHECK(c.source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT && !strcmp(c.family, "gemm"), "tiled route: family %s",
+        c.family);
 
   /* this device, this class */
   write_entries(user_path, e_large, e_other_dev, e_other_driver);
@@ -418,7 +425,11 @@ int main(void) {
   clforge_context_device_info(ctx, &dev);
   clforge_context_destroy(ctx);
 
+  /* The lookup order of the tiled family's entries, on its route (which
+   * route a call takes is test_gemm_packed's subject). */
+  setenv("CLFORGE_GEMM_PATH", "tiled", 1);
   test_lookup_order();
+  unsetenv("CLFORGE_GEMM_PATH");
   test_clblast_provider();
   test_damaged_files();
   test_read_once();

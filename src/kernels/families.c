@@ -2,7 +2,8 @@
  * every family (for checking parameter overrides). */
 #include "families.h"
 
-const clforge__family *const clforge__tunable_families[] = {&clforge__family_gemm, &clforge__family_gemm_direct, NULL};
+const clforge__family *const clforge__tunable_families[] = {&clforge__family_gemm, &clforge__family_gemm_direct,
+                                                             &clforge__family_gemm_packed, NULL};
 
 const clforge__family *const clforge__all_families[] = {&clforge__family_convert, &clforge__family_gemm,
-                                                         &clforge__family_gemm_direct, NULL};
+                                                         &clforge__family_gemm_direct, &clforge__family_gemm_packed, NULL};

@@ -30,6 +30,12 @@ extern const clforge__family clforge__family_gemm;
 enum { GEMMD_MWI, GEMMD_NWI, GEMMD_MDIM, GEMMD_NDIM, GEMMD_KU, GEMMD_VW, GEMMD_NPARAMS };
 extern const clforge__family clforge__family_gemm_direct;
 
+/* Packed GEMM (pack kernels + micro-kernel): MR x NR register block of VW
+ * vectors, MC x NC work-group block, KC k-block, KU unroll, ORD work-item
+ * order. */
+enum { GEMMP_MR, GEMMP_NR, GEMMP_VW, GEMMP_MC, GEMMP_NC, GEMMP_KC, GEMMP_KU, GEMMP_ORD, GEMMP_NPARAMS };
+extern const clforge__family clforge__family_gemm_packed;
+
 /* The families the tuner knows, NULL-terminated. */
 extern const clforge__family *const clforge__tunable_families[];
 /* Every family, NULL-terminated. */

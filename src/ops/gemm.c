@@ -1,6 +1,7 @@
-/* clforge_gemm: checks, the plan (tiled kernel on the full tiles, direct
- * kernel on the edges or on the whole of a small problem), enqueue, and
- * validation against clforge_ref_gemm. */
+/* clforge_gemm: checks, the plan (the packed path for large problems;
+ * else the tiled kernel on the full tiles and the direct kernel on the
+ * edges or on the whole of a small problem), enqueue, and validation
+ * against clforge_ref_gemm. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,26 +15,36 @@
 #include "../validate.h"
 #include "../providers/clblast_gemm.h"
 #include "buffer_check.h"
+#include "gemm_launch.h"
 
 /* Below this many multiply-adds the direct kernel does the whole problem:
  * the tiled kernel's edges and launch overhead would dominate. */
 #define DIRECT_BELOW_MNK (128.0 * 128.0 * 128.0)
 
-typedef struct {
-  cl_mem a, b, c, bias; /* row-major view: a and b swapped for column-major */
-} gemm_buffers;
+/* Untuned, CPU devices take the packed path for shapes that are not skinny,
+ * of at least PACKED_FROM_MNK multiply-adds, where both m and n are at least
+ * PACKED_FROM_MN (packing costs (m + n) k against m n k) or A and B together
+ * exceed PACKED_FROM_BYTES as f32 (more than a last-level cache holds: the
+ * tiled kernel then streams them from memory). Measured on PoCL on a 32 MiB
+ * L3 (docs/performance.md). */
+#define PACKED_FROM_MNK (768.0 * 768.0 * 768.0)
+#define PACKED_FROM_MN 768
+#define PACKED_FROM_BYTES (32.0 * 1024 * 1024)
 
-typedef enum { PATH_AUTO, PATH_TILED, PATH_DIRECT } gemm_path;
+typedef enum { PATH_AUTO, PATH_TILED, PATH_DIRECT, PATH_PACKED } gemm_path;
 
-/* CLFORGE_GEMM_PATH=auto|tiled|direct: force a kernel (benchmarks, debugging).
- * "tiled" still leaves the edges to the direct kernel. */
+/* CLFORGE_GEMM_PATH=auto|tiled|direct|packed: force a path (benchmarks,
+ * debugging). "tiled" still leaves the edges to the direct kernel. */
 static clforge_status read_path(clforge_context ctx, gemm_path *path) {
   const char *v = ctx->tuning_active ? NULL : getenv("CLFORGE_GEMM_PATH"); /* the tuner times the real plan */
   *path = PATH_AUTO;
   if (!v || !*v || !strcasecmp(v, "auto")) return CLFORGE_SUCCESS;
   if (!strcasecmp(v, "tiled")) *path = PATH_TILED;
   else if (!strcasecmp(v, "direct")) *path = PATH_DIRECT;
-  else return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_GEMM_PATH=\"%s\": use auto, tiled or direct", v);
+  else if (!strcasecmp(v, "packed")) *path = PATH_PACKED;
+  else
+    return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_GEMM_PATH=\"%s\": use auto, tiled, direct or packed",
+                         v);
   return CLFORGE_SUCCESS;
 }
 
@@ -58,7 +69,7 @@ static clforge_status root_footprint(clforge_context ctx, const clforge__gemm_op
 /* C must not share an element with what is read while C is written. Decided
  * by the elements each operand touches (clforge__footprints_overlap), so
  * operands side by side in one buffer pass. */
-static clforge_status check_aliasing(clforge_context ctx, const clforge__gemm *g, const gemm_buffers *bf) {
+static clforge_status check_aliasing(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf) {
   const clforge__gemm_operand *in[3] = {&g->a, &g->b, &g->bias};
   const cl_mem inb[3] = {bf->a, bf->b, bf->bias};
   cl_mem croot, root;
@@ -74,8 +85,8 @@ static clforge_status check_aliasing(clforge_context ctx, const clforge__gemm *g
   return st;
 }
 
-static clforge_status kernel_for(clforge_context ctx, const clforge__family *f, const int *v, const clforge__gemm *g,
-                                 size_t wgs, cl_kernel *k) {
+clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
+                                    const clforge__gemm *g, size_t wgs, cl_kernel *k) {
   char opts[1024];
   if (clforge__family_options(f, v, opts, sizeof opts))
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: build options too long");
@@ -83,14 +94,14 @@ static clforge_status kernel_for(clforge_context ctx, const clforge__family *f, 
   snprintf(opts + used, sizeof opts - used, " -DA_T=%d -DB_T=%d -DC_T=%d -DBIAS=%d -DBIAS_T=%d -DACT=%d -DTA=%d -DTB=%d -DIDX64=%d",
            (int)g->a.type, (int)g->b.type, (int)g->c.type, g->bias_mode, (int)g->bias.type, g->act, g->a.trans,
            g->b.trans, g->idx64);
-  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, f->kernel, k);
+  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, name, k);
   /* The work-group shape is compiled in (reqd_work_group_size): a kernel
    * that cannot run it on this device (too many registers) is an error that
    * names the parameters, not an opaque CL_INVALID_WORK_GROUP_SIZE. */
   size_t kmax = 0;
   if (st == CLFORGE_SUCCESS &&
       clGetKernelWorkGroupInfo(*k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS &&
-      kmax < wgs)
+      wgs && kmax < wgs)
     st = clforge__fail(ctx, CLFORGE_UNSUPPORTED,
                        "gemm: the %s kernel built with %s runs at most %zu work-items per group here, not %zu; "
                        "choose smaller tiles with CLFORGE_PARAMS",
@@ -98,9 +109,7 @@ static clforge_status kernel_for(clforge_context ctx, const clforge__family *f, 
   return st;
 }
 
-/* The arguments both kernels share, from index `i` on: k, alpha, beta, then
- * (buffer, offset, ld, stride) for A, B, C and (buffer, offset) for bias. */
-static cl_int set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g, const gemm_buffers *bf) {
+cl_int clforge__gemm_set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g, const clforge__gemm_buffers *bf) {
   const clforge__gemm_operand *o[3] = {&g->a, &g->b, &g->c};
   const cl_mem m[3] = {bf->a, bf->b, bf->c};
   cl_uint k = (cl_uint)g->k;
@@ -125,13 +134,15 @@ static cl_int set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g,
   return err;
 }
 
-static clforge_status enqueue_tiled(clforge_context ctx, const clforge__gemm *g, const gemm_buffers *bf, const int *v,
-                                    size_t m0, size_t n0, cl_uint nwait, const cl_event *wait, cl_event *ev) {
+static clforge_status enqueue_tiled(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
+                                    const int *v, size_t m0, size_t n0, cl_uint nwait, const cl_event *wait,
+                                    cl_event *ev) {
   cl_kernel kern;
   size_t mdim = (size_t)(v[GEMM_MWG] / v[GEMM_MWI]), ndim = (size_t)(v[GEMM_NWG] / v[GEMM_NWI]);
-  clforge_status st = kernel_for(ctx, &clforge__family_gemm, v, g, mdim * ndim, &kern);
+  clforge_status st =
+      clforge__gemm_kernel(ctx, &clforge__family_gemm, clforge__family_gemm.kernel, v, g, mdim * ndim, &kern);
   if (st != CLFORGE_SUCCESS) return st;
-  if (set_shared_args(kern, 0, g, bf) != CL_SUCCESS)
+  if (clforge__gemm_set_shared_args(kern, 0, g, bf) != CL_SUCCESS)
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the tiled kernel's arguments failed");
   size_t local[3] = {ndim, mdim, 1};
   size_t global[3] = {n0 / (size_t)v[GEMM_NWG] * ndim, m0 / (size_t)v[GEMM_MWG] * mdim, g->batch};
@@ -139,17 +150,18 @@ static clforge_status enqueue_tiled(clforge_context ctx, const clforge__gemm *g,
   return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (gemm tiled)");
 }
 
-static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g, const gemm_buffers *bf, const int *v,
-                                     size_t row0, size_t col0, size_t rows, size_t cols, cl_uint nwait,
+static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
+                                     const int *v, size_t row0, size_t col0, size_t rows, size_t cols, cl_uint nwait,
                                      const cl_event *wait, cl_event *ev) {
   cl_kernel kern;
   size_t mdim = (size_t)v[GEMMD_MDIM], ndim = (size_t)v[GEMMD_NDIM];
-  clforge_status st = kernel_for(ctx, &clforge__family_gemm_direct, v, g, mdim * ndim, &kern);
+  clforge_status st = clforge__gemm_kernel(ctx, &clforge__family_gemm_direct, clforge__family_gemm_direct.kernel, v, g,
+                                           mdim * ndim, &kern);
   if (st != CLFORGE_SUCCESS) return st;
   cl_uint region[4] = {(cl_uint)row0, (cl_uint)col0, (cl_uint)rows, (cl_uint)cols};
   cl_int err = CL_SUCCESS;
   for (cl_uint i = 0; i < 4; ++i) err |= clSetKernelArg(kern, i, sizeof region[i], &region[i]);
-  if (err != CL_SUCCESS || set_shared_args(kern, 4, g, bf) != CL_SUCCESS)
+  if (err != CL_SUCCESS || clforge__gemm_set_shared_args(kern, 4, g, bf) != CL_SUCCESS)
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the direct kernel's arguments failed");
   size_t tile_m = mdim * (size_t)v[GEMMD_MWI], tile_n = ndim * (size_t)v[GEMMD_NWI] * (size_t)v[GEMMD_VW];
   size_t local[3] = {ndim, mdim, 1};
@@ -158,15 +170,40 @@ static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g
   return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (gemm direct)");
 }
 
-/* What a call runs: CLBlast for the whole call, or the tiled kernel on the
- * full tiles and the direct kernel on the rest (or on everything). */
+/* What a call runs: CLBlast for the whole call, the packed path for the
+ * whole call, or the tiled kernel on the full tiles and the direct kernel
+ * on the rest (or on everything). */
 typedef struct {
-  int clblast;
+  int clblast, packed;
   int tiled, direct;
   size_t m0, n0;                 /* extent of the tiled part */
-  int vt[CLFORGE_MAX_PARAMS], vd[CLFORGE_MAX_PARAMS];
-  clforge_kernel_choice ct, cd;  /* where vt and vd come from */
+  int vt[CLFORGE_MAX_PARAMS], vd[CLFORGE_MAX_PARAMS], vp[CLFORGE_MAX_PARAMS];
+  clforge_kernel_choice ct, cd, cp; /* where vt, vd and vp come from */
 } gemm_plan;
+
+/* Packed or not, for the automatic path (docs/tuning.md, "Which path"):
+ * 1. the tuner's family, when it is measuring one;
+ * 2. an override of one family's parameters asks for that family;
+ * 3. the tuning file: where both the tiled and the packed family have an
+ *    entry for this shape class, the faster (as each was measured) runs;
+ * 4. else the heuristic: packed on CPUs for big shapes that are not skinny
+ *    (PACKED_FROM_* above). Where only one family was tuned (a tune cut
+ *    short by its budget, a file from before the packed family) there is no
+ *    measured comparison: the heuristic decides, and the family it picks
+ *    uses its entry if it has one. */
+static int choose_packed(clforge_context ctx, const clforge__gemm *g, const gemm_plan *p, const char *shape_class) {
+  const clforge__family *tuning = ctx->tuning_active ? ctx->tune_force.path : NULL;
+  if (tuning) return tuning == &clforge__family_gemm_packed;
+  const int forced_t = p->ct.source == CLFORGE_PARAMS_FROM_API || p->ct.source == CLFORGE_PARAMS_FROM_ENV;
+  const int forced_p = p->cp.source == CLFORGE_PARAMS_FROM_API || p->cp.source == CLFORGE_PARAMS_FROM_ENV;
+  if (forced_t != forced_p) return forced_p;
+  const int tuned_t = p->ct.source == CLFORGE_PARAMS_FROM_TUNED, tuned_p = p->cp.source == CLFORGE_PARAMS_FROM_TUNED;
+  if (tuned_t && tuned_p) return p->cp.tuned_gflops > p->ct.tuned_gflops;
+  const double operands = 4.0 * (double)g->k * ((double)g->m + (double)g->n);
+  return ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU && strncmp(shape_class, "skinny", 6) &&
+         (double)g->m * (double)g->n * (double)g->k >= PACKED_FROM_MNK &&
+         ((g->m >= PACKED_FROM_MN && g->n >= PACKED_FROM_MN) || operands > PACKED_FROM_BYTES);
+}
 
 /* The tuning key of g: storage types of a, b, c and the transposes, in the
  * row-major view the kernels see; the shape class and the shape. */
@@ -194,11 +231,14 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm, variant, &key, p->vt, &p->ct);
   if (st == CLFORGE_SUCCESS)
     st = clforge__family_select(ctx, &clforge__family_gemm_direct, variant, &key, p->vd, &p->cd);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__family_select(ctx, &clforge__family_gemm_packed, variant, &key, p->vp, &p->cp);
   if (st != CLFORGE_SUCCESS) return st;
-  /* A tuning entry of either family (for this call's class) may say that
+  /* A tuning entry of any family (for this call's class) may say that
    * CLBlast won; it runs the whole call when it can compute it. */
   clforge_kernel_choice *peer = !strcmp(p->ct.provider, "clblast")   ? &p->ct
                                 : !strcmp(p->cd.provider, "clblast") ? &p->cd
+                                : !strcmp(p->cp.provider, "clblast") ? &p->cp
                                                                      : NULL;
   if (peer) {
     if (clforge__clblast_gemm_eligible(g) && path == PATH_AUTO) {
@@ -211,6 +251,11 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
                            dtypes);
     snprintf(peer->provider, sizeof peer->provider, "clforge"); /* CLBlast cannot do this call: our kernels can */
   }
+  /* The packed path does the whole call, edges included; its panels must
+   * fit the workspace (one MC x NC block at least), else the tiled path. */
+  p->packed = (path == PATH_PACKED || (path == PATH_AUTO && choose_packed(ctx, g, p, key.shape_class))) &&
+              clforge__gemm_packed_fits(ctx, g, p->vp);
+  if (p->packed) return CLFORGE_SUCCESS;
   p->m0 = g->m - g->m % (size_t)p->vt[GEMM_MWG];
   p->n0 = g->n - g->n % (size_t)p->vt[GEMM_NWG];
   p->tiled = p->m0 && p->n0 && g->k && path != PATH_DIRECT &&
@@ -223,12 +268,13 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
 /* Up to three launches over disjoint parts of C; each waits on the caller's
  * list, and one marker joins them when an event is wanted (an out-of-order
  * queue may run them concurrently). */
-static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, const gemm_buffers *bf, cl_uint nwait,
-                                   const cl_event *wait, cl_event *event) {
+static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
+                                   cl_uint nwait, const cl_event *wait, cl_event *event) {
   gemm_plan p;
   clforge_status st = make_plan(ctx, g, &p);
   if (st != CLFORGE_SUCCESS) return st;
   if (p.clblast) return clforge__clblast_gemm(ctx, g, bf->a, bf->b, bf->c, nwait, wait, event);
+  if (p.packed) return clforge__gemm_packed_enqueue(ctx, g, bf, p.vp, nwait, wait, event);
   const int *vt = p.vt, *vd = p.vd;
   const size_t m0 = p.m0, n0 = p.n0;
   const int tiled = p.tiled;
@@ -238,10 +284,11 @@ static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, 
    * functions below then find them in the context's cache. */
   cl_kernel kern;
   if (tiled)
-    st = kernel_for(ctx, &clforge__family_gemm, vt, g,
+    st = clforge__gemm_kernel(ctx, &clforge__family_gemm, clforge__family_gemm.kernel, vt, g,
                     (size_t)(vt[GEMM_MWG] / vt[GEMM_MWI]) * (size_t)(vt[GEMM_NWG] / vt[GEMM_NWI]), &kern);
   if (st == CLFORGE_SUCCESS && p.direct)
-    st = kernel_for(ctx, &clforge__family_gemm_direct, vd, g, (size_t)vd[GEMMD_MDIM] * (size_t)vd[GEMMD_NDIM], &kern);
+    st = clforge__gemm_kernel(ctx, &clforge__family_gemm_direct, clforge__family_gemm_direct.kernel, vd, g,
+                              (size_t)vd[GEMMD_MDIM] * (size_t)vd[GEMMD_NDIM], &kern);
   if (st != CLFORGE_SUCCESS) return st;
 
   cl_event evs[3];
@@ -296,7 +343,7 @@ static void free_copies(host_copies *h) {
 /* After the device result is in: run the reference on the copies taken
  * before the launch and compare the whole C extent. */
 static clforge_status validate_gemm(clforge_context ctx, const clforge_gemm_desc *desc, const clforge__gemm *g,
-                                    const gemm_buffers *bf, host_copies *h) {
+                                    const clforge__gemm_buffers *bf, host_copies *h) {
   size_t cs = clforge_dtype_size(g->c.type), n = g->c.extent;
   if (clforge__test_fault_armed(ctx, "gemm")) { /* tests only: make the device result wrong */
     float bad = 12345.0f;
@@ -326,7 +373,7 @@ clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, 
   if (st != CLFORGE_SUCCESS) return st;
   st = clforge__check_wait_list(ctx, "gemm", num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
-  gemm_buffers bf = {g.swapped ? b : a, g.swapped ? a : b, c, bias};
+  clforge__gemm_buffers bf = {g.swapped ? b : a, g.swapped ? a : b, c, bias};
   if (g.m == 0 || g.n == 0) {
     if (!event) return CLFORGE_SUCCESS;
     cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
@@ -380,7 +427,9 @@ clforge_status clforge_gemm_explain(clforge_context ctx, const clforge_gemm_desc
   if (st != CLFORGE_SUCCESS) return st;
   int n = 0;
   const clforge_kernel_choice *use[2];
-  if (g.m && g.n) {
+  if (g.m && g.n && p.packed) {
+    use[n++] = &p.cp; /* the pack kernels and the micro-kernel: one family, one set of parameters */
+  } else if (g.m && g.n) {
     if (p.clblast || p.tiled) use[n++] = &p.ct;
     if (!p.clblast && p.direct) use[n++] = &p.cd;
   }

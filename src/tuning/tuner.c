@@ -185,6 +185,7 @@ static void force(tuner *t, run_kind kind, const int *values) {
   clforge_context ctx = t->ctx;
   const clforge__family *f = t->pb->family;
   ctx->tune_force.family = kind == RUN_DEFAULT ? NULL : f;
+  ctx->tune_force.path = f;
   ctx->tune_force.provider[0] = '\0';
   if (kind == RUN_CANDIDATE) memcpy(ctx->tune_force.values, values, sizeof ctx->tune_force.values);
   if (kind == RUN_PEER) { /* force only the provider; the family's values stay the defaults */
@@ -196,6 +197,7 @@ static void force(tuner *t, run_kind kind, const int *values) {
 
 static void unforce(tuner *t) {
   t->ctx->tune_force.family = NULL;
+  t->ctx->tune_force.path = NULL;
   t->ctx->tune_force.provider[0] = '\0';
 }
 

@@ -1,0 +1,33 @@
+/* What the GEMM paths share (src/ops/gemm.c, src/ops/gemm_packed.c): the
+ * buffers in the row-major view, building a kernel of a family for a
+ * problem, and the operand arguments every GEMM kernel takes. */
+#ifndef CLFORGE_SRC_OPS_GEMM_LAUNCH_H
+#define CLFORGE_SRC_OPS_GEMM_LAUNCH_H
+
+#include "../gemm_desc.h"
+#include "../kernels/family.h"
+
+typedef struct {
+  cl_mem a, b, c, bias; /* row-major view: a and b swapped for column-major */
+} clforge__gemm_buffers;
+
+/* Kernel `name` of family f built with values and g's problem parameters
+ * (storage types, transposes, epilogue); fails with a message naming the
+ * parameters when the device cannot run a work-group of wgs (0: no check). */
+clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
+                                    const clforge__gemm *g, size_t wgs, cl_kernel *k);
+
+/* The arguments every GEMM kernel takes from index i on: k, alpha, beta,
+ * then (buffer, offset, ld, stride) for A, B, C and (buffer, offset) for bias. */
+cl_int clforge__gemm_set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g,
+                                     const clforge__gemm_buffers *bf);
+
+/* The packed path (src/ops/gemm_packed.c): 1 when its panels can be laid
+ * out within the context's workspace bound (else the call takes the tiled
+ * path), and the enqueue of the whole call. */
+int clforge__gemm_packed_fits(clforge_context ctx, const clforge__gemm *g, const int *v);
+clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__gemm *g,
+                                            const clforge__gemm_buffers *bf, const int *v, cl_uint nwait,
+                                            const cl_event *wait, cl_event *event);
+
+#endif

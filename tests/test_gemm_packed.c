@@ -1,0 +1,357 @@
+/* The packed GEMM path (CLFORGE_GEMM_PATH=packed) against clforge_ref_gemm:
+ * small forced blocks (MC, NC, KC) so that modest sizes span several blocks
+ * in every dimension; every layout x transpose with padded leading
+ * dimensions and offsets, batches (with broadcast operands), every A/B/C
+ * dtype combination, every epilogue, alpha/beta corners and k = 0; the
+ * workspace bound forcing the call into passes (batch items, then column
+ * and row blocks) and, when not even one block fits, onto the other paths; a
+ * sample of every parameter combination the descriptor allows; and the
+ * automatic choice as clforge_gemm_explain reports it; two calls sharing the
+ * workspace on an out-of-order queue.
+ * Guard regions around C catch out-of-bounds writes.
+ * --small: a short run for Oclgrind. */
+#include "gemm_cases.h"
+
+/* Blocks much smaller than the problems below: MC = 16 rows, NC = 32
+ * columns, KC = 32 (and MR, NR that leave edges). */
+#define SMALL_BLOCKS "gemm_packed:MR=4,NR=16,VW=8,MC=16,NC=32,KC=32,KU=2"
+
+typedef struct {
+  clforge_context ctx;
+  size_t index, every, failures;
+  gcase c;
+} sweep;
+
+static int count_visit(const int *v, void *user) {
+  (void)v, (void)user;
+  return 0;
+}
+
+static int sweep_visit(const int *v, void *user) {
+  sweep *s = user;
+  if (s->index++ % s->every) return 0;
+  const clforge__family *f = &clforge__family_gemm_packed;
+  char env[512];
+  size_t used = (size_t)snprintf(env, sizeof env, "%s:", f->name);
+  for (int p = 0; p < f->nparams; ++p)
+    used += (size_t)snprintf(env + used, sizeof env - used, "%s%s=%d", p ? "," : "", f->params[p].name, v[p]);
+  setenv("CLFORGE_PARAMS", env, 1);
+  gcase c = s->c; /* transposes and dtypes rotate */
+  c.ta = (int)(s->index & 1), c.tb = (int)((s->index >> 1) & 1);
+  c.at = dts[s->index % 3], c.bt = dts[(s->index / 3) % 3];
+  c.ct = dts[(s->index / 9) % 3];
+  if (!run_case(s->ctx, &c)) {
+    fprintf(stderr, "  with CLFORGE_PARAMS=%s\n", env);
+    s->failures++;
+  }
+  unsetenv("CLFORGE_PARAMS");
+  return 0;
+}
+
+/* The family of the first kernel a call of m x n x k (f32) runs. */
+static const char *family_of(clforge_context ctx, size_t m, size_t n, size_t k, clforge_params_source *src) {
+  static clforge_kernel_choice ch[2];
+  int count = 0;
+  clforge_gemm_desc d = {.m = m, .n = n, .k = k, .alpha = 1.0f};
+  CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &count));
+  if (src) *src = ch[0].source;
+  return count > 0 ? ch[0].family : "";
+}
+
+/* A tuning file with one f32 nn "large" entry for the tiled family and one
+ * for the packed family (their built-in CPU values) measured at the given
+ * speeds (0: no entry); which family does 1024^3 run? */
+static const char *tuned_choice(const clforge_device_info *dev, double tiled_gflops, double packed_gflops) {
+  static char family[32];
+  const char *path = "test_gemm_packed_tuning.json";
+  char e[2][1024];
+  const char *fam[2] = {"gemm", "gemm_packed"};
+  const clforge__family *f[2] = {&clforge__family_gemm, &clforge__family_gemm_packed};
+  const double gf[2] = {tiled_gflops, packed_gflops};
+  int used = 0;
+  for (int i = 0; i < 2; ++i) {
+    if (gf[i] <= 0) continue;
+    char params[256] = "";
+    size_t len = 0;
+    for (int p = 0; p < f[i]->nparams; ++p)
+      len += (size_t)snprintf(params + len, sizeof params - len, "%s\"%s\":%d", p ? "," : "", f[i]->params[p].name,
+                              f[i]->defaults[CLFORGE_DEVICE_CLASS_CPU][p]);
+    snprintf(e[used++], sizeof e[0],
+             "{\"device\":{\"vendor\":\"%s\",\"name\":\"%s\",\"driver\":\"%s\",\"compute_units\":%u},"
+             "\"family\":\"%s\",\"dtypes\":\"f32,f32,f32\",\"layout\":\"nn\",\"shape_class\":\"large\","
+             "\"shape\":[1024,1024,1024],\"provider\":\"clforge\",\"params\":{%s},\"median_ms\":5,\"gflops\":%g,"
+             "\"date\":\"2026-12-01T00:00:00Z\"}",
+             dev->vendor, dev->name, dev->driver_version, dev->compute_units, fam[i], params, gf[i]);
+  }
+  FILE *out = fopen(path, "wb");
+  if (!out) return "";
+  fprintf(out,
+          "{\"format\":\"clforge-tuning\",\"format_version\":1,\"library_version\":\"0.1.0\",\"entries\":[%s%s%s]}",
+          used > 0 ? e[0] : "", used > 1 ? "," : "", used > 1 ? e[1] : "");
+  fclose(out);
+  setenv("CLFORGE_TUNING_FILE", path, 1);
+  clforge_context ctx = tu_context();
+  clforge_params_source src;
+  snprintf(family, sizeof family, "%s", family_of(ctx, 1024, 1024, 1024, &src));
+  CHECK(src == CLFORGE_PARAMS_FROM_TUNED, "%s from source %s", family, clforge_params_source_name(src));
+  clforge_context_destroy(ctx);
+  setenv("CLFORGE_TUNING_FILE", "off", 1);
+  remove(path);
+  return family;
+}
+
+/* Two packed calls enqueued back to back on an out-of-order queue share the
+ * workspace: the second one's packs must wait for the first one's
+ * micro-kernel (the workspace's last user), or the first reads the second's
+ * panels. Each result is compared with the reference. */
+static void test_out_of_order(clforge_context base) {
+  cl_context cl;
+  cl_device_id dev;
+  clforge_context_cl_context(base, &cl);
+  clforge_context_device(base, &dev);
+  cl_int err;
+  cl_command_queue q =
+      clCreateCommandQueue(cl, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) {
+    printf("out-of-order queues unsupported here (%d): that case skipped\n", err);
+    return;
+  }
+  clforge_context ctx = NULL;
+  CHECK_OK(NULL, clforge_context_create_from_queue(q, &ctx));
+  if (!ctx) {
+    clReleaseCommandQueue(q);
+    return;
+  }
+  enum { M = 70, N = 65, K = 67 };
+  const clforge_gemm_desc d = {.m = M, .n = N, .k = K, .alpha = 1.0f, .beta = 0.0f};
+  float *ha[2], *hb[2], *hc = malloc(M * N * sizeof *hc), *want = malloc(M * N * sizeof *want);
+  cl_mem a[2], b[2], c[2];
+  cl_event ev[2] = {NULL, NULL};
+  for (int i = 0; i < 2; ++i) {
+    ha[i] = malloc(M * K * sizeof(float));
+    hb[i] = malloc(K * N * sizeof(float));
+    fill(ha[i], CLFORGE_F32, M * K, 1.0f);
+    fill(hb[i], CLFORGE_F32, K * N, 1.0f);
+    a[i] = tu_buffer(ctx, M * K * sizeof(float));
+    b[i] = tu_buffer(ctx, K * N * sizeof(float));
+    c[i] = tu_buffer(ctx, M * N * sizeof(float));
+    tu_write(ctx, a[i], 0, M * K * sizeof(float), ha[i]);
+    tu_write(ctx, b[i], 0, K * N * sizeof(float), hb[i]);
+  }
+  for (int i = 0; i < 2; ++i) CHECK_OK(ctx, clforge_gemm(ctx, &d, a[i], b[i], c[i], NULL, 0, NULL, &ev[i]));
+  if (ev[0] && ev[1]) clWaitForEvents(2, ev);
+  for (int i = 0; i < 2; ++i) {
+    tu_read(ctx, c[i], 0, M * N * sizeof(float), hc);
+    CHECK_OK(NULL, clforge_ref_gemm(&d, ha[i], hb[i], want, NULL));
+    clforge__error_stats st;
+    clforge__compare_f32(M * N, hc, want, &st);
+    CHECK(clforge__within_tolerance(&st, clforge__tolerance_for(CLFORGE_F32)),
+          "out-of-order queue, call %d: nrmse %.3g", i, st.nrmse);
+    if (ev[i]) clReleaseEvent(ev[i]);
+    clReleaseMemObject(a[i]);
+    clReleaseMemObject(b[i]);
+    clReleaseMemObject(c[i]);
+    free(ha[i]);
+    free(hb[i]);
+  }
+  free(hc);
+  free(want);
+  clforge_context_destroy(ctx);
+  clReleaseCommandQueue(q);
+}
+
+int main(int argc, char **argv) {
+  int small = argc > 1 && !strcmp(argv[1], "--small");
+  /* No user or system tuning file: the choices below are the built-in ones. */
+  setenv("CLFORGE_TUNING_FILE", "off", 1);
+  setenv("CLFORGE_SYSTEM_TUNING_FILE", "test_gemm_packed_no_system_file.json", 1);
+  clforge_context ctx = tu_context();
+  gcase c;
+  setenv("CLFORGE_GEMM_PATH", "packed", 1);
+  setenv("CLFORGE_PARAMS", SMALL_BLOCKS, 1);
+
+  if (small) { /* Oclgrind: every transpose case, dtype mixes, epilogues, several blocks, a batch */
+    for (int t = 0; t < 4; ++t) {
+      c = base(35, 37, 40);
+      c.ta = t & 1, c.tb = t >> 1;
+      c.layout = t == 3 ? CLFORGE_COL_MAJOR : CLFORGE_ROW_MAJOR;
+      c.at = dts[t % 3], c.bt = dts[(t + 1) % 3], c.ct = dts[(t + 2) % 3];
+      c.beta = 0.5f, c.bias = (clforge_bias_mode)(t % 3), c.act = (clforge_activation)t;
+      c.pad_a = 1, c.off_c = 2, c.batch = 2, c.broadcast = t % 3;
+      run_case(ctx, &c);
+    }
+    c = base(5, 3, 0); /* k = 0 */
+    c.beta = 1.0f;
+    run_case(ctx, &c);
+    unsetenv("CLFORGE_PARAMS");
+    unsetenv("CLFORGE_GEMM_PATH");
+    clforge_context_destroy(ctx);
+    return tu_summary();
+  }
+
+  /* Sizes: 1, primes, below and above one block in each dimension. */
+  const size_t sizes[][3] = {{1, 1, 1},     {7, 7, 7},       {33, 33, 33},  {1, 257, 129}, {130, 1, 65},
+                             {129, 131, 1}, {200, 190, 180}, {64, 64, 64},  {16, 32, 32},  {17, 33, 33}};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    c = base(sizes[i][0], sizes[i][1], sizes[i][2]);
+    run_case(ctx, &c);
+  }
+
+  /* Every layout x transpose, with offsets, padded leading dimensions, alpha and beta. */
+  for (int l = 0; l < 2; ++l)
+    for (int t = 0; t < 4; ++t) {
+      const size_t shapes[][3] = {{70, 65, 67}, {100, 33, 70}};
+      for (size_t s = 0; s < 2; ++s) {
+        c = base(shapes[s][0], shapes[s][1], shapes[s][2]);
+        c.layout = l ? CLFORGE_COL_MAJOR : CLFORGE_ROW_MAJOR;
+        c.ta = t & 1, c.tb = t >> 1;
+        c.pad_a = 3, c.pad_b = 1, c.pad_c = 2, c.off_a = 5, c.off_b = 1, c.off_c = 7;
+        c.alpha = -1.5f, c.beta = 0.75f;
+        run_case(ctx, &c);
+      }
+    }
+
+  /* Every A/B/C dtype combination (the widening in the pack, the narrowing
+   * in the store), transposed operands in half of them. */
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int o = 0; o < 3; ++o) {
+        c = base(57, 83, 71);
+        c.at = dts[a], c.bt = dts[b], c.ct = dts[o], c.beta = 0.5f;
+        c.ta = (a + o) % 2, c.tb = (b + o) % 2;
+        run_case(ctx, &c);
+      }
+
+  /* Every epilogue: bias none, or row/column in each dtype, with the
+   * activations in turn (each one at least once), both layouts (the
+   * epilogue code is shared with the tiled kernel, tested in full there). */
+  for (int i = 0; i < 7; ++i) {
+    const int bm = i ? 1 + (i - 1) / 3 : 0, bt = i ? (i - 1) % 3 : 0, act = i % 4;
+    c = base(50, 70, 45);
+    c.bias = (clforge_bias_mode)bm, c.bias_t = dts[bt], c.act = (clforge_activation)act;
+    c.layout = i % 2 ? CLFORGE_COL_MAJOR : CLFORGE_ROW_MAJOR;
+    c.beta = act == 1 ? 1.0f : 0.0f;
+    c.alpha = 2.0f;
+    run_case(ctx, &c);
+  }
+
+  /* alpha/beta corners, k = 0 (C = act(beta C + bias)); an infinite alpha
+   * with k = 0, or alpha = 0 with the product term, must not reach C. */
+  c = base(17, 19, 0);
+  c.alpha = INFINITY, c.beta = 1.0f;
+  run_case(ctx, &c);
+  const float ab[][2] = {{0, 0}, {0, 1}, {1, 1}, {0, -2}, {3, 0}};
+  for (size_t i = 0; i < sizeof ab / sizeof ab[0]; ++i) {
+    c = base(66, 49, 31);
+    c.alpha = ab[i][0], c.beta = ab[i][1];
+    run_case(ctx, &c);
+    c = base(40, 45, 0);
+    c.alpha = ab[i][0], c.beta = ab[i][1], c.bias = CLFORGE_BIAS_COLUMN, c.act = CLFORGE_ACT_RELU;
+    run_case(ctx, &c);
+  }
+
+  /* Batches: plain, broadcast A, broadcast B. */
+  for (int bc = 0; bc < 3; ++bc) {
+    c = base(45, 50, 33);
+    c.batch = 3, c.broadcast = bc, c.beta = 1.0f, c.bias = CLFORGE_BIAS_ROW;
+    run_case(ctx, &c);
+    c = base(9, 10, 11);
+    c.batch = 5, c.broadcast = bc, c.layout = CLFORGE_COL_MAJOR, c.ta = 1, c.at = CLFORGE_BF16;
+    run_case(ctx, &c);
+  }
+
+  /* The workspace bound: 100 x 90 x 50 packs (112 + 96) x 50 floats per
+   * batch item (41,600 bytes). 50,000 bytes: one item per pass; 16,384:
+   * column blocks of 32 and row blocks of 48 (A packed per row block);
+   * 4,000: not even one block: the tiled and direct kernels run. */
+  const size_t caps[] = {50000, 16384, 4000};
+  for (size_t i = 0; i < 3; ++i) {
+    ctx->workspace.cap = caps[i];
+    c = base(100, 90, 50);
+    c.batch = 3, c.broadcast = (int)i % 3, c.beta = 0.5f, c.bias = CLFORGE_BIAS_COLUMN, c.tb = 1;
+    c.at = CLFORGE_F16, c.ct = CLFORGE_BF16, c.pad_c = 3;
+    run_case(ctx, &c);
+    c = base(100, 90, 50);
+    c.layout = CLFORGE_COL_MAJOR, c.ta = 1, c.alpha = 0.5f;
+    run_case(ctx, &c);
+  }
+  ctx->workspace.cap = 0;
+  {
+    clforge_params_source src;
+    ctx->workspace.cap = 4000;
+    CHECK(strcmp(family_of(ctx, 100, 90, 50, &src), "gemm_packed"),
+          "a call whose blocks do not fit the workspace is not packed");
+    ctx->workspace.cap = 0;
+    CHECK(!strcmp(family_of(ctx, 100, 90, 50, &src), "gemm_packed") && src == CLFORGE_PARAMS_FROM_ENV,
+          "CLFORGE_GEMM_PATH=packed runs the packed family with CLFORGE_PARAMS's values");
+  }
+
+  test_out_of_order(ctx);
+
+  /* Validation mode checks the packed path's result too (it waits on the
+   * last of the chain's launches). */
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
+  c = base(70, 65, 67);
+  c.tb = 1, c.beta = 0.5f, c.bt = CLFORGE_F16;
+  run_case(ctx, &c);
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
+
+  /* Large, the default blocks: checked by projection. */
+  unsetenv("CLFORGE_PARAMS");
+  c = base(1031, 1025, 1029);
+  c.projection = 1, c.ta = 1, c.at = CLFORGE_BF16, c.beta = 0.5f, c.bias = CLFORGE_BIAS_ROW, c.pad_b = 5;
+  run_case(ctx, &c);
+
+  /* Sweep: an evenly spread sample of the allowed combinations (each one a
+   * program build, about a second on PoCL). */
+  sweep s = {ctx, 0, 1, 0, base(131, 135, 77)};
+  s.c.beta = 0.5f, s.c.bias = CLFORGE_BIAS_COLUMN, s.c.pad_b = 1, s.c.act = CLFORGE_ACT_GELU_TANH;
+  size_t n_all = clforge__family_enumerate(&clforge__family_gemm_packed, &ctx->info, count_visit, NULL);
+  s.every = n_all / 20 + 1;
+  clforge__family_enumerate(&clforge__family_gemm_packed, &ctx->info, sweep_visit, &s);
+  size_t tried = (s.index + s.every - 1) / s.every;
+  printf("sweep: packed %zu of %zu combinations (%zu failed)\n", tried, n_all, s.failures);
+  CHECK(tried >= 20, "only %zu packed combinations tried", tried);
+
+  /* The automatic choice without a tuning file: the heuristic (packed on
+   * CPUs from 768^3 multiply-adds with m, n >= 768 or A and B over 32 MiB,
+   * never for skinny shapes), from the built-in defaults; CLFORGE_GEMM_PATH
+   * and overrides of one family win. */
+  unsetenv("CLFORGE_GEMM_PATH");
+  {
+    clforge_params_source src;
+    const int cpu = ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU;
+    const char *big = family_of(ctx, 1024, 1024, 1024, &src);
+    CHECK(!strcmp(big, cpu ? "gemm_packed" : "gemm") && src == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT,
+          "1024^3 runs %s", big);
+    CHECK(!strcmp(family_of(ctx, 512, 512, 512, NULL), "gemm"), "512^3 runs tiled");
+    CHECK(!strcmp(family_of(ctx, 512, 768, 3072, NULL), "gemm"), "512 x 768 x 3072 (A and B in 16 MiB) runs tiled");
+    CHECK(!strcmp(family_of(ctx, 256, 4096, 4096, NULL), cpu ? "gemm_packed" : "gemm"),
+          "256 x 4096 x 4096 (B alone 64 MiB) runs packed on CPUs");
+    CHECK(!strcmp(family_of(ctx, 64, 4096, 4096, NULL), "gemm_direct") ||
+              !strcmp(family_of(ctx, 64, 4096, 4096, NULL), "gemm"),
+          "a skinny shape is not packed");
+    setenv("CLFORGE_PARAMS", "gemm:KWG=256", 1);
+    CHECK(!strcmp(family_of(ctx, 1024, 1024, 1024, NULL), "gemm"), "an override of the tiled family runs it");
+    setenv("CLFORGE_PARAMS", "gemm_packed:KC=128", 1);
+    CHECK(!strcmp(family_of(ctx, 512, 512, 512, NULL), "gemm_packed"), "an override of the packed family runs it");
+    unsetenv("CLFORGE_PARAMS");
+    setenv("CLFORGE_GEMM_PATH", "tiled", 1);
+    CHECK(!strcmp(family_of(ctx, 1024, 1024, 1024, NULL), "gemm"), "CLFORGE_GEMM_PATH=tiled");
+    unsetenv("CLFORGE_GEMM_PATH");
+  }
+
+  /* With a tuning file: the faster of the two families as measured. */
+  if (ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU) {
+    const char *f = tuned_choice(&ctx->info, 400, 300);
+    CHECK(!strcmp(f, "gemm"), "tiled measured faster: %s runs", f);
+    f = tuned_choice(&ctx->info, 300, 400);
+    CHECK(!strcmp(f, "gemm_packed"), "packed measured faster: %s runs", f);
+    /* one family tuned: no comparison, the heuristic (packed at 1024^3) */
+    f = tuned_choice(&ctx->info, 0, 300);
+    CHECK(!strcmp(f, "gemm_packed"), "only packed tuned: %s runs", f);
+  }
+
+  clforge_context_destroy(ctx);
+  return tu_summary();
+}
