@@ -58,9 +58,8 @@ static void batch_items(clforge_context ctx, const char *what, size_t m, size_t 
   free(ha), free(hb), free(hc), free(want), free(got);
 }
 
-int main(void) {
-  clforge_context ctx = tu_context();
-
+/* Layouts that share a buffer without sharing an element. */
+static void accepted(clforge_context ctx) {
   /* Batch items of C next to each other in each row (the issue's case:
    * ldc 24, stride_c 8, n 8), and a pattern whose address ranges interleave
    * across rows without sharing an element (items at 0, 16, 32 with ldc 24). */
@@ -80,6 +79,18 @@ int main(void) {
   one_buffer(ctx, "column-major, A above C",
              (clforge_gemm_desc){.layout = CLFORGE_COL_MAJOR, .m = 9, .n = 5, .k = 4, .lda = 9, .ldc = 9, .c_offset = 36},
              36 + 45, 4 * 5);
+}
+
+int main(void) {
+  clforge_context ctx = tu_context();
+  /* Every route: the automatic one and each kernel family forced (the packed
+   * path reads A and B through its own pack kernels). */
+  static const char *const paths[] = {"auto", "packed", "tiled", "direct"};
+  for (int p = 0; p < 4; ++p) {
+    setenv("CLFORGE_GEMM_PATH", paths[p], 1);
+    accepted(ctx);
+  }
+  unsetenv("CLFORGE_GEMM_PATH");
 
   /* Real overlap is refused and nothing runs. */
   cl_mem s = tu_buffer(ctx, 1024 * 4), b = tu_buffer(ctx, 1024 * 4);
