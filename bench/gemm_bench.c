@@ -716,8 +716,24 @@ static void measure_openblas(gemm_case *c, clforge_bench_peer_result *p, const f
   check_peer(p, c, c->c_host, want);
 }
 
+/* A row faster than the measured peak means the peak was taken while other
+ * work held part of the device (on a shared CPU, another tenant's core):
+ * measure it again now, and keep the larger from this row on. */
+static void refresh_peak(bench_env *env, const clforge_bench_record *r) {
+  if (!env->o->peak || !r->ok || (r->gflops <= env->peak_gflops && r->gbps <= env->peak_gbps)) return;
+  clforge_bench_peak p;
+  if (clforge_bench_peak_measure(env->ctx, &p)) return;
+  double g = clforge_bench_peak_gflops(&p), b = clforge_bench_peak_gbps(&p);
+  warn(env, "%s %s ran at %.1f GFLOP/s, %.1f GB/s, above the peak measured before (%.1f GFLOP/s, %.1f GB/s): the "
+       "device was busy then; measured again: %.1f GFLOP/s, %.1f GB/s (the larger are used from this row on)",
+       r->provider, r->dtype, r->gflops, r->gbps, env->peak_gflops, env->peak_gbps, g, b);
+  if (g > env->peak_gflops) env->peak_gflops = g;
+  if (b > env->peak_gbps) env->peak_gbps = b;
+}
+
 static void emit(bench_env *env, clforge_bench_record *r) {
   progress_clear(env);
+  refresh_peak(env, r);
   r->peak_gflops = env->peak_gflops;
   r->peak_gbps = env->peak_gbps;
   if (env->o->json) clforge_bench_print_json(stdout, r);
