@@ -49,14 +49,21 @@ static int sweep_visit(const int *v, void *user) {
 }
 
 /* The family of the first kernel a call of m x n x k (f32) runs. */
+static char route[48]; /* of the last family_of: why that family runs */
+
 static const char *family_of(clforge_context ctx, size_t m, size_t n, size_t k, clforge_params_source *src) {
   static clforge_kernel_choice ch[2];
   int count = 0;
   clforge_gemm_desc d = {.m = m, .n = n, .k = k, .alpha = 1.0f};
   CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &count));
   if (src) *src = ch[0].source;
+  snprintf(route, sizeof route, "%s", count > 0 ? ch[0].route : "");
+  CHECK(count < 2 || !strcmp(ch[0].route, ch[1].route), "choices of one call give two routes: %s, %s", ch[0].route,
+        ch[1].route);
   return count > 0 ? ch[0].family : "";
 }
+
+#define CHECK_ROUTE(prefix) CHECK(!strncmp(route, prefix, strlen(prefix)), "route \"%s\", wanted \"%s...\"", route, prefix)
 
 /* A tuning file with one f32 nn "large" entry for the tiled family and one
  * for the packed family (their built-in CPU values) measured at the given
@@ -324,20 +331,27 @@ int main(int argc, char **argv) {
     const char *big = family_of(ctx, 1024, 1024, 1024, &src);
     CHECK(!strcmp(big, cpu ? "gemm_packed" : "gemm") && src == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT,
           "1024^3 runs %s", big);
+    CHECK_ROUTE(cpu ? "heuristic: CPU, >= 768^3, m and n >= 768" : "heuristic: not a CPU");
     CHECK(!strcmp(family_of(ctx, 512, 512, 512, NULL), "gemm"), "512^3 runs tiled");
+    CHECK_ROUTE(cpu ? "heuristic: below 768^3: tiled" : "heuristic: not a CPU");
+    CHECK(!strcmp(family_of(ctx, 64, 64, 64, NULL), "gemm_direct"), "64^3 runs direct");
+    CHECK_ROUTE("small (< 128^3 or < one tile) or k = 0: direct");
     CHECK(!strcmp(family_of(ctx, 512, 768, 3072, NULL), "gemm"), "512 x 768 x 3072 (A and B in 16 MiB) runs tiled");
     CHECK(!strcmp(family_of(ctx, 256, 4096, 4096, NULL), cpu ? "gemm_packed" : "gemm"),
           "256 x 4096 x 4096 (B alone 64 MiB) runs packed on CPUs");
+    if (cpu) CHECK_ROUTE("heuristic: CPU, >= 768^3, A+B > 32 MiB");
     CHECK(!strcmp(family_of(ctx, 64, 4096, 4096, NULL), "gemm_direct") ||
               !strcmp(family_of(ctx, 64, 4096, 4096, NULL), "gemm"),
           "a skinny shape is not packed");
     setenv("CLFORGE_PARAMS", "gemm:KWG=256", 1);
     CHECK(!strcmp(family_of(ctx, 1024, 1024, 1024, NULL), "gemm"), "an override of the tiled family runs it");
+    CHECK_ROUTE("override names gemm only");
     setenv("CLFORGE_PARAMS", "gemm_packed:KC=128", 1);
     CHECK(!strcmp(family_of(ctx, 512, 512, 512, NULL), "gemm_packed"), "an override of the packed family runs it");
     unsetenv("CLFORGE_PARAMS");
     setenv("CLFORGE_GEMM_PATH", "tiled", 1);
     CHECK(!strcmp(family_of(ctx, 1024, 1024, 1024, NULL), "gemm"), "CLFORGE_GEMM_PATH=tiled");
+    CHECK_ROUTE("CLFORGE_GEMM_PATH=tiled");
     unsetenv("CLFORGE_GEMM_PATH");
   }
 
@@ -345,11 +359,14 @@ int main(int argc, char **argv) {
   if (ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU) {
     const char *f = tuned_choice(&ctx->info, 400, 300);
     CHECK(!strcmp(f, "gemm"), "tiled measured faster: %s runs", f);
+    CHECK_ROUTE("tuned: tiled 400 > packed 300 GFLOP/s");
     f = tuned_choice(&ctx->info, 300, 400);
     CHECK(!strcmp(f, "gemm_packed"), "packed measured faster: %s runs", f);
+    CHECK_ROUTE("tuned: packed 400 > tiled 300 GFLOP/s");
     /* one family tuned: no comparison, the heuristic (packed at 1024^3) */
     f = tuned_choice(&ctx->info, 0, 300);
     CHECK(!strcmp(f, "gemm_packed"), "only packed tuned: %s runs", f);
+    CHECK_ROUTE("heuristic: CPU");
   }
 
   clforge_context_destroy(ctx);

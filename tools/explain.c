@@ -82,6 +82,7 @@ int clforge_cli_explain(int argc, char **argv) {
   } else {
     printf("gemm %zux%zux%zu %s %s (row-major view), shape class %s:\n", d.m, d.n, d.k, ch[0].dtypes, ch[0].layout,
            ch[0].shape_class);
+    printf("  route: %s\n", ch[0].route);
     for (int i = 0; i < n && i < 4; ++i) {
       printf("  %-12s provider %-8s parameters from %s", ch[i].family, ch[i].provider,
              clforge_params_source_name(ch[i].source));

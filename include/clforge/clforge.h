@@ -329,7 +329,9 @@ typedef struct clforge_kernel_choice {
   int nparams;
   char names[CLFORGE_MAX_KERNEL_PARAMS][16];
   int values[CLFORGE_MAX_KERNEL_PARAMS];
-  unsigned char reserved[64];  /* room to grow without breaking the ABI */
+  char route[48];           /* why the call runs these kernels, e.g. "heuristic: CPU, >= 768^3, m and n >= 768"
+                               or "tuned: packed 494 > tiled 460 GFLOP/s" (the same for every choice of a call) */
+  unsigned char reserved[16];  /* room to grow without breaking the ABI */
 } clforge_kernel_choice;
 
 /** Override kernel parameters for this context: the CLFORGE_PARAMS syntax,

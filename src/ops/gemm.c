@@ -32,6 +32,7 @@
 #define PACKED_FROM_BYTES (32.0 * 1024 * 1024)
 
 typedef enum { PATH_AUTO, PATH_TILED, PATH_DIRECT, PATH_PACKED } gemm_path;
+static const char *const path_names[] = {"auto", "tiled", "direct", "packed"};
 
 /* CLFORGE_GEMM_PATH=auto|tiled|direct|packed: force a path (benchmarks,
  * debugging). "tiled" still leaves the edges to the direct kernel. */
@@ -191,18 +192,38 @@ typedef struct {
  *    short by its budget, a file from before the packed family) there is no
  *    measured comparison: the heuristic decides, and the family it picks
  *    uses its entry if it has one. */
-static int choose_packed(clforge_context ctx, const clforge__gemm *g, const gemm_plan *p, const char *shape_class) {
+static int choose_packed(clforge_context ctx, const clforge__gemm *g, const gemm_plan *p, const char *shape_class,
+                         char *why, size_t cap) {
   const clforge__family *tuning = ctx->tuning_active ? ctx->tune_force.path : NULL;
-  if (tuning) return tuning == &clforge__family_gemm_packed;
+  if (tuning) {
+    snprintf(why, cap, "tuner: measuring %s", tuning->name);
+    return tuning == &clforge__family_gemm_packed;
+  }
   const int forced_t = p->ct.source == CLFORGE_PARAMS_FROM_API || p->ct.source == CLFORGE_PARAMS_FROM_ENV;
   const int forced_p = p->cp.source == CLFORGE_PARAMS_FROM_API || p->cp.source == CLFORGE_PARAMS_FROM_ENV;
-  if (forced_t != forced_p) return forced_p;
+  if (forced_t != forced_p) {
+    snprintf(why, cap, "override names %s only", forced_p ? "gemm_packed" : "gemm");
+    return forced_p;
+  }
   const int tuned_t = p->ct.source == CLFORGE_PARAMS_FROM_TUNED, tuned_p = p->cp.source == CLFORGE_PARAMS_FROM_TUNED;
-  if (tuned_t && tuned_p) return p->cp.tuned_gflops > p->ct.tuned_gflops;
+  if (tuned_t && tuned_p) {
+    const int packed = p->cp.tuned_gflops > p->ct.tuned_gflops;
+    snprintf(why, cap, "tuned: %s %.0f > %s %.0f GFLOP/s", packed ? "packed" : "tiled",
+             packed ? p->cp.tuned_gflops : p->ct.tuned_gflops, packed ? "tiled" : "packed",
+             packed ? p->ct.tuned_gflops : p->cp.tuned_gflops);
+    return packed;
+  }
   const double operands = 4.0 * (double)g->k * ((double)g->m + (double)g->n);
-  return ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU && strncmp(shape_class, "skinny", 6) &&
-         (double)g->m * (double)g->n * (double)g->k >= PACKED_FROM_MNK &&
-         ((g->m >= PACKED_FROM_MN && g->n >= PACKED_FROM_MN) || operands > PACKED_FROM_BYTES);
+  const int big = (double)g->m * (double)g->n * (double)g->k >= PACKED_FROM_MNK;
+  const int wide = g->m >= PACKED_FROM_MN && g->n >= PACKED_FROM_MN, spills = operands > PACKED_FROM_BYTES;
+  const int cpu = ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU, skinny = !strncmp(shape_class, "skinny", 6);
+  const int packed = cpu && !skinny && big && (wide || spills);
+  if (packed)
+    snprintf(why, cap, "heuristic: CPU, >= 768^3, %s", wide ? "m and n >= 768" : "A+B > 32 MiB");
+  else
+    snprintf(why, cap, "heuristic: %s", !cpu ? "not a CPU: tiled" : skinny ? "skinny: tiled" : !big ? "below 768^3: tiled"
+                                                                                       : "m or n < 768, A+B fit L3");
+  return packed;
 }
 
 /* The tuning key of g: storage types of a, b, c and the transposes, in the
@@ -244,6 +265,9 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
     if (clforge__clblast_gemm_eligible(g) && path == PATH_AUTO) {
       p->clblast = 1;
       p->ct = *peer;
+      snprintf(p->ct.route, sizeof p->ct.route, "%s", peer->source == CLFORGE_PARAMS_FROM_TUNER
+                                                          ? "tuner: measuring CLBlast"
+                                                          : "tuned: CLBlast measured fastest");
       return CLFORGE_SUCCESS;
     }
     if (peer->source == CLFORGE_PARAMS_FROM_TUNER) /* the tuner asked to time CLBlast */
@@ -253,15 +277,25 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   }
   /* The packed path does the whole call, edges included; its panels must
    * fit the workspace (one MC x NC block at least), else the tiled path. */
-  p->packed = (path == PATH_PACKED || (path == PATH_AUTO && choose_packed(ctx, g, p, key.shape_class))) &&
-              clforge__gemm_packed_fits(ctx, g, p->vp);
-  if (p->packed) return CLFORGE_SUCCESS;
-  p->m0 = g->m - g->m % (size_t)p->vt[GEMM_MWG];
-  p->n0 = g->n - g->n % (size_t)p->vt[GEMM_NWG];
-  p->tiled = p->m0 && p->n0 && g->k && path != PATH_DIRECT &&
-             (path == PATH_TILED || (double)g->m * (double)g->n * (double)g->k >= DIRECT_BELOW_MNK);
-  if (!p->tiled) p->m0 = p->n0 = 0;
-  p->direct = p->m0 < g->m || (p->tiled && p->n0 < g->n);
+  char why[sizeof p->ct.route] = "";
+  if (path != PATH_AUTO) snprintf(why, sizeof why, "CLFORGE_GEMM_PATH=%s", path_names[path]);
+  p->packed = (path == PATH_PACKED || (path == PATH_AUTO && choose_packed(ctx, g, p, key.shape_class, why, sizeof why)));
+  if (p->packed && !clforge__gemm_packed_fits(ctx, g, p->vp)) {
+    p->packed = 0;
+    snprintf(why, sizeof why, "packed panels exceed the workspace: tiled");
+  }
+  if (!p->packed) {
+    p->m0 = g->m - g->m % (size_t)p->vt[GEMM_MWG];
+    p->n0 = g->n - g->n % (size_t)p->vt[GEMM_NWG];
+    p->tiled = p->m0 && p->n0 && g->k && path != PATH_DIRECT &&
+               (path == PATH_TILED || (double)g->m * (double)g->n * (double)g->k >= DIRECT_BELOW_MNK);
+    if (!p->tiled) p->m0 = p->n0 = 0;
+    p->direct = p->m0 < g->m || (p->tiled && p->n0 < g->n);
+    if (!p->tiled && path == PATH_AUTO) snprintf(why, sizeof why, "small (< 128^3 or < one tile) or k = 0: direct");
+  }
+  memcpy(p->ct.route, why, sizeof why);
+  memcpy(p->cd.route, why, sizeof why);
+  memcpy(p->cp.route, why, sizeof why);
   return CLFORGE_SUCCESS;
 }
 
