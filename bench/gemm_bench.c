@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "peak.h"
@@ -711,6 +712,11 @@ static void measure_openblas(gemm_case *c, clforge_bench_peer_result *p, const f
   }
   peer_from_timing(p, c, &t);
   clforge_bench_timing_free(&t);
+  /* OpenBLAS's worker threads spin for a while after a call (its thread
+   * timeout, 2^28 cycles by default: ~60 ms here) and would take a core
+   * from the next case's clforge runs: wait them out. */
+  struct timespec settle = {0, 250 * 1000 * 1000};
+  nanosleep(&settle, NULL);
   if (c->dtype == CLFORGE_BF16 && p->ok)
     snprintf(p->note, sizeof p->note, "cblas_sbgemm: bf16 A and B, f32 C (clforge writes a bf16 C)");
   check_peer(p, c, c->c_host, want);

@@ -4,7 +4,7 @@
 // widening of f16/bf16 are all done in the pack, O((m+n)k) work against the
 // micro-kernel's O(mnk); the micro-kernel only ever reads contiguous f32.
 //
-// Packed layout (src/ops/gemm_packed_plan.c allocates it in the context's
+// Packed layout (src/ops/gemm_packed.c allocates it in the context's
 // workspace), per batch item:
 //   A: panels of MR rows of op(A): element (r, p) of panel i at i*MR*k + p*MR + r
 //   B: panels of NR columns of op(B): element (p, c) of panel j at j*NR*k + p*NR + c

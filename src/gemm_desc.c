@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "log.h"
 
 static int mul_ok(size_t a, size_t b, size_t *out) {
   if (a && b > SIZE_MAX / a) return 0;
@@ -66,8 +67,13 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype (a %d, b %d, c %d, bias %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type);
   g->batch = d->batch ? d->batch : 1;
-  /* Left out (0 in the default mode), alpha is 1: see clforge_alpha_mode. */
-  g->alpha = d->alpha == 0.0f && d->alpha_mode == CLFORGE_ALPHA_DEFAULT_ONE ? 1.0f : d->alpha;
+  /* Left out (+0.0, the zero-initialized bits, in the default mode), alpha
+   * is 1: see clforge_alpha_mode. An explicit -0.0 is a zero alpha. */
+  uint32_t alpha_bits;
+  memcpy(&alpha_bits, &d->alpha, sizeof alpha_bits);
+  g->alpha = alpha_bits == 0 && d->alpha_mode == CLFORGE_ALPHA_DEFAULT_ONE ? 1.0f : d->alpha;
+  if (alpha_bits == 0 && d->alpha_mode == CLFORGE_ALPHA_DEFAULT_ONE)
+    clforge__log(CLFORGE_LOG_DEBUG, "gemm: alpha left out (0): using 1 (alpha_mode = CLFORGE_ALPHA_AS_GIVEN for a zero alpha)");
   g->beta = d->beta;
   g->act = (int)d->activation;
 

@@ -12,6 +12,9 @@
 /* The bound when no other is set: large enough for the packed panels of a
  * 4096^3 f32 GEMM (128 MiB), small against a device's memory. */
 #define CLFORGE_WORKSPACE_DEFAULT_CAP ((size_t)256 << 20)
+/* cl/gemm_packed.cl indexes its f32 panels with uint: the workspace must stay
+ * below 2^32 floats. */
+_Static_assert(CLFORGE_WORKSPACE_DEFAULT_CAP / 4 < ((size_t)1 << 32), "packed panels are indexed with uint");
 
 typedef struct clforge__workspace {
   cl_mem buffer;     /* NULL until first needed */

@@ -26,13 +26,25 @@ set_tests_properties(test_homes_reset PROPERTIES FIXTURES_SETUP clforge_test_hom
 
 foreach(t IN LISTS _clforge_tests)
   set(_home ${CLFORGE_TEST_HOMES}/${t})
-  # The test's own settings (e.g. Oclgrind's CLFORGE_CACHE_DIR=off) come last and win.
+  set(_mods
+    "HOME=set:${_home}" "XDG_CACHE_HOME=set:${_home}/.cache" "POCL_CACHE_DIR=set:${_pocl_cache}"
+    "CLFORGE_CACHE_DIR=set:${_home}/.cache/clforge/kernels"
+    "CLFORGE_TUNING_FILE=set:${_home}/.cache/clforge/tuning.json"
+    "CLFORGE_SYSTEM_TUNING_FILE=set:${_home}/share/clforge/tuning.json"
+    "CLFORGE_PARAMS=unset:" "CLFORGE_GEMM_PATH=unset:" "CLFORGE_VALIDATE=unset:" "CLFORGE_LOG=unset:")
+  # The test's own settings (e.g. Oclgrind's CLFORGE_CACHE_DIR=off) come
+  # after these and win: ENVIRONMENT_MODIFICATION is applied after
+  # ENVIRONMENT, so its plain assignments move in here as set: entries.
   get_test_property(${t} ENVIRONMENT _own)
-  if(NOT _own)
-    set(_own "")
+  if(_own)
+    foreach(_kv IN LISTS _own)
+      string(REGEX REPLACE "^([^=]*)=(.*)$" "\\1=set:\\2" _kv "${_kv}")
+      list(APPEND _mods "${_kv}")
+    endforeach()
   endif()
-  set_tests_properties(${t} PROPERTIES
-    FIXTURES_REQUIRED clforge_test_homes
-    ENVIRONMENT "HOME=${_home};XDG_CACHE_HOME=${_home}/.cache;POCL_CACHE_DIR=${_pocl_cache};CLFORGE_CACHE_DIR=${_home}/.cache/clforge/kernels;CLFORGE_TUNING_FILE=${_home}/.cache/clforge/tuning.json;CLFORGE_SYSTEM_TUNING_FILE=${_home}/share/clforge/tuning.json;${_own}"
-    ENVIRONMENT_MODIFICATION "CLFORGE_PARAMS=unset:;CLFORGE_GEMM_PATH=unset:;CLFORGE_VALIDATE=unset:;CLFORGE_LOG=unset:")
+  get_test_property(${t} ENVIRONMENT_MODIFICATION _own_mods)
+  if(_own_mods)
+    list(APPEND _mods ${_own_mods})
+  endif()
+  set_tests_properties(${t} PROPERTIES FIXTURES_REQUIRED clforge_test_homes ENVIRONMENT "" ENVIRONMENT_MODIFICATION "${_mods}")
 endforeach()

@@ -57,7 +57,7 @@ static void *work(void *arg) {
   if (w->run == CLFORGE_SUCCESS) w->run = clEnqueueReadBuffer(q, bc, CL_TRUE, 0, sizeof c, c, 0, NULL, NULL);
   if (w->run != CLFORGE_SUCCESS) snprintf(w->message, sizeof w->message, "%s", clforge_last_error(ctx));
   clforge_ref_gemm(&d, a, b, want, NULL);
-  for (int i = 0; i < N * N; ++i) {
+  for (int i = 0; w->run == CLFORGE_SUCCESS && i < N * N; ++i) {
     double e = c[i] > want[i] ? c[i] - want[i] : want[i] - c[i];
     if (e > w->max_err) w->max_err = e;
   }

@@ -132,6 +132,33 @@ int main(void) {
   d.k = 0, d.beta = 2.0f;
   CHECK_OK(ctx, clforge_gemm(ctx, &d, NULL, NULL, cm, NULL, 0, NULL, NULL));
 
+  /* alpha: +0.0 (left out) acts as 1, an explicit -0.0 as 0, in the
+   * reference as on the device (C = beta C = 2 C below). */
+  {
+    float ha[4] = {1, 2, 3, 4}, hb[4] = {1, 0, 0, 1}, hc[4] = {10, 10, 10, 10}, got[4];
+    clforge_gemm_desc z = {.m = 2, .n = 2, .k = 2, .alpha = -0.0f, .beta = 2.0f};
+    CHECK_OK(NULL, clforge_ref_gemm(&z, ha, hb, hc, NULL));
+    CHECK(hc[0] == 20 && hc[1] == 20 && hc[2] == 20 && hc[3] == 20, "alpha -0.0: %g %g %g %g", hc[0], hc[1], hc[2], hc[3]);
+    z.alpha = 0.0f;
+    float hc1[4] = {10, 10, 10, 10};
+    CHECK_OK(NULL, clforge_ref_gemm(&z, ha, hb, hc1, NULL));
+    CHECK(hc1[0] == 21 && hc1[1] == 22 && hc1[2] == 23 && hc1[3] == 24, "alpha left out: %g %g %g %g", hc1[0], hc1[1],
+          hc1[2], hc1[3]);
+    cl_mem da = tu_buffer(ctx, 16), db = tu_buffer(ctx, 16), dc = tu_buffer(ctx, 16);
+    float ten[4] = {10, 10, 10, 10};
+    tu_write(ctx, da, 0, 16, ha), tu_write(ctx, db, 0, 16, hb), tu_write(ctx, dc, 0, 16, ten);
+    z.alpha = -0.0f;
+    CHECK_OK(ctx, clforge_gemm(ctx, &z, da, db, dc, NULL, 0, NULL, NULL));
+    tu_read(ctx, dc, 0, 16, got);
+    CHECK(!memcmp(got, hc, 16), "device, alpha -0.0: %g %g %g %g", got[0], got[1], got[2], got[3]);
+    tu_write(ctx, dc, 0, 16, ten);
+    z.alpha = 0.0f;
+    CHECK_OK(ctx, clforge_gemm(ctx, &z, da, db, dc, NULL, 0, NULL, NULL));
+    tu_read(ctx, dc, 0, 16, got);
+    CHECK(!memcmp(got, hc1, 16), "device, alpha left out: %g %g %g %g", got[0], got[1], got[2], got[3]);
+    clReleaseMemObject(da), clReleaseMemObject(db), clReleaseMemObject(dc);
+  }
+
   /* reference: the same checks */
   float x[4] = {0};
   d = good;

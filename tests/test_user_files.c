@@ -85,9 +85,12 @@ int main(int argc, char **argv) {
   }
   /* The user's shell: their HOME, none of the suite's CLFORGE_* settings. */
   setenv("HOME", home, 1);
-  const char *drop[] = {"XDG_CACHE_HOME", "CLFORGE_TUNING_FILE", "CLFORGE_SYSTEM_TUNING_FILE", "CLFORGE_CACHE_DIR",
-                        "CLFORGE_PARAMS", "CLFORGE_GEMM_PATH"};
+  const char *drop[] = {"XDG_CACHE_HOME", "CLFORGE_TUNING_FILE", "CLFORGE_CACHE_DIR", "CLFORGE_PARAMS",
+                        "CLFORGE_GEMM_PATH", "CLFORGE_VALIDATE", "CLFORGE_LOG"};
   for (size_t i = 0; i < sizeof drop / sizeof drop[0]; ++i) unsetenv(drop[i]);
+  /* Not the installed system file (<prefix>/share/clforge) either: this test
+   * is about the user's file. */
+  setenv("CLFORGE_SYSTEM_TUNING_FILE", "off", 1);
   snprintf(cache, sizeof cache, "%s/.cache", home);
   snprintf(dir, sizeof dir, "%s/clforge", cache);
   snprintf(file, sizeof file, "%s/tuning.json", dir);

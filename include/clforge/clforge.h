@@ -259,11 +259,12 @@ typedef enum clforge_activation {
 
 /** How a descriptor's alpha is read (GEMM now, every op with an alpha later). */
 typedef enum clforge_alpha_mode {
-  /* The zero-initialized state: alpha = 0 means "not given", i.e. 1, so a
-   * descriptor that leaves alpha out computes the product. */
+  /* The zero-initialized state: an alpha of +0.0 means "not given", i.e. 1,
+   * so a descriptor that leaves alpha out computes the product (-0.0 stays
+   * a zero alpha). A computed alpha that may be +0.0 needs AS_GIVEN. */
   CLFORGE_ALPHA_DEFAULT_ONE = 0,
   /* alpha exactly as written, 0 included (BLAS semantics): for code that
-   * passes alpha through from elsewhere, where it may be 0. */
+   * passes alpha through from elsewhere (computed, or a BLAS shim). */
   CLFORGE_ALPHA_AS_GIVEN = 1
 } clforge_alpha_mode;
 
@@ -289,12 +290,16 @@ typedef struct clforge_gemm_desc {
   clforge_dtype bias_type;  /* 0 = f32 */
   size_t bias_offset;       /* the same bias serves every batch item */
   clforge_activation activation;
-  clforge_alpha_mode alpha_mode; /* 0: alpha = 0 means 1; CLFORGE_ALPHA_AS_GIVEN: as written */
+  clforge_alpha_mode alpha_mode; /* 0: alpha = +0.0 means 1; CLFORGE_ALPHA_AS_GIVEN: as written */
+  void *reserved[4];        /* room to grow without breaking the ABI; leave zero */
 } clforge_gemm_desc;
 
 /** Run `desc` on device buffers. `bias` may be NULL when bias_mode is NONE.
  *  Everything is checked before anything is enqueued: a bad descriptor or
- *  a buffer too small for it returns an error and leaves C untouched. */
+ *  a buffer too small for it returns an error and leaves C untouched, and so
+ *  does a kernel that fails to build. A call made of several launches that
+ *  fails to enqueue a later one (CL_OUT_OF_RESOURCES, out of host memory)
+ *  may have updated part of C. */
 CLFORGE_API clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, cl_mem a, cl_mem b,
                                         cl_mem c, cl_mem bias, cl_uint num_events_in_wait_list,
                                         const cl_event *event_wait_list, cl_event *event);

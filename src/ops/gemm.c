@@ -252,9 +252,20 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm, variant, &key, p->vt, &p->ct);
   if (st == CLFORGE_SUCCESS)
     st = clforge__family_select(ctx, &clforge__family_gemm_direct, variant, &key, p->vd, &p->cd);
-  if (st == CLFORGE_SUCCESS)
-    st = clforge__family_select(ctx, &clforge__family_gemm_packed, variant, &key, p->vp, &p->cp);
   if (st != CLFORGE_SUCCESS) return st;
+  /* The packed family only matters where the route can be packed: a bad
+   * gemm_packed override, or a device its defaults do not fit, fails the
+   * calls that would pack, not every GEMM. */
+  int packable = 1;
+  clforge_status sp = clforge__family_select(ctx, &clforge__family_gemm_packed, variant, &key, p->vp, &p->cp);
+  if (sp != CLFORGE_SUCCESS) {
+    char ignored[48];
+    memset(&p->cp, 0, sizeof p->cp);
+    if (path == PATH_PACKED || (path == PATH_AUTO && choose_packed(ctx, g, p, key.shape_class, ignored, sizeof ignored)))
+      return sp;
+    clforge__clear_error(ctx);
+    packable = 0;
+  }
   /* A tuning entry of any family (for this call's class) may say that
    * CLBlast won; it runs the whole call when it can compute it. */
   clforge_kernel_choice *peer = !strcmp(p->ct.provider, "clblast")   ? &p->ct
@@ -279,8 +290,14 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
    * fit the workspace (one MC x NC block at least), else the tiled path. */
   char why[sizeof p->ct.route] = "";
   if (path != PATH_AUTO) snprintf(why, sizeof why, "CLFORGE_GEMM_PATH=%s", path_names[path]);
-  p->packed = (path == PATH_PACKED || (path == PATH_AUTO && choose_packed(ctx, g, p, key.shape_class, why, sizeof why)));
+  p->packed = packable &&
+              (path == PATH_PACKED || (path == PATH_AUTO && choose_packed(ctx, g, p, key.shape_class, why, sizeof why)));
+  if (!packable && path == PATH_AUTO) snprintf(why, sizeof why, "packed parameters unusable here: tiled");
   if (p->packed && !clforge__gemm_packed_fits(ctx, g, p->vp)) {
+    /* The tuner measuring the packed family must not time the tiled route
+     * under its name. */
+    if (ctx->tuning_active && ctx->tune_force.path == &clforge__family_gemm_packed)
+      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: the packed panels of this problem exceed the workspace");
     p->packed = 0;
     snprintf(why, sizeof why, "packed panels exceed the workspace: tiled");
   }
