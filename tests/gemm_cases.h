@@ -216,4 +216,52 @@ static gcase base(size_t m, size_t n, size_t k) {
 
 static const clforge_dtype dts[3] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
 
+/* Groups of cases both GEMM tests run, each on the shapes it gives. */
+
+/* Every layout x transpose of each shape, with offsets, padded leading
+ * dimensions, alpha and beta. */
+static void run_layouts(clforge_context ctx, const size_t (*shapes)[3], size_t nshapes) {
+  for (int l = 0; l < 2; ++l)
+    for (int t = 0; t < 4; ++t)
+      for (size_t s = 0; s < nshapes; ++s) {
+        gcase c = base(shapes[s][0], shapes[s][1], shapes[s][2]);
+        c.layout = l ? CLFORGE_COL_MAJOR : CLFORGE_ROW_MAJOR;
+        c.ta = t & 1, c.tb = t >> 1;
+        c.pad_a = 3, c.pad_b = 1, c.pad_c = 2, c.off_a = 5, c.off_b = 1, c.off_c = 7;
+        c.alpha = -1.5f, c.beta = 0.75f;
+        run_case(ctx, &c);
+      }
+}
+
+/* alpha/beta corners on an m x n x k product, and with k = 0 (C = act(beta
+ * C + bias)) on m0 x n0. An infinite alpha with k = 0, or alpha = 0 with
+ * Inf/NaN in A, must not reach C. */
+static void run_alpha_beta_corners(clforge_context ctx, size_t m, size_t n, size_t k, size_t m0, size_t n0) {
+  gcase c = base(17, 19, 0);
+  c.alpha = INFINITY, c.beta = 1.0f;
+  run_case(ctx, &c);
+  const float ab[][2] = {{0, 0}, {0, 1}, {1, 1}, {0, -2}, {3, 0}};
+  for (size_t i = 0; i < sizeof ab / sizeof ab[0]; ++i) {
+    c = base(m, n, k);
+    c.alpha = ab[i][0], c.beta = ab[i][1];
+    run_case(ctx, &c);
+    c = base(m0, n0, 0);
+    c.alpha = ab[i][0], c.beta = ab[i][1], c.bias = CLFORGE_BIAS_COLUMN, c.act = CLFORGE_ACT_RELU;
+    run_case(ctx, &c);
+  }
+}
+
+/* Batches: plain, broadcast A, broadcast B; 3 items of m x n x k with a row
+ * bias, and 5 small column-major items with a transposed A of type small_a. */
+static void run_batches(clforge_context ctx, size_t m, size_t n, size_t k, clforge_dtype small_a) {
+  for (int bc = 0; bc < 3; ++bc) {
+    gcase c = base(m, n, k);
+    c.batch = 3, c.broadcast = bc, c.beta = 1.0f, c.bias = CLFORGE_BIAS_ROW;
+    run_case(ctx, &c);
+    c = base(9, 10, 11);
+    c.batch = 5, c.broadcast = bc, c.layout = CLFORGE_COL_MAJOR, c.ta = 1, c.at = small_a;
+    run_case(ctx, &c);
+  }
+}
+
 #endif

@@ -83,19 +83,8 @@ int main(int argc, char **argv) {
   }
   unsetenv("CLFORGE_GEMM_PATH");
 
-  /* Every layout x transpose, with offsets, padded leading dimensions, alpha and beta. */
-  for (int l = 0; l < 2; ++l)
-    for (int t = 0; t < 4; ++t) {
-      const size_t shapes[][3] = {{70, 65, 67}, {1000, 33, 70}, {33, 1000, 40}};
-      for (size_t s = 0; s < 3; ++s) {
-        c = base(shapes[s][0], shapes[s][1], shapes[s][2]);
-        c.layout = l ? CLFORGE_COL_MAJOR : CLFORGE_ROW_MAJOR;
-        c.ta = t & 1, c.tb = t >> 1;
-        c.pad_a = 3, c.pad_b = 1, c.pad_c = 2, c.off_a = 5, c.off_b = 1, c.off_c = 7;
-        c.alpha = -1.5f, c.beta = 0.75f;
-        run_case(ctx, &c);
-      }
-    }
+  const size_t layout_shapes[][3] = {{70, 65, 67}, {1000, 33, 70}, {33, 1000, 40}};
+  run_layouts(ctx, layout_shapes, 3);
 
   /* Every A/B/C dtype combination, both paths. */
   for (int a = 0; a < 3; ++a)
@@ -122,13 +111,6 @@ int main(int argc, char **argv) {
         run_case(ctx, &c);
       }
 
-  /* alpha/beta corners, k = 0 (C = act(beta C + bias)). An infinite alpha
-   * with k = 0, or alpha = 0 with Inf/NaN in A, must not reach C. */
-  {
-    c = base(17, 19, 0);
-    c.alpha = INFINITY, c.beta = 1.0f;
-    run_case(ctx, &c);
-  }
   /* A descriptor that leaves alpha out computes the product (alpha = 1),
    * with and without beta. */
   for (int i = 0; i < 2; ++i) {
@@ -136,25 +118,8 @@ int main(int argc, char **argv) {
     c.alpha = 1.0f, c.beta = (float)i, c.alpha_left_out = 1;
     run_case(ctx, &c);
   }
-  const float ab[][2] = {{0, 0}, {0, 1}, {1, 1}, {0, -2}, {3, 0}};
-  for (size_t i = 0; i < sizeof ab / sizeof ab[0]; ++i) {
-    c = base(66, 129, 31);
-    c.alpha = ab[i][0], c.beta = ab[i][1];
-    run_case(ctx, &c);
-    c = base(66, 129, 0);
-    c.alpha = ab[i][0], c.beta = ab[i][1], c.bias = CLFORGE_BIAS_COLUMN, c.act = CLFORGE_ACT_RELU;
-    run_case(ctx, &c);
-  }
-
-  /* Batches: plain, broadcast A, broadcast B, with both paths. */
-  for (int bc = 0; bc < 3; ++bc) {
-    c = base(65, 130, 33);
-    c.batch = 3, c.broadcast = bc, c.beta = 1.0f, c.bias = CLFORGE_BIAS_ROW;
-    run_case(ctx, &c);
-    c = base(9, 10, 11);
-    c.batch = 5, c.broadcast = bc, c.layout = CLFORGE_COL_MAJOR, c.ta = 1;
-    run_case(ctx, &c);
-  }
+  run_alpha_beta_corners(ctx, 66, 129, 31, 66, 129);
+  run_batches(ctx, 65, 130, 33, CLFORGE_F32); /* both paths */
 
   /* Large: checked by projection. */
   c = base(1024, 1024, 1024);

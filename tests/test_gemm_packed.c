@@ -204,19 +204,8 @@ int main(int argc, char **argv) {
     run_case(ctx, &c);
   }
 
-  /* Every layout x transpose, with offsets, padded leading dimensions, alpha and beta. */
-  for (int l = 0; l < 2; ++l)
-    for (int t = 0; t < 4; ++t) {
-      const size_t shapes[][3] = {{70, 65, 67}, {100, 33, 70}};
-      for (size_t s = 0; s < 2; ++s) {
-        c = base(shapes[s][0], shapes[s][1], shapes[s][2]);
-        c.layout = l ? CLFORGE_COL_MAJOR : CLFORGE_ROW_MAJOR;
-        c.ta = t & 1, c.tb = t >> 1;
-        c.pad_a = 3, c.pad_b = 1, c.pad_c = 2, c.off_a = 5, c.off_b = 1, c.off_c = 7;
-        c.alpha = -1.5f, c.beta = 0.75f;
-        run_case(ctx, &c);
-      }
-    }
+  const size_t layout_shapes[][3] = {{70, 65, 67}, {100, 33, 70}};
+  run_layouts(ctx, layout_shapes, 2);
 
   /* Every A/B/C dtype combination (the widening in the pack, the narrowing
    * in the store), transposed operands in half of them. */
@@ -242,30 +231,8 @@ int main(int argc, char **argv) {
     run_case(ctx, &c);
   }
 
-  /* alpha/beta corners, k = 0 (C = act(beta C + bias)); an infinite alpha
-   * with k = 0, or alpha = 0 with the product term, must not reach C. */
-  c = base(17, 19, 0);
-  c.alpha = INFINITY, c.beta = 1.0f;
-  run_case(ctx, &c);
-  const float ab[][2] = {{0, 0}, {0, 1}, {1, 1}, {0, -2}, {3, 0}};
-  for (size_t i = 0; i < sizeof ab / sizeof ab[0]; ++i) {
-    c = base(66, 49, 31);
-    c.alpha = ab[i][0], c.beta = ab[i][1];
-    run_case(ctx, &c);
-    c = base(40, 45, 0);
-    c.alpha = ab[i][0], c.beta = ab[i][1], c.bias = CLFORGE_BIAS_COLUMN, c.act = CLFORGE_ACT_RELU;
-    run_case(ctx, &c);
-  }
-
-  /* Batches: plain, broadcast A, broadcast B. */
-  for (int bc = 0; bc < 3; ++bc) {
-    c = base(45, 50, 33);
-    c.batch = 3, c.broadcast = bc, c.beta = 1.0f, c.bias = CLFORGE_BIAS_ROW;
-    run_case(ctx, &c);
-    c = base(9, 10, 11);
-    c.batch = 5, c.broadcast = bc, c.layout = CLFORGE_COL_MAJOR, c.ta = 1, c.at = CLFORGE_BF16;
-    run_case(ctx, &c);
-  }
+  run_alpha_beta_corners(ctx, 66, 49, 31, 40, 45);
+  run_batches(ctx, 45, 50, 33, CLFORGE_BF16);
 
   /* The workspace bound: 100 x 90 x 50 packs (112 + 96) x 50 floats per
    * batch item (41,600 bytes). 50,000 bytes: one item per pass; 16,384:
