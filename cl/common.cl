@@ -76,3 +76,37 @@ CLFORGE_DEFINE_WIDENING(uint2, float2)
 CLFORGE_DEFINE_WIDENING(uint4, float4)
 CLFORGE_DEFINE_WIDENING(uint8, float8)
 CLFORGE_DEFINE_WIDENING(uint16, float16)
+
+// What every op's kernels share on top: one storage type per code (f32 as
+// float, f16 and bf16 as their bits in a ushort), scalar loads and stores
+// through the conversions above, and the activation of the fused epilogue
+// (-DACT: 0 none, 1 ReLU, 2 GELU tanh form, 3 GELU erf form; unset = 0).
+#define CLFORGE_STORAGE_1 float
+#define CLFORGE_STORAGE_2 ushort
+#define CLFORGE_STORAGE_3 ushort
+
+// Scalar load of element i as f32, for each storage code.
+#define CLFORGE_LD1_1(p, i) ((p)[i])
+#define CLFORGE_LD1_2(p, i) clforge_f32_from_f16_bits_uint((uint)((p)[i]))
+#define CLFORGE_LD1_3(p, i) as_float((uint)((p)[i]) << 16)
+#define LOAD1(T, p, i) CLFORGE_CAT(CLFORGE_LD1_, T)(p, i)
+
+// Scalar store of f32 v at element i (narrowing rounds to nearest even).
+#define CLFORGE_ST1_1(v, p, i) ((p)[i] = (v))
+#define CLFORGE_ST1_2(v, p, i) ((p)[i] = (ushort)clforge_f16_bits_uint(as_uint(v)))
+#define CLFORGE_ST1_3(v, p, i) ((p)[i] = (ushort)clforge_bf16_bits_uint(as_uint(v)))
+#define STORE1(T, v, p, i) CLFORGE_CAT(CLFORGE_ST1_, T)(v, p, i)
+
+// The activation, on scalars or vectors (the epilogues: alpha*acc + beta*c,
+// c read only when beta != 0 so NaN in an unread C does not leak, + bias, act).
+#if ACT == 0
+#define ACTIVATE(v) (v)
+#elif ACT == 1
+#define ACTIVATE(v) fmax(v, 0.0f)
+#elif ACT == 2
+#define ACTIVATE(v) (0.5f * (v) * (1.0f + tanh(0.7978845608028654f * ((v) + 0.044715f * (v) * (v) * (v)))))
+#elif ACT == 3
+#define ACTIVATE(v) (0.5f * (v) * (1.0f + erf((v) * 0.7071067811865476f)))
+#else
+#error "ACT must be 0..3"
+#endif

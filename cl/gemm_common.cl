@@ -19,11 +19,7 @@ typedef ulong idx_t;
 typedef uint idx_t;
 #endif
 
-// One storage type per operand: f32 as float, f16 and bf16 as their bits
-// (ushort), widened and narrowed by the integer routines of cl/common.cl.
-#define CLFORGE_STORAGE_1 float
-#define CLFORGE_STORAGE_2 ushort
-#define CLFORGE_STORAGE_3 ushort
+// One storage type per operand (cl/common.cl: CLFORGE_STORAGE_<code>).
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, A_T) a_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, B_T) b_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, C_T) c_t;
@@ -32,18 +28,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
 #else
 typedef float bias_t;
 #endif
-
-// Scalar load of element i as f32, for each storage code.
-#define CLFORGE_LD1_1(p, i) ((p)[i])
-#define CLFORGE_LD1_2(p, i) clforge_f32_from_f16_bits_uint((uint)((p)[i]))
-#define CLFORGE_LD1_3(p, i) as_float((uint)((p)[i]) << 16)
-#define LOAD1(T, p, i) CLFORGE_CAT(CLFORGE_LD1_, T)(p, i)
-
-// Scalar store of f32 v at element i (narrowing rounds to nearest even).
-#define CLFORGE_ST1_1(v, p, i) ((p)[i] = (v))
-#define CLFORGE_ST1_2(v, p, i) ((p)[i] = (ushort)clforge_f16_bits_uint(as_uint(v)))
-#define CLFORGE_ST1_3(v, p, i) ((p)[i] = (ushort)clforge_bf16_bits_uint(as_uint(v)))
-#define STORE1(T, v, p, i) CLFORGE_CAT(CLFORGE_ST1_, T)(v, p, i)
 
 // Element (row, col) of op(A) and op(B), row-major storage.
 #if TA
@@ -57,19 +41,6 @@ typedef float bias_t;
 #define B_AT(p, col) ((idx_t)(p) * ldb + (col))
 #endif
 
-// The fused epilogue, on scalars or vectors: alpha*acc + beta*c (c read only
-// when beta != 0, so NaN in an unread C does not leak through), + bias, act.
-#if ACT == 0
-#define ACTIVATE(v) (v)
-#elif ACT == 1
-#define ACTIVATE(v) fmax(v, 0.0f)
-#elif ACT == 2
-#define ACTIVATE(v) (0.5f * (v) * (1.0f + tanh(0.7978845608028654f * ((v) + 0.044715f * (v) * (v) * (v)))))
-#elif ACT == 3
-#define ACTIVATE(v) (0.5f * (v) * (1.0f + erf((v) * 0.7071067811865476f)))
-#else
-#error "ACT must be 0..3"
-#endif
 
 // The operand arguments both GEMM kernels take after their own (in this
 // order: src/ops/gemm.c sets them once for either kernel), and the move of

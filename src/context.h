@@ -17,6 +17,7 @@ struct clforge_context_s {
   clforge__program_cache programs;
   clforge__tuning_view tuning; /* this device's tuning entries, read on first use */
   clforge__workspace workspace; /* scratch memory of the ops (packed GEMM panels) */
+  clforge__workspace conv_workspace; /* convolution's scratch (im2col, Winograd tiles, FFT spectra) */
   /* The tuner's candidate: family (NULL when not tuning) and its values,
    * or a provider ("clblast") to time instead of clforge's kernels. */
   struct {

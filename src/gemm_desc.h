@@ -27,6 +27,8 @@ typedef struct clforge__gemm {
   int bias_mode;              /* CLFORGE_BIAS_* in the row-major view */
   int act;
   int idx64;                  /* some operand spans >= 2^32 elements */
+  int route;                  /* 0: the usual choice; 1 tiled, 2 direct, 3 packed (set by ops running GEMM
+                                 inside, after clforge__gemm_resolve) */
 } clforge__gemm;
 
 /* The elements operand o touches over `batch` items, in bytes from the

@@ -14,7 +14,11 @@ size_t clforge__workspace_cap(clforge_context ctx) {
 }
 
 clforge_status clforge__workspace_get(clforge_context ctx, size_t bytes, cl_mem *buffer, cl_event *busy) {
-  clforge__workspace *w = &ctx->workspace;
+  return clforge__workspace_get_from(ctx, &ctx->workspace, bytes, buffer, busy);
+}
+
+clforge_status clforge__workspace_get_from(clforge_context ctx, clforge__workspace *w, size_t bytes, cl_mem *buffer,
+                                           cl_event *busy) {
   if (bytes == 0) bytes = 64; /* a valid kernel argument even when nothing is packed */
   if (bytes > clforge__workspace_cap(ctx))
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "workspace: %zu bytes requested, the bound is %zu", bytes,
@@ -26,7 +30,10 @@ clforge_status clforge__workspace_get(clforge_context ctx, size_t bytes, cl_mem 
     w->bytes = 0;
     cl_int err;
     cl_mem b = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clCreateBuffer (gemm packing workspace)");
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)
+      return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY, "workspace: %zu bytes could not be allocated (%d)",
+                           bytes, (int)err);
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clCreateBuffer (workspace)");
     clforge__log(CLFORGE_LOG_DEBUG, "workspace: %zu bytes", bytes);
     w->buffer = b;
     w->bytes = bytes;
@@ -36,8 +43,9 @@ clforge_status clforge__workspace_get(clforge_context ctx, size_t bytes, cl_mem 
   return CLFORGE_SUCCESS;
 }
 
-void clforge__workspace_used(clforge_context ctx, cl_event last) {
-  clforge__workspace *w = &ctx->workspace;
+void clforge__workspace_used(clforge_context ctx, cl_event last) { clforge__workspace_used_by(&ctx->workspace, last); }
+
+void clforge__workspace_used_by(clforge__workspace *w, cl_event last) {
   if (last) clRetainEvent(last);
   if (w->busy) clReleaseEvent(w->busy);
   w->busy = last;

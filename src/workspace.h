@@ -32,6 +32,13 @@ size_t clforge__workspace_cap(clforge_context ctx);
  * two. */
 clforge_status clforge__workspace_get(clforge_context ctx, size_t bytes, cl_mem *buffer, cl_event *busy);
 
+/* The same from another of the context's workspaces (w): convolution's
+ * scratch is separate from GEMM's panels, because its algorithms call GEMM
+ * while their own scratch is in use. The bound is the same. */
+clforge_status clforge__workspace_get_from(clforge_context ctx, clforge__workspace *w, size_t bytes, cl_mem *buffer,
+                                           cl_event *busy);
+void clforge__workspace_used_by(clforge__workspace *w, cl_event last);
+
 /* The last command of the new use (retained; replaces the previous one). */
 void clforge__workspace_used(clforge_context ctx, cl_event last);
 

@@ -439,6 +439,153 @@ typedef struct clforge_tune_options {
  *  measured. */
 CLFORGE_API clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *options);
 
+/* -------------------------------------------------------------- convolution */
+typedef enum clforge_tensor_layout {
+  CLFORGE_NCHW = 0, /* batch, channels, height, width (W contiguous) */
+  CLFORGE_NHWC = 1  /* batch, height, width, channels (C contiguous) */
+} clforge_tensor_layout;
+
+typedef enum clforge_filter_layout {
+  CLFORGE_KCRS = 0, /* output channel, input channel (of the group), filter row, column */
+  CLFORGE_KRSC = 1  /* output channel, filter row, column, input channel */
+} clforge_filter_layout;
+
+/** Convolution algorithms. Each is its own kernel family; AUTO chooses by
+ *  measurement (the tuning file) or by the documented heuristic. */
+typedef enum clforge_conv_algo {
+  CLFORGE_CONV_ALGO_AUTO = 0,
+  CLFORGE_CONV_ALGO_DIRECT = 1,        /* any shape: the universal fallback */
+  CLFORGE_CONV_ALGO_IMPLICIT_GEMM = 2, /* GEMM tiles gathering x on the fly; no workspace */
+  CLFORGE_CONV_ALGO_GEMM_1X1 = 3,      /* 1x1, stride 1, no padding: clforge_gemm on x itself */
+  CLFORGE_CONV_ALGO_IM2COL = 4,        /* im2col into the workspace + clforge_gemm */
+  CLFORGE_CONV_ALGO_WINOGRAD_2X2 = 5,  /* F(2x2, 3x3): 3x3, stride 1, dilation 1 */
+  CLFORGE_CONV_ALGO_WINOGRAD_4X4 = 6,  /* F(4x4, 3x3): 3x3, stride 1, dilation 1 */
+  CLFORGE_CONV_ALGO_FFT = 7,           /* clFFT: large filters */
+  CLFORGE_CONV_ALGO_DEPTHWISE = 8,     /* groups = C */
+  CLFORGE_CONV_ALGO_COUNT = 9
+} clforge_conv_algo;
+
+/** "auto", "direct", "implicit_gemm", "gemm_1x1", "im2col", "winograd_2x2",
+ *  "winograd_4x4", "fft", "depthwise" ("?" for other values). */
+CLFORGE_API const char *clforge_conv_algo_name(clforge_conv_algo algo);
+/** The algorithm named `name` (as above); CLFORGE_INVALID_ARGUMENT otherwise. */
+CLFORGE_API clforge_status clforge_conv_algo_from_name(const char *name, clforge_conv_algo *algo);
+
+/** What a convolution descriptor computes: forward only today; the others
+ *  are reserved so that later ones do not change the struct. */
+typedef enum clforge_conv_kind {
+  CLFORGE_CONV_FORWARD = 0
+} clforge_conv_kind;
+
+/** y = act(alpha * conv(x, w) + bias + beta * y): forward 2-D convolution
+ *  (cross-correlation, as frameworks mean it) with a fused epilogue.
+ *  Fill it with designated initializers; fields left out are 0 and 0 means
+ *  the usual thing: forward, 2-D, NCHW x and y, KCRS filters, f32 storage,
+ *  groups 1, stride 1, dilation 1, no padding, alpha 1 (see alpha_mode),
+ *  beta 0 (y not read), no activation, the automatic algorithm.
+ *  Output size: P = (H + pad_top + pad_bottom - dilation_h*(R-1) - 1) / stride_h + 1,
+ *  Q likewise (clforge_conv2d_output_size). The filter holds K x (C/groups) x R x S
+ *  values; group g maps input channels [g*C/G, (g+1)*C/G) to output channels
+ *  [g*K/G, (g+1)*K/G). Offsets count elements of each buffer's storage type. */
+typedef struct clforge_conv2d_desc {
+  clforge_conv_kind kind;        /* 0 = forward */
+  unsigned spatial_dims;         /* 0 or 2 */
+  size_t n, c, h, w;             /* input: batch, channels, height, width */
+  size_t k, r, s;                /* output channels; filter height, width */
+  size_t groups;                 /* 0 = 1; groups = C is depthwise (K = C * multiplier) */
+  size_t stride_h, stride_w;     /* 0 = 1 */
+  size_t dilation_h, dilation_w; /* 0 = 1 */
+  size_t pad_top, pad_bottom, pad_left, pad_right;
+  clforge_tensor_layout x_layout, y_layout;
+  clforge_filter_layout w_layout;
+  clforge_dtype x_type, w_type, y_type, bias_type; /* 0 = f32; f32 accumulation always */
+  size_t x_offset, w_offset, y_offset, bias_offset;
+  float alpha, beta;             /* alpha 0 (left out) = 1 unless alpha_mode = CLFORGE_ALPHA_AS_GIVEN */
+  clforge_alpha_mode alpha_mode;
+  clforge_activation activation;
+  clforge_conv_algo algo;        /* 0 = automatic; a forced algorithm that cannot do the
+                                    shape fails with CLFORGE_UNSUPPORTED saying why */
+  size_t reserved_sizes[8];      /* room for 3-D and transposed convolution; leave zero */
+  void *reserved[4];             /* room to grow without breaking the ABI; leave zero */
+} clforge_conv2d_desc;
+
+/** The output's height P and width Q. CLFORGE_INVALID_ARGUMENT (with the
+ *  numbers in clforge_last_error(NULL)) when either would be below 1. */
+CLFORGE_API clforge_status clforge_conv2d_output_size(const clforge_conv2d_desc *desc, size_t *p, size_t *q);
+
+/** Run `desc` on device buffers: x (N x C x H x W in x_layout), w (the
+ *  filter), y (N x K x P x Q in y_layout; read when beta != 0), bias (K
+ *  values, or NULL for none). Scratch memory comes from the context
+ *  (allocated on demand, reused, freed with it; when the chosen algorithm's
+ *  cannot be had the call falls back to one that needs less, else returns
+ *  CLFORGE_OUT_OF_DEVICE_MEMORY). Everything is checked before anything is
+ *  enqueued: y is untouched by any error. y must not overlap x, w or bias. */
+CLFORGE_API clforge_status clforge_conv2d(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem w,
+                                          cl_mem bias, cl_mem y, cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event);
+
+/** Filters transformed once for the algorithm a descriptor runs (Winograd
+ *  tiles, FFT spectra, GEMM layouts) and reused across calls: inference
+ *  runs one layer many times. Tied to one context and to the descriptor's
+ *  shape, types, layouts and algorithm (only x, y, bias, offsets other than
+ *  w_offset, alpha, beta and activation may change between calls). */
+typedef struct clforge_conv2d_weights_s *clforge_conv2d_weights;
+
+/** Transform w for desc's algorithm (desc->algo, or the one the automatic
+ *  choice makes now). The transform is enqueued after the wait list; calls
+ *  that use the weights are ordered after it on the context's queue. */
+CLFORGE_API clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_conv2d_desc *desc,
+                                                         cl_mem w, cl_uint num_events_in_wait_list,
+                                                         const cl_event *event_wait_list,
+                                                         clforge_conv2d_weights *weights);
+/** The algorithm the weights were prepared for. */
+CLFORGE_API clforge_status clforge_conv2d_weights_algo(clforge_conv2d_weights weights, clforge_conv_algo *algo);
+/** Free prepared weights (NULL is fine). Waits for calls that use them. */
+CLFORGE_API clforge_status clforge_conv2d_weights_release(clforge_conv2d_weights weights);
+
+/** Bytes of scratch memory clforge_conv2d(desc) needs with the algorithm it
+ *  would choose (0 for algorithms that need none). */
+CLFORGE_API clforge_status clforge_conv2d_workspace_size(clforge_context ctx, const clforge_conv2d_desc *desc,
+                                                         size_t *bytes);
+
+/** clforge_conv2d with the caller's choices: prepared weights (w may then be
+ *  NULL; weights NULL uses w) and a workspace the caller owns (NULL: the
+ *  context's). A workspace smaller than clforge_conv2d_workspace_size for
+ *  the algorithm returns CLFORGE_BUFFER_TOO_SMALL. */
+CLFORGE_API clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem w,
+                                             clforge_conv2d_weights weights, cl_mem bias, cl_mem y,
+                                             cl_mem workspace, size_t workspace_size,
+                                             cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                             cl_event *event);
+
+/** Where a convolution's algorithm comes from. */
+typedef enum clforge_conv_algo_source {
+  CLFORGE_CONV_ALGO_FROM_DESC = 1,      /* desc->algo */
+  CLFORGE_CONV_ALGO_FROM_ENV = 2,       /* CLFORGE_CONV_ALGO (debugging) */
+  CLFORGE_CONV_ALGO_FROM_TUNED = 3,     /* tuning file: fastest measured for this shape class */
+  CLFORGE_CONV_ALGO_FROM_NEAREST = 4,   /* tuning file: fastest at the nearest tuned shape */
+  CLFORGE_CONV_ALGO_FROM_HEURISTIC = 5, /* the built-in table (docs/tuning.md) */
+  CLFORGE_CONV_ALGO_FROM_TUNER = 6,     /* the tuner is measuring it */
+  CLFORGE_CONV_ALGO_FROM_WEIGHTS = 7,   /* the prepared weights' algorithm */
+  CLFORGE_CONV_ALGO_FROM_FALLBACK = 8   /* the choice's workspace could not be had */
+} clforge_conv_algo_source;
+
+/** Which algorithm, kernels and parameters a convolution uses, and why. */
+typedef struct clforge_conv_choice {
+  clforge_conv_algo algo;
+  clforge_conv_algo_source source;
+  char why[96];                  /* e.g. "tuned: winograd_4x4 812 > direct 301 GFLOP/s" */
+  size_t workspace_bytes;        /* scratch memory the call needs */
+  size_t p, q;                   /* output size */
+  int nkernels;                  /* entries of kernels[] in use */
+  clforge_kernel_choice kernels[4]; /* the algorithm's family first, then e.g. clforge_gemm's */
+  unsigned char reserved[64];    /* room to grow without breaking the ABI */
+} clforge_conv_choice;
+
+/** What clforge_conv2d(ctx, desc, ...) would run. Nothing is built or enqueued. */
+CLFORGE_API clforge_status clforge_conv2d_explain(clforge_context ctx, const clforge_conv2d_desc *desc,
+                                                  clforge_conv_choice *choice);
+
 /* ------------------------------------------------------ CPU reference path */
 /** Reference twin of clforge_convert on host arrays; same semantics, bit for
  *  bit (NaN payloads aside). */
@@ -450,6 +597,12 @@ CLFORGE_API clforge_status clforge_ref_convert(size_t n, const void *src, clforg
  *  arrays: desc's offsets apply as on the device. */
 CLFORGE_API clforge_status clforge_ref_gemm(const clforge_gemm_desc *desc, const void *a, const void *b, void *c,
                                             const void *bias);
+
+/** Reference twin of clforge_conv2d on host arrays (plain loops, double
+ *  accumulation, the result rounded once to y's storage type); bias may be
+ *  NULL. Pointers are the starts of the arrays: desc's offsets apply. */
+CLFORGE_API clforge_status clforge_ref_conv2d(const clforge_conv2d_desc *desc, const void *x, const void *w,
+                                              const void *bias, void *y);
 
 /** Scalar conversions used by the reference path (round to nearest even). */
 CLFORGE_API uint16_t clforge_ref_f32_to_f16(float value);

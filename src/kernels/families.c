@@ -2,8 +2,26 @@
  * every family (for checking parameter overrides). */
 #include "families.h"
 
-const clforge__family *const clforge__tunable_families[] = {&clforge__family_gemm, &clforge__family_gemm_direct,
-                                                             &clforge__family_gemm_packed, NULL};
+const clforge__family *const clforge__tunable_families[] = {
+    &clforge__family_gemm,
+    &clforge__family_gemm_direct,
+    &clforge__family_gemm_packed,
+    NULL,
+};
 
-const clforge__family *const clforge__all_families[] = {&clforge__family_convert, &clforge__family_gemm,
-                                                         &clforge__family_gemm_direct, &clforge__family_gemm_packed, NULL};
+/* One per line: conv families join the tuner's list when they are written. */
+const clforge__family *const clforge__all_families[] = {
+    &clforge__family_convert,
+    &clforge__family_gemm,
+    &clforge__family_gemm_direct,
+    &clforge__family_gemm_packed,
+    &clforge__family_conv_direct,
+    &clforge__family_conv_implicit_gemm,
+    &clforge__family_conv_gemm_1x1,
+    &clforge__family_conv_im2col,
+    &clforge__family_conv_winograd_2x2,
+    &clforge__family_conv_winograd_4x4,
+    &clforge__family_conv_fft,
+    &clforge__family_conv_depthwise,
+    NULL,
+};

@@ -36,6 +36,19 @@ extern const clforge__family clforge__family_gemm_direct;
 enum { GEMMP_MR, GEMMP_NR, GEMMP_VW, GEMMP_MC, GEMMP_NC, GEMMP_KC, GEMMP_KU, GEMMP_ORD, GEMMP_NPARAMS };
 extern const clforge__family clforge__family_gemm_packed;
 
+/* Convolution: one family per algorithm (src/kernels/conv_<algo>.c, with
+ * the parameter indices in src/kernels/conv_<algo>.h where the algorithm
+ * has parameters), and how the tuner runs convolution (src/ops/conv_tune.c). */
+extern const clforge__family clforge__family_conv_direct;
+extern const clforge__family clforge__family_conv_implicit_gemm;
+extern const clforge__family clforge__family_conv_gemm_1x1;
+extern const clforge__family clforge__family_conv_im2col;
+extern const clforge__family clforge__family_conv_winograd_2x2;
+extern const clforge__family clforge__family_conv_winograd_4x4;
+extern const clforge__family clforge__family_conv_fft;
+extern const clforge__family clforge__family_conv_depthwise;
+extern const struct clforge__tune_op clforge__tune_conv;
+
 /* The families the tuner knows, NULL-terminated. */
 extern const clforge__family *const clforge__tunable_families[];
 /* Every family, NULL-terminated. */

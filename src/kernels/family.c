@@ -127,7 +127,7 @@ static void fill_choice(clforge_kernel_choice *c, const clforge__family *f, cons
   }
   c->source = src;
   if (e) {
-    c->tuned_ndims = e->ndims;
+    c->tuned_ndims = e->ndims < 4 ? e->ndims : 4; /* the public struct shows 4 */
     memcpy(c->tuned_shape, e->shape, sizeof c->tuned_shape);
     c->tuned_gflops = e->gflops;
   }

@@ -30,7 +30,7 @@ typedef struct clforge__default_override {
  * relative to the family's other classes (1 = normal). */
 typedef struct clforge__shape_class {
   const char *name;
-  size_t shape[4];
+  size_t shape[8];
   double weight;
 } clforge__shape_class;
 
@@ -63,7 +63,7 @@ typedef struct clforge__family {
 typedef struct clforge__problem_key {
   const char *dtypes, *layout, *shape_class;
   int ndims;
-  size_t shape[4];
+  size_t shape[8];
 } clforge__problem_key;
 
 /* 1 when every value is a candidate and the family's constraints hold. */

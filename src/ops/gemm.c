@@ -195,6 +195,11 @@ typedef struct {
 static int choose_packed(clforge_context ctx, const clforge__gemm *g, const gemm_plan *p, const char *shape_class,
                          char *why, size_t cap) {
   const clforge__family *tuning = ctx->tuning_active ? ctx->tune_force.path : NULL;
+  /* A convolution family being tuned runs GEMM inside: its GEMMs take the
+   * usual route. */
+  if (tuning && tuning != &clforge__family_gemm && tuning != &clforge__family_gemm_packed &&
+      tuning != &clforge__family_gemm_direct)
+    tuning = NULL;
   if (tuning) {
     snprintf(why, cap, "tuner: measuring %s", tuning->name);
     return tuning == &clforge__family_gemm_packed;
@@ -248,6 +253,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   memset(p, 0, sizeof *p);
   gemm_key(g, &key, dtypes, sizeof dtypes, layout);
   clforge_status st = read_path(ctx, &path);
+  if (g->route) path = (gemm_path)g->route; /* an op running GEMM inside chose the path */
   const int variant = clforge__gemm_variant(g->a.trans, g->b.trans, g->a.type, g->b.type, g->n);
   if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_gemm, variant, &key, p->vt, &p->ct);
   if (st == CLFORGE_SUCCESS)
@@ -462,6 +468,32 @@ clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, 
   if (event && st == CLFORGE_SUCCESS) *event = done;
   else if (done) clReleaseEvent(done);
   return st;
+}
+
+clforge_status clforge__gemm_enqueue(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
+                                     cl_uint nwait, const cl_event *wait, cl_event *event) {
+  if (g->m == 0 || g->n == 0) {
+    if (!event) return CLFORGE_SUCCESS;
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
+    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (gemm)");
+  }
+  return enqueue_plan(ctx, g, bf, nwait, wait, event);
+}
+
+int clforge__gemm_explain_resolved(clforge_context ctx, const clforge__gemm *g, clforge_kernel_choice *choices,
+                                   int capacity) {
+  gemm_plan p;
+  if (!g->m || !g->n || make_plan(ctx, g, &p) != CLFORGE_SUCCESS) return 0;
+  int n = 0;
+  const clforge_kernel_choice *use[2];
+  if (p.packed) {
+    use[n++] = &p.cp;
+  } else {
+    if (p.clblast || p.tiled) use[n++] = &p.ct;
+    if (!p.clblast && p.direct) use[n++] = &p.cd;
+  }
+  for (int i = 0; i < n && i < capacity; ++i) choices[i] = *use[i];
+  return n < capacity ? n : capacity;
 }
 
 clforge_status clforge_gemm_explain(clforge_context ctx, const clforge_gemm_desc *desc, clforge_kernel_choice *choices,

@@ -22,6 +22,15 @@ clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *
 cl_int clforge__gemm_set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g,
                                      const clforge__gemm_buffers *bf);
 
+/* The whole GEMM g on checked buffers, for ops that run GEMM inside
+ * (convolution): plan, kernels and launches as clforge_gemm, without its
+ * argument checks and validation. *event (may be NULL) is the last command. */
+clforge_status clforge__gemm_enqueue(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
+                                     cl_uint nwait, const cl_event *wait, cl_event *event);
+/* The kernel choices such a GEMM makes (for the op's explain); how many. */
+int clforge__gemm_explain_resolved(clforge_context ctx, const clforge__gemm *g, clforge_kernel_choice *choices,
+                                   int capacity);
+
 /* The packed path (src/ops/gemm_packed.c): 1 when its panels can be laid
  * out within the context's workspace bound (else the call takes the tiled
  * path), and the enqueue of the whole call. */

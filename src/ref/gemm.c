@@ -7,15 +7,6 @@
 #include "../gemm_desc.h"
 #include "element.h"
 
-static double activate(int act, double v) {
-  switch (act) {
-    case CLFORGE_ACT_RELU: return v > 0 ? v : 0; /* NaN -> 0, like fmax(v, 0) */
-    case CLFORGE_ACT_GELU_TANH: return 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
-    case CLFORGE_ACT_GELU_ERF: return 0.5 * v * (1 + erf(v * 0.7071067811865476));
-    default: return v;
-  }
-}
-
 clforge_status clforge_ref_gemm(const clforge_gemm_desc *desc, const void *a, const void *b, void *c,
                                 const void *bias) {
   clforge__clear_error(NULL);
@@ -44,7 +35,7 @@ clforge_status clforge_ref_gemm(const clforge_gemm_desc *desc, const void *a, co
         if (g.beta != 0.0f) v += (double)g.beta * clforge__ref_load(c, g.c.type, ci);
         if (g.bias_mode == CLFORGE_BIAS_ROW) v += clforge__ref_load(bias, g.bias.type, g.bias.offset + i);
         if (g.bias_mode == CLFORGE_BIAS_COLUMN) v += clforge__ref_load(bias, g.bias.type, g.bias.offset + j);
-        clforge__ref_store(c, g.c.type, ci, (float)activate(g.act, v));
+        clforge__ref_store(c, g.c.type, ci, (float)clforge__ref_activate(g.act, v));
       }
   }
   return CLFORGE_SUCCESS;

@@ -395,7 +395,8 @@ static void load_for_device(clforge_path_kind kind, const clforge_device_info *i
 static double log_distance(const size_t *a, const size_t *b, int n) {
   double d = 0;
   for (int i = 0; i < n; ++i) {
-    double t = log((double)a[i]) - log((double)b[i]);
+    /* a 0 (no padding) counts as 1 */
+    double t = log(a[i] ? (double)a[i] : 1.0) - log(b[i] ? (double)b[i] : 1.0);
     d += t * t;
   }
   return d;

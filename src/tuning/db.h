@@ -10,7 +10,7 @@
 
 #define CLFORGE_TUNING_FORMAT 1
 
-enum { CLFORGE_TUNING_MAX_PARAMS = 16, CLFORGE_TUNING_MAX_DIMS = 4 };
+enum { CLFORGE_TUNING_MAX_PARAMS = 16, CLFORGE_TUNING_MAX_DIMS = 8 };
 
 typedef struct clforge__tuning_entry {
   /* device fingerprint */
@@ -22,7 +22,7 @@ typedef struct clforge__tuning_entry {
   char layout[16];       /* op-specific layout key, e.g. "nn" (transposes) */
   char shape_class[32];  /* e.g. "large" */
   int ndims;
-  size_t shape[CLFORGE_TUNING_MAX_DIMS]; /* the exact shape tuned, e.g. m, n, k */
+  size_t shape[CLFORGE_TUNING_MAX_DIMS]; /* the exact shape tuned, e.g. m, n, k (conv: 8 dims) */
   char provider[16];     /* "clforge", or a peer library that won ("clblast") */
   int nparams;
   char names[CLFORGE_TUNING_MAX_PARAMS][16];

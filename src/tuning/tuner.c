@@ -301,7 +301,7 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   clforge_context ctx = t->ctx;
   clforge_tune_event ev = {0};
   ev.op = op->op, ev.family = f->name, ev.shape_class = pb->cls->name, ev.dtypes = pb->dtypes, ev.layout = pb->layout;
-  ev.ndims = op->ndims;
+  ev.ndims = op->ndims < 4 ? op->ndims : 4; /* the public event shows 4 */
   memcpy(ev.shape, pb->cls->shape, sizeof ev.shape);
   ev.problem = index, ev.problems = count;
 

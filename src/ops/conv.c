@@ -1,0 +1,617 @@
+/* clforge_conv2d and its companions: argument and buffer checks, the choice
+ * of algorithm (docs/tuning.md, "Which convolution algorithm"), scratch
+ * memory, prepared weights, the enqueue through the algorithm's table row
+ * (src/ops/conv_<algo>.c) and validation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../log.h"
+#include "../ref/compare.h"
+#include "../validate.h"
+#include "../workspace.h"
+#include "buffer_check.h"
+#include "conv_algo.h"
+
+struct clforge_conv2d_weights_s {
+  clforge_context ctx;
+  clforge__conv d;            /* the descriptor they were made for */
+  clforge_conv_algo algo;
+  int v[CLFORGE_MAX_PARAMS];  /* the family's values: the transformed layout depends on them */
+  cl_mem buf;                 /* transformed filter, or (weights_bytes == 0) the user's w, retained */
+  int transformed;
+  cl_event ready;             /* the transform's last command */
+  void *host_w;               /* the original filter (validation mode compares against it) */
+};
+
+typedef struct conv_plan {
+  const clforge__conv_algo_impl *impl;
+  int v[CLFORGE_MAX_PARAMS];
+  clforge_conv_choice choice;
+} conv_plan;
+
+/* ----------------------------------------------------------- algorithm choice */
+
+static int is_conv_family(const clforge__family *f, clforge_conv_algo *algo) {
+  for (int a = 1; a < CLFORGE_CONV_ALGO_COUNT; ++a) {
+    const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of((clforge_conv_algo)a);
+    if (impl && impl->family == f) {
+      *algo = (clforge_conv_algo)a;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static clforge_status read_env_algo(clforge_context ctx, clforge_conv_algo *algo) {
+  *algo = CLFORGE_CONV_ALGO_AUTO;
+  const char *v = ctx->tuning_active ? NULL : getenv("CLFORGE_CONV_ALGO");
+  if (!v || !*v) return CLFORGE_SUCCESS;
+  if (clforge_conv_algo_from_name(v, algo) != CLFORGE_SUCCESS)
+    return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT,
+                         "CLFORGE_CONV_ALGO=\"%s\": use auto, direct, implicit_gemm, gemm_1x1, im2col, winograd_2x2, "
+                         "winograd_4x4, fft or depthwise",
+                         v);
+  return CLFORGE_SUCCESS;
+}
+
+static int supported(clforge_context ctx, const clforge__conv *d, clforge_conv_algo a, char *why, size_t cap) {
+  const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of(a);
+  if (!impl || !impl->supports) {
+    snprintf(why, cap, "%s is not available", clforge_conv_algo_name(a));
+    return 0;
+  }
+  return impl->supports(ctx, d, why, cap);
+}
+
+/* The built-in table when nothing was measured (docs/tuning.md, "Which
+ * convolution algorithm"): the first row whose algorithm can do d. */
+static clforge_conv_algo heuristic(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {
+  char ignored[160];
+  const int dw = d->groups > 1 && d->groups == d->c;
+  const int one = d->r == 1 && d->s == 1 && d->stride_h == 1 && d->stride_w == 1 && !d->pad_t && !d->pad_b &&
+                  !d->pad_l && !d->pad_r;
+  const int three = d->r == 3 && d->s == 3 && d->stride_h == 1 && d->stride_w == 1 && d->dil_h == 1 && d->dil_w == 1;
+  const size_t cg = d->cg, kg = d->kg;
+  struct {
+    int when;
+    clforge_conv_algo algo;
+    const char *rule;
+  } rows[] = {
+      {dw, CLFORGE_CONV_ALGO_DEPTHWISE, "heuristic: depthwise"},
+      {one, CLFORGE_CONV_ALGO_GEMM_1X1, "heuristic: 1x1, stride 1, no padding: GEMM"},
+      {three && cg >= 16 && kg >= 16 && d->p >= 8 && d->q >= 8, CLFORGE_CONV_ALGO_WINOGRAD_4X4,
+       "heuristic: 3x3 stride 1, C and K >= 16: Winograd F(4x4,3x3)"},
+      {three && cg >= 16 && kg >= 16, CLFORGE_CONV_ALGO_WINOGRAD_2X2,
+       "heuristic: 3x3 stride 1, C and K >= 16, small output: Winograd F(2x2,3x3)"},
+      {cg * d->r * d->s >= 32 && kg >= 16, CLFORGE_CONV_ALGO_IM2COL, "heuristic: C*R*S >= 32, K >= 16: im2col + GEMM"},
+      {cg * d->r * d->s >= 32 && kg >= 16, CLFORGE_CONV_ALGO_IMPLICIT_GEMM,
+       "heuristic: C*R*S >= 32, K >= 16: implicit GEMM"},
+      {1, CLFORGE_CONV_ALGO_DIRECT, "heuristic: direct"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+    if (rows[i].when && supported(ctx, d, rows[i].algo, ignored, sizeof ignored)) {
+      snprintf(why, cap, "%s", rows[i].rule);
+      return rows[i].algo;
+    }
+  snprintf(why, cap, "heuristic: direct (nothing else applies)");
+  return CLFORGE_CONV_ALGO_DIRECT;
+}
+
+/* The tuning file's fastest algorithm for d: among the algorithms that can
+ * do d, those whose family has an entry for d's shape class (else the
+ * nearest tuned shape), compared by their measured rates. Entries of f32
+ * storage stand in when none has d's storage types. */
+static clforge_conv_algo tuned_choice(clforge_context ctx, const clforge__conv *d, clforge_conv_algo_source *source,
+                                      char *why, size_t cap) {
+  clforge__conv_key key;
+  clforge__conv_make_key(d, &key);
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {
+      if (!strcmp(key.dtypes, "f32,f32,f32")) break;
+      snprintf(key.dtypes, sizeof key.dtypes, "f32,f32,f32");
+    }
+    for (int want = CLFORGE_PARAMS_FROM_TUNED; want <= CLFORGE_PARAMS_FROM_NEAREST; ++want) {
+      clforge_conv_algo best = CLFORGE_CONV_ALGO_AUTO, second = CLFORGE_CONV_ALGO_AUTO;
+      double best_rate = 0, second_rate = 0;
+      for (int a = 1; a < CLFORGE_CONV_ALGO_COUNT; ++a) {
+        char ignored[160];
+        const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of((clforge_conv_algo)a);
+        if (!impl->family || !supported(ctx, d, (clforge_conv_algo)a, ignored, sizeof ignored)) continue;
+        int v[CLFORGE_MAX_PARAMS];
+        clforge_kernel_choice kc;
+        if (clforge__family_select(ctx, impl->family, clforge__conv_variant(d), &key.key, v, &kc) != CLFORGE_SUCCESS) {
+          clforge__clear_error(ctx);
+          continue;
+        }
+        if ((int)kc.source != want) continue;
+        if (kc.tuned_gflops > best_rate) {
+          second = best, second_rate = best_rate;
+          best = (clforge_conv_algo)a, best_rate = kc.tuned_gflops;
+        } else if (kc.tuned_gflops > second_rate) {
+          second = (clforge_conv_algo)a, second_rate = kc.tuned_gflops;
+        }
+      }
+      if (best == CLFORGE_CONV_ALGO_AUTO) continue;
+      *source = want == CLFORGE_PARAMS_FROM_TUNED ? CLFORGE_CONV_ALGO_FROM_TUNED : CLFORGE_CONV_ALGO_FROM_NEAREST;
+      const char *kind = want == CLFORGE_PARAMS_FROM_TUNED ? "tuned" : "nearest tuned";
+      if (second != CLFORGE_CONV_ALGO_AUTO)
+        snprintf(why, cap, "%s%s: %s %.0f > %s %.0f GFLOP/s", kind, pass ? " (f32 entries)" : "",
+                 clforge_conv_algo_name(best), best_rate, clforge_conv_algo_name(second), second_rate);
+      else
+        snprintf(why, cap, "%s%s: %s %.0f GFLOP/s, the only one measured", kind, pass ? " (f32 entries)" : "",
+                 clforge_conv_algo_name(best), best_rate);
+      return best;
+    }
+  }
+  return CLFORGE_CONV_ALGO_AUTO;
+}
+
+/* The workspace an algorithm needs (0 when it has no hook). */
+static size_t ws_need(clforge_context ctx, const clforge__conv *d, const clforge__conv_algo_impl *impl, const int *v) {
+  return impl->workspace ? impl->workspace(ctx, d, v) : 0;
+}
+
+/* Algorithm, parameters and workspace for d. `weights` fixes the algorithm
+ * and the parameters; `user_ws` (bytes; SIZE_MAX: the context's) bounds the
+ * scratch memory for the automatic choice's fallback. */
+static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, const struct clforge_conv2d_weights_s *weights,
+                                conv_plan *p) {
+  memset(p, 0, sizeof *p);
+  clforge_conv_choice *c = &p->choice;
+  c->p = d->p, c->q = d->q;
+  char why[160] = "";
+  clforge_conv_algo algo = CLFORGE_CONV_ALGO_AUTO, tuner_algo = CLFORGE_CONV_ALGO_AUTO;
+  clforge_conv_algo_source source = CLFORGE_CONV_ALGO_FROM_HEURISTIC;
+  if (weights) {
+    algo = weights->algo, source = CLFORGE_CONV_ALGO_FROM_WEIGHTS;
+    snprintf(why, sizeof why, "prepared weights for %s", clforge_conv_algo_name(algo));
+  } else if (ctx->tuning_active && ctx->tune_force.family && is_conv_family(ctx->tune_force.family, &tuner_algo)) {
+    algo = tuner_algo, source = CLFORGE_CONV_ALGO_FROM_TUNER;
+    snprintf(why, sizeof why, "tuner: measuring %s", clforge_conv_algo_name(algo));
+  } else if (d->algo != CLFORGE_CONV_ALGO_AUTO) {
+    algo = d->algo, source = CLFORGE_CONV_ALGO_FROM_DESC;
+    snprintf(why, sizeof why, "desc.algo = %s", clforge_conv_algo_name(algo));
+  } else {
+    clforge_status st = read_env_algo(ctx, &algo);
+    if (st != CLFORGE_SUCCESS) return st;
+    if (algo != CLFORGE_CONV_ALGO_AUTO) {
+      source = CLFORGE_CONV_ALGO_FROM_ENV;
+      snprintf(why, sizeof why, "CLFORGE_CONV_ALGO=%s", clforge_conv_algo_name(algo));
+    }
+  }
+  if (algo != CLFORGE_CONV_ALGO_AUTO) {
+    char reason[160];
+    if (!supported(ctx, d, algo, reason, sizeof reason))
+      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "conv2d: %s (%s): %s", clforge_conv_algo_name(algo), why, reason);
+  } else {
+    algo = tuned_choice(ctx, d, &source, why, sizeof why);
+    if (algo == CLFORGE_CONV_ALGO_AUTO) {
+      source = CLFORGE_CONV_ALGO_FROM_HEURISTIC;
+      algo = heuristic(ctx, d, why, sizeof why);
+    }
+  }
+  p->impl = clforge__conv_algo_impl_of(algo);
+  clforge__conv_key key;
+  clforge__conv_make_key(d, &key);
+  c->nkernels = 0;
+  if (p->impl->family) {
+    if (weights) {
+      memcpy(p->v, weights->v, sizeof p->v);
+      clforge_status st = clforge__family_select(ctx, p->impl->family, clforge__conv_variant(d), &key.key, p->v,
+                                                 &c->kernels[0]);
+      if (st != CLFORGE_SUCCESS) return st;
+      memcpy(p->v, weights->v, sizeof p->v); /* the weights' layout decides */
+      for (int i = 0; i < c->kernels[0].nparams; ++i) c->kernels[0].values[i] = p->v[i];
+    } else {
+      clforge_status st = clforge__family_select(ctx, p->impl->family, clforge__conv_variant(d), &key.key, p->v,
+                                                 &c->kernels[0]);
+      if (st != CLFORGE_SUCCESS) return st;
+    }
+    c->nkernels = 1;
+  }
+  if (p->impl->explain)
+    c->nkernels += p->impl->explain(ctx, d, p->v, c->kernels + c->nkernels, 4 - c->nkernels);
+  c->algo = algo;
+  c->source = source;
+  snprintf(c->why, sizeof c->why, "%s", why);
+  c->workspace_bytes = ws_need(ctx, d, p->impl, p->v);
+  for (int i = 0; i < c->nkernels; ++i) snprintf(c->kernels[i].route, sizeof c->kernels[i].route, "%.47s", why);
+  return CLFORGE_SUCCESS;
+}
+
+/* The automatic choice's workspace could not be had (over the bound, or the
+ * allocation failed): the algorithm that needs least among those that can
+ * do d. */
+static clforge_status fall_back(clforge_context ctx, const clforge__conv *d, size_t limit, conv_plan *p) {
+  const clforge_conv_algo order[] = {CLFORGE_CONV_ALGO_IMPLICIT_GEMM, CLFORGE_CONV_ALGO_DIRECT};
+  const clforge_conv_algo from = p->choice.algo;
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; ++i) {
+    char ignored[160];
+    if (order[i] == from || !supported(ctx, d, order[i], ignored, sizeof ignored)) continue;
+    conv_plan q;
+    clforge__conv dd = *d;
+    dd.algo = order[i];
+    clforge_status st = make_plan(ctx, &dd, NULL, &q);
+    if (st != CLFORGE_SUCCESS) {
+      clforge__clear_error(ctx);
+      continue;
+    }
+    if (q.choice.workspace_bytes > limit) continue;
+    q.choice.source = CLFORGE_CONV_ALGO_FROM_FALLBACK;
+    snprintf(q.choice.why, sizeof q.choice.why, "%s needs %zu bytes of workspace: %s", clforge_conv_algo_name(from),
+             p->choice.workspace_bytes, clforge_conv_algo_name(order[i]));
+    for (int k = 0; k < q.choice.nkernels; ++k)
+      snprintf(q.choice.kernels[k].route, sizeof q.choice.kernels[k].route, "%.47s", q.choice.why);
+    *p = q;
+    return CLFORGE_SUCCESS;
+  }
+  return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
+                       "conv2d: %s needs %zu bytes of workspace (at most %zu available) and no other algorithm fits",
+                       clforge_conv_algo_name(from), p->choice.workspace_bytes, limit);
+}
+
+/* ----------------------------------------------------------------- checks */
+
+static clforge_status check_tensor(clforge_context ctx, const clforge__conv_tensor *t, cl_mem buf, int access) {
+  if (!t->count) return CLFORGE_SUCCESS;
+  return clforge__check_buffer(ctx, "conv2d", t->name, buf, t->offset, t->count, clforge_dtype_size(t->type), access);
+}
+
+static clforge_status range_of(clforge_context ctx, const clforge__conv_tensor *t, cl_mem buf, clforge__byte_range *r) {
+  const size_t es = clforge_dtype_size(t->type);
+  return clforge__buffer_range(ctx, buf, t->offset * es, t->count * es, r);
+}
+
+/* y must not share a byte with what is read while it is written. */
+static clforge_status check_aliasing(clforge_context ctx, const clforge__conv *d, cl_mem x, cl_mem w, cl_mem bias,
+                                     cl_mem y, cl_mem ws, size_t ws_bytes) {
+  clforge__byte_range ry, r;
+  clforge_status st = range_of(ctx, &d->y, y, &ry);
+  const clforge__conv_tensor *in[3] = {&d->x, &d->w_, &d->bias};
+  const cl_mem inb[3] = {x, w, bias};
+  for (int i = 0; i < 3 && st == CLFORGE_SUCCESS; ++i) {
+    if (!inb[i] || !in[i]->count) continue;
+    st = range_of(ctx, in[i], inb[i], &r);
+    if (st == CLFORGE_SUCCESS && clforge__ranges_alias(&ry, &r))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: y overlaps %s (they share bytes of one buffer)",
+                           in[i]->name);
+  }
+  if (st == CLFORGE_SUCCESS && ws) {
+    const cl_mem all[4] = {x, w, bias, y};
+    const clforge__conv_tensor *t[4] = {&d->x, &d->w_, &d->bias, &d->y};
+    clforge__byte_range rw;
+    st = clforge__buffer_range(ctx, ws, 0, ws_bytes, &rw);
+    for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
+      if (!all[i] || !t[i]->count) continue;
+      st = range_of(ctx, t[i], all[i], &r);
+      if (st == CLFORGE_SUCCESS && clforge__ranges_alias(&rw, &r))
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: the workspace overlaps %s", t[i]->name);
+    }
+  }
+  return st;
+}
+
+/* The prepared weights fit d: the same problem except for what may change
+ * between calls (x, y, bias, their offsets, alpha, beta, activation). */
+static clforge_status check_weights(clforge_context ctx, const clforge__conv *d,
+                                    const struct clforge_conv2d_weights_s *pw) {
+  if (pw->ctx != ctx)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: the prepared weights belong to another context");
+  const clforge__conv *e = &pw->d;
+  const int same = d->n == e->n && d->c == e->c && d->h == e->h && d->w == e->w && d->k == e->k && d->r == e->r &&
+                   d->s == e->s && d->groups == e->groups && d->stride_h == e->stride_h &&
+                   d->stride_w == e->stride_w && d->dil_h == e->dil_h && d->dil_w == e->dil_w &&
+                   d->pad_t == e->pad_t && d->pad_b == e->pad_b && d->pad_l == e->pad_l && d->pad_r == e->pad_r &&
+                   d->x_layout == e->x_layout && d->y_layout == e->y_layout && d->w_layout == e->w_layout &&
+                   d->x.type == e->x.type && d->w_.type == e->w_.type && d->y.type == e->y.type &&
+                   (d->algo == CLFORGE_CONV_ALGO_AUTO || d->algo == pw->algo);
+  if (!same)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d: the prepared weights were made for another problem (shape, layouts, storage types "
+                         "or algorithm differ)");
+  return CLFORGE_SUCCESS;
+}
+
+/* ------------------------------------------------------------- validation */
+
+typedef struct {
+  void *x, *w, *bias, *y;
+} host_copies;
+
+static clforge_status read_tensor(clforge_context ctx, const clforge__conv_tensor *t, cl_mem buf, void **out) {
+  *out = NULL;
+  if (!t->count || !buf) return CLFORGE_SUCCESS;
+  size_t bytes = t->extent * clforge_dtype_size(t->type);
+  *out = malloc(bytes);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d validation: no memory for %s", t->name);
+  return clforge__read_buffer(ctx, buf, 0, bytes, *out);
+}
+
+static void free_copies(host_copies *h) {
+  free(h->x);
+  free(h->w);
+  free(h->bias);
+  free(h->y);
+}
+
+static clforge_status validate_conv(clforge_context ctx, const clforge_conv2d_desc *desc, const clforge__conv *d,
+                                    cl_mem y, host_copies *h) {
+  const size_t ys = clforge_dtype_size(d->y.type), n = d->y.extent;
+  if (clforge__test_fault_armed(ctx, "conv2d")) { /* tests only: make the device result wrong */
+    float bad = 12345.0f;
+    unsigned char raw[4];
+    clforge_ref_convert(1, &bad, CLFORGE_F32, raw, d->y.type);
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, y, CL_TRUE, d->y.offset * ys, ys, raw, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "test fault injection");
+  }
+  void *got = malloc(n * ys);
+  if (!got) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d validation: no memory for y");
+  clforge_status st = clforge__read_buffer(ctx, y, 0, n * ys, got);
+  clforge_conv2d_desc rd = *desc;
+  rd.algo = CLFORGE_CONV_ALGO_AUTO;
+  if (st == CLFORGE_SUCCESS) st = clforge_ref_conv2d(&rd, h->x, h->w, h->bias, h->y);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__validate(ctx, "conv2d", d->y.type, n, got, h->y, clforge__tolerance_for(d->y.type));
+  free(got);
+  return st;
+}
+
+/* ------------------------------------------------------------------- call */
+
+static clforge_status enqueue_marker(clforge_context ctx, cl_uint nwait, const cl_event *wait, cl_event *event) {
+  if (!event) return CLFORGE_SUCCESS;
+  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
+  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (conv2d)");
+}
+
+clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem w,
+                                 clforge_conv2d_weights weights, cl_mem bias, cl_mem y, cl_mem workspace,
+                                 size_t workspace_size, cl_uint num_events_in_wait_list,
+                                 const cl_event *event_wait_list, cl_event *event) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d: context is NULL");
+  clforge__clear_error(ctx);
+  if (event) *event = NULL;
+  clforge__conv d;
+  clforge_status st = clforge__conv_resolve(ctx, desc, bias != NULL, &d);
+  if (st != CLFORGE_SUCCESS) return st;
+  st = clforge__check_wait_list(ctx, "conv2d", num_events_in_wait_list, event_wait_list);
+  if (st != CLFORGE_SUCCESS) return st;
+  if (weights) {
+    st = check_weights(ctx, &d, weights);
+    if (st != CLFORGE_SUCCESS) return st;
+    d.w_.offset = 0; /* the weights' own buffer */
+    d.w_.extent = d.w_.count;
+  }
+  if (workspace && workspace_size == 0)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: a workspace is given with workspace_size 0");
+  if (d.n == 0 || d.k == 0) return enqueue_marker(ctx, num_events_in_wait_list, event_wait_list, event);
+
+  const cl_mem wbuf = weights ? NULL : w;
+  st = check_tensor(ctx, &d.x, x, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && !weights) st = check_tensor(ctx, &d.w_, w, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && bias) st = check_tensor(ctx, &d.bias, bias, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = check_tensor(ctx, &d.y, y, CLFORGE_ACCESS_WRITE | (d.beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
+  if (st == CLFORGE_SUCCESS && workspace)
+    st = clforge__check_buffer(ctx, "conv2d", "workspace", workspace, 0, workspace_size, 1,
+                               CLFORGE_ACCESS_READ | CLFORGE_ACCESS_WRITE);
+  if (st == CLFORGE_SUCCESS) st = check_aliasing(ctx, &d, x, wbuf, bias, y, workspace, workspace_size);
+  if (st != CLFORGE_SUCCESS) return st;
+
+  conv_plan p;
+  st = make_plan(ctx, &d, weights, &p);
+  if (st != CLFORGE_SUCCESS) return st;
+  const size_t cap = clforge__workspace_cap(ctx);
+  size_t need = p.choice.workspace_bytes;
+  if (workspace && need > workspace_size) {
+    if (p.choice.source != CLFORGE_CONV_ALGO_FROM_HEURISTIC && p.choice.source != CLFORGE_CONV_ALGO_FROM_TUNED &&
+        p.choice.source != CLFORGE_CONV_ALGO_FROM_NEAREST)
+      return clforge__fail(ctx, CLFORGE_BUFFER_TOO_SMALL,
+                           "conv2d: %s needs a workspace of %zu bytes; the one given has %zu",
+                           clforge_conv_algo_name(p.choice.algo), need, workspace_size);
+    st = fall_back(ctx, &d, workspace_size, &p);
+    if (st != CLFORGE_SUCCESS)
+      return clforge__fail(ctx, CLFORGE_BUFFER_TOO_SMALL, "conv2d: %s needs a workspace of %zu bytes; the one given has %zu",
+                           clforge_conv_algo_name(p.choice.algo), need, workspace_size);
+    need = p.choice.workspace_bytes;
+  } else if (!workspace && need > cap) {
+    if (p.choice.source != CLFORGE_CONV_ALGO_FROM_HEURISTIC && p.choice.source != CLFORGE_CONV_ALGO_FROM_TUNED &&
+        p.choice.source != CLFORGE_CONV_ALGO_FROM_NEAREST)
+      return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
+                           "conv2d: %s needs %zu bytes of workspace, above the bound of %zu",
+                           clforge_conv_algo_name(p.choice.algo), need, cap);
+    st = fall_back(ctx, &d, cap, &p);
+    if (st != CLFORGE_SUCCESS) return st;
+    need = p.choice.workspace_bytes;
+  }
+
+  /* The context's scratch, when the caller brings none. Allocation failure
+   * of the automatic choice's falls back as above. */
+  cl_mem ws = workspace;
+  cl_event busy = NULL;
+  if (!ws && need) {
+    st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, need, &ws, &busy);
+    if (st == CLFORGE_OUT_OF_DEVICE_MEMORY && (p.choice.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC ||
+                                               p.choice.source == CLFORGE_CONV_ALGO_FROM_TUNED ||
+                                               p.choice.source == CLFORGE_CONV_ALGO_FROM_NEAREST)) {
+      clforge__clear_error(ctx);
+      st = fall_back(ctx, &d, 0, &p);
+      ws = NULL, need = 0;
+    }
+    if (st != CLFORGE_SUCCESS) return st;
+  }
+
+  host_copies h = {NULL, NULL, NULL, NULL};
+  if (ctx->validate) { /* inputs as they are when the kernels will run */
+    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "conv2d validation: waiting for the wait list");
+    st = read_tensor(ctx, &d.x, x, &h.x);
+    if (st == CLFORGE_SUCCESS && !weights) st = read_tensor(ctx, &d.w_, w, &h.w);
+    if (st == CLFORGE_SUCCESS && bias) st = read_tensor(ctx, &d.bias, bias, &h.bias);
+    if (st == CLFORGE_SUCCESS) st = read_tensor(ctx, &d.y, y, &h.y);
+    if (st != CLFORGE_SUCCESS) {
+      free_copies(&h);
+      return st;
+    }
+  }
+
+  /* The caller's list, the workspace's last user and the weights' transform. */
+  cl_event *wait = malloc((num_events_in_wait_list + 2) * sizeof *wait);
+  if (!wait) {
+    free_copies(&h);
+    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d: no memory for the wait list");
+  }
+  cl_uint nwait = 0;
+  for (cl_uint i = 0; i < num_events_in_wait_list; ++i) wait[nwait++] = event_wait_list[i];
+  if (busy && ws == (ctx->conv_workspace.buffer)) wait[nwait++] = busy;
+  if (weights && weights->ready) wait[nwait++] = weights->ready;
+
+  cl_event done = NULL;
+  clforge__conv_exec e = {ctx, &d, p.v, x, weights ? (weights->transformed ? NULL : weights->buf) : w, bias, y,
+                          weights && weights->transformed ? weights->buf : NULL, ws, need, nwait, wait, &done};
+  st = p.impl->enqueue(&e);
+  free(wait);
+  if (st == CLFORGE_SUCCESS && ws && !workspace) clforge__workspace_used_by(&ctx->conv_workspace, done);
+  if (st == CLFORGE_SUCCESS && ctx->validate) {
+    cl_int err = clWaitForEvents(1, &done);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "conv2d: waiting for the result to validate");
+    if (st == CLFORGE_SUCCESS && weights) h.w = weights->host_w;
+    clforge_conv2d_desc vd = *desc;
+    if (weights) vd.w_offset = 0;
+    if (st == CLFORGE_SUCCESS) st = validate_conv(ctx, &vd, &d, y, &h);
+    if (weights) h.w = NULL;
+  }
+  free_copies(&h);
+  if (event && st == CLFORGE_SUCCESS) *event = done;
+  else if (done) clReleaseEvent(done);
+  return st;
+}
+
+clforge_status clforge_conv2d(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem w, cl_mem bias,
+                              cl_mem y, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                              cl_event *event) {
+  return clforge_conv2d_ex(ctx, desc, x, w, NULL, bias, y, NULL, 0, num_events_in_wait_list, event_wait_list, event);
+}
+
+/* ----------------------------------------------------------- the queries */
+
+clforge_status clforge_conv2d_output_size(const clforge_conv2d_desc *desc, size_t *p, size_t *q) {
+  clforge__clear_error(NULL);
+  if (!p || !q) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_output_size: p or q is NULL");
+  clforge__conv d;
+  clforge_status st = clforge__conv_resolve(NULL, desc, 0, &d);
+  if (st != CLFORGE_SUCCESS) return st;
+  *p = d.p, *q = d.q;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_conv2d_explain(clforge_context ctx, const clforge_conv2d_desc *desc, clforge_conv_choice *choice) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_explain: context is NULL");
+  clforge__clear_error(ctx);
+  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_explain: choice is NULL");
+  clforge__conv d;
+  clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
+  if (st != CLFORGE_SUCCESS) return st;
+  conv_plan p;
+  st = make_plan(ctx, &d, NULL, &p);
+  if (st == CLFORGE_SUCCESS && p.choice.workspace_bytes > clforge__workspace_cap(ctx) &&
+      (p.choice.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC || p.choice.source == CLFORGE_CONV_ALGO_FROM_TUNED ||
+       p.choice.source == CLFORGE_CONV_ALGO_FROM_NEAREST))
+    st = fall_back(ctx, &d, clforge__workspace_cap(ctx), &p);
+  if (st != CLFORGE_SUCCESS) return st;
+  *choice = p.choice;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_conv2d_workspace_size(clforge_context ctx, const clforge_conv2d_desc *desc, size_t *bytes) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_workspace_size: context is NULL");
+  if (!bytes) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_workspace_size: bytes is NULL");
+  clforge_conv_choice c;
+  clforge_status st = clforge_conv2d_explain(ctx, desc, &c);
+  if (st == CLFORGE_SUCCESS) *bytes = c.workspace_bytes;
+  return st;
+}
+
+/* --------------------------------------------------------- prepared weights */
+
+clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem w,
+                                             cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                             clforge_conv2d_weights *weights) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: context is NULL");
+  clforge__clear_error(ctx);
+  if (!weights) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: weights is NULL");
+  *weights = NULL;
+  clforge__conv d;
+  clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
+  if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "conv2d_weights_create", num_events_in_wait_list, event_wait_list);
+  if (st == CLFORGE_SUCCESS && (d.n == 0 || d.k == 0))
+    st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: the problem is empty (n or k is 0)");
+  if (st == CLFORGE_SUCCESS) st = check_tensor(ctx, &d.w_, w, CLFORGE_ACCESS_READ);
+  conv_plan p;
+  if (st == CLFORGE_SUCCESS) st = make_plan(ctx, &d, NULL, &p);
+  if (st == CLFORGE_SUCCESS && p.choice.workspace_bytes > clforge__workspace_cap(ctx) &&
+      (p.choice.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC || p.choice.source == CLFORGE_CONV_ALGO_FROM_TUNED ||
+       p.choice.source == CLFORGE_CONV_ALGO_FROM_NEAREST))
+    st = fall_back(ctx, &d, clforge__workspace_cap(ctx), &p);
+  if (st != CLFORGE_SUCCESS) return st;
+
+  struct clforge_conv2d_weights_s *pw = calloc(1, sizeof *pw);
+  if (!pw) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d_weights_create: no memory");
+  pw->ctx = ctx, pw->d = d, pw->algo = p.choice.algo;
+  memcpy(pw->v, p.v, sizeof pw->v);
+  const size_t wbytes = d.w_.count * clforge_dtype_size(d.w_.type);
+  pw->host_w = malloc(wbytes ? wbytes : 1);
+  if (!pw->host_w) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d_weights_create: no memory");
+  if (st == CLFORGE_SUCCESS && num_events_in_wait_list) {
+    cl_int err = clWaitForEvents(num_events_in_wait_list, event_wait_list);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "conv2d_weights_create: waiting for the wait list");
+  }
+  /* The original filter, tight from element 0 (validation mode's reference). */
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__read_buffer(ctx, w, d.w_.offset * clforge_dtype_size(d.w_.type), wbytes, pw->host_w);
+  pw->d.w_.offset = 0;
+  const size_t bytes = p.impl->weights_bytes ? p.impl->weights_bytes(&d, p.v) : 0;
+  if (st == CLFORGE_SUCCESS && bytes) {
+    cl_int err;
+    pw->buf = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clCreateBuffer (conv2d prepared weights)");
+    pw->transformed = 1;
+    if (st == CLFORGE_SUCCESS) {
+      clforge__conv_exec e = {ctx, &d, p.v, NULL, w, NULL, NULL, NULL, NULL, 0, 0, NULL, &pw->ready};
+      st = p.impl->prepare_weights(&e, pw->buf);
+    }
+  } else if (st == CLFORGE_SUCCESS) {
+    /* The algorithm reads the filter as given: a tight copy, so that the
+     * caller may reuse or free w. */
+    cl_int err;
+    pw->buf = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, wbytes ? wbytes : 1, pw->host_w,
+                             &err);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clCreateBuffer (conv2d weights copy)");
+  }
+  if (st != CLFORGE_SUCCESS) {
+    clforge_conv2d_weights_release(pw);
+    return st;
+  }
+  *weights = pw;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_conv2d_weights_algo(clforge_conv2d_weights weights, clforge_conv_algo *algo) {
+  clforge__clear_error(NULL);
+  if (!weights || !algo) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_algo: NULL argument");
+  *algo = weights->algo;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_conv2d_weights_release(clforge_conv2d_weights weights) {
+  if (!weights) return CLFORGE_SUCCESS;
+  if (weights->ctx) clFinish(weights->ctx->queue); /* calls that use them may still run */
+  if (weights->ready) clReleaseEvent(weights->ready);
+  if (weights->buf) clReleaseMemObject(weights->buf);
+  free(weights->host_w);
+  free(weights);
+  return CLFORGE_SUCCESS;
+}

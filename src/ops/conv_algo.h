@@ -1,0 +1,83 @@
+/* What every convolution algorithm provides to the op (src/ops/conv.c):
+ * one table row per algorithm, defined in src/ops/conv_<algo>.c. The op
+ * checks arguments and buffers, chooses the algorithm and its family's
+ * parameters, provides the workspace and the wait list, and validates;
+ * an algorithm only says what it can do and enqueues it. */
+#ifndef CLFORGE_SRC_OPS_CONV_ALGO_H
+#define CLFORGE_SRC_OPS_CONV_ALGO_H
+
+#include "../conv_desc.h"
+#include "../kernels/family.h"
+
+/* One call as an algorithm sees it. Every buffer is already checked. */
+typedef struct clforge__conv_exec {
+  clforge_context ctx;
+  const clforge__conv *d;
+  const int *v;                /* the family's parameter values (NULL when it has no family) */
+  cl_mem x, w, bias, y;        /* w: the user's filter (NULL when prepared weights are given) */
+  cl_mem pw;                   /* prepared weights (the algorithm's own layout), or NULL */
+  cl_mem ws;                   /* workspace of at least workspace() bytes (NULL when 0) */
+  size_t ws_bytes;
+  cl_uint nwait;               /* run after these (the caller's list and the workspace's last user) */
+  const cl_event *wait;
+  cl_event *event;             /* never NULL: the call's last command (the op releases it) */
+} clforge__conv_exec;
+
+typedef struct clforge__conv_algo_impl {
+  clforge_conv_algo algo;
+  const char *name;                  /* clforge_conv_algo_name */
+  const clforge__family *family;     /* its tuned parameters (the first of its kernels) */
+  /* 1 when it can compute d on ctx's device, else 0 with the reason in why
+   * (e.g. "winograd_4x4 needs a 3x3 filter, stride 1, dilation 1"). */
+  int (*supports)(clforge_context ctx, const clforge__conv *d, char *why, size_t cap);
+  /* Scratch bytes for d with values v (0: none). The algorithm may tile its
+   * work (e.g. over the batch) to stay within clforge__workspace_cap. */
+  size_t (*workspace)(clforge_context ctx, const clforge__conv *d, const int *v);
+  /* Prepared weights: their bytes (0: the algorithm reads w as given, and
+   * the prepared object just keeps a reference to w) and the transform of
+   * e->w into `out`, enqueued after e's wait list (*e->event its end). */
+  size_t (*weights_bytes)(const clforge__conv *d, const int *v);
+  clforge_status (*prepare_weights)(const clforge__conv_exec *e, cl_mem out);
+  /* Enqueue the call: everything after e's wait list, *e->event its last
+   * command. Build every kernel before the first launch, so that a build
+   * failure leaves y untouched. */
+  clforge_status (*enqueue)(const clforge__conv_exec *e);
+  /* Optional: the kernels it runs besides its own family (e.g. the GEMM's),
+   * for explain; returns how many it filled. */
+  int (*explain)(clforge_context ctx, const clforge__conv *d, const int *v, clforge_kernel_choice *out, int cap);
+} clforge__conv_algo_impl;
+
+/* The table, indexed by clforge_conv_algo (entry 0, AUTO, is NULL). */
+extern const clforge__conv_algo_impl clforge__conv_direct, clforge__conv_implicit_gemm, clforge__conv_gemm_1x1,
+    clforge__conv_im2col, clforge__conv_winograd_2x2, clforge__conv_winograd_4x4, clforge__conv_fft,
+    clforge__conv_depthwise;
+const clforge__conv_algo_impl *clforge__conv_algo_impl_of(clforge_conv_algo algo);
+
+/* The problem key of d for family lookups (dtypes, layout, shape class,
+ * shape); the strings live in `keybuf`. */
+typedef struct clforge__conv_key {
+  char dtypes[32], layout[16], shape_class[32];
+  clforge__problem_key key;
+} clforge__conv_key;
+void clforge__conv_make_key(const clforge__conv *d, clforge__conv_key *k);
+
+/* The variant bits conv families' defaults may depend on. */
+enum {
+  CLFORGE__CONV_VARIANT_NHWC = 1,    /* x in NHWC */
+  CLFORGE__CONV_VARIANT_HALF = 2,    /* x or w in f16/bf16 storage */
+  CLFORGE__CONV_VARIANT_1X1 = 4      /* R = S = 1 */
+};
+int clforge__conv_variant(const clforge__conv *d);
+
+/* -D options every conv kernel gets from d: X_T W_T Y_T BIAS_T (storage
+ * codes), BIAS (0/1), ACT, IDX64, and the geometry is passed as arguments
+ * (not compiled in). Appends to buf. */
+void clforge__conv_problem_options(const clforge__conv *d, char *buf, size_t cap);
+
+/* A kernel of family f built with values v and d's problem options (plus
+ * `extra` -D options, may be NULL); fails with a message naming the
+ * parameters when the device cannot run a work-group of wgs (0: no check). */
+clforge_status clforge__conv_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
+                                    const clforge__conv *d, const char *extra, size_t wgs, cl_kernel *k);
+
+#endif

@@ -1,0 +1,128 @@
+/* What the convolution op and its algorithms share: the algorithm table and
+ * names, the tuning key of a call (its shape class), the problem's build
+ * options and kernel building. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/conv_classes.h"
+#include "../program.h"
+#include "conv_algo.h"
+
+static const char *const algo_names[CLFORGE_CONV_ALGO_COUNT] = {
+    "auto", "direct", "implicit_gemm", "gemm_1x1", "im2col", "winograd_2x2", "winograd_4x4", "fft", "depthwise"};
+
+const char *clforge_conv_algo_name(clforge_conv_algo algo) {
+  return (unsigned)algo < CLFORGE_CONV_ALGO_COUNT ? algo_names[algo] : "?";
+}
+
+clforge_status clforge_conv_algo_from_name(const char *name, clforge_conv_algo *algo) {
+  clforge__clear_error(NULL);
+  if (!name || !algo) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv_algo_from_name: name or algo is NULL");
+  for (int i = 0; i < CLFORGE_CONV_ALGO_COUNT; ++i)
+    if (!strcasecmp(name, algo_names[i])) {
+      *algo = (clforge_conv_algo)i;
+      return CLFORGE_SUCCESS;
+    }
+  return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT,
+                       "conv algorithm \"%s\" is unknown: use auto, direct, implicit_gemm, gemm_1x1, im2col, "
+                       "winograd_2x2, winograd_4x4, fft or depthwise",
+                       name);
+}
+
+const clforge__conv_algo_impl *clforge__conv_algo_impl_of(clforge_conv_algo algo) {
+  static const clforge__conv_algo_impl *const table[CLFORGE_CONV_ALGO_COUNT] = {
+      NULL,
+      &clforge__conv_direct,
+      &clforge__conv_implicit_gemm,
+      &clforge__conv_gemm_1x1,
+      &clforge__conv_im2col,
+      &clforge__conv_winograd_2x2,
+      &clforge__conv_winograd_4x4,
+      &clforge__conv_fft,
+      &clforge__conv_depthwise,
+  };
+  return (unsigned)algo < CLFORGE_CONV_ALGO_COUNT ? table[algo] : NULL;
+}
+
+static int depthwise_shape(size_t groups, size_t c) { return groups > 1 && groups == c; }
+
+/* The call's shape: N, C, H, K, R, stride, pad, groups (conv_classes.h). */
+static void call_shape(const clforge__conv *d, size_t *s) {
+  s[CONV_DIM_N] = d->n, s[CONV_DIM_C] = d->c, s[CONV_DIM_H] = d->h, s[CONV_DIM_K] = d->k, s[CONV_DIM_R] = d->r;
+  s[CONV_DIM_STRIDE] = d->stride_h, s[CONV_DIM_PAD] = d->pad_t, s[CONV_DIM_GROUPS] = d->groups;
+}
+
+static double log_dist(const size_t *a, const size_t *b) {
+  double t = 0;
+  for (int i = 0; i < CLFORGE_CONV_NDIMS; ++i) {
+    double u = log(a[i] ? (double)a[i] : 1.0) - log(b[i] ? (double)b[i] : 1.0);
+    t += u * u;
+  }
+  return t;
+}
+
+void clforge__conv_make_key(const clforge__conv *d, clforge__conv_key *k) {
+  memset(k, 0, sizeof *k);
+  clforge__conv_dtypes_key(d, k->dtypes, sizeof k->dtypes);
+  clforge__conv_layout_key(d, k->layout, sizeof k->layout);
+  size_t s[CLFORGE_CONV_NDIMS];
+  call_shape(d, s);
+  /* The class of the same category (depthwise or not, square filter size,
+   * stride) whose shape is nearest; "conv" when no class shares it. */
+  const char *best = "conv";
+  double bd = INFINITY;
+  const int dw = depthwise_shape(d->groups, d->c), square = d->r == d->s && d->stride_h == d->stride_w;
+  for (const clforge__shape_class *c = clforge__conv_all_classes; c->name; ++c) {
+    const size_t *cs = c->shape;
+    if (!square || dw != depthwise_shape(cs[CONV_DIM_GROUPS], cs[CONV_DIM_C]) || cs[CONV_DIM_R] != d->r ||
+        cs[CONV_DIM_STRIDE] != d->stride_h)
+      continue;
+    double t = log_dist(cs, s);
+    if (t < bd) bd = t, best = c->name;
+  }
+  snprintf(k->shape_class, sizeof k->shape_class, "%s", best);
+  k->key.dtypes = k->dtypes, k->key.layout = k->layout, k->key.shape_class = k->shape_class;
+  k->key.ndims = CLFORGE_CONV_NDIMS;
+  memcpy(k->key.shape, s, sizeof s);
+}
+
+int clforge__conv_variant(const clforge__conv *d) {
+  int v = 0;
+  if (d->x_layout == CLFORGE_NHWC) v |= CLFORGE__CONV_VARIANT_NHWC;
+  if (d->x.type != CLFORGE_F32 || d->w_.type != CLFORGE_F32) v |= CLFORGE__CONV_VARIANT_HALF;
+  if (d->r == 1 && d->s == 1) v |= CLFORGE__CONV_VARIANT_1X1;
+  return v;
+}
+
+void clforge__conv_problem_options(const clforge__conv *d, char *buf, size_t cap) {
+  size_t used = strlen(buf);
+  if (used >= cap) return;
+  snprintf(buf + used, cap - used, " -DX_T=%d -DW_T=%d -DY_T=%d -DBIAS=%d -DBIAS_T=%d -DACT=%d -DIDX64=%d",
+           (int)d->x.type, (int)d->w_.type, (int)d->y.type, d->has_bias, (int)d->bias.type, d->act, d->idx64);
+}
+
+clforge_status clforge__conv_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
+                                    const clforge__conv *d, const char *extra, size_t wgs, cl_kernel *k) {
+  char opts[1536] = "";
+  if (f && v && clforge__family_options(f, v, opts, sizeof opts))
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "conv2d: build options too long");
+  clforge__conv_problem_options(d, opts, sizeof opts);
+  if (extra) {
+    size_t used = strlen(opts);
+    snprintf(opts + used, sizeof opts - used, " %s", extra);
+  }
+  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, name, k);
+  size_t kmax = 0;
+  if (st == CLFORGE_SUCCESS &&
+      clGetKernelWorkGroupInfo(*k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS &&
+      wgs && kmax < wgs)
+    st = clforge__fail(ctx, CLFORGE_UNSUPPORTED,
+                       "conv2d: the %s kernel built with %s runs at most %zu work-items per group here, not %zu; "
+                       "choose smaller tiles with CLFORGE_PARAMS",
+                       f->name, opts, kmax, wgs);
+  return st;
+}

@@ -1,0 +1,18 @@
+/* The depthwise convolution algorithm (placeholder: not written yet). */
+#include <stdio.h>
+
+#include "../kernels/families.h"
+#include "conv_algo.h"
+
+static int supports(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {
+  (void)ctx, (void)d;
+  snprintf(why, cap, "depthwise is not implemented yet");
+  return 0;
+}
+
+const clforge__conv_algo_impl clforge__conv_depthwise = {
+    .algo = CLFORGE_CONV_ALGO_DEPTHWISE,
+    .name = "depthwise",
+    .family = &clforge__family_conv_depthwise,
+    .supports = supports,
+};
