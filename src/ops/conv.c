@@ -105,7 +105,7 @@ static clforge_conv_algo heuristic(clforge_context ctx, const clforge__conv *d, 
  * nearest tuned shape), compared by their measured rates. Entries of f32
  * storage stand in when none has d's storage types. */
 static clforge_conv_algo tuned_choice(clforge_context ctx, const clforge__conv *d, clforge_conv_algo_source *source,
-                                      char *why, size_t cap) {
+                                      int *from_f32, char *why, size_t cap) {
   clforge__conv_key key;
   clforge__conv_make_key(d, &key);
   for (int pass = 0; pass < 2; ++pass) {
@@ -136,6 +136,7 @@ static clforge_conv_algo tuned_choice(clforge_context ctx, const clforge__conv *
       }
       if (best == CLFORGE_CONV_ALGO_AUTO) continue;
       *source = want == CLFORGE_PARAMS_FROM_TUNED ? CLFORGE_CONV_ALGO_FROM_TUNED : CLFORGE_CONV_ALGO_FROM_NEAREST;
+      *from_f32 = pass == 1;
       const char *kind = want == CLFORGE_PARAMS_FROM_TUNED ? "tuned" : "nearest tuned";
       if (second != CLFORGE_CONV_ALGO_AUTO)
         snprintf(why, cap, "%s%s: %s %.0f > %s %.0f GFLOP/s", kind, pass ? " (f32 entries)" : "",
@@ -165,6 +166,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, con
   char why[160] = "";
   clforge_conv_algo algo = CLFORGE_CONV_ALGO_AUTO, tuner_algo = CLFORGE_CONV_ALGO_AUTO;
   clforge_conv_algo_source source = CLFORGE_CONV_ALGO_FROM_HEURISTIC;
+  int from_f32 = 0; /* the algorithm was chosen on f32 entries: their parameters serve too */
   if (weights) {
     algo = weights->algo, source = CLFORGE_CONV_ALGO_FROM_WEIGHTS;
     snprintf(why, sizeof why, "prepared weights for %s", clforge_conv_algo_name(algo));
@@ -187,7 +189,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, con
     if (!supported(ctx, d, algo, reason, sizeof reason))
       return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "conv2d: %s (%s): %s", clforge_conv_algo_name(algo), why, reason);
   } else {
-    algo = tuned_choice(ctx, d, &source, why, sizeof why);
+    algo = tuned_choice(ctx, d, &source, &from_f32, why, sizeof why);
     if (algo == CLFORGE_CONV_ALGO_AUTO) {
       source = CLFORGE_CONV_ALGO_FROM_HEURISTIC;
       algo = heuristic(ctx, d, why, sizeof why);
@@ -196,6 +198,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, con
   p->impl = clforge__conv_algo_impl_of(algo);
   clforge__conv_key key;
   clforge__conv_make_key(d, &key);
+  if (from_f32) snprintf(key.dtypes, sizeof key.dtypes, "f32,f32,f32");
   c->nkernels = 0;
   if (p->impl->family) {
     if (weights) {
@@ -338,7 +341,7 @@ static void free_copies(host_copies *h) {
 }
 
 static clforge_status validate_conv(clforge_context ctx, const clforge_conv2d_desc *desc, const clforge__conv *d,
-                                    cl_mem y, host_copies *h) {
+                                    clforge_conv_algo algo, cl_mem y, host_copies *h) {
   const size_t ys = clforge_dtype_size(d->y.type), n = d->y.extent;
   if (clforge__test_fault_armed(ctx, "conv2d")) { /* tests only: make the device result wrong */
     float bad = 12345.0f;
@@ -354,7 +357,7 @@ static clforge_status validate_conv(clforge_context ctx, const clforge_conv2d_de
   rd.algo = CLFORGE_CONV_ALGO_AUTO;
   if (st == CLFORGE_SUCCESS) st = clforge_ref_conv2d(&rd, h->x, h->w, h->bias, h->y);
   if (st == CLFORGE_SUCCESS)
-    st = clforge__validate(ctx, "conv2d", d->y.type, n, got, h->y, clforge__tolerance_for(d->y.type));
+    st = clforge__validate(ctx, "conv2d", d->y.type, n, got, h->y, clforge__conv_algo_tolerance(algo, d->y.type));
   free(got);
   return st;
 }
@@ -481,7 +484,7 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
     if (st == CLFORGE_SUCCESS && weights) h.w = weights->host_w;
     clforge_conv2d_desc vd = *desc;
     if (weights) vd.w_offset = 0;
-    if (st == CLFORGE_SUCCESS) st = validate_conv(ctx, &vd, &d, y, &h);
+    if (st == CLFORGE_SUCCESS) st = validate_conv(ctx, &vd, &d, p.choice.algo, y, &h);
     if (weights) h.w = NULL;
   }
   free_copies(&h);

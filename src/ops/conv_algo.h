@@ -8,6 +8,7 @@
 
 #include "../conv_desc.h"
 #include "../kernels/family.h"
+#include "../ref/compare.h"
 
 /* One call as an algorithm sees it. Every buffer is already checked. */
 typedef struct clforge__conv_exec {
@@ -52,6 +53,14 @@ extern const clforge__conv_algo_impl clforge__conv_direct, clforge__conv_implici
     clforge__conv_im2col, clforge__conv_winograd_2x2, clforge__conv_winograd_4x4, clforge__conv_fft,
     clforge__conv_depthwise;
 const clforge__conv_algo_impl *clforge__conv_algo_impl_of(clforge_conv_algo algo);
+
+/* The tolerance a result of `algo` stored as `dtype` is checked with
+ * (validation mode, the tuner, the tests): clforge__tolerance_for, widened
+ * for the transforms that lose f32 precision (Winograd F(4x4,3x3), FFT;
+ * the bounds are derived in src/ops/conv_winograd.c and conv_fft.c). The
+ * second form finds the algorithm of a family (NULL: the plain tolerance). */
+clforge__tolerance clforge__conv_algo_tolerance(clforge_conv_algo algo, clforge_dtype dtype);
+clforge__tolerance clforge__conv_tolerance(const clforge__family *f, clforge_dtype dtype);
 
 /* The problem key of d for family lookups (dtypes, layout, shape class,
  * shape); the strings live in `keybuf`. */

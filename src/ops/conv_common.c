@@ -126,3 +126,23 @@ clforge_status clforge__conv_kernel(clforge_context ctx, const clforge__family *
                        f->name, opts, kmax, wgs);
   return st;
 }
+
+clforge__tolerance clforge__conv_algo_tolerance(clforge_conv_algo algo, clforge_dtype dtype) {
+  clforge__tolerance t = clforge__tolerance_for(dtype);
+  if (dtype != CLFORGE_F32) return t; /* the storage rounding dominates */
+  switch (algo) {
+    case CLFORGE_CONV_ALGO_WINOGRAD_2X2: t.nrmse = 3e-5, t.max_abs_scaled = 3e-4; break;
+    case CLFORGE_CONV_ALGO_WINOGRAD_4X4: t.nrmse = 2e-4, t.max_abs_scaled = 2e-3; break;
+    case CLFORGE_CONV_ALGO_FFT: t.nrmse = 1e-4, t.max_abs_scaled = 1e-3; break;
+    default: break;
+  }
+  return t;
+}
+
+clforge__tolerance clforge__conv_tolerance(const clforge__family *f, clforge_dtype dtype) {
+  for (int a = 1; f && a < CLFORGE_CONV_ALGO_COUNT; ++a) {
+    const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of((clforge_conv_algo)a);
+    if (impl && impl->family == f) return clforge__conv_algo_tolerance((clforge_conv_algo)a, dtype);
+  }
+  return clforge__tolerance_for(dtype);
+}
