@@ -194,6 +194,10 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, con
       source = CLFORGE_CONV_ALGO_FROM_HEURISTIC;
       algo = heuristic(ctx, d, why, sizeof why);
     }
+    char reason[160];
+    if (!supported(ctx, d, algo, reason, sizeof reason))
+      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "conv2d: no algorithm can do this problem (%s: %s)",
+                           clforge_conv_algo_name(algo), reason);
   }
   p->impl = clforge__conv_algo_impl_of(algo);
   clforge__conv_key key;
