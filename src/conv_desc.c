@@ -34,7 +34,7 @@ static clforge_status extent(clforge_context ctx, clforge__conv_tensor *t, int n
   for (int i = 0; i < ndims; ++i)
     if (!mul_ok(count, t->dims[i], &count))
       return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "conv2d: the size of %s overflows size_t", t->name);
-  if (count > SIZE_MAX / 8 - t->offset)
+  if (t->offset > SIZE_MAX / 8 || count > SIZE_MAX / 8 - t->offset)
     return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "conv2d: offset + size of %s overflows", t->name);
   t->count = count;
   t->extent = t->offset + count;

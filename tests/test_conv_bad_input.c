@@ -1,0 +1,156 @@
+/* clforge_conv2d's argument checks: each bad descriptor, buffer, wait list
+ * or workspace gets a clear status and message before anything is
+ * enqueued, and y is left untouched. The queries check the same. */
+#include <stdint.h>
+
+#include "test_util.h"
+
+enum { YB = 4096 }; /* bytes of every buffer */
+
+int main(void) {
+  clforge_context ctx = tu_context();
+  cl_mem x = tu_buffer(ctx, YB), w = tu_buffer(ctx, YB), y = tu_buffer(ctx, YB), bias = tu_buffer(ctx, YB);
+  cl_mem small = tu_buffer(ctx, 16);
+  cl_context c;
+  clforge_context_cl_context(ctx, &c);
+  cl_int err;
+  cl_mem ro = clCreateBuffer(c, CL_MEM_READ_ONLY, YB, NULL, &err);
+  cl_buffer_region reg = {1024, 1024};
+  cl_mem ysub = clCreateSubBuffer(y, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+  unsigned char sentinel[YB], after[YB];
+  memset(sentinel, 0x5A, sizeof sentinel);
+  tu_write(ctx, y, 0, YB, sentinel);
+  /* 1 x 4 x 6 x 6 input, 5 filters 3x3: y is 1 x 5 x 4 x 4 */
+  const clforge_conv2d_desc good = {.n = 1, .c = 4, .h = 6, .w = 6, .k = 5, .r = 3, .s = 3};
+  clforge_conv2d_desc d;
+
+#define BAD(mutate, want, needle)                                                            \
+  do {                                                                                       \
+    d = good;                                                                                \
+    mutate;                                                                                  \
+    CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, w, bias, y, 0, NULL, NULL), want, needle);   \
+  } while (0)
+
+  CHECK_FAILS(NULL, clforge_conv2d(NULL, &good, x, w, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "context");
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, NULL, x, w, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "desc is NULL");
+  /* enums, reserved fields */
+  BAD(d.x_layout = (clforge_tensor_layout)2, CLFORGE_INVALID_ARGUMENT, "x layout 2");
+  BAD(d.y_layout = (clforge_tensor_layout)-1, CLFORGE_INVALID_ARGUMENT, "y layout");
+  BAD(d.w_layout = (clforge_filter_layout)5, CLFORGE_INVALID_ARGUMENT, "filter layout 5");
+  BAD(d.activation = (clforge_activation)9, CLFORGE_INVALID_ARGUMENT, "activation 9");
+  BAD(d.algo = CLFORGE_CONV_ALGO_COUNT, CLFORGE_INVALID_ARGUMENT, "algo 9");
+  BAD(d.alpha_mode = (clforge_alpha_mode)3, CLFORGE_INVALID_ARGUMENT, "alpha_mode 3");
+  BAD(d.kind = (clforge_conv_kind)1, CLFORGE_INVALID_ARGUMENT, "kind 1");
+  BAD(d.spatial_dims = 3, CLFORGE_INVALID_ARGUMENT, "spatial_dims = 3");
+  BAD(d.reserved_sizes[2] = 1, CLFORGE_INVALID_ARGUMENT, "reserved_sizes[2]");
+  BAD(d.x_type = (clforge_dtype)4, CLFORGE_INVALID_ARGUMENT, "storage type");
+  BAD(d.bias_type = (clforge_dtype)-2, CLFORGE_INVALID_ARGUMENT, "storage type");
+  /* shapes */
+  BAD(d.groups = 3, CLFORGE_INVALID_ARGUMENT, "groups = 3 must divide c = 4 and k = 5");
+  BAD((d.groups = 2, d.k = 6, d.c = 5), CLFORGE_INVALID_ARGUMENT, "must divide");
+  BAD(d.c = 0, CLFORGE_INVALID_ARGUMENT, "each must be >= 1");
+  BAD(d.r = 0, CLFORGE_INVALID_ARGUMENT, "each must be >= 1");
+  BAD(d.r = 7, CLFORGE_INVALID_ARGUMENT, "output size 0 x 4 is below 1 x 1");
+  BAD((d.dilation_w = 4), CLFORGE_INVALID_ARGUMENT, "output size 4 x 0");
+  /* sizes that overflow, or exceed what the kernels index */
+  BAD(d.n = (size_t)1 << 33, CLFORGE_LIMIT_EXCEEDED, "limit of 2^31 - 1");
+  BAD(d.pad_top = (size_t)1 << 32, CLFORGE_LIMIT_EXCEEDED, "limit");
+  BAD((d.n = (size_t)1 << 30, d.c = (size_t)1 << 30, d.h = (size_t)1 << 30), CLFORGE_SIZE_OVERFLOW, "size of x overflows");
+  BAD(d.x_offset = SIZE_MAX - 5, CLFORGE_SIZE_OVERFLOW, "offset + size of x overflows");
+  BAD(d.y_offset = SIZE_MAX / 2, CLFORGE_SIZE_OVERFLOW, "of y overflows");
+  /* buffers */
+  BAD(d.x_offset = 1024 - 143, CLFORGE_BUFFER_TOO_SMALL, "x needs");
+  BAD(d.w_offset = 1000, CLFORGE_BUFFER_TOO_SMALL, "w needs");
+  BAD(d.bias_offset = 1020, CLFORGE_BUFFER_TOO_SMALL, "bias needs");
+  BAD((d.y_type = CLFORGE_F16, d.y_offset = 2000), CLFORGE_BUFFER_TOO_SMALL, "y needs");
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, x, w, NULL, small, 0, NULL, NULL), CLFORGE_BUFFER_TOO_SMALL, "y needs");
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, NULL, w, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "x");
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, x, NULL, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "w");
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, x, w, NULL, NULL, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "y");
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, x, w, NULL, ro, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "READ_ONLY");
+  /* y aliasing an input: the same buffer, or a view of it */
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, y, w, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "y overlaps x");
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, x, y, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "y overlaps w");
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, x, w, y, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "y overlaps bias");
+  d = good;
+  d.w_offset = 1024 / 4 + 8; /* w inside the sub-buffer's range of y */
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, y, NULL, ysub, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "y overlaps w");
+  /* side by side in one buffer is fine: w after y */
+  d = good;
+  d.w_offset = 512;
+  clforge_status side = clforge_conv2d(ctx, &d, x, y, NULL, y, 0, NULL, NULL);
+  CHECK(side == CLFORGE_SUCCESS || side == CLFORGE_UNSUPPORTED, "w beside y in one buffer: %s", clforge_last_error(ctx));
+  tu_write(ctx, y, 0, YB, sentinel);
+  /* wait lists */
+  cl_event null_ev = NULL;
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, x, w, NULL, y, 1, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "disagree");
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, x, w, NULL, y, 1, &null_ev, NULL), CL_INVALID_EVENT_WAIT_LIST, "is NULL");
+  /* a caller's workspace: size 0, too small for a forced algorithm that needs one */
+  CHECK_FAILS(ctx, clforge_conv2d_ex(ctx, &good, x, w, NULL, NULL, y, small, 0, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "workspace_size 0");
+  CHECK_FAILS(ctx, clforge_conv2d_ex(ctx, &good, x, w, NULL, NULL, y, small, 64, 0, NULL, NULL),
+              CLFORGE_BUFFER_TOO_SMALL, "workspace");
+  d = good;
+  d.algo = CLFORGE_CONV_ALGO_IM2COL;
+  size_t need = 0;
+  if (clforge_conv2d_workspace_size(ctx, &d, &need) == CLFORGE_SUCCESS && need > 16) {
+    CHECK_FAILS(ctx, clforge_conv2d_ex(ctx, &d, x, w, NULL, NULL, y, small, 16, 0, NULL, NULL),
+                CLFORGE_BUFFER_TOO_SMALL, "needs a workspace of");
+  } else {
+    printf("skipped: im2col's workspace check (it reports %zu bytes: %s)\n", need, clforge_last_error(ctx));
+  }
+  CHECK_FAILS(ctx, clforge_conv2d_ex(ctx, &good, x, w, NULL, NULL, y, y, YB, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "workspace overlaps");
+  /* forced algorithms that cannot do the shape */
+  d = good;
+  d.algo = CLFORGE_CONV_ALGO_GEMM_1X1;
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, w, NULL, y, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "gemm_1x1");
+  d.algo = CLFORGE_CONV_ALGO_DEPTHWISE;
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, w, NULL, y, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "depthwise");
+  d = good;
+  d.stride_h = 2, d.algo = CLFORGE_CONV_ALGO_WINOGRAD_4X4;
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, w, NULL, y, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "winograd_4x4");
+  /* the environment's choice */
+  setenv("CLFORGE_CONV_ALGO", "fastest", 1);
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &good, x, w, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ENVIRONMENT,
+              "CLFORGE_CONV_ALGO=\"fastest\"");
+  unsetenv("CLFORGE_CONV_ALGO");
+
+  tu_read(ctx, y, 0, YB, after);
+  CHECK(memcmp(sentinel, after, YB) == 0, "y was modified by a failed call");
+
+  /* the queries */
+  size_t p = 0, q = 0;
+  CHECK_OK(NULL, clforge_conv2d_output_size(&good, &p, &q));
+  CHECK(p == 4 && q == 4, "output size %zu x %zu, want 4 x 4", p, q);
+  d = good;
+  d.r = 7;
+  CHECK_FAILS(NULL, clforge_conv2d_output_size(&d, &p, &q), CLFORGE_INVALID_ARGUMENT, "below 1 x 1");
+  CHECK_FAILS(NULL, clforge_conv2d_output_size(&good, NULL, &q), CLFORGE_INVALID_ARGUMENT, "NULL");
+  CHECK_FAILS(ctx, clforge_conv2d_explain(ctx, &good, NULL), CLFORGE_INVALID_ARGUMENT, "choice is NULL");
+  CHECK_FAILS(ctx, clforge_conv2d_workspace_size(ctx, &good, NULL), CLFORGE_INVALID_ARGUMENT, "bytes is NULL");
+  clforge_conv2d_weights pw = NULL;
+  CHECK_FAILS(ctx, clforge_conv2d_weights_create(ctx, &good, NULL, 0, NULL, &pw), CLFORGE_INVALID_ARGUMENT, "w");
+  CHECK(pw == NULL, "weights set after a failure");
+  CHECK_FAILS(ctx, clforge_conv2d_weights_create(ctx, &good, small, 0, NULL, &pw), CLFORGE_BUFFER_TOO_SMALL, "w needs");
+  CHECK_OK(NULL, clforge_conv2d_weights_release(NULL));
+  clforge_conv_algo a;
+  CHECK_FAILS(NULL, clforge_conv_algo_from_name("winograd", &a), CLFORGE_INVALID_ARGUMENT, "winograd_4x4");
+  CHECK_OK(NULL, clforge_conv_algo_from_name("Winograd_4x4", &a));
+  CHECK(a == CLFORGE_CONV_ALGO_WINOGRAD_4X4, "name lookup");
+  for (int i = 0; i < CLFORGE_CONV_ALGO_COUNT; ++i) {
+    CHECK_OK(NULL, clforge_conv_algo_from_name(clforge_conv_algo_name((clforge_conv_algo)i), &a));
+    CHECK(a == (clforge_conv_algo)i, "name round trip %d", i);
+  }
+  CHECK(!strcmp(clforge_conv_algo_name((clforge_conv_algo)42), "?"), "unknown algorithm name");
+
+  clReleaseMemObject(ysub);
+  clReleaseMemObject(ro);
+  clReleaseMemObject(small);
+  clReleaseMemObject(x);
+  clReleaseMemObject(w);
+  clReleaseMemObject(y);
+  clReleaseMemObject(bias);
+  clforge_context_destroy(ctx);
+  return tu_summary();
+}
