@@ -47,6 +47,39 @@ static const char *conv_describe(const clforge_conv2d_desc *d, int bias, char *b
 
 typedef enum { CONV_RAN = 0, CONV_REFUSED = 1, CONV_FAILED = 2 } conv_outcome;
 
+/* How conv_run_case calls: clforge_conv2d; clforge_conv2d_ex with a
+ * workspace of the queried size that the test owns; or with weights
+ * prepared once and used by two calls (the second one checked). */
+typedef enum { CONV_CALL_PLAIN = 0, CONV_CALL_OWN_WORKSPACE = 1, CONV_CALL_PREPARED = 2 } conv_call;
+static conv_call conv_case_call = CONV_CALL_PLAIN;
+
+static clforge_status conv_call_op(clforge_context ctx, const clforge_conv2d_desc *d, cl_mem x, cl_mem w, cl_mem b,
+                                   cl_mem y) {
+  if (conv_case_call == CONV_CALL_PLAIN) return clforge_conv2d(ctx, d, x, w, b, y, 0, NULL, NULL);
+  if (conv_case_call == CONV_CALL_OWN_WORKSPACE) {
+    size_t bytes = 0;
+    clforge_status st = clforge_conv2d_workspace_size(ctx, d, &bytes);
+    if (st != CLFORGE_SUCCESS) return st;
+    cl_mem ws = bytes ? tu_buffer(ctx, bytes) : NULL;
+    st = clforge_conv2d_ex(ctx, d, x, w, NULL, b, y, ws, bytes, 0, NULL, NULL);
+    if (ws) clReleaseMemObject(ws);
+    return st;
+  }
+  clforge_conv2d_weights pw = NULL;
+  clforge_status st = clforge_conv2d_weights_create(ctx, d, w, 0, NULL, &pw);
+  if (st != CLFORGE_SUCCESS) return st;
+  clforge_conv_algo a;
+  CHECK_OK(NULL, clforge_conv2d_weights_algo(pw, &a));
+  CHECK(d->algo == CLFORGE_CONV_ALGO_AUTO || a == d->algo, "weights prepared for %s, asked %s",
+        clforge_conv_algo_name(a), clforge_conv_algo_name(d->algo));
+  /* Two calls on the same weights; the second's result is checked. With
+   * beta != 0 the first would be accumulated into it: then one call. */
+  if (d->beta == 0.0f) st = clforge_conv2d_ex(ctx, d, x, NULL, pw, b, y, NULL, 0, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge_conv2d_ex(ctx, d, x, NULL, pw, b, y, NULL, 0, 0, NULL, NULL);
+  clforge_conv2d_weights_release(pw);
+  return st;
+}
+
 /* Run desc (bias: with a bias of desc's bias type) and check it. A forced
  * algorithm that refuses the shape must say CLFORGE_UNSUPPORTED and leave y
  * alone: CONV_REFUSED. Anything else wrong counts as a failed check. */
@@ -76,7 +109,7 @@ static conv_outcome conv_run_case(clforge_context ctx, const clforge_conv2d_desc
   /* y's guards: the first CONV_GUARD elements are before y_offset */
   clforge_conv2d_desc run = *desc;
   run.y_offset += CONV_GUARD;
-  clforge_status st = clforge_conv2d(ctx, &run, x, w, bias ? b : NULL, y, 0, NULL, NULL);
+  clforge_status st = conv_call_op(ctx, &run, x, w, bias ? b : NULL, y);
   conv_outcome out = CONV_RAN;
   tu_read(ctx, y, 0, ytot * ys, hy);
   if (st == CLFORGE_UNSUPPORTED && desc->algo != CLFORGE_CONV_ALGO_AUTO) {

@@ -1,0 +1,315 @@
+/* How a convolution's algorithm is chosen, and the ways of calling it:
+ * the heuristic table, desc.algo over CLFORGE_CONV_ALGO over the tuning
+ * file (the faster measured family; f32 entries for f16 calls; the nearest
+ * shape; damaged and unfit entries passed over), the workspace fallback,
+ * a caller's workspace, prepared weights, validation mode, and the tuner's
+ * find: it measures, verifies and stores, and a fresh context uses it. The
+ * tuning files are written here by hand (except the tuner's). */
+#include <unistd.h>
+
+#include "../src/context.h"
+#include "../src/kernels/families.h"
+#include "conv_cases.h"
+
+static char file[512];
+static clforge_device_info dev;
+
+static clforge_conv_choice explain(clforge_context ctx, const clforge_conv2d_desc *d) {
+  clforge_conv_choice c;
+  memset(&c, 0, sizeof c);
+  clforge_status st = clforge_conv2d_explain(ctx, d, &c);
+  CHECK(st == CLFORGE_SUCCESS, "explain: %s", clforge_last_error(ctx));
+  return c;
+}
+
+/* One tuning entry for this device: family f's built-in default
+ * parameters (valid by construction) or `params` as given. */
+static int entry(char *buf, size_t cap, const clforge__family *f, const char *dtypes, const char *layout,
+                 const char *cls, const char *shape, double gflops, const char *params) {
+  char pv[600] = "", v[300], nm[300], dr[300];
+  if (!params) {
+    int vals[CLFORGE_MAX_PARAMS];
+    clforge__family_default(f, dev.device_class, 0, vals);
+    size_t o = 0;
+    for (int i = 0; i < f->nparams; ++i)
+      o += (size_t)snprintf(pv + o, sizeof pv - o, "%s\"%s\":%d", i ? "," : "", f->params[i].name, vals[i]);
+    params = pv;
+  }
+  tu_json_escape(dev.vendor, v, sizeof v);
+  tu_json_escape(dev.name, nm, sizeof nm);
+  tu_json_escape(dev.driver_version, dr, sizeof dr);
+  return snprintf(buf, cap,
+                  "{\"device\":{\"vendor\":\"%s\",\"name\":\"%s\",\"driver\":\"%s\",\"compute_units\":%u},"
+                  "\"family\":\"%s\",\"dtypes\":\"%s\",\"layout\":\"%s\",\"shape_class\":\"%s\",\"shape\":[%s],"
+                  "\"provider\":\"clforge\",\"params\":{%s},\"median_ms\":1.5,\"gflops\":%.1f,"
+                  "\"date\":\"2026-12-01T00:00:00Z\"}",
+                  v, nm, dr, dev.compute_units, f->name, dtypes, layout, cls, shape, params, gflops);
+}
+
+static void write_file(const char *const *entries, int n) {
+  FILE *fp = fopen(file, "wb");
+  if (!fp) {
+    perror(file);
+    exit(1);
+  }
+  fputs("{\"format\":\"clforge-tuning\",\"format_version\":1,\"library_version\":\"0.1.0\",\"entries\":[", fp);
+  for (int i = 0; i < n; ++i) fprintf(fp, "%s%s", i ? "," : "", entries[i]);
+  fputs("]}", fp);
+  fclose(fp);
+}
+
+/* The r50_3x3_28 class's layer (shape as in src/kernels/conv_classes.h), but
+ * smaller in N: the classifier maps it to that class. */
+static clforge_conv2d_desc layer_3x3(void) { return conv_desc(2, 128, 28, 28, 128, 3, 1, 1); }
+#define SHAPE_3X3_28 "8,128,28,128,3,1,1,1"
+
+static void test_heuristic(clforge_context ctx) {
+  struct {
+    clforge_conv2d_desc d;
+    clforge_conv_algo want;
+  } t[] = {
+      {conv_desc(1, 32, 56, 56, 32, 3, 1, 1), CLFORGE_CONV_ALGO_DEPTHWISE},
+      {conv_desc(1, 64, 28, 28, 256, 1, 1, 0), CLFORGE_CONV_ALGO_GEMM_1X1},
+      {conv_desc(1, 64, 56, 56, 64, 3, 1, 1), CLFORGE_CONV_ALGO_WINOGRAD_4X4},
+      {conv_desc(1, 3, 11, 11, 4, 3, 2, 1), CLFORGE_CONV_ALGO_DIRECT},
+  };
+  t[0].d.groups = 32;
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i) {
+    clforge_conv_choice c = explain(ctx, &t[i].d);
+    char ignored[160];
+    const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of(t[i].want);
+    clforge__conv d;
+    clforge__conv_resolve(NULL, &t[i].d, 0, &d);
+    if (!impl->supports(ctx, &d, ignored, sizeof ignored)) {
+      printf("skipped: heuristic case %zu: %s cannot run it here (%s)\n", i, clforge_conv_algo_name(t[i].want), ignored);
+      continue;
+    }
+    CHECK(c.algo == t[i].want && c.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC && !strncmp(c.why, "heuristic", 9),
+          "heuristic case %zu: %s from %d (%s), want %s", i, clforge_conv_algo_name(c.algo), (int)c.source, c.why,
+          clforge_conv_algo_name(t[i].want));
+    CHECK(c.p == d.p && c.q == d.q && c.nkernels >= 1, "case %zu: output %zux%zu, %d kernels", i, c.p, c.q, c.nkernels);
+  }
+}
+
+static void test_order(clforge_context ctx) {
+  clforge_conv2d_desc d = layer_3x3();
+  setenv("CLFORGE_CONV_ALGO", "direct", 1);
+  clforge_conv_choice c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && c.source == CLFORGE_CONV_ALGO_FROM_ENV, "env: %s (%s)",
+        clforge_conv_algo_name(c.algo), c.why);
+  d.algo = CLFORGE_CONV_ALGO_IMPLICIT_GEMM; /* the descriptor wins over the environment */
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_IMPLICIT_GEMM && c.source == CLFORGE_CONV_ALGO_FROM_DESC, "desc: %s (%s)",
+        clforge_conv_algo_name(c.algo), c.why);
+  unsetenv("CLFORGE_CONV_ALGO");
+}
+
+static void test_tuning_file(void) {
+  char e1[4096], e2[4096], e3[4096], e4[4096];
+  const clforge__family *fd = &clforge__family_conv_direct, *fi = &clforge__family_conv_implicit_gemm;
+  entry(e1, sizeof e1, fd, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28, 500.0, NULL);
+  entry(e2, sizeof e2, fi, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28, 100.0, NULL);
+  const char *both[2] = {e1, e2};
+  write_file(both, 2);
+  clforge_context ctx = tu_context();
+  clforge_conv2d_desc d = layer_3x3();
+  clforge_conv_choice c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && c.source == CLFORGE_CONV_ALGO_FROM_TUNED &&
+            strstr(c.why, "direct 500 > implicit_gemm 100"),
+        "tuned: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
+  CHECK(c.kernels[0].source == CLFORGE_PARAMS_FROM_TUNED, "the direct family's parameters: %s",
+        clforge_params_source_name(c.kernels[0].source));
+  /* f16 storage: no f16 entries, the f32 ones decide (and give parameters) */
+  d.x_type = d.w_type = d.y_type = CLFORGE_F16;
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && strstr(c.why, "f32 entries") &&
+            c.kernels[0].source == CLFORGE_PARAMS_FROM_TUNED,
+        "f16 from f32 entries: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
+  /* NHWC has no entries of its own layout: the heuristic */
+  d = layer_3x3();
+  d.x_layout = d.y_layout = CLFORGE_NHWC, d.w_layout = CLFORGE_KRSC;
+  c = explain(ctx, &d);
+  CHECK(c.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC, "nhwc: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
+  /* a 5x5 layer is in no class: the nearest tuned shape */
+  d = conv_desc(2, 64, 28, 28, 64, 5, 1, 2);
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && c.source == CLFORGE_CONV_ALGO_FROM_NEAREST, "5x5: %s from %d (%s)",
+        clforge_conv_algo_name(c.algo), (int)c.source, c.why);
+  clforge_context_destroy(ctx);
+
+  /* the faster entry is damaged (a parameter the family lacks) or unfit (a
+   * value that is no candidate): passed over, the other one is used */
+  const char *bad_params[2] = {"\"NOSUCH\":4", NULL};
+  char unfit[600];
+  {
+    int vals[CLFORGE_MAX_PARAMS];
+    clforge__family_default(fd, dev.device_class, 0, vals);
+    size_t o = 0;
+    for (int i = 0; i < fd->nparams; ++i)
+      o += (size_t)snprintf(unfit + o, sizeof unfit - o, "%s\"%s\":%d", i ? "," : "", fd->params[i].name,
+                            i == 0 ? 12345 : vals[i]);
+    bad_params[1] = unfit;
+  }
+  for (int b = 0; b < 2; ++b) {
+    entry(e3, sizeof e3, fd, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28, 900.0, bad_params[b]);
+    entry(e4, sizeof e4, fi, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28, 100.0, NULL);
+    const char *two[2] = {e3, e4};
+    write_file(two, 2);
+    ctx = tu_context();
+    d = layer_3x3();
+    c = explain(ctx, &d);
+    CHECK(c.algo == CLFORGE_CONV_ALGO_IMPLICIT_GEMM && c.source == CLFORGE_CONV_ALGO_FROM_TUNED,
+          "%s entry passed over: %s (%s)", b ? "unfit" : "damaged", clforge_conv_algo_name(c.algo), c.why);
+    conv_outcome o = conv_run_case(ctx, &d, 1);
+    CHECK(o == CONV_RAN, "the call after a %s entry", b ? "unfit" : "damaged");
+    clforge_context_destroy(ctx);
+  }
+  unlink(file);
+}
+
+static void test_calls(clforge_context ctx) {
+  /* every algorithm through a caller-owned workspace and prepared weights */
+  const clforge_conv2d_desc shapes[3] = {conv_desc(2, 17, 9, 10, 18, 3, 1, 1), conv_desc(1, 9, 6, 7, 10, 1, 1, 0),
+                                         conv_desc(1, 3, 30, 30, 5, 7, 2, 3)};
+  int prepared = 0;
+  for (int call = CONV_CALL_OWN_WORKSPACE; call <= CONV_CALL_PREPARED; ++call)
+    for (int s = 0; s < 3; ++s)
+      for (int a = 0; a < CLFORGE_CONV_ALGO_COUNT; ++a) {
+        conv_case_call = (conv_call)call;
+        clforge_conv2d_desc d = shapes[s];
+        d.algo = (clforge_conv_algo)a;
+        d.beta = s == 1 ? 0.5f : 0.0f;
+        d.w_offset = 3;
+        conv_outcome o = conv_run_case(ctx, &d, 1);
+        prepared += o == CONV_RAN && call == CONV_CALL_PREPARED;
+      }
+  conv_case_call = CONV_CALL_PLAIN;
+  CHECK(prepared >= 3, "prepared weights ran %d cases", prepared);
+
+  /* weights made for one problem refuse another */
+  clforge_conv2d_desc d = shapes[0];
+  cl_mem w = tu_buffer(ctx, 17 * 18 * 9 * 4), x = tu_buffer(ctx, 2 * 17 * 90 * 4), y = tu_buffer(ctx, 2 * 18 * 90 * 4);
+  clforge_conv2d_weights pw;
+  CHECK_OK(ctx, clforge_conv2d_weights_create(ctx, &d, w, 0, NULL, &pw));
+  clforge_conv2d_desc other = d;
+  other.k = 9;
+  CHECK_FAILS(ctx, clforge_conv2d_ex(ctx, &other, x, NULL, pw, NULL, y, NULL, 0, 0, NULL, NULL),
+              CLFORGE_INVALID_ARGUMENT, "another problem");
+  clforge_context ctx2 = tu_context();
+  CHECK_FAILS(ctx2, clforge_conv2d_ex(ctx2, &d, x, NULL, pw, NULL, y, NULL, 0, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "another context");
+  clforge_context_destroy(ctx2);
+  CHECK_OK(NULL, clforge_conv2d_weights_release(pw));
+  clReleaseMemObject(w);
+  clReleaseMemObject(x);
+  clReleaseMemObject(y);
+}
+
+static void test_workspace_fallback(clforge_context ctx) {
+  /* an automatic choice that needs scratch memory, with a tiny bound: an
+   * algorithm that needs none runs instead; a forced one fails cleanly */
+  clforge_conv2d_desc d = conv_desc(1, 32, 20, 20, 32, 3, 1, 1);
+  clforge_conv_choice c = explain(ctx, &d);
+  if (c.workspace_bytes == 0) {
+    printf("skipped: workspace fallback: the automatic choice (%s) needs no workspace\n", clforge_conv_algo_name(c.algo));
+    return;
+  }
+  const clforge_conv_algo first = c.algo;
+  ctx->workspace.cap = 256;
+  c = explain(ctx, &d);
+  CHECK(c.source == CLFORGE_CONV_ALGO_FROM_FALLBACK && c.workspace_bytes <= 256 && c.algo != first,
+        "fallback: %s from %d (%s)", clforge_conv_algo_name(c.algo), (int)c.source, c.why);
+  CHECK(conv_run_case(ctx, &d, 1) == CONV_RAN, "the fallback's result");
+  d.algo = first;
+  cl_mem x = tu_buffer(ctx, 32 * 400 * 4), w = tu_buffer(ctx, 32 * 32 * 9 * 4), y = tu_buffer(ctx, 32 * 400 * 4);
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, w, NULL, y, 0, NULL, NULL), CLFORGE_OUT_OF_DEVICE_MEMORY,
+              "bytes of workspace");
+  ctx->workspace.cap = 0;
+  clReleaseMemObject(x);
+  clReleaseMemObject(w);
+  clReleaseMemObject(y);
+}
+
+static void test_validation(clforge_context ctx) {
+  clforge_conv2d_desc d = conv_desc(1, 5, 8, 8, 6, 3, 1, 1);
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
+  CHECK(conv_run_case(ctx, &d, 1) == CONV_RAN, "validation mode, right result");
+  clforge__test_set_fault(ctx, "conv2d");
+  cl_mem x = tu_buffer(ctx, 5 * 64 * 4), w = tu_buffer(ctx, 6 * 5 * 9 * 4), y = tu_buffer(ctx, 6 * 64 * 4);
+  float zeros[6 * 64] = {0};
+  tu_write(ctx, x, 0, 5 * 64 * 4, zeros);
+  tu_write(ctx, w, 0, 6 * 45 * 4, zeros);
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, w, NULL, y, 0, NULL, NULL), CLFORGE_VALIDATION_FAILED, "conv2d");
+  clforge__test_set_fault(ctx, NULL);
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
+  clReleaseMemObject(x);
+  clReleaseMemObject(w);
+  clReleaseMemObject(y);
+}
+
+static int done_count;
+static void on_progress(const clforge_tune_event *e, void *user) {
+  (void)user;
+  if (e->kind == CLFORGE_TUNE_PROBLEM_DONE) ++done_count;
+}
+
+/* The find: tune the r50_3x3_28 class (NCHW, f32, a couple of candidates
+ * per algorithm), then a fresh context picks the fastest measured family. */
+static void test_find(void) {
+  unlink(file);
+  clforge_context ctx = tu_context();
+  clforge_tune_options o = {.ops = "conv", .shapes = "r50_3x3_28", .layouts = "nchw,kcrs", .budget_s = 90,
+                            .max_evals = 2, .file = file, .progress = on_progress};
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  clforge_context_destroy(ctx);
+  CHECK(done_count >= 3 && access(file, F_OK) == 0, "find: %d problems done, file %s", done_count,
+        access(file, F_OK) ? "missing" : "written");
+  ctx = tu_context();
+  clforge_conv2d_desc d = layer_3x3();
+  clforge_conv_choice c = explain(ctx, &d);
+  CHECK(c.source == CLFORGE_CONV_ALGO_FROM_TUNED, "after the find: %s from %d (%s)", clforge_conv_algo_name(c.algo),
+        (int)c.source, c.why);
+  /* it is the fastest of the families the tuner stored */
+  clforge__conv r;
+  clforge__conv_resolve(NULL, &d, 0, &r);
+  clforge__conv_key key;
+  clforge__conv_make_key(&r, &key);
+  double best = 0;
+  clforge_conv_algo best_algo = CLFORGE_CONV_ALGO_AUTO;
+  for (int a = 1; a < CLFORGE_CONV_ALGO_COUNT; ++a) {
+    const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of((clforge_conv_algo)a);
+    char ignored[160];
+    int v[CLFORGE_MAX_PARAMS];
+    clforge_kernel_choice kc;
+    if (!impl->supports(ctx, &r, ignored, sizeof ignored) ||
+        clforge__family_select(ctx, impl->family, clforge__conv_variant(&r), &key.key, v, &kc) != CLFORGE_SUCCESS ||
+        kc.source != CLFORGE_PARAMS_FROM_TUNED)
+      continue;
+    if (kc.tuned_gflops > best) best = kc.tuned_gflops, best_algo = (clforge_conv_algo)a;
+  }
+  CHECK(best_algo == c.algo && best > 0, "chosen %s, fastest stored %s (%.1f GFLOP/s)", clforge_conv_algo_name(c.algo),
+        clforge_conv_algo_name(best_algo), best);
+  CHECK(conv_run_case(ctx, &d, 1) == CONV_RAN, "the tuned choice's result");
+  clforge_context_destroy(ctx);
+  unlink(file);
+}
+
+int main(void) {
+  const char *home = getenv("HOME");
+  snprintf(file, sizeof file, "%s/conv-select-tuning.json", home && *home ? home : ".");
+  setenv("CLFORGE_TUNING_FILE", file, 1);
+  setenv("CLFORGE_SYSTEM_TUNING_FILE", "off", 1);
+  unsetenv("CLFORGE_CONV_ALGO");
+  unlink(file);
+  clforge_context ctx = tu_context();
+  clforge_context_device_info(ctx, &dev);
+  test_heuristic(ctx);
+  test_order(ctx);
+  test_calls(ctx);
+  test_workspace_fallback(ctx);
+  test_validation(ctx);
+  clforge_context_destroy(ctx);
+  test_tuning_file();
+  test_find();
+  return tu_summary();
+}
