@@ -11,8 +11,11 @@
 void clforge_cli_explain_help(FILE *f) {
   fprintf(f,
           "usage: clforge explain gemm M N K [options]\n"
+          "       clforge explain conv --shape n=N,c=C,h=H,w=W,k=K,r=R,s=S,stride=U,pad=P,dil=D,groups=G\n"
+          "                            [--layout nchw|nhwc] [--dtype T] [--algo A]\n"
           "\n"
-          "Show which kernels and parameters clforge_gemm uses for one call on the\n"
+          "Show which kernels and parameters clforge_gemm (or, for conv, which\n"
+          "algorithm clforge_conv2d, and its kernels) uses for one call on the\n"
           "default device (CLFORGE_DEVICE), and where they come from: an override\n"
           "(CLFORGE_PARAMS), the tuning file (this shape class, or the nearest tuned\n"
           "shape), or a built-in default. Nothing is run.\n"
@@ -22,6 +25,9 @@ void clforge_cli_explain_help(FILE *f) {
           "  --trans XY       transpose A (X) and/or B (Y): NN, NT, TN or TT (default NN)\n"
           "  --col-major      column-major operands (default row-major)\n"
           "  --batch N        batch count (default 1)\n"
+          "conv: --shape takes any of n c h w k r s stride pad dil groups (w defaults to h,\n"
+          "  s to r; pad_top/pad_bottom/pad_left/pad_right, stride_h/stride_w one side);\n"
+          "  --algo auto|direct|implicit_gemm|gemm_1x1|im2col|winograd_2x2|winograd_4x4|fft|depthwise\n"
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 on success, 1 when no device was found or the call is\n"
@@ -42,6 +48,7 @@ int clforge_cli_explain(int argc, char **argv) {
     clforge_cli_explain_help(stdout);
     return 0;
   }
+  if (argc > 1 && !strcmp(argv[1], "conv")) return clforge_cli_explain_conv(argc, argv);
   clforge_gemm_desc d = {.alpha = 1.0f, .beta = 0.0f};
   if (argc < 5 || strcmp(argv[1], "gemm") || parse_size(argv[2], &d.m) || parse_size(argv[3], &d.n) ||
       parse_size(argv[4], &d.k)) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 int clforge_cli_explain(int argc, char **argv); /* argv[0] is "explain" */
+int clforge_cli_explain_conv(int argc, char **argv); /* argv[1] is "conv" (tools/explain_conv.c) */
 void clforge_cli_explain_help(FILE *out);
 
 #endif

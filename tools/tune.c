@@ -21,7 +21,7 @@ void clforge_cli_tune_help(FILE *f) {
           "CLBlast on the same problems, and save the winners to the tuning file.\n"
           "\n"
           "Options:\n"
-          "  --op OP             gemm or all (default all)\n"
+          "  --op OP             gemm, conv or all (default all)\n"
           "  --budget SECONDS    wall-clock budget for the whole run (default 120)\n"
           "  --shapes LIST       shape classes, comma-separated: small, medium, large,\n"
           "                      skinny_m, skinny_n (default all)\n"
