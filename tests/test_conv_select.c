@@ -258,7 +258,7 @@ static void on_progress(const clforge_tune_event *e, void *user) {
 static void test_find(void) {
   unlink(file);
   clforge_context ctx = tu_context();
-  clforge_tune_options o = {.ops = "conv", .shapes = "r50_3x3_28", .layouts = "nchw,kcrs", .budget_s = 90,
+  clforge_tune_options o = {.ops = "conv", .shapes = "r50_3x3_28", .layouts = "nchw", .budget_s = 90,
                             .max_evals = 2, .file = file, .progress = on_progress};
   CHECK_OK(ctx, clforge_tune(ctx, &o));
   clforge_context_destroy(ctx);

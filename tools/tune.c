@@ -23,11 +23,14 @@ void clforge_cli_tune_help(FILE *f) {
           "Options:\n"
           "  --op OP             gemm, conv or all (default all)\n"
           "  --budget SECONDS    wall-clock budget for the whole run (default 120)\n"
-          "  --shapes LIST       shape classes, comma-separated: small, medium, large,\n"
-          "                      skinny_m, skinny_n (default all)\n"
+          "  --shapes LIST       shape classes, comma-separated: GEMM's small, medium,\n"
+          "                      large, huge, skinny_m, skinny_n; conv's r50_3x3_56,\n"
+          "                      r50_3x3_28, r50_1x1_56, r50_7x7s2, mbv2_dw_112,\n"
+          "                      mbv2_1x1_112, alex_11x11s4 (default all)\n"
           "  --dtypes LIST       storage types: f32, f16, bf16 (default all)\n"
-          "  --layouts LIST      transposes in the row-major view: nn, nt, tn, tt\n"
-          "                      (default nn; 'all' tunes every case)\n"
+          "  --layouts LIST      GEMM: transposes in the row-major view: nn, nt, tn, tt;\n"
+          "                      conv: nchw (with KCRS filters), nhwc (with KRSC)\n"
+          "                      (default nn,nchw; 'all' tunes every case)\n"
           "  --strategy S        auto, exhaustive, random or anneal (default auto:\n"
           "                      exhaustive for small spaces, else random + local search)\n"
           "  --space SPEC        restrict the candidates, e.g. \"gemm:MWG=64|128,VW=8|16\"\n"
@@ -162,7 +165,7 @@ static int parse_number(const char *opt, const char *v, double lo, double hi, do
 
 int clforge_cli_tune(int argc, char **argv) {
   clforge_tune_options o = {0};
-  o.layouts = "nn";
+  o.layouts = "nn,nchw"; /* each op's first layout: GEMM without transposes, NCHW convolutions */
   int quiet = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
