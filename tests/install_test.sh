@@ -28,6 +28,7 @@ check test -f "$libdir/pkgconfig/clforge.pc"
 "$cmake" --build "$tmp/examples" > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
 check "$tmp/examples/convert_buffer"
 check "$tmp/examples/gemm_4096" 256
+check "$tmp/examples/conv_layer" 1 16 14 16
 # a version the package does not satisfy is refused
 mkdir -p "$tmp/badver"
 printf 'cmake_minimum_required(VERSION 3.25)\nproject(v C)\nfind_package(clforge 99.0 REQUIRED)\n' > "$tmp/badver/CMakeLists.txt"
