@@ -478,7 +478,7 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
 
   cl_event done = NULL;
   clforge__conv_exec e = {ctx, &d, p.v, x, weights ? (weights->transformed ? NULL : weights->buf) : w, bias, y,
-                          weights && weights->transformed ? weights->buf : NULL, ws, need, nwait, wait, &done};
+                          weights && weights->transformed ? weights->buf : NULL, ws, need, nwait, nwait ? wait : NULL, &done};
   st = p.impl->enqueue(&e);
   free(wait);
   if (st == CLFORGE_SUCCESS && ws && !workspace) clforge__workspace_used_by(&ctx->conv_workspace, done);

@@ -366,7 +366,7 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   int nc = 0;
   memset(c, 0, sizeof c);
   if (default_s > 0) c[nc].kind = RUN_DEFAULT, c[nc++].s = default_s;
-  for (int i = 0; i < t->ntop; ++i) {
+  for (int i = 0; i < t->ntop && i < TOP_CANDIDATES; ++i) {
     /* The default's own values run as the default already: once is enough
      * (two samples of one kernel would only show the noise as a speed-up). */
     if (default_s > 0 && !memcmp(t->top[i].values, start, sizeof(int) * (size_t)f->nparams)) continue;
