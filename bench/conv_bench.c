@@ -1374,9 +1374,12 @@ static void measure_onednn(conv_case *c, clforge_bench_peer_result *p, const flo
   check_peer(p, c, scratch, want);
   const char *impl = clforge_bench_onednn_conv_impl(c->onednn);
   if (p->ok && impl[0]) { /* which kernel oneDNN chose, then how its result was checked */
-    char note[sizeof p->note];
+    char note[2 * sizeof p->note];
     snprintf(note, sizeof note, "oneDNN's %s%s%s", impl, p->note[0] ? "; " : "", p->note);
-    memcpy(p->note, note, sizeof note);
+    size_t len = strlen(note);
+    if (len >= sizeof p->note) len = sizeof p->note - 1;
+    memcpy(p->note, note, len);
+    p->note[len] = '\0';
   }
 }
 
