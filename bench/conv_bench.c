@@ -1053,6 +1053,9 @@ static double max_rel_diff(const float *x, const float *ref, size_t n) {
  * CLBlast's Hconvgemm accumulates in f16. */
 static double peer_tolerance(clforge_dtype d) { return d == CLFORGE_F16 ? 5e-2 : d == CLFORGE_BF16 ? 1e-2 : 1e-3; }
 
+static const float *ensure_ref(conv_case *c);
+static double full_tolerance(clforge_dtype d, clforge_conv_algo a);
+
 /* --- timing --- */
 
 /* `runs` timed runs, then more until their sum reaches --min-time (the
@@ -1235,6 +1238,21 @@ static int measure_clforge(conv_case *c, conv_row *r, float *result) {
     r->status = ROW_ERROR;
     return -1;
   }
+  /* Small problems: every output against the CPU reference too. */
+  if (conv_flops(&c->s) / 2 <= REF_FULL_MACS) {
+    const float *ref = ensure_ref(c);
+    const double d = ref ? max_rel_diff(result, ref, c->y_elems) : 0, tol = full_tolerance(c->dtype, r->chosen);
+    if (!ref) {
+      snprintf(r->error, sizeof r->error, "the CPU reference failed: %s", clforge_last_error(NULL));
+    } else if (!(d < tol)) {
+      snprintf(r->error, sizeof r->error,
+               "wrong result: max |y - clforge_ref_conv2d's| = %.3g of max |y| (tolerance %.0e)", d, tol);
+    } else {
+      return 0;
+    }
+    r->status = ROW_ERROR;
+    return -1;
+  }
   return 0;
 }
 
@@ -1248,6 +1266,30 @@ static void peer_from_timing(clforge_bench_peer_result *p, const conv_case *c, c
   p->timer = clforge_bench_timer_name(t->timer);
   p->median_ms = st.median * 1e3;
   p->gflops = conv_flops(&c->s) / st.median * 1e-9;
+}
+
+/* The CPU reference's y (NCHW f32) of the case's host copies, made once;
+ * NULL (clforge_last_error(NULL) says why) when it fails. */
+static const float *ensure_ref(conv_case *c) {
+  if (c->ref) return c->ref;
+  clforge_conv2d_desc rd = c->desc; /* the host copies: NCHW / KCRS f32 */
+  rd.x_layout = rd.y_layout = CLFORGE_NCHW;
+  rd.w_layout = CLFORGE_KCRS;
+  rd.x_type = rd.w_type = rd.y_type = CLFORGE_F32;
+  rd.algo = CLFORGE_CONV_ALGO_AUTO;
+  c->ref = malloc(c->y_elems * sizeof(float));
+  if (c->ref && clforge_ref_conv2d(&rd, c->x32, c->w32, NULL, c->ref) != CLFORGE_SUCCESS) {
+    free(c->ref);
+    c->ref = NULL;
+  }
+  return c->ref;
+}
+
+/* Whole-result tolerance against the reference, relative to max |y|: y's
+ * rounding twice over, plus the f32 accumulation's (the transforms' for
+ * Winograd and FFT). A wrong output is off by a term or more: far above. */
+static double full_tolerance(clforge_dtype d, clforge_conv_algo a) {
+  return 2 * unit_roundoff(d) + 10 * accumulation_tolerance(a);
 }
 
 /* A peer's result against clforge's first correct one; without one, against
@@ -1264,19 +1306,7 @@ static void check_peer(clforge_bench_peer_result *p, conv_case *c, const float *
       snprintf(why, sizeof why, "its result differs from clforge's (max |difference| = %.3g of max |y|, tolerance %.0e)",
                d, tol);
   } else if (macs <= REF_FULL_MACS) {
-    if (!c->ref) {
-      clforge_conv2d_desc rd = c->desc; /* the host copies: NCHW / KCRS f32 */
-      rd.x_layout = rd.y_layout = CLFORGE_NCHW;
-      rd.w_layout = CLFORGE_KCRS;
-      rd.x_type = rd.w_type = rd.y_type = CLFORGE_F32;
-      rd.algo = CLFORGE_CONV_ALGO_AUTO;
-      c->ref = malloc(c->y_elems * sizeof(float));
-      if (c->ref && clforge_ref_conv2d(&rd, c->x32, c->w32, NULL, c->ref) != CLFORGE_SUCCESS) {
-        free(c->ref);
-        c->ref = NULL;
-      }
-    }
-    if (!c->ref) {
+    if (!ensure_ref(c)) {
       snprintf(why, sizeof why, "no clforge result, and the CPU reference failed: %s", clforge_last_error(NULL));
     } else {
       double d = max_rel_diff(got, c->ref, c->y_elems);
@@ -1519,8 +1549,10 @@ int clforge_bench_conv_main(int argc, char **argv) {
     if (o.peers) {
       const char *why = "";
       int have = clforge_bench_onednn_available(&why);
-      printf("peers: CLBlast convgemm on the same queue and buffers; %s\n",
-             have ? "oneDNN f32 on the host CPU (its own layouts, reorders untimed; host clock)" : why);
+      char onednn[160];
+      snprintf(onednn, sizeof onednn, "oneDNN f32 on the host CPU (%d OpenMP threads, its own layouts, reorders untimed; host clock)",
+               clforge_bench_onednn_threads());
+      printf("peers: CLBlast convgemm on the same queue and buffers; %s\n", have ? onednn : why);
     }
     if (env.peak_gflops > 0 || env.peak_gbps > 0)
       printf("peak (clforge bench peak): %.1f GFLOP/s f32 multiply-add, %.1f GB/s streaming; %% peak and %% bw are\n"

@@ -1,6 +1,8 @@
 /* CLBlast convgemm and oneDNN's convolution behind small wrappers. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "conv_peers.h"
 
+#include <dlfcn.h>
 #include <clblast_c.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +64,8 @@ int clforge_bench_onednn_available(const char **why) {
   return 0;
 }
 
+int clforge_bench_onednn_threads(void) { return 0; }
+
 int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, const float *x, const float *w,
                                      clforge_bench_onednn_conv **out, char *why, size_t cap) {
   (void)s, (void)x, (void)w;
@@ -104,6 +108,15 @@ struct clforge_bench_onednn_conv {
 int clforge_bench_onednn_available(const char **why) {
   (void)why;
   return 1;
+}
+
+/* Looked up at run time: oneDNN brings its OpenMP runtime, the bench does
+ * not link one itself. */
+int clforge_bench_onednn_threads(void) {
+  void *p = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+  int (*fn)(void) = NULL;
+  if (p) memcpy(&fn, &p, sizeof fn); /* object to function pointer without a pedantic cast */
+  return fn ? fn() : 0;
 }
 
 /* A failed call: its name and oneDNN's status into why. */

@@ -43,6 +43,10 @@ int clforge_bench_clblast_conv(cl_command_queue queue, const clforge_bench_conv_
 /** 1 when the benchmark was built with oneDNN; 0 with *why otherwise. */
 int clforge_bench_onednn_available(const char **why);
 
+/** The threads oneDNN's OpenMP runtime will use (omp_get_max_threads:
+ *  every core unless OMP_NUM_THREADS says otherwise); 0 when unknown. */
+int clforge_bench_onednn_threads(void);
+
 typedef struct clforge_bench_onednn_conv clforge_bench_onednn_conv;
 
 /** Set up oneDNN's f32 forward convolution of `s` (no bias) on the CPU
