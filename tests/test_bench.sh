@@ -2,8 +2,8 @@
 # Tests of `clforge bench`.  Usage: sh test_bench.sh path/to/clforge
 # Prints one line per check and a last line "N passed, N failed"; exits
 # non-zero when any check fails.  Needs an OpenCL device (PoCL on CI).
-# The benchmark runs are tiny (64^3 and smaller, 3 runs; the peak takes well
-# under a second): they test the harness, never the speed.
+# The benchmark runs are tiny (64^3 and smaller, convolutions of a few
+# thousand outputs, 3 runs; the peak takes well under a second): they test the harness, never the speed.
 # shellcheck disable=SC2016 # checks are single-quoted on purpose: check() evals them
 NAME=test_bench
 # shellcheck source=tests/sh_harness.sh
@@ -196,6 +196,148 @@ check "table has 12 rows (3 dtypes x 4 paths)" '[ "$(grep -c "^gemm " "$OUT")" -
 check "table has clforge, clforge-tiled, clforge-direct and clforge-packed rows" \
   'grep -q "  clforge  " "$OUT" && grep -q "clforge-tiled" "$OUT" && grep -q "clforge-direct" "$OUT" && grep -q "clforge-packed" "$OUT"'
 check "table explains empty cells" 'grep -q "^\[1\] " "$OUT"'
+
+# ------------------------------------------------------------ conv
+# Tiny shapes: the harness (rows, fields, peers' checks), never speed. Every
+# algorithm is a row: measured ("ok") or "unsupported" with clforge's
+# reason; both pass here, so the checks hold whichever algorithms exist.
+run "$BIN" bench --help
+check "bench --help lists conv" '[ $rc -eq 0 ] && grep -q "^  conv " "$OUT"'
+run "$BIN" bench conv --help
+check "bench conv --help exits 0 with its options" \
+  '[ $rc -eq 0 ] && grep -q -- "--layer" "$OUT" && grep -q -- "--shape" "$OUT" && grep -q -- "--algo" "$OUT" &&
+   grep -q "r50_3x3_56" "$OUT" && grep -q "alex_11x11s4" "$OUT" && grep -q -- "--no-peak" "$OUT"'
+bad_option "conv: unknown option" bench conv --no-such-option
+bad_option "conv: --layer nope" bench conv --layer nope
+bad_option "conv: --shape without h" bench conv --shape c=3,k=4,r=3
+bad_option "conv: --shape unknown key" bench conv --shape c=3,h=8,k=4,r=3,x=1
+bad_option "conv: --shape filter above the input" bench conv --shape c=4,h=2,k=4,r=5
+bad_option "conv: --shape groups not dividing c" bench conv --shape c=4,h=8,k=6,r=3,groups=3
+bad_option "conv: --shape stride=0" bench conv --shape c=4,h=8,k=4,r=3,stride=0
+bad_option "conv: --algo fast" bench conv --algo fast
+bad_option "conv: --layout nhcw" bench conv --layout nhcw
+bad_option "conv: --dtype f64" bench conv --dtype f64
+bad_option "conv: --reps 2" bench conv --reps 2
+bad_option "conv: --min-time x" bench conv --min-time x
+bad_option "conv: --batch 0" bench conv --batch 0
+
+CONV_SHAPE=n=2,c=8,h=10,k=16,r=3,pad=1
+"$BIN" bench conv --shape "$CONV_SHAPE" --algo all --reps 3 --no-peak --json >"$JSON" 2>"$ERR"
+rc=$?
+cp "$JSON" "$OUT"
+check "bench conv --algo all --json exits 0 with one line per algorithm (auto + 8)" \
+  '[ $rc -eq 0 ] && [ "$(wc -l <"$JSON")" -eq 9 ] && [ "$(grep -c "^{.*}$" "$JSON")" -eq 9 ]'
+if command -v python3 >/dev/null 2>&1; then
+  cat >"$TMP/check_conv.py" <<'EOF'
+import json, sys
+
+path, want_lines, clblast_expected = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+required = ["op", "layer", "n", "c", "h", "w", "k", "r", "s", "stride", "pad", "groups", "dilation", "p", "q",
+            "dtype", "layout", "filter_layout", "algo", "algo_chosen", "provider", "status", "median_ms", "p95_ms",
+            "gflops", "gbps", "peak_gflops", "peak_gbps", "frac_peak_flops", "frac_peak_bw", "workspace_bytes",
+            "runs", "warmup", "timer", "device", "clblast_gflops", "vs_clblast", "onednn_gflops", "vs_onednn"]
+number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+problems, algos = [], []
+lines = open(path).read().splitlines()
+if len(lines) != want_lines:
+    problems.append("%d lines, want %d" % (len(lines), want_lines))
+for no, line in enumerate(lines, 1):
+    try:
+        o = json.loads(line)
+    except ValueError as e:
+        problems.append("line %d is not JSON: %s" % (no, e))
+        continue
+    missing = [f for f in required if f not in o]
+    if missing:
+        problems.append("line %d lacks %s" % (no, ", ".join(missing)))
+        continue
+    where = "line %d (%s %s %s)" % (no, o["algo"], o["dtype"], o["layout"])
+    algos.append(o["algo"])
+    if o["op"] != "conv" or o["provider"] != "clforge" or not o["device"] or o["runs"] != 3:
+        problems.append("%s: op/provider/device/runs are %r/%r/%r/%r" % (where, o["op"], o["provider"], o["device"], o["runs"]))
+    if o["peak_gflops"] is not None or o["frac_peak_flops"] is not None:
+        problems.append("%s: --no-peak, but peak fields are set" % where)
+    if o["status"] == "ok":
+        for f in ("median_ms", "p95_ms", "gflops", "gbps", "workspace_bytes"):
+            if not number(o[f]) or o[f] < 0 or (f != "workspace_bytes" and o[f] == 0):
+                problems.append("%s: %s is %r" % (where, f, o[f]))
+        if o["timer"] not in ("events", "wall") or o["algo_chosen"] in (None, "auto"):
+            problems.append("%s: timer/algo_chosen are %r/%r" % (where, o["timer"], o["algo_chosen"]))
+        if number(o["median_ms"]) and number(o["p95_ms"]) and o["p95_ms"] < o["median_ms"]:
+            problems.append("%s: p95_ms < median_ms" % where)
+        # GFLOP/s is the direct convolution's count over the median.
+        flops = 2.0 * o["n"] * o["k"] * (o["c"] // o["groups"]) * o["r"] * o["s"] * o["p"] * o["q"]
+        if number(o["gflops"]) and abs(o["gflops"] - flops / (o["median_ms"] * 1e-3) * 1e-9) > 1e-3 * o["gflops"]:
+            problems.append("%s: gflops %r is not 2NK(C/G)RSPQ / median" % (where, o["gflops"]))
+    elif o["status"] == "unsupported":
+        if o["median_ms"] is not None or o["gflops"] is not None or not o.get("error"):
+            problems.append("%s: unsupported, but median/gflops/error are %r/%r/%r"
+                            % (where, o["median_ms"], o["gflops"], o.get("error")))
+    else:
+        problems.append("%s: status %r (error: %s)" % (where, o["status"], o.get("error")))
+    if o["algo"] == "auto" and o["status"] == "ok" and o["algo_chosen"] == "auto":
+        problems.append("%s: auto does not say what it chose" % where)
+    # Peers: a number only with a checked result; otherwise null with a note.
+    for peer in ("clblast", "onednn"):
+        v, ratio, note = o[peer + "_gflops"], o["vs_" + peer], o.get(peer + "_note", "")
+        if v is None and not note:
+            problems.append("%s: %s_gflops is null without a note" % (where, peer))
+        if v is not None and not (number(v) and v > 0):
+            problems.append("%s: %s_gflops is %r" % (where, peer, v))
+        if (ratio is not None) != (v is not None and o["status"] == "ok"):
+            problems.append("%s: vs_%s is %r with %s_gflops %r and status %s" % (where, peer, ratio, peer, v, o["status"]))
+        if "not reported" in note:
+            problems.append("%s: %s's result was wrong: %s" % (where, peer, note))
+    if clblast_expected == "number" and o["clblast_gflops"] is None:
+        problems.append("%s: clblast_gflops is null (%s)" % (where, o.get("clblast_note")))
+    if clblast_expected == "null" and o["clblast_gflops"] is not None:
+        problems.append("%s: clblast_gflops is %r, want null" % (where, o["clblast_gflops"]))
+    if o["onednn_gflops"] is None and "not built in" not in o.get("onednn_note", "") and o["dtype"] == "f32" \
+            and "not run" not in o.get("onednn_note", ""):
+        problems.append("%s: onednn_gflops is null: %s" % (where, o.get("onednn_note")))
+if want_lines == 9 and sorted(algos) != sorted(["auto", "direct", "implicit_gemm", "gemm_1x1", "im2col",
+                                                "winograd_2x2", "winograd_4x4", "fft", "depthwise"]):
+    problems.append("algos are %s" % algos)
+for p in problems:
+    print(p)
+sys.exit(1 if problems else 0)
+EOF
+  run python3 "$TMP/check_conv.py" "$JSON" 9 number
+  check "bench conv --json: fields, ok or unsupported rows, both peers checked (f32 nchw)" '[ $rc -eq 0 ]'
+fi
+check "bench conv --json: every row says its status" \
+  '[ "$(grep -c "\"status\":\"\(ok\|unsupported\)\"" "$JSON")" -eq 9 ]'
+
+# NHWC, f16 and bf16, stride, groups: CLBlast cannot (NCHW, groups 1 only):
+# null with a note; oneDNN runs f32 only.
+"$BIN" bench conv --shape n=1,c=4,h=7,w=6,k=8,r=3,stride=2,pad=1,groups=2 --dtype f16,bf16 --layout nhwc \
+  --algo auto,direct --reps 3 --no-peak --json >"$JSON" 2>"$ERR"
+rc=$?
+cp "$JSON" "$OUT"
+check "bench conv nhwc f16,bf16 grouped exits 0 with 4 lines" '[ $rc -eq 0 ] && [ "$(wc -l <"$JSON")" -eq 4 ]'
+if command -v python3 >/dev/null 2>&1; then
+  run python3 "$TMP/check_conv.py" "$JSON" 4 null
+  check "bench conv nhwc f16,bf16 grouped: fields, clblast null with a note" '[ $rc -eq 0 ]'
+fi
+check "bench conv nhwc: filter layout krsc, clblast says NCHW only" \
+  'grep -q "\"filter_layout\":\"krsc\"" "$JSON" && grep -q "\"clblast_note\":\"n/a: CLBlast convgemm takes NCHW" "$JSON"'
+
+run "$BIN" bench conv --shape n=1,c=3,h=9,k=4,r=3 --algo auto --reps 3 --no-peers --no-peak --json
+check "bench conv --no-peers: peers null with a note" \
+  '[ $rc -eq 0 ] && grep -q "\"clblast_gflops\":null" "$OUT" && grep -q "\"onednn_note\":\"not run" "$OUT"'
+
+run "$BIN" bench conv --shape "$CONV_SHAPE" --algo auto,direct,winograd_4x4 --reps 3 --no-peak
+check "bench conv (table) exits 0 with the header and 3 rows" \
+  '[ $rc -eq 0 ] && grep -q "median ms" "$OUT" && grep -q "workspace" "$OUT" && grep -q "vs clblast" "$OUT" &&
+   grep -q "vs onednn" "$OUT" && [ "$(grep -c "^c8x10x10_k16_3x3p1 " "$OUT")" -eq 3 ]'
+check "bench conv table: auto names its choice; each row measured or unsupported with a note" \
+  'grep -q " auto:[a-z]" "$OUT" &&
+   [ "$(grep "^c8x10x10_k16_3x3p1 " "$OUT" | grep -c -E "unsupported \[[0-9]+\]|[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ ")" -eq 3 ] &&
+   grep -q "^\[1\] " "$OUT"'
+
+run no_icd bench conv --shape n=1,c=3,h=9,k=4,r=3 --reps 3 --json
+check "no device: bench conv exits 1, nothing on stdout, a message on stderr" \
+  '[ $rc -eq 1 ] && [ ! -s "$OUT" ] && [ -s "$ERR" ]'
 
 # ------------------------------------------------------------ no device
 run no_icd bench gemm --sizes 8 --runs 3 --json

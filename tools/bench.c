@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "cli_util.h"
-#include "gemm_bench.h" /* bench/ */
+#include "conv_bench.h" /* bench/ */
+#include "gemm_bench.h"
 #include "peak.h"
 
 /* The benchmarks, one per op; each parses its own options (argv[0] is the op). */
@@ -16,6 +17,8 @@ static const struct {
 } bench_ops[] = {
     {"gemm", "clforge_gemm vs CLBlast and OpenBLAS: f32, f16, bf16; squares and transformer shapes",
      clforge_bench_gemm_main},
+    {"conv", "clforge_conv2d's algorithms vs CLBlast convgemm and oneDNN: ResNet-50, MobileNetV2, AlexNet layers",
+     clforge_bench_conv_main},
     {"peak", "the device's peak multiply-add rate and memory bandwidth (every op's % peak)", clforge_bench_peak_main},
 };
 

@@ -8,14 +8,15 @@ packages="
   build-essential cmake pkg-config
   ocl-icd-opencl-dev opencl-headers clinfo
   pocl-opencl-icd
-  libclblast-dev libclfft-dev libopenblas-dev
+  libclblast-dev libclfft-dev libopenblas-dev libdnnl-dev
   libcjson-dev libxxhash-dev
   oclgrind
   clang libclang-rt-14-dev
 "
 # pocl-opencl-icd: the OpenCL device on machines without a GPU (and in CI).
 # oclgrind: the checking device the kernel tests also run on.
-# libopenblas-dev: the CPU peer of `clforge bench`.
+# libopenblas-dev: the CPU peer of `clforge bench gemm`; libdnnl-dev (oneDNN):
+# that of `clforge bench conv` (optional: the bench builds without it).
 # clang + its sanitizer runtime: the second compiler and the ASan/UBSan build.
 
 missing=""

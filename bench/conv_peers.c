@@ -1,0 +1,280 @@
+/* CLBlast convgemm and oneDNN's convolution behind small wrappers. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include "conv_peers.h"
+
+#include <dlfcn.h>
+#include <clblast_c.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CLFORGE_BENCH_HAVE_ONEDNN
+#include <dnnl.h>
+#include <dnnl_debug.h>
+#endif
+
+/* ---------------------------------------------------------------- CLBlast */
+
+int clforge_bench_clblast_conv_supported(const clforge_bench_conv_shape *s, clforge_dtype dtype,
+                                         clforge_tensor_layout layout, unsigned caps, const char **why) {
+  if (layout != CLFORGE_NCHW) {
+    *why = "CLBlast convgemm takes NCHW tensors only";
+    return 0;
+  }
+  if (s->groups != 1) {
+    *why = "CLBlast convgemm has no grouped convolution (groups > 1)";
+    return 0;
+  }
+  switch (dtype) {
+    case CLFORGE_F32:
+      return 1;
+    case CLFORGE_F16:
+      if (caps & CLFORGE_CAP_FP16) return 1;
+      *why = "CLBlastHconvgemm needs cl_khr_fp16, which this device lacks";
+      return 0;
+    case CLFORGE_BF16:
+      *why = "CLBlast has no bf16 convolution";
+      return 0;
+  }
+  *why = "unknown dtype";
+  return 0;
+}
+
+int clforge_bench_clblast_conv(cl_command_queue queue, const clforge_bench_conv_shape *s, clforge_dtype dtype,
+                               cl_mem x, cl_mem w, cl_mem y) {
+  /* Cross-correlation is what clforge (and every framework) computes;
+   * CLBlast's "convolution" mode flips the filter. Its result is NCHW:
+   * per image, K rows of P*Q output pixels. */
+  const CLBlastKernelMode mode = CLBlastKernelModeCrossCorrelation;
+  if (dtype == CLFORGE_F32)
+    return CLBlastSconvgemm(mode, s->c, s->h, s->w, s->r, s->s, s->pad, s->pad, s->stride, s->stride, s->dilation,
+                            s->dilation, s->k, s->n, x, 0, w, 0, y, 0, &queue, NULL);
+  if (dtype == CLFORGE_F16)
+    return CLBlastHconvgemm(mode, s->c, s->h, s->w, s->r, s->s, s->pad, s->pad, s->stride, s->stride, s->dilation,
+                            s->dilation, s->k, s->n, x, 0, w, 0, y, 0, &queue, NULL);
+  return CLBlastNotImplemented;
+}
+
+/* ----------------------------------------------------------------- oneDNN */
+
+#ifndef CLFORGE_BENCH_HAVE_ONEDNN
+
+int clforge_bench_onednn_available(const char **why) {
+  *why = "n/a: oneDNN not built in (install libdnnl-dev and reconfigure)";
+  return 0;
+}
+
+int clforge_bench_onednn_threads(void) { return 0; }
+
+int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, const float *x, const float *w,
+                                     clforge_bench_onednn_conv **out, char *why, size_t cap) {
+  (void)s, (void)x, (void)w;
+  *out = NULL;
+  snprintf(why, cap, "n/a: oneDNN not built in");
+  return -1;
+}
+
+int clforge_bench_onednn_conv_run(clforge_bench_onednn_conv *c) {
+  (void)c;
+  return -1;
+}
+
+int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, float *y, char *why, size_t cap) {
+  (void)c, (void)y;
+  snprintf(why, cap, "n/a: oneDNN not built in");
+  return -1;
+}
+
+const char *clforge_bench_onednn_conv_impl(const clforge_bench_onednn_conv *c) {
+  (void)c;
+  return "";
+}
+
+void clforge_bench_onednn_conv_destroy(clforge_bench_onednn_conv *c) { (void)c; }
+
+#else
+
+struct clforge_bench_onednn_conv {
+  dnnl_engine_t engine;
+  dnnl_stream_t stream;
+  dnnl_primitive_desc_t pd;
+  dnnl_primitive_t conv;
+  dnnl_memory_t src, wei, dst;     /* in oneDNN's chosen formats */
+  dnnl_memory_desc_t user_dst_md;  /* NCHW f32 */
+  size_t y_elems;
+  char impl[64];
+};
+
+int clforge_bench_onednn_available(const char **why) {
+  (void)why;
+  return 1;
+}
+
+/* Looked up at run time: oneDNN brings its OpenMP runtime, the bench does
+ * not link one itself. */
+int clforge_bench_onednn_threads(void) {
+  void *p = dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+  int (*fn)(void) = NULL;
+  if (p) memcpy(&fn, &p, sizeof fn); /* object to function pointer without a pedantic cast */
+  return fn ? fn() : 0;
+}
+
+/* A failed call: its name and oneDNN's status into why. */
+static int failed(const char *what, dnnl_status_t st, char *why, size_t cap) {
+  snprintf(why, cap, "oneDNN: %s failed (%s)", what, dnnl_status2str(st));
+  return -1;
+}
+
+/* Copy `bytes` from host into a fresh plain (user-layout) memory, then
+ * reorder it into `to` (already created in the primitive's format). */
+static int reorder_in(clforge_bench_onednn_conv *c, const dnnl_memory_desc_t *user_md, const void *host, size_t bytes,
+                      dnnl_memory_t to, char *why, size_t cap) {
+  dnnl_memory_t user = NULL;
+  dnnl_primitive_desc_t rpd = NULL;
+  dnnl_primitive_t r = NULL;
+  void *h = NULL;
+  int rc = 0;
+  dnnl_status_t st = dnnl_memory_create(&user, user_md, c->engine, DNNL_MEMORY_ALLOCATE);
+  if (st != dnnl_success) rc = failed("dnnl_memory_create", st, why, cap);
+  if (!rc && (st = dnnl_memory_get_data_handle(user, &h)) != dnnl_success)
+    rc = failed("dnnl_memory_get_data_handle", st, why, cap);
+  if (!rc) memcpy(h, host, bytes);
+  const dnnl_memory_desc_t *to_md = NULL;
+  if (!rc && (st = dnnl_memory_get_memory_desc(to, &to_md)) != dnnl_success)
+    rc = failed("dnnl_memory_get_memory_desc", st, why, cap);
+  if (!rc && (st = dnnl_reorder_primitive_desc_create(&rpd, user_md, c->engine, to_md, c->engine, NULL)) != dnnl_success)
+    rc = failed("dnnl_reorder_primitive_desc_create", st, why, cap);
+  if (!rc && (st = dnnl_primitive_create(&r, rpd)) != dnnl_success) rc = failed("dnnl_primitive_create (reorder)", st, why, cap);
+  if (!rc) {
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, to}};
+    st = dnnl_primitive_execute(r, c->stream, 2, args);
+    if (st == dnnl_success) st = dnnl_stream_wait(c->stream);
+    if (st != dnnl_success) rc = failed("the reorder", st, why, cap);
+  }
+  if (r) dnnl_primitive_destroy(r);
+  if (rpd) dnnl_primitive_desc_destroy(rpd);
+  if (user) dnnl_memory_destroy(user);
+  return rc;
+}
+
+int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, const float *x, const float *w,
+                                     clforge_bench_onednn_conv **out, char *why, size_t cap) {
+  *out = NULL;
+  clforge_bench_onednn_conv *c = calloc(1, sizeof *c);
+  if (!c) {
+    snprintf(why, cap, "out of host memory");
+    return -1;
+  }
+  const int64_t n = (int64_t)s->n, ch = (int64_t)s->c, h = (int64_t)s->h, wd = (int64_t)s->w, k = (int64_t)s->k,
+                r = (int64_t)s->r, sw = (int64_t)s->s, g = (int64_t)s->groups, p = (int64_t)s->p, q = (int64_t)s->q;
+  dnnl_dims_t src_dims = {n, ch, h, wd}, dst_dims = {n, k, p, q};
+  dnnl_dims_t wei_dims = {g, k / g, ch / g, r, sw}; /* grouped: goihw (the same memory as KCRS) */
+  dnnl_dims_t plain_wei = {k, ch, r, sw};
+  const int wei_nd = g > 1 ? 5 : 4;
+  const int64_t *wd_dims = g > 1 ? wei_dims : plain_wei;
+  const dnnl_format_tag_t wei_tag = g > 1 ? dnnl_goihw : dnnl_oihw;
+  /* oneDNN counts dilation from 0 (0 = dense). */
+  dnnl_dims_t strides = {(int64_t)s->stride, (int64_t)s->stride}, dil = {(int64_t)s->dilation - 1, (int64_t)s->dilation - 1};
+  dnnl_dims_t pad = {(int64_t)s->pad, (int64_t)s->pad};
+  dnnl_memory_desc_t src_any, wei_any, dst_any, user_src, user_wei;
+  dnnl_convolution_desc_t cd;
+  dnnl_status_t st;
+  int rc = 0;
+  if ((st = dnnl_engine_create(&c->engine, dnnl_cpu, 0)) != dnnl_success) rc = failed("dnnl_engine_create", st, why, cap);
+  if (!rc && (st = dnnl_stream_create(&c->stream, c->engine, dnnl_stream_default_flags)) != dnnl_success)
+    rc = failed("dnnl_stream_create", st, why, cap);
+  if (!rc && ((st = dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, dnnl_f32, dnnl_format_tag_any)) != dnnl_success ||
+              (st = dnnl_memory_desc_init_by_tag(&wei_any, wei_nd, wd_dims, dnnl_f32, dnnl_format_tag_any)) != dnnl_success ||
+              (st = dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dnnl_f32, dnnl_format_tag_any)) != dnnl_success ||
+              (st = dnnl_memory_desc_init_by_tag(&user_src, 4, src_dims, dnnl_f32, dnnl_nchw)) != dnnl_success ||
+              (st = dnnl_memory_desc_init_by_tag(&user_wei, wei_nd, wd_dims, dnnl_f32, wei_tag)) != dnnl_success ||
+              (st = dnnl_memory_desc_init_by_tag(&c->user_dst_md, 4, dst_dims, dnnl_f32, dnnl_nchw)) != dnnl_success))
+    rc = failed("dnnl_memory_desc_init_by_tag", st, why, cap);
+  /* convolution_auto: oneDNN picks direct or Winograd itself, as a user's
+   * framework would let it. */
+  if (!rc && (st = dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_auto,
+                                                              &src_any, &wei_any, NULL, &dst_any, strides, dil, pad,
+                                                              pad)) != dnnl_success)
+    rc = failed("dnnl_dilated_convolution_forward_desc_init", st, why, cap);
+  if (!rc && (st = dnnl_primitive_desc_create(&c->pd, &cd, NULL, c->engine, NULL)) != dnnl_success)
+    rc = failed("dnnl_primitive_desc_create (convolution)", st, why, cap);
+  if (!rc) {
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query(c->pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl)
+      snprintf(c->impl, sizeof c->impl, "%s", impl);
+    const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(c->pd, dnnl_query_src_md, 0);
+    const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(c->pd, dnnl_query_weights_md, 0);
+    const dnnl_memory_desc_t *dmd = dnnl_primitive_desc_query_md(c->pd, dnnl_query_dst_md, 0);
+    if (!smd || !wmd || !dmd) {
+      snprintf(why, cap, "oneDNN: the convolution's memory descriptors could not be queried");
+      rc = -1;
+    }
+    if (!rc && ((st = dnnl_memory_create(&c->src, smd, c->engine, DNNL_MEMORY_ALLOCATE)) != dnnl_success ||
+                (st = dnnl_memory_create(&c->wei, wmd, c->engine, DNNL_MEMORY_ALLOCATE)) != dnnl_success ||
+                (st = dnnl_memory_create(&c->dst, dmd, c->engine, DNNL_MEMORY_ALLOCATE)) != dnnl_success))
+      rc = failed("dnnl_memory_create", st, why, cap);
+  }
+  if (!rc && (st = dnnl_primitive_create(&c->conv, c->pd)) != dnnl_success)
+    rc = failed("dnnl_primitive_create (convolution)", st, why, cap);
+  if (!rc) rc = reorder_in(c, &user_src, x, s->n * s->c * s->h * s->w * sizeof(float), c->src, why, cap);
+  if (!rc) rc = reorder_in(c, &user_wei, w, s->k * (s->c / s->groups) * s->r * s->s * sizeof(float), c->wei, why, cap);
+  c->y_elems = s->n * s->k * s->p * s->q;
+  if (rc) {
+    clforge_bench_onednn_conv_destroy(c);
+    return -1;
+  }
+  *out = c;
+  return 0;
+}
+
+int clforge_bench_onednn_conv_run(clforge_bench_onednn_conv *c) {
+  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->wei}, {DNNL_ARG_DST, c->dst}};
+  dnnl_status_t st = dnnl_primitive_execute(c->conv, c->stream, 3, args);
+  if (st == dnnl_success) st = dnnl_stream_wait(c->stream);
+  return st == dnnl_success ? 0 : -1;
+}
+
+int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, float *y, char *why, size_t cap) {
+  dnnl_memory_t user = NULL;
+  dnnl_primitive_desc_t rpd = NULL;
+  dnnl_primitive_t r = NULL;
+  void *h = NULL;
+  const dnnl_memory_desc_t *dmd = NULL;
+  int rc = 0;
+  dnnl_status_t st = dnnl_memory_create(&user, &c->user_dst_md, c->engine, DNNL_MEMORY_ALLOCATE);
+  if (st != dnnl_success) rc = failed("dnnl_memory_create", st, why, cap);
+  if (!rc && (st = dnnl_memory_get_memory_desc(c->dst, &dmd)) != dnnl_success)
+    rc = failed("dnnl_memory_get_memory_desc", st, why, cap);
+  if (!rc && (st = dnnl_reorder_primitive_desc_create(&rpd, dmd, c->engine, &c->user_dst_md, c->engine, NULL)) != dnnl_success)
+    rc = failed("dnnl_reorder_primitive_desc_create", st, why, cap);
+  if (!rc && (st = dnnl_primitive_create(&r, rpd)) != dnnl_success) rc = failed("dnnl_primitive_create (reorder)", st, why, cap);
+  if (!rc) {
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, c->dst}, {DNNL_ARG_TO, user}};
+    st = dnnl_primitive_execute(r, c->stream, 2, args);
+    if (st == dnnl_success) st = dnnl_stream_wait(c->stream);
+    if (st != dnnl_success) rc = failed("the reorder of the result", st, why, cap);
+  }
+  if (!rc && (st = dnnl_memory_get_data_handle(user, &h)) != dnnl_success)
+    rc = failed("dnnl_memory_get_data_handle", st, why, cap);
+  if (!rc) memcpy(y, h, c->y_elems * sizeof(float));
+  if (r) dnnl_primitive_destroy(r);
+  if (rpd) dnnl_primitive_desc_destroy(rpd);
+  if (user) dnnl_memory_destroy(user);
+  return rc;
+}
+
+const char *clforge_bench_onednn_conv_impl(const clforge_bench_onednn_conv *c) { return c ? c->impl : ""; }
+
+void clforge_bench_onednn_conv_destroy(clforge_bench_onednn_conv *c) {
+  if (!c) return;
+  if (c->conv) dnnl_primitive_destroy(c->conv);
+  if (c->pd) dnnl_primitive_desc_destroy(c->pd);
+  if (c->src) dnnl_memory_destroy(c->src);
+  if (c->wei) dnnl_memory_destroy(c->wei);
+  if (c->dst) dnnl_memory_destroy(c->dst);
+  if (c->stream) dnnl_stream_destroy(c->stream);
+  if (c->engine) dnnl_engine_destroy(c->engine);
+  free(c);
+}
+
+#endif /* CLFORGE_BENCH_HAVE_ONEDNN */
