@@ -293,6 +293,16 @@ static int parse_shape(const char *v, conv_spec *sp, char *err, size_t cap) {
   return 0;
 }
 
+int clforge_bench_conv_parse_shape(const char *spec, clforge_conv2d_desc *d, char *err, size_t cap) {
+  conv_spec sp;
+  if (parse_shape(spec, &sp, err, cap)) return -1;
+  const clforge_bench_conv_shape *s = &sp.s;
+  d->n = s->n ? s->n : 1, d->c = s->c, d->h = s->h, d->w = s->w, d->k = s->k, d->r = s->r, d->s = s->s;
+  d->stride_h = d->stride_w = s->stride, d->dilation_h = d->dilation_w = s->dilation, d->groups = s->groups;
+  d->pad_top = d->pad_bottom = d->pad_left = d->pad_right = s->pad;
+  return 0;
+}
+
 /* Returns -1 to go on, or an exit status (0 after --help). */
 static int parse_options(int argc, char **argv, conv_options *o) {
   o->runs = DEFAULT_RUNS;
@@ -566,19 +576,6 @@ static void warn(const bench_env *env, const char *fmt, ...) {
 
 static const char *layout_name(clforge_tensor_layout l) { return l == CLFORGE_NHWC ? "nhwc" : "nchw"; }
 
-static const char *source_name(clforge_conv_algo_source s) {
-  switch (s) {
-    case CLFORGE_CONV_ALGO_FROM_DESC: return "desc";
-    case CLFORGE_CONV_ALGO_FROM_ENV: return "env";
-    case CLFORGE_CONV_ALGO_FROM_TUNED: return "tuned";
-    case CLFORGE_CONV_ALGO_FROM_NEAREST: return "nearest";
-    case CLFORGE_CONV_ALGO_FROM_HEURISTIC: return "heuristic";
-    case CLFORGE_CONV_ALGO_FROM_TUNER: return "tuner";
-    case CLFORGE_CONV_ALGO_FROM_WEIGHTS: return "weights";
-    case CLFORGE_CONV_ALGO_FROM_FALLBACK: return "fallback";
-  }
-  return "?";
-}
 
 /* The direct convolution's flop count, whatever the algorithm does. */
 static double conv_flops(const clforge_bench_conv_shape *s) {
@@ -1171,7 +1168,7 @@ static int explain_row(conv_case *c, conv_row *r, clforge_conv2d_desc *desc) {
     return -1;
   }
   r->chosen = ch.algo;
-  r->source = source_name(ch.source);
+  r->source = clforge_conv_algo_source_name(ch.source);
   snprintf(r->why, sizeof r->why, "%s", ch.why);
   r->have_ws = 1;
   r->workspace = ch.workspace_bytes;

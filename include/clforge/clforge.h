@@ -570,6 +570,9 @@ typedef enum clforge_conv_algo_source {
   CLFORGE_CONV_ALGO_FROM_FALLBACK = 8   /* the choice's workspace could not be had */
 } clforge_conv_algo_source;
 
+/** "desc", "env", "tuned", "nearest", "heuristic", "tuner", "weights", "fallback" ("?" otherwise). */
+CLFORGE_API const char *clforge_conv_algo_source_name(clforge_conv_algo_source source);
+
 /** Which algorithm, kernels and parameters a convolution uses, and why. */
 typedef struct clforge_conv_choice {
   clforge_conv_algo algo;

@@ -33,6 +33,12 @@ clforge_status clforge_conv_algo_from_name(const char *name, clforge_conv_algo *
                        name);
 }
 
+const char *clforge_conv_algo_source_name(clforge_conv_algo_source source) {
+  static const char *const names[] = {"?", "desc", "env", "tuned", "nearest", "heuristic", "tuner", "weights",
+                                      "fallback"};
+  return (unsigned)source < sizeof names / sizeof names[0] ? names[source] : "?";
+}
+
 const clforge__conv_algo_impl *clforge__conv_algo_impl_of(clforge_conv_algo algo) {
   static const clforge__conv_algo_impl *const table[CLFORGE_CONV_ALGO_COUNT] = {
       NULL,
