@@ -1,0 +1,14 @@
+/* The Winograd families (src/kernels/conv_winograd_2x2.c, _4x4.c): one
+ * kernel source (cl/conv_winograd.cl) built for the tile size, the same
+ * parameters for both.
+ *   PATH  the route of the batched GEMM between the transforms: 0 the
+ *         usual choice (clforge_gemm's heuristic or tuning), 1 tiled,
+ *         3 packed
+ *   WG    work-items along dimension 0 of the transform kernels' groups
+ *         (0: the driver's choice) */
+#ifndef CLFORGE_SRC_KERNELS_CONV_WINOGRAD_H
+#define CLFORGE_SRC_KERNELS_CONV_WINOGRAD_H
+
+enum { WINO_PATH, WINO_WG, WINO_NPARAMS };
+
+#endif
