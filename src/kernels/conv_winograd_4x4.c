@@ -13,17 +13,18 @@ const clforge__family clforge__family_conv_winograd_4x4 = {
     .nparams = WINO_NPARAMS,
     .params = {
         [WINO_PATH] = {"PATH", 3, {0, 1, 3}},
-        [WINO_WG] = {"WG", 5, {0, 8, 16, 32, 64}},
+        [WINO_VW] = {"VW", 3, {4, 8, 16}},
+        [WINO_WG] = {"WG", 5, {1, 4, 8, 16, 32}},
     },
-    /*                                   PATH WG */
+    /*                                   PATH VW WG */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {0, 0},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 0},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 8, 8},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {0, 8, 8},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 8, 8},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 8, 8},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 8, 8},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 8, 8},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 8, 8},
     },
     /* .tune = &clforge__tune_conv: set once src/ops/conv_tune.c is merged */
     .classes = (const clforge__shape_class[]){

@@ -13,8 +13,9 @@
  *           batched clforge GEMM of T*G items (route: family parameter PATH);
  *   output  Y = A^T M A and the epilogue (alpha, bias, beta*y, activation,
  *           store in y's type and layout), fused.
- * V is kept [c][tile] when x is NCHW (the input transform then writes along
- * tiles, as it reads along w) and [tile][c] for NHWC; M likewise follows y.
+ * V and M keep channels innermost ([tile][c], [tile][k]) for both layouts:
+ * the GEMM runs untransposed, and the transforms run on vectors of channels
+ * (family parameter VW).
  *
  * Transform points: 0, +-1, infinity for F(2,3) and 0, +-1, +-2, infinity
  * for F(4,3) (the usual ones; +-1/2 instead of +-2 only moves the large
@@ -65,7 +66,6 @@ typedef struct wino_shape {
   size_t u_floats;      /* the transformed filter */
   size_t per_tile;      /* floats of V and M per tile */
   size_t nt;            /* tiles per pass */
-  int vt, mt;           /* V and M transposed ([c][tile], [k][tile]) */
 } wino_shape;
 
 /* The passes for a workspace of `bytes` (the cap when asking how much). */
@@ -83,8 +83,6 @@ static void shape_of(const clforge__conv *d, size_t m, size_t bytes, wino_shape 
   if (nt > idx_max / s->per_tile) nt = idx_max / s->per_tile;
   if (nt > s->tiles) nt = s->tiles;
   s->nt = nt;
-  s->vt = d->x_layout == CLFORGE_NCHW;
-  s->mt = d->y_layout == CLFORGE_NCHW;
 }
 
 static size_t ws_bytes_of(const wino_shape *s) { return (s->u_floats + (s->nt ? s->nt : 1) * s->per_tile) * sizeof(float); }
@@ -150,8 +148,8 @@ typedef struct wino_kernels {
 
 static clforge_status build(clforge_context ctx, const clforge__conv *d, const int *v, const wino_shape *s,
                             wino_kernels *k) {
-  char extra[64];
-  snprintf(extra, sizeof extra, "-DWM=%zu -DVT=%d -DMT=%d", s->m, s->vt, s->mt);
+  char extra[32];
+  snprintf(extra, sizeof extra, "-DWM=%zu", s->m);
   const clforge__family *f = family_of(s->m);
   const size_t wg = (size_t)v[WINO_WG];
   clforge_status st = clforge__conv_kernel(ctx, f, "clforge_conv_winograd_filter", v, d, extra, 0, &k->filter);
@@ -227,7 +225,7 @@ static clforge_status enqueue_filter(const clforge__conv_exec *e, cl_kernel k, c
   arg_u32(&a, d->kg);
   arg_u32(&a, d->groups);
   if (a.err != CL_SUCCESS) return args_failed(e, &a, "clSetKernelArg (winograd filter)");
-  return launch(e, k, d->k, d->cg, 0, prev, "clEnqueueNDRangeKernel (winograd filter)");
+  return launch(e, k, d->k, d->cg, 8, prev, "clEnqueueNDRangeKernel (winograd filter)");
 }
 
 /* The batched GEMM of one pass of `nt` tiles (m rows of the T*G items). */
@@ -241,19 +239,11 @@ static clforge_status gemm_of(clforge_context ctx, const clforge__conv *d, const
   gd.batch = s->t * d->groups;
   gd.k = cg;
   gd.a_type = gd.b_type = gd.c_type = CLFORGE_F32;
-  if (!s->mt) { /* M[tile][k] = V[tile][c] U[c][k] */
-    gd.m = nt, gd.n = kg;
-    gd.trans_a = s->vt ? CLFORGE_TRANS : CLFORGE_NO_TRANS;
-    gd.lda = s->vt ? cap : cg, gd.a_offset = v_off, gd.stride_a = cap * cg;
-    gd.trans_b = CLFORGE_NO_TRANS, gd.ldb = kg, gd.b_offset = 0, gd.stride_b = cg * kg;
-    gd.ldc = kg;
-  } else { /* M^T[k][tile] = U^T[k][c] V^T[c][tile] */
-    gd.m = kg, gd.n = nt;
-    gd.trans_a = CLFORGE_TRANS, gd.lda = kg, gd.a_offset = 0, gd.stride_a = cg * kg;
-    gd.trans_b = s->vt ? CLFORGE_NO_TRANS : CLFORGE_TRANS;
-    gd.ldb = s->vt ? cap : cg, gd.b_offset = v_off, gd.stride_b = cap * cg;
-    gd.ldc = cap;
-  }
+  /* M[tile][k] = V[tile][c] U[c][k] */
+  gd.m = nt, gd.n = kg;
+  gd.trans_a = CLFORGE_NO_TRANS, gd.lda = cg, gd.a_offset = v_off, gd.stride_a = cap * cg;
+  gd.trans_b = CLFORGE_NO_TRANS, gd.ldb = kg, gd.b_offset = 0, gd.stride_b = cg * kg;
+  gd.ldc = kg;
   gd.c_offset = m_off, gd.stride_c = cap * kg;
   gd.alpha_mode = CLFORGE_ALPHA_AS_GIVEN;
   clforge_status st = clforge__gemm_resolve(ctx, &gd, g);
@@ -307,7 +297,7 @@ static clforge_status enqueue_m(const clforge__conv_exec *e, size_t m) {
   wino_kernels k;
   clforge_status st = build(e->ctx, d, e->v, &s, &k);
   if (st != CLFORGE_SUCCESS) return st;
-  const size_t wg = (size_t)e->v[WINO_WG];
+  const size_t wg = (size_t)e->v[WINO_WG], vw = (size_t)e->v[WINO_VW];
   const cl_mem u = e->pw ? e->pw : e->ws;
   const size_t v_off = s.u_floats, m_off = s.u_floats + s.nt * s.t * d->c;
   cl_event prev = NULL;
@@ -339,14 +329,12 @@ static clforge_status enqueue_m(const clforge__conv_exec *e, size_t m) {
       }
       /* The kernel indexes V with the pass's capacity s.nt, so the last
        * pass's tiles sit where the GEMM's leading dimensions expect them. */
-      st = s.vt ? launch(e, k.input, nt, d->c, wg, &prev, "clEnqueueNDRangeKernel (winograd input)")
-                : launch(e, k.input, d->c, nt, wg, &prev, "clEnqueueNDRangeKernel (winograd input)");
+      st = launch(e, k.input, (d->c + vw - 1) / vw, nt, wg, &prev, "clEnqueueNDRangeKernel (winograd input)");
       if (st != CLFORGE_SUCCESS) break;
       clforge__gemm g;
       st = gemm_of(e->ctx, d, e->v, &s, nt, v_off, m_off, &g);
       if (st != CLFORGE_SUCCESS) break;
       clforge__gemm_buffers bf = {e->ws, u, e->ws, NULL};
-      if (s.mt) bf.a = u, bf.b = e->ws;
       cl_event ev = NULL;
       st = clforge__gemm_enqueue(e->ctx, &g, &bf, 1, &prev, &ev);
       if (st != CLFORGE_SUCCESS) break;
@@ -378,8 +366,7 @@ static clforge_status enqueue_m(const clforge__conv_exec *e, size_t m) {
       st = args_failed(e, &a, "clSetKernelArg (winograd output)");
       break;
     }
-    st = s.mt ? launch(e, k.output, nt, d->k, wg, &prev, "clEnqueueNDRangeKernel (winograd output)")
-              : launch(e, k.output, d->k, nt, wg, &prev, "clEnqueueNDRangeKernel (winograd output)");
+    st = launch(e, k.output, (d->k + vw - 1) / vw, nt, wg, &prev, "clEnqueueNDRangeKernel (winograd output)");
   }
   if (st == CLFORGE_SUCCESS) *e->event = prev;
   else if (prev) clReleaseEvent(prev);
