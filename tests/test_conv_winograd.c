@@ -231,11 +231,11 @@ static void corners(clforge_context ctx) {
   }
 }
 
-/* Both GEMM routes, and the work-group size parameter. */
+/* Every GEMM route, vector width, work-group size, and passes of PASS tiles. */
 static void params(clforge_context ctx) {
   const char *specs[] = {"conv_winograd_2x2:PATH=3,VW=16,WG=16;conv_winograd_4x4:PATH=3,VW=4,WG=16",
-                         "conv_winograd_2x2:PATH=1,VW=8,WG=8;conv_winograd_4x4:PATH=1,VW=8,WG=32",
-                         "conv_winograd_2x2:PATH=0,VW=4,WG=1;conv_winograd_4x4:PATH=0,VW=16,WG=4"};
+                         "conv_winograd_2x2:PATH=1,VW=8,WG=8,PASS=64;conv_winograd_4x4:PATH=2,VW=8,WG=32,PASS=64",
+                         "conv_winograd_2x2:PATH=0,VW=4,WG=1;conv_winograd_4x4:PATH=0,VW=16,WG=4,PASS=1024"};
   for (size_t s = 0; s < sizeof specs / sizeof specs[0]; ++s) {
     CHECK_OK(ctx, clforge_context_set_params(ctx, specs[s]));
     for (int a = 0; a < 2; ++a)

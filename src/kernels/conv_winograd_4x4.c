@@ -12,19 +12,20 @@ const clforge__family clforge__family_conv_winograd_4x4 = {
     .kernel = "clforge_conv_winograd_input",
     .nparams = WINO_NPARAMS,
     .params = {
-        [WINO_PATH] = {"PATH", 3, {0, 1, 3}},
+        [WINO_PATH] = {"PATH", 4, {0, 1, 2, 3}},
         [WINO_VW] = {"VW", 3, {4, 8, 16}},
-        [WINO_WG] = {"WG", 5, {1, 4, 8, 16, 32}},
+        [WINO_WG] = {"WG", 6, {1, 4, 8, 16, 32, 64}},
+        [WINO_PASS] = {"PASS", 7, {0, 64, 128, 256, 512, 1024, 2048}},
     },
-    /*                                   PATH VW WG */
+    /*                                   PATH VW WG PASS */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 8, 8},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {0, 8, 8},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 8, 8},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 8, 8},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 8, 8},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 8, 8},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 8, 8},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 4, 16, 0},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 16, 8, 128},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 4, 16, 0},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 4, 16, 0},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 4, 16, 0},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 4, 16, 0},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 4, 16, 0},
     },
     /* .tune = &clforge__tune_conv: set once src/ops/conv_tune.c is merged */
     .classes = (const clforge__shape_class[]){

@@ -69,7 +69,7 @@ typedef struct wino_shape {
 } wino_shape;
 
 /* The passes for a workspace of `bytes` (the cap when asking how much). */
-static void shape_of(const clforge__conv *d, size_t m, size_t bytes, wino_shape *s) {
+static void shape_of(const clforge__conv *d, const int *v, size_t m, size_t bytes, wino_shape *s) {
   memset(s, 0, sizeof *s);
   s->m = m, s->t = (m + 2) * (m + 2);
   s->th = (d->p + m - 1) / m, s->tw = (d->q + m - 1) / m;
@@ -82,6 +82,7 @@ static void shape_of(const clforge__conv *d, size_t m, size_t bytes, wino_shape 
   const size_t idx_max = (size_t)UINT32_MAX - s->u_floats;
   if (nt > idx_max / s->per_tile) nt = idx_max / s->per_tile;
   if (nt > s->tiles) nt = s->tiles;
+  if (v && v[WINO_PASS] && nt > (size_t)v[WINO_PASS]) nt = (size_t)v[WINO_PASS];
   s->nt = nt;
 }
 
@@ -97,7 +98,7 @@ static int supports_m(clforge_context ctx, const clforge__conv *d, size_t m, cha
     return 0;
   }
   wino_shape s;
-  shape_of(d, m, clforge__workspace_cap(ctx), &s);
+  shape_of(d, NULL, m, clforge__workspace_cap(ctx), &s);
   if (s.u_floats > (size_t)UINT32_MAX / 2 || s.th * s.tw * d->n > (size_t)UINT32_MAX || d->h > INT32_MAX / 2 ||
       d->w > INT32_MAX / 2 || d->k > UINT32_MAX || d->c > UINT32_MAX) {
     snprintf(why, cap, "%s: the problem is too large for its 32-bit tile indices", name);
@@ -113,18 +114,16 @@ static int supports_4(clforge_context ctx, const clforge__conv *d, char *why, si
   return supports_m(ctx, d, 4, why, cap);
 }
 
-static size_t workspace_m(clforge_context ctx, const clforge__conv *d, size_t m) {
+static size_t workspace_m(clforge_context ctx, const clforge__conv *d, const int *v, size_t m) {
   wino_shape s;
-  shape_of(d, m, clforge__workspace_cap(ctx), &s);
+  shape_of(d, v, m, clforge__workspace_cap(ctx), &s);
   return ws_bytes_of(&s);
 }
 static size_t workspace_2(clforge_context ctx, const clforge__conv *d, const int *v) {
-  (void)v;
-  return workspace_m(ctx, d, 2);
+  return workspace_m(ctx, d, v, 2);
 }
 static size_t workspace_4(clforge_context ctx, const clforge__conv *d, const int *v) {
-  (void)v;
-  return workspace_m(ctx, d, 4);
+  return workspace_m(ctx, d, v, 4);
 }
 
 static size_t weights_2(const clforge__conv *d, const int *v) {
@@ -193,13 +192,20 @@ static void arg_idx(argset *a, const clforge__conv *d, size_t v) {
 static size_t round_up(size_t a, size_t b) { return (a + b - 1) / b * b; }
 
 /* A 2-D launch after *prev (or, first, after the call's wait list),
- * replacing *prev with the launch's event. */
+ * replacing *prev with the launch's event. Work-groups of wg work-items:
+ * along dimension 0 as far as it goes (a power of two), the rest along
+ * dimension 1, so that a group holds enough work (on PoCL a group is one
+ * task); the kernels return for the ids past g0 and g1. */
 static clforge_status launch(const clforge__conv_exec *e, cl_kernel k, size_t g0, size_t g1, size_t wg,
                              cl_event *prev, const char *what) {
-  size_t local[2] = {wg, 1};
-  size_t global[2] = {wg ? round_up(g0, wg) : g0, g1};
+  size_t l0 = 1;
+  while (l0 < g0 && l0 < wg) l0 *= 2;
+  if (l0 > wg) l0 = wg;
+  const size_t l1 = wg / l0 ? wg / l0 : 1;
+  size_t local[2] = {l0, l1};
+  size_t global[2] = {round_up(g0, l0), round_up(g1, l1)};
   cl_event ev = NULL;
-  cl_int err = clEnqueueNDRangeKernel(e->ctx->queue, k, 2, NULL, global, wg ? local : NULL, *prev ? 1 : e->nwait,
+  cl_int err = clEnqueueNDRangeKernel(e->ctx->queue, k, 2, NULL, global, local, *prev ? 1 : e->nwait,
                                       *prev ? prev : e->wait, &ev);
   if (err != CL_SUCCESS) return clforge__fail_cl(e->ctx, err, what);
   if (*prev) clReleaseEvent(*prev);
@@ -254,7 +260,7 @@ static clforge_status gemm_of(clforge_context ctx, const clforge__conv *d, const
 static int explain_m(clforge_context ctx, const clforge__conv *d, const int *v, clforge_kernel_choice *out, int cap,
                      size_t m) {
   wino_shape s;
-  shape_of(d, m, clforge__workspace_cap(ctx), &s);
+  shape_of(d, v, m, clforge__workspace_cap(ctx), &s);
   clforge__gemm g;
   if (!s.nt || gemm_of(ctx, d, v, &s, s.nt, s.u_floats, s.u_floats + s.nt * s.t * d->c, &g) != CLFORGE_SUCCESS) {
     clforge__clear_error(ctx);
@@ -273,7 +279,7 @@ static int explain_4(clforge_context ctx, const clforge__conv *d, const int *v, 
 
 static clforge_status prepare_m(const clforge__conv_exec *e, cl_mem out, size_t m) {
   wino_shape s;
-  shape_of(e->d, m, 0, &s);
+  shape_of(e->d, e->v, m, 0, &s);
   wino_kernels k;
   clforge_status st = build(e->ctx, e->d, e->v, &s, &k);
   cl_event prev = NULL;
@@ -288,7 +294,7 @@ static clforge_status prepare_4(const clforge__conv_exec *e, cl_mem out) { retur
 static clforge_status enqueue_m(const clforge__conv_exec *e, size_t m) {
   const clforge__conv *d = e->d;
   wino_shape s;
-  shape_of(d, m, e->ws_bytes, &s);
+  shape_of(d, e->v, m, e->ws_bytes, &s);
   const int use_m = d->alpha != 0.0f; /* alpha 0: x and w do not count, only the epilogue runs */
   if (use_m && (!s.nt || !e->ws))
     return clforge__fail(e->ctx, CLFORGE_INTERNAL_ERROR, "conv2d: %s: a workspace of %zu bytes holds no tile pass",
