@@ -65,6 +65,9 @@ static int run_case(clforge_context ctx, const wcase *c0) {
   clforge_dtype *ts[4] = {&cc.xt, &cc.wt, &cc.yt, &cc.bt};
   for (int i = 0; i < 4; ++i)
     if (!*ts[i]) *ts[i] = CLFORGE_F32;
+  if (getenv("TEST_CONV_VERBOSE")) /* which case a checking device's report belongs to */
+    fprintf(stderr, "case %s n=%zu c=%zu h=%zu w=%zu k=%zu groups=%zu ws_cap=%zu prepared=%d\n",
+            clforge_conv_algo_name(c->algo), c->n, c->c, c->h, c->w, c->k, c->groups, c->ws_cap, c->prepared);
   clforge_conv2d_desc d = {.n = c->n, .c = c->c, .h = c->h, .w = c->w, .k = c->k, .r = 3, .s = 3,
                            .groups = c->groups, .pad_top = c->pt, .pad_bottom = c->pb, .pad_left = c->pl,
                            .pad_right = c->pr, .x_layout = c->xl, .y_layout = c->yl, .w_layout = c->wl,
