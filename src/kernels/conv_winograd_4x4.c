@@ -1,17 +1,36 @@
-/* Descriptor of the conv_winograd_4x4 family (placeholder: the algorithm's kernels
- * are not written yet). */
+/* Descriptor of the conv_winograd_4x4 family: F(4x4, 3x3) transforms
+ * (cl/conv_winograd.cl built with -DWM=4) around a batched GEMM of 36
+ * matrices; parameters in conv_winograd.h. */
+#include "conv_classes.h"
+#include "conv_winograd.h"
 #include "families.h"
 
 /* clang-format off */
 const clforge__family clforge__family_conv_winograd_4x4 = {
     .name = "conv_winograd_4x4",
-    .sources = (const char *const[]){NULL},
-    .kernel = "clforge_conv_winograd_4x4",
-    .nparams = 1,
-    .params = {{"VW", 1, {1}}},
-    .defaults = {[CLFORGE_DEVICE_CLASS_GENERIC] = {1}, [CLFORGE_DEVICE_CLASS_CPU] = {1},
-                 [CLFORGE_DEVICE_CLASS_NVIDIA] = {1}, [CLFORGE_DEVICE_CLASS_AMD] = {1},
-                 [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1}, [CLFORGE_DEVICE_CLASS_MALI] = {1},
-                 [CLFORGE_DEVICE_CLASS_ADRENO] = {1}},
+    .sources = (const char *const[]){"conv_winograd", NULL},
+    .kernel = "clforge_conv_winograd_input",
+    .nparams = WINO_NPARAMS,
+    .params = {
+        [WINO_PATH] = {"PATH", 4, {0, 1, 2, 3}},
+        [WINO_VW] = {"VW", 3, {4, 8, 16}},
+        [WINO_WG] = {"WG", 6, {1, 4, 8, 16, 32, 64}},
+        [WINO_PASS] = {"PASS", 7, {0, 64, 128, 256, 512, 1024, 2048}},
+    },
+    /*                                   PATH VW WG PASS */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 4, 16, 0},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 16, 8, 128},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 4, 16, 0},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 4, 16, 0},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 4, 16, 0},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 4, 16, 0},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 4, 16, 0},
+    },
+    /* .tune = &clforge__tune_conv: set once src/ops/conv_tune.c is merged */
+    .classes = (const clforge__shape_class[]){
+        CLFORGE_CONV_CLASS_R50_3X3_56,
+        CLFORGE_CONV_CLASS_R50_3X3_28,
+        CLFORGE_CONV_CLASS_END},
 };
 /* clang-format on */
