@@ -4,13 +4,14 @@
 // contiguous axis as one float vector, loaded and stored as vectors where
 // the layout allows, and TP outputs along the next axis:
 //   x NCHW (CINNER 0): VW consecutive pixels q of TP consecutive rows p of
-//     one (n, k); dimension 0 = Q / VW, 1 = P / TP, 2 = N*K.
+//     one (n, k); dimension 0 = Q / (VW*NV), 1 = P / TP, 2 = N*K.
 //   x NHWC (CINNER 1): VW consecutive channels k of TP consecutive pixels q
-//     of one row; dimension 0 = K / VW, 1 = Q / TP, 2 = N*P.
+//     of one row; dimension 0 = K / VW, 1 = Q / (TP*NV), 2 = N*P.
 // Any filter size, stride, dilation, padding; y in either layout (stored as
 // vectors when its axis matches); every storage mix; the fused epilogue.
 // Tuned parameters (-D), declared in src/kernels/conv_depthwise.c:
-//   VW   outputs per vector (contiguous axis)   TP   vectors per work-item
+//   VW   outputs per vector (contiguous axis)   TP   vectors per tile
+//   NV   tiles per work-item (along dimension 1, in a loop)
 //   WG0, WG1   work-group shape
 // Problem options: X_T W_T Y_T BIAS BIAS_T ACT IDX64 (src/ops/conv_common.c),
 // and from src/ops/conv_depthwise.c: CINNER (above), XUNIT (x's VW values are
@@ -161,10 +162,13 @@ static inline void finish(floatv acc, floatv bias, float alpha, float beta, glob
 
 #if !CINNER
 
-kernel __attribute__((reqd_work_group_size(WG0, WG1, 1))) void clforge_conv_depthwise(DW_ARGS) {
-  const uint q0 = get_global_id(0) * VW, p0 = get_global_id(1) * TP;
-  if (q0 >= Q || p0 >= P) return;
-  const uint nk = get_global_id(2), n = nk / K, k = nk - n * K, c = k / M;
+static inline void dw_tile(DW_ARGS, const uint g0, const uint g1, const uint g2) {
+  // Work-items past the output (the launch is rounded up to work-groups)
+  // compute on valid indices and store nothing: no early return, which
+  // makes some compilers (PoCL) run the work-group loop the slow way.
+  const uint q0 = min(g0 * VW, Q - 1), p0 = min(g1 * TP, P - 1);
+  const int live = g0 * VW < Q && g1 * TP < P;
+  const uint nk = g2, n = nk / K, k = nk - n * K, c = k / M;
   const global x_t *xc = X + x_off + (idx_t)n * (idx_t)xsn + (idx_t)c * (idx_t)xsc;
   const idx_t wk = w_off + (idx_t)k * (idx_t)wsk;
   const sidx_t iw0 = (sidx_t)q0 * (sidx_t)sw - (sidx_t)pl;
@@ -173,26 +177,25 @@ kernel __attribute__((reqd_work_group_size(WG0, WG1, 1))) void clforge_conv_dept
   for (int i = 0; i < TP; ++i) acc[i] = (floatv)0.0f;
   for (uint r = 0; r < R; ++r) {
     const sidx_t ihr = (sidx_t)r * (sidx_t)dh - (sidx_t)pt;
+    const idx_t wr = wk + (idx_t)r * (idx_t)wsr;
     for (uint s = 0; s < S; ++s) {
-      const float wv = LOAD1(W_T, Wt, wk + (idx_t)r * (idx_t)wsr + (idx_t)s * (idx_t)wss);
+      const float wv = LOAD1(W_T, Wt, wr + (idx_t)s * (idx_t)wss);
       const sidx_t iw = iw0 + (sidx_t)s * (sidx_t)dw;
 #if XUNIT
       const int inner = iw >= 0 && iw + VW <= (sidx_t)W;
 #endif
       UNROLL(TP)
-      for (int i = 0; i < TP; ++i) {
+      for (int i = 0; i < TP; ++i) { // independent accumulators: many loads in flight
         const sidx_t ih = (sidx_t)(p0 + i) * (sidx_t)sh + ihr;
         if (ih < 0 || ih >= (sidx_t)H) continue;
         const global x_t *xr = xc + (idx_t)ih * (idx_t)xsh;
         floatv xv;
 #if XUNIT
-        if (inner) {
+        if (inner)
           xv = load_x_vec(xr + (idx_t)iw);
-        } else
+        else
 #endif
-        {
           xv = load_x_edge(xr, iw, sw, W, (idx_t)xsw);
-        }
         acc[i] = fma(xv, (floatv)wv, acc[i]);
       }
     }
@@ -206,17 +209,18 @@ kernel __attribute__((reqd_work_group_size(WG0, WG1, 1))) void clforge_conv_dept
   const uint valid = min((uint)VW, Q - q0);
   UNROLL(TP)
   for (int i = 0; i < TP; ++i) {
-    if (p0 + i >= P) continue;
+    if (!live || p0 + i >= P) continue;
     finish(acc[i], bv, alpha, beta, yk + (idx_t)(p0 + i) * (idx_t)ysp, (idx_t)ysq, valid);
   }
 }
 
 #else
 
-kernel __attribute__((reqd_work_group_size(WG0, WG1, 1))) void clforge_conv_depthwise(DW_ARGS) {
-  const uint k0 = get_global_id(0) * VW, q0 = get_global_id(1) * TP;
-  if (k0 >= K || q0 >= Q) return;
-  const uint np = get_global_id(2), n = np / P, p = np - n * P;
+static inline void dw_tile(DW_ARGS, const uint g0, const uint g1, const uint g2) {
+  // No early return for work-items past the output (see above).
+  const uint k0 = min(g0 * VW, K - 1), q0 = min(g1 * TP, Q - 1);
+  const int live = g0 * VW < K && g1 * TP < Q;
+  const uint np = g2, n = np / P, p = np - n * P;
   const uint valid = min((uint)VW, K - k0);
   const global x_t *xn = X + x_off + (idx_t)n * (idx_t)xsn;
   // Each lane's channel (clamped past K: valid, not stored) and its input channel.
@@ -277,9 +281,24 @@ kernel __attribute__((reqd_work_group_size(WG0, WG1, 1))) void clforge_conv_dept
   global y_t *yp = Y + y_off + (idx_t)n * (idx_t)ysn + (idx_t)p * (idx_t)ysp + (idx_t)k0 * (idx_t)ysk;
   UNROLL(TP)
   for (int i = 0; i < TP; ++i) {
-    if (q0 + i >= Q) continue;
+    if (!live || q0 + i >= Q) continue;
     finish(acc[i], bv, alpha, beta, yp + (idx_t)(q0 + i) * (idx_t)ysq, (idx_t)ysk, valid);
   }
 }
 
 #endif
+
+// NV tiles per work-item, one after the other, along the rows of x's
+// contiguous axis for NCHW (consecutive chunks of Q: the work-item streams
+// along x's rows, which a CPU's prefetcher follows) and along Q for NHWC.
+kernel __attribute__((reqd_work_group_size(WG0, WG1, 1))) void clforge_conv_depthwise(DW_ARGS) {
+#if CINNER
+  const uint g0 = get_global_id(0), g1 = get_global_id(1) * NV;
+#else
+  const uint g0 = get_global_id(0) * NV, g1 = get_global_id(1);
+#endif
+  const uint g2 = get_global_id(2);
+  for (uint it = 0; it < NV; ++it)
+    dw_tile(X, x_off, xsn, xsc, xsh, xsw, Wt, w_off, wsk, wsr, wss, Y, y_off, ysn, ysk, ysp, ysq, B, b_off, K, M, H, W,
+            P, Q, R, S, sh, sw, dh, dw, pt, pl, alpha, beta, CINNER ? g0 : g0 + it, CINNER ? g1 + it : g1, g2);
+}

@@ -10,8 +10,10 @@
 // work-item's pixels are TQ chunks of VW consecutive pixels, the chunks
 // interleaved across the WGQ work-items (neighbouring work-items read
 // neighbouring x). Channels are TK consecutive ones per work-item. Out of
-// range pixels and channels compute on clamped (valid) indices and are
-// not stored, so the reduction loop has no bounds branch besides padding.
+// range channels compute on clamped (valid) indices and are not stored.
+// The chunks of a row are laid out so that nearly all are interior (no
+// column in the padding for any tap: chunk_of), and those run a loop with
+// no column checks; only the border chunks check each column.
 //
 // Tuned parameters (-D), declared in src/kernels/conv_direct.c:
 //   TQ   chunks of pixels per work-item   TK   output channels per work-item
@@ -84,6 +86,7 @@ static inline floatv load_x_chunk(const global x_t *xr, sidx_t iw, uint sw, uint
 #if XUNIT && VW > 1
   // Consecutive columns: one vector load inside the row, moved into place
   // by a shuffle, the padding's lanes zeroed.
+  if (iw >= 0 && iw + VW <= (sidx_t)W) return load_x_vec(xr + (idx_t)iw);
   if (W >= VW) {
     const sidx_t b = clamp(iw, (sidx_t)0, (sidx_t)(W - VW));
     const floatv raw = load_x_vec(xr + (idx_t)b);
@@ -132,6 +135,38 @@ static inline floatv load_x_chunk(const global x_t *xr, sidx_t iw, uint sw, uint
     }                                                                                      \
   }
 
+// Where chunk ci of an output row lies. The row is cut into three runs of
+// chunks: [0, qlo) (left border), [qlo, qhi) (interior: every tap of every
+// pixel inside x, so no column checks), [qhi, Q) (right border). The last
+// interior chunk is moved left to end at qhi, so that it stays interior; it
+// stores only the pixels no other chunk does. *start: its first pixel,
+// [*lo, *hi): the pixels it stores; returns 1 for an interior chunk.
+static inline int chunk_of(uint ci, uint nl, uint ni, uint qlo, uint qhi, uint Q, uint *start, uint *lo, uint *hi) {
+  if (ci < nl) {
+    *start = *lo = ci * VW, *hi = min(*start + VW, qlo);
+    return 0;
+  }
+  if (ci < nl + ni) {
+    const uint nominal = qlo + (ci - nl) * VW;
+    *start = min(nominal, qhi - VW), *lo = nominal, *hi = min(nominal + VW, qhi);
+    return 1;
+  }
+  *start = *lo = qhi + (ci - nl - ni) * VW, *hi = min(*start + VW, Q);
+  return 0;
+}
+
+// An interior chunk's x values: every column inside the row.
+static inline floatv load_x_inner(const global x_t *xr, sidx_t iw, uint sw, idx_t xsw) {
+#if XUNIT
+  return load_x_vec(xr + (idx_t)iw);
+#else
+  float t[VW];
+  UNROLL(VW)
+  for (int v = 0; v < VW; ++v) t[v] = LOAD1(X_T, xr, (idx_t)(iw + (sidx_t)v * (sidx_t)sw) * xsw);
+  return VLOADF(t);
+#endif
+}
+
 kernel __attribute__((reqd_work_group_size(WGQ, WGK, 1)))
 void clforge_conv_direct(const global x_t *restrict X, const ulong x_off, const ulong xsn, const ulong xsc,
                          const ulong xsh, const ulong xsw_, const global w_t *restrict Wt, const ulong w_off,
@@ -140,22 +175,28 @@ void clforge_conv_direct(const global x_t *restrict X, const ulong x_off, const 
                          const global bias_t *restrict B, const ulong b_off, const uint P, const uint cg,
                          const uint kg, const uint ktiles, const uint H, const uint W, const uint Q, const uint R,
                          const uint S, const uint sh, const uint sw, const uint dh, const uint dw, const uint pt,
-                         const uint pl, const float alpha, const float beta) {
+                         const uint pl, const uint qlo, const uint qhi, const uint nl, const uint ni,
+                         const float alpha, const float beta) {
   const uint lq = get_local_id(0), lk = get_local_id(1);
   const uint np = get_global_id(2), n = np / P, p = np - n * P;
   const uint gt = get_group_id(1), g = gt / ktiles, kt = gt - g * ktiles;
   const uint k0 = kt * (WGK * TK) + lk * TK; // first channel of this work-item, within the group
-  const uint qb = get_group_id(0) * (WGQ * TQ * VW) + lq * VW;
+  const uint cb = get_group_id(0) * (WGQ * TQ) + lq; // its first chunk; the next ones WGQ apart
   const idx_t xsw = (idx_t)xsw_;
 
   // Channel offsets into w (clamped channels: valid, not stored).
   idx_t wk[TK];
   UNROLL(TK)
   for (int j = 0; j < TK; ++j) wk[j] = w_off + (idx_t)(g * kg + min(k0 + j, kg - 1)) * (idx_t)wsk;
-  // First input column of each chunk, before the filter tap.
+  // Each chunk's place, and its first input column before the filter tap.
+  uint qs[TQ], qlo_t[TQ], qhi_t[TQ];
   sidx_t iwb[TQ];
+  int interior = 1;
   UNROLL(TQ)
-  for (int t = 0; t < TQ; ++t) iwb[t] = (sidx_t)(qb + t * (WGQ * VW)) * (sidx_t)sw - (sidx_t)pl;
+  for (int t = 0; t < TQ; ++t) {
+    interior &= chunk_of(cb + t * WGQ, nl, ni, qlo, qhi, Q, &qs[t], &qlo_t[t], &qhi_t[t]);
+    iwb[t] = (sidx_t)qs[t] * (sidx_t)sw - (sidx_t)pl;
+  }
 
   floatv acc[TQ][TK];
   UNROLL(TQ)
@@ -166,18 +207,9 @@ void clforge_conv_direct(const global x_t *restrict X, const ulong x_off, const 
 
   const global x_t *xn = X + x_off + (idx_t)n * (idx_t)xsn + (idx_t)(g * cg) * (idx_t)xsc;
   const sidx_t ih0 = (sidx_t)p * (sidx_t)sh - (sidx_t)pt;
-#if XUNIT
-  // Interior work-items (every chunk's columns inside x for every tap) take
-  // the loop without column checks: vector loads only.
-  int interior = 1;
-  UNROLL(TQ)
-  for (int t = 0; t < TQ; ++t)
-    interior &= iwb[t] >= 0 && iwb[t] + (sidx_t)(S - 1) * (sidx_t)dw + VW <= (sidx_t)W;
-  if (interior) {
-    DIRECT_LOOP(load_x_vec(xr + (idx_t)(iwb[t] + tap)))
-  } else
-#endif
-  {
+  if (interior) { // the common case: no column checks
+    DIRECT_LOOP(load_x_inner(xr, iwb[t] + tap, sw, xsw))
+  } else {
     DIRECT_LOOP(load_x_chunk(xr, iwb[t] + tap, sw, W, xsw))
   }
 
@@ -202,11 +234,10 @@ void clforge_conv_direct(const global x_t *restrict X, const ulong x_off, const 
 #else
       CLFORGE_CAT(vstore, VW)(acc[t][j], 0, e);
 #endif
-      const uint q0 = qb + t * (WGQ * VW);
       UNROLL(VW)
       for (int v = 0; v < VW; ++v) {
-        const uint q = q0 + v;
-        if (q >= Q) continue;
+        const uint q = qs[t] + v;
+        if (q < qlo_t[t] || q >= qhi_t[t]) continue;
         const idx_t yi = (idx_t)q * (idx_t)ysq;
         float o = alpha != 0.0f ? alpha * e[v] : 0.0f;
         o += bk;

@@ -27,18 +27,19 @@ const clforge__family clforge__family_conv_depthwise = {
     .params = {
         [CONVDW_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
         [CONVDW_TP] = {"TP", 4, {1, 2, 4, 8}},
+        [CONVDW_NV] = {"NV", 6, {1, 2, 4, 8, 16, 32}},
         [CONVDW_WG0] = {"WG0", 7, {1, 2, 4, 8, 16, 32, 64}},
         [CONVDW_WG1] = {"WG1", 4, {1, 2, 4, 8}},
     },
-    /*                                   VW TP WG0 WG1 */
+    /*                                   VW TP NV WG0 WG1 */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 1, 16, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 4, 1, 1},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 2, 32, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 2, 64, 2},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 1, 16, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 1, 16, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 1, 16, 4},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 1, 1, 16, 4},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 8, 1, 1, 1},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 2, 1, 32, 4},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 2, 1, 64, 2},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 1, 1, 16, 4},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 1, 1, 16, 4},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 1, 1, 16, 4},
     },
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},

@@ -4,7 +4,7 @@
 
 /* VW outputs along the contiguous axis (Q for NCHW x, channels for NHWC x)
  * times TP outputs along the next axis (rows P for NCHW, pixels Q for NHWC)
- * per work-item; a WG0 x WG1 work-group. */
-enum { CONVDW_VW, CONVDW_TP, CONVDW_WG0, CONVDW_WG1, CONVDW_NPARAMS };
+ * per tile, NV tiles per work-item (looped); a WG0 x WG1 work-group. */
+enum { CONVDW_VW, CONVDW_TP, CONVDW_NV, CONVDW_WG0, CONVDW_WG1, CONVDW_NPARAMS };
 
 #endif

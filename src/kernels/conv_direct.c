@@ -37,7 +37,7 @@ const clforge__family clforge__family_conv_direct = {
     /*                                   TQ TK WGQ WGK VW */
     .defaults = {
         [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 4, 16, 4, 1},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 8, 4, 1, 16},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 16, 1, 1, 8},
         [CLFORGE_DEVICE_CLASS_NVIDIA]    = {2, 4, 32, 4, 1},
         [CLFORGE_DEVICE_CLASS_AMD]       = {2, 4, 32, 4, 1},
         [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {2, 4, 16, 4, 1},

@@ -45,7 +45,8 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   clforge_context ctx = e->ctx;
   const clforge__conv *d = e->d;
   const int *v = e->v;
-  const size_t vw = (size_t)v[CONVDW_VW], tp = (size_t)v[CONVDW_TP], wg0 = (size_t)v[CONVDW_WG0];
+  const size_t vw = (size_t)v[CONVDW_VW], tp = (size_t)v[CONVDW_TP], nv = (size_t)v[CONVDW_NV];
+  const size_t wg0 = (size_t)v[CONVDW_WG0];
   const size_t wg1 = (size_t)v[CONVDW_WG1];
   const size_t mult = d->k / d->c;
   const int cinner = d->x_layout == CLFORGE_NHWC;
@@ -60,14 +61,14 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
 
   size_t global[3];
   if (cinner) {
-    global[0] = round_up(ceil_div(d->k, vw), wg0), global[1] = round_up(ceil_div(d->q, tp), wg1);
+    global[0] = round_up(ceil_div(d->k, vw), wg0), global[1] = round_up(ceil_div(d->q, tp * nv), wg1);
     global[2] = d->n * d->p;
   } else {
-    global[0] = round_up(ceil_div(d->q, vw), wg0), global[1] = round_up(ceil_div(d->p, tp), wg1);
+    global[0] = round_up(ceil_div(d->q, vw * nv), wg0), global[1] = round_up(ceil_div(d->p, tp), wg1);
     global[2] = d->n * d->k;
   }
   const size_t local[3] = {wg0, wg1, 1};
-  if (global[0] * vw > UINT32_MAX || global[1] * tp > UINT32_MAX || global[2] > UINT32_MAX)
+  if ((global[0] + 1) * vw * nv > UINT32_MAX || (global[1] + 1) * tp * nv > UINT32_MAX || global[2] > UINT32_MAX)
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED,
                          "conv2d depthwise: the launch exceeds 2^32 work-items along an axis");
 

@@ -1,6 +1,7 @@
 /* The direct convolution algorithm (cl/conv_direct.cl): every shape the
  * descriptor allows, no workspace, the filter read as given. One launch:
- * dimension 0 covers Q in chunks of the work-items' pixels, dimension 1
+ * dimension 0 covers a row's chunks of pixels (border and interior runs),
+ * dimension 1
  * the groups times their channel tiles, dimension 2 the N*P output rows. */
 #include <stdint.h>
 #include <stdio.h>
@@ -51,11 +52,22 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
       clforge__conv_kernel(ctx, &clforge__family_conv_direct, "clforge_conv_direct", v, d, extra, wgq * wgk, &k);
   if (st != CLFORGE_SUCCESS) return st;
 
+  /* The row's chunks (cl/conv_direct.cl, chunk_of): left border [0, qlo)
+   * (whole chunks from 0: they cost no extra chunk), interior [qlo, qhi)
+   * where every tap of every pixel is inside x, right border [qhi, Q). An
+   * interior shorter than a chunk is border too. */
+  const size_t span = (d->s - 1) * d->dil_w;
+  size_t qlo = ceil_div(ceil_div(d->pad_l, d->stride_w), vw) * vw, qhi = 0;
+  if (qlo > d->q) qlo = d->q;
+  if (d->w - 1 + d->pad_l >= span) qhi = (d->w - 1 + d->pad_l - span) / d->stride_w + 1;
+  if (qhi > d->q) qhi = d->q;
+  if (qhi < qlo + vw) qhi = qlo;
+  const size_t nl = ceil_div(qlo, vw), ni = ceil_div(qhi - qlo, vw), nr = ceil_div(d->q - qhi, vw);
   const size_t ktiles = ceil_div(d->kg, wgk * tk);
-  const size_t qgroups = ceil_div(d->q, wgq * tq * vw);
+  const size_t qgroups = ceil_div(nl + ni + nr, wgq * tq);
   const size_t global[3] = {qgroups * wgq, d->groups * ktiles * wgk, d->n * d->p};
   const size_t local[3] = {wgq, wgk, 1};
-  if (ktiles * d->groups > UINT32_MAX || d->n * d->p > UINT32_MAX || qgroups * wgq * tq * vw > UINT32_MAX)
+  if (ktiles * d->groups > UINT32_MAX || d->n * d->p > UINT32_MAX || (qgroups * wgq * tq + 1) * vw > UINT32_MAX)
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "conv2d direct: the launch exceeds 2^32 work-items along an axis");
 
   const cl_mem bias = e->bias ? e->bias : e->y; /* never read without BIAS */
@@ -66,7 +78,8 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   const cl_uint u[] = {(cl_uint)d->p,        (cl_uint)d->cg,       (cl_uint)d->kg,    (cl_uint)ktiles,
                        (cl_uint)d->h,        (cl_uint)d->w,        (cl_uint)d->q,     (cl_uint)d->r,
                        (cl_uint)d->s,        (cl_uint)d->stride_h, (cl_uint)d->stride_w, (cl_uint)d->dil_h,
-                       (cl_uint)d->dil_w,    (cl_uint)d->pad_t,    (cl_uint)d->pad_l};
+                       (cl_uint)d->dil_w,    (cl_uint)d->pad_t,    (cl_uint)d->pad_l,    (cl_uint)qlo,
+                       (cl_uint)qhi,         (cl_uint)nl,          (cl_uint)ni};
   const cl_float alpha = d->alpha, beta = d->beta;
   cl_uint a = 0;
   cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &e->x);
