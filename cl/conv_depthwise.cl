@@ -74,10 +74,18 @@ static inline floatv load_x_vec(const global x_t *p) {
 typedef CLFORGE_CAT(int, VSUF) intv;
 
 // VW pixels of x row `xr` from input column iw, sw apart, where some may
-// fall in the padding (0 there). Consecutive columns in a row of at least
-// VW: one vector load inside the row moved into place by a shuffle.
-static inline floatv load_x_edge(const global x_t *xr, sidx_t iw, uint sw, uint W, idx_t xsw) {
+// fall in the padding (0 there). Consecutive columns: one vector load at
+// iw with the padding's lanes zeroed, where those lanes' memory is still
+// inside x's buffer (X .. X + xlen: the neighbouring row); else one load
+// inside the row moved into place by a shuffle.
+static inline floatv load_x_edge(const global x_t *X, ulong xlen, const global x_t *xr, sidx_t iw, uint sw, uint W,
+                                 idx_t xsw) {
 #if XUNIT && VW > 1
+  const long at = (long)(xr - X) + (long)iw;
+  if (at >= 0 && at + VW <= (long)xlen) {
+    const intv col = (intv)(int)iw + LANES;
+    return select((floatv)0.0f, load_x_vec(xr + (long)iw), (col >= (intv)0) & (col < (intv)(int)W));
+  }
   if (W >= VW) {
     const sidx_t b = clamp(iw, (sidx_t)0, (sidx_t)(W - VW));
     const floatv raw = load_x_vec(xr + (idx_t)b);
@@ -151,25 +159,23 @@ static inline void finish(floatv acc, floatv bias, float alpha, float beta, glob
   }
 }
 
-#define DW_ARGS                                                                                                    \
-  const global x_t *restrict X, const ulong x_off, const ulong xsn, const ulong xsc, const ulong xsh,            \
-      const ulong xsw, const global w_t *restrict Wt, const ulong w_off, const ulong wsk, const ulong wsr,         \
-      const ulong wss, global y_t *restrict Y, const ulong y_off, const ulong ysn, const ulong ysk,                \
-      const ulong ysp, const ulong ysq, const global bias_t *restrict B, const ulong b_off, const uint K,          \
-      const uint M, const uint H, const uint W, const uint P, const uint Q, const uint R, const uint S,           \
-      const uint sh, const uint sw, const uint dh, const uint dw, const uint pt, const uint pl, const float alpha, \
-      const float beta
-
+#define DW_ARGS                                                                                                \
+  const global x_t *restrict X, const ulong x_len, const ulong x_off, const ulong xsn, const ulong xsc,          \
+      const ulong xsh, const ulong xsw, const global w_t *restrict Wt, const ulong w_off, const ulong wsk,        \
+      const ulong wsr, const ulong wss, global y_t *restrict Y, const ulong y_off, const ulong ysn,               \
+      const ulong ysk, const ulong ysp, const ulong ysq, const global bias_t *restrict B, const ulong b_off,      \
+      const uint K, const uint M, const uint H, const uint W, const uint P, const uint Q, const uint R,            \
+      const uint S, const uint sh, const uint sw, const uint dh, const uint dw, const uint pt, const uint pl,      \
+      const float alpha, const float beta
 // The same without restrict, for the tile function: inlining restrict
 // parameters leaves noalias scope intrinsics that Oclgrind cannot run.
-#define DW_PARAMS                                                                                                    \
-  const global x_t *X, const ulong x_off, const ulong xsn, const ulong xsc, const ulong xsh,            \
-      const ulong xsw, const global w_t *Wt, const ulong w_off, const ulong wsk, const ulong wsr,         \
-      const ulong wss, global y_t *Y, const ulong y_off, const ulong ysn, const ulong ysk,                \
-      const ulong ysp, const ulong ysq, const global bias_t *B, const ulong b_off, const uint K,          \
-      const uint M, const uint H, const uint W, const uint P, const uint Q, const uint R, const uint S,           \
-      const uint sh, const uint sw, const uint dh, const uint dw, const uint pt, const uint pl, const float alpha, \
-      const float beta
+#define DW_PARAMS                                                                                              \
+  const global x_t *X, const ulong x_len, const ulong x_off, const ulong xsn, const ulong xsc, const ulong xsh,  \
+      const ulong xsw, const global w_t *Wt, const ulong w_off, const ulong wsk, const ulong wsr,                 \
+      const ulong wss, global y_t *Y, const ulong y_off, const ulong ysn, const ulong ysk, const ulong ysp,        \
+      const ulong ysq, const global bias_t *B, const ulong b_off, const uint K, const uint M, const uint H,        \
+      const uint W, const uint P, const uint Q, const uint R, const uint S, const uint sh, const uint sw,          \
+      const uint dh, const uint dw, const uint pt, const uint pl, const float alpha, const float beta
 
 #if !CINNER
 
@@ -227,7 +233,7 @@ static inline void dw_tile(DW_PARAMS, const uint g0, const uint g1, const uint g
           xv = load_x_vec(xr + (idx_t)iw);
         else
 #endif
-          xv = load_x_edge(xr, iw, sw, W, (idx_t)xsw);
+          xv = load_x_edge(X, x_len, xr, iw, sw, W, (idx_t)xsw);
         acc[i] = fma(xv, (floatv)wv, acc[i]);
       }
     }
@@ -331,6 +337,6 @@ kernel __attribute__((reqd_work_group_size(WG0, WG1, 1))) void clforge_conv_dept
 #endif
   const uint g2 = get_global_id(2);
   for (uint it = 0; it < NV; ++it)
-    dw_tile(X, x_off, xsn, xsc, xsh, xsw, Wt, w_off, wsk, wsr, wss, Y, y_off, ysn, ysk, ysp, ysq, B, b_off, K, M, H, W,
-            P, Q, R, S, sh, sw, dh, dw, pt, pl, alpha, beta, CINNER ? g0 : g0 + it, CINNER ? g1 + it : g1, g2);
+    dw_tile(X, x_len, x_off, xsn, xsc, xsh, xsw, Wt, w_off, wsk, wsr, wss, Y, y_off, ysn, ysk, ysp, ysq, B, b_off, K,
+            M, H, W, P, Q, R, S, sh, sw, dh, dw, pt, pl, alpha, beta, CINNER ? g0 : g0 + it, CINNER ? g1 + it : g1, g2);
 }

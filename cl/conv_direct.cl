@@ -82,11 +82,19 @@ typedef CLFORGE_CAT(uint, VSUF) uintv;
 
 // A chunk of VW pixels of x row `xr` whose first input column is iw (the
 // next ones are sw apart): 0 where a column falls in the padding.
-static inline floatv load_x_chunk(const global x_t *xr, sidx_t iw, uint sw, uint W, idx_t xsw) {
+static inline floatv load_x_chunk(const global x_t *X, ulong xlen, const global x_t *xr, sidx_t iw, uint sw, uint W,
+                                  idx_t xsw) {
 #if XUNIT && VW > 1
-  // Consecutive columns: one vector load inside the row, moved into place
-  // by a shuffle, the padding's lanes zeroed.
+  // Consecutive columns: one vector load at iw with the padding's lanes
+  // zeroed, where those lanes' memory is still inside x's buffer (X .. X +
+  // xlen: the neighbouring row); else one vector load inside the row, moved
+  // into place by a shuffle.
   if (iw >= 0 && iw + VW <= (sidx_t)W) return load_x_vec(xr + (idx_t)iw);
+  const long at = (long)(xr - X) + (long)iw;
+  if (at >= 0 && at + VW <= (long)xlen) {
+    const intv col = (intv)(int)iw + LANES;
+    return select((floatv)0.0f, load_x_vec(xr + (long)iw), (col >= (intv)0) & (col < (intv)(int)W));
+  }
   if (W >= VW) {
     const sidx_t b = clamp(iw, (sidx_t)0, (sidx_t)(W - VW));
     const floatv raw = load_x_vec(xr + (idx_t)b);
@@ -168,14 +176,14 @@ static inline floatv load_x_inner(const global x_t *xr, sidx_t iw, uint sw, idx_
 }
 
 kernel __attribute__((reqd_work_group_size(WGQ, WGK, 1)))
-void clforge_conv_direct(const global x_t *restrict X, const ulong x_off, const ulong xsn, const ulong xsc,
-                         const ulong xsh, const ulong xsw_, const global w_t *restrict Wt, const ulong w_off,
-                         const ulong wsk, const ulong wsc, const ulong wsr, const ulong wss, global y_t *restrict Y,
-                         const ulong y_off, const ulong ysn, const ulong ysk, const ulong ysp, const ulong ysq,
-                         const global bias_t *restrict B, const ulong b_off, const uint P, const uint cg,
-                         const uint kg, const uint ktiles, const uint H, const uint W, const uint Q, const uint R,
-                         const uint S, const uint sh, const uint sw, const uint dh, const uint dw, const uint pt,
-                         const uint pl, const uint qlo, const uint qhi, const uint nl, const uint ni,
+void clforge_conv_direct(const global x_t *restrict X, const ulong x_len, const ulong x_off, const ulong xsn,
+                         const ulong xsc, const ulong xsh, const ulong xsw_, const global w_t *restrict Wt,
+                         const ulong w_off, const ulong wsk, const ulong wsc, const ulong wsr, const ulong wss,
+                         global y_t *restrict Y, const ulong y_off, const ulong ysn, const ulong ysk, const ulong ysp,
+                         const ulong ysq, const global bias_t *restrict B, const ulong b_off, const uint P,
+                         const uint cg, const uint kg, const uint ktiles, const uint H, const uint W, const uint Q,
+                         const uint R, const uint S, const uint sh, const uint sw, const uint dh, const uint dw,
+                         const uint pt, const uint pl, const uint qlo, const uint qhi, const uint nl, const uint ni,
                          const float alpha, const float beta) {
   const uint lq = get_local_id(0), lk = get_local_id(1);
   const uint np = get_global_id(2), n = np / P, p = np - n * P;
@@ -210,7 +218,7 @@ void clforge_conv_direct(const global x_t *restrict X, const ulong x_off, const 
   if (interior) { // the common case: no column checks
     DIRECT_LOOP(load_x_inner(xr, iwb[t] + tap, sw, xsw))
   } else {
-    DIRECT_LOOP(load_x_chunk(xr, iwb[t] + tap, sw, W, xsw))
+    DIRECT_LOOP(load_x_chunk(X, x_len, xr, iwb[t] + tap, sw, W, xsw))
   }
 
   // Epilogue: act(alpha*acc + bias + beta*y); y read only when beta != 0,

@@ -191,7 +191,8 @@ static size_t geometry(ccase *out, int small) {
     { ccase c = base(1, 24, 57, 58, 48, 3, 3); c.groups = 24, c.sh = 2, c.sw = 2, c.pt = c.pl = 1; out[n++] = c; }
     { ccase c = base(3, 3, 29, 31, 17, 7, 7); c.sh = 2, c.sw = 2, c.pt = c.pb = c.pl = c.pr = 3; out[n++] = c; }
     { ccase c = base(1, 16, 17, 17, 40, 1, 1); out[n++] = c; }
-    { ccase c = base(2, 8, 15, 16, 12, 3, 3); c.groups = 4, c.dh = c.dw = 2, c.pt = c.pb = c.pl = c.pr = 2; out[n++] = c; }
+    { ccase c = base(2, 8, 15, 16, 12, 3, 3); c.groups = 4, c.dh = c.dw = 2, c.pt = c.pb = c.pl = c.pr = 2;
+      out[n++] = c; }
   }
   return n;
 }
@@ -202,8 +203,12 @@ static size_t geometry(ccase *out, int small) {
 static void configure(ccase *c, size_t i) {
   switch (i % 4) {
   case 0: c->xt = CLFORGE_F32, c->wt = CLFORGE_F32, c->yt = CLFORGE_F32, c->bias = 0, c->act = 0; break;
-  case 1: c->xt = CLFORGE_F16, c->wt = CLFORGE_F32, c->yt = CLFORGE_F32, c->bias = 1, c->bt = CLFORGE_F32, c->act = 1; break;
-  case 2: c->xt = CLFORGE_BF16, c->wt = CLFORGE_BF16, c->yt = CLFORGE_F16, c->bias = 1, c->bt = CLFORGE_BF16, c->act = 2; break;
+  case 1:
+    c->xt = CLFORGE_F16, c->wt = CLFORGE_F32, c->yt = CLFORGE_F32, c->bias = 1, c->bt = CLFORGE_F32, c->act = 1;
+    break;
+  case 2:
+    c->xt = CLFORGE_BF16, c->wt = CLFORGE_BF16, c->yt = CLFORGE_F16, c->bias = 1, c->bt = CLFORGE_BF16, c->act = 2;
+    break;
   default: c->xt = CLFORGE_F32, c->wt = CLFORGE_F16, c->yt = CLFORGE_BF16, c->bias = 0, c->act = 3; break;
   }
 }
@@ -324,7 +329,8 @@ int main(int argc, char **argv) {
     CHECK_OK(NULL, clforge__conv_resolve(NULL, &desc, 0, &d));
     c.groups = 2;
     desc = make_desc(&c, CLFORGE_CONV_ALGO_DEPTHWISE);
-    cl_mem bx = tu_buffer(ctx, d.x.extent * 4), bw = tu_buffer(ctx, d.w_.extent * 4), by = tu_buffer(ctx, d.y.extent * 4);
+    cl_mem bx = tu_buffer(ctx, d.x.extent * 4), bw = tu_buffer(ctx, d.w_.extent * 4);
+    cl_mem by = tu_buffer(ctx, d.y.extent * 4);
     CHECK_FAILS(ctx, clforge_conv2d(ctx, &desc, bx, bw, NULL, by, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "groups");
     c.groups = 1;
     desc = make_desc(&c, CLFORGE_CONV_ALGO_DEPTHWISE);

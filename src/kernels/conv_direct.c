@@ -2,6 +2,7 @@
  * universal fallback, every shape the descriptor allows. */
 #include <stdio.h>
 
+#include "../ops/conv_algo.h"
 #include "conv_classes.h"
 #include "conv_direct.h"
 #include "families.h"
@@ -37,14 +38,18 @@ const clforge__family clforge__family_conv_direct = {
     /*                                   TQ TK WGQ WGK VW */
     .defaults = {
         [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 4, 16, 4, 1},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 16, 1, 1, 8},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 8, 1, 1, 16},
         [CLFORGE_DEVICE_CLASS_NVIDIA]    = {2, 4, 32, 4, 1},
         [CLFORGE_DEVICE_CLASS_AMD]       = {2, 4, 32, 4, 1},
         [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {2, 4, 16, 4, 1},
         [CLFORGE_DEVICE_CLASS_MALI]      = {2, 4, 16, 4, 1},
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {2, 4, 16, 4, 1},
     },
+    /* CPUs, NHWC x: a chunk's pixels are gathered (C apart), so fewer pixels
+     * and more channels per work-item (measured ~1.3x). */
     .overrides = (const clforge__default_override[]){
+        {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__CONV_VARIANT_NHWC, CLFORGE__CONV_VARIANT_NHWC, CONVD_TK, 16},
+        {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__CONV_VARIANT_NHWC, CLFORGE__CONV_VARIANT_NHWC, CONVD_VW, 8},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = direct_allowed,
     .tune = &clforge__tune_conv,

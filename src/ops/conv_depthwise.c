@@ -83,7 +83,9 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
                        (cl_uint)d->pad_t, (cl_uint)d->pad_l};
   const cl_float alpha = d->alpha, beta = d->beta;
   cl_uint a = 0;
+  const cl_ulong xlen = d->x.extent; /* elements of x's buffer the kernel may read (edge vectors) */
   cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &e->x);
+  err |= clSetKernelArg(k, a++, sizeof xlen, &xlen);
   err |= clSetKernelArg(k, a++, sizeof xo, &xo);
   for (int i = 0; i < 4; ++i) err |= clSetKernelArg(k, a++, sizeof xs[i], &xs[i]);
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->w);

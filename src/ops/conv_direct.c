@@ -68,7 +68,8 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   const size_t global[3] = {qgroups * wgq, d->groups * ktiles * wgk, d->n * d->p};
   const size_t local[3] = {wgq, wgk, 1};
   if (ktiles * d->groups > UINT32_MAX || d->n * d->p > UINT32_MAX || (qgroups * wgq * tq + 1) * vw > UINT32_MAX)
-    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "conv2d direct: the launch exceeds 2^32 work-items along an axis");
+    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED,
+                         "conv2d direct: the launch exceeds 2^32 work-items along an axis");
 
   const cl_mem bias = e->bias ? e->bias : e->y; /* never read without BIAS */
   const cl_ulong xo = d->x.offset, wo = d->w_.offset, yo = d->y.offset, bo = d->bias.offset;
@@ -82,7 +83,9 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
                        (cl_uint)qhi,         (cl_uint)nl,          (cl_uint)ni};
   const cl_float alpha = d->alpha, beta = d->beta;
   cl_uint a = 0;
+  const cl_ulong xlen = d->x.extent; /* elements of x's buffer the kernel may read (edge vectors) */
   cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &e->x);
+  err |= clSetKernelArg(k, a++, sizeof xlen, &xlen);
   err |= clSetKernelArg(k, a++, sizeof xo, &xo);
   for (int i = 0; i < 4; ++i) err |= clSetKernelArg(k, a++, sizeof xs[i], &xs[i]);
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->w);
