@@ -1,17 +1,50 @@
-/* Descriptor of the conv_depthwise family (placeholder: the algorithm's kernels
- * are not written yet). */
+/* Descriptor of the depthwise convolution family (cl/conv_depthwise.cl). */
+#include <stdio.h>
+
+#include "conv_classes.h"
+#include "conv_depthwise.h"
 #include "families.h"
+
+static int depthwise_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if (v[CONVDW_VW] * v[CONVDW_TP] > 128) {
+    snprintf(why, why_cap, "VW*TP = %d accumulators exceed 128", v[CONVDW_VW] * v[CONVDW_TP]);
+    return 0;
+  }
+  size_t wgs = (size_t)v[CONVDW_WG0] * (size_t)v[CONVDW_WG1];
+  if (wgs > dev->max_work_group_size) {
+    snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    return 0;
+  }
+  return 1;
+}
 
 /* clang-format off */
 const clforge__family clforge__family_conv_depthwise = {
     .name = "conv_depthwise",
-    .sources = (const char *const[]){NULL},
+    .sources = (const char *const[]){"conv_depthwise", NULL},
     .kernel = "clforge_conv_depthwise",
-    .nparams = 1,
-    .params = {{"VW", 1, {1}}},
-    .defaults = {[CLFORGE_DEVICE_CLASS_GENERIC] = {1}, [CLFORGE_DEVICE_CLASS_CPU] = {1},
-                 [CLFORGE_DEVICE_CLASS_NVIDIA] = {1}, [CLFORGE_DEVICE_CLASS_AMD] = {1},
-                 [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1}, [CLFORGE_DEVICE_CLASS_MALI] = {1},
-                 [CLFORGE_DEVICE_CLASS_ADRENO] = {1}},
+    .nparams = CONVDW_NPARAMS,
+    .params = {
+        [CONVDW_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
+        [CONVDW_TP] = {"TP", 4, {1, 2, 4, 8}},
+        [CONVDW_NV] = {"NV", 6, {1, 2, 4, 8, 16, 32}},
+        [CONVDW_WG0] = {"WG0", 7, {1, 2, 4, 8, 16, 32, 64}},
+        [CONVDW_WG1] = {"WG1", 4, {1, 2, 4, 8}},
+    },
+    /*                                   VW TP NV WG0 WG1 */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 1, 1, 16, 4},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 8, 1, 1, 1},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 2, 1, 32, 4},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 2, 1, 64, 2},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 1, 1, 16, 4},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 1, 1, 16, 4},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 1, 1, 16, 4},
+    },
+    .overrides = (const clforge__default_override[]){
+        {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
+    .allowed = depthwise_allowed,
+    .tune = &clforge__tune_conv,
+    .classes = (const clforge__shape_class[]){CLFORGE_CONV_CLASS_MBV2_DW_112, CLFORGE_CONV_CLASS_END},
 };
 /* clang-format on */

@@ -6,6 +6,8 @@ const clforge__family *const clforge__tunable_families[] = {
     &clforge__family_gemm,
     &clforge__family_gemm_direct,
     &clforge__family_gemm_packed,
+    &clforge__family_conv_direct,
+    &clforge__family_conv_depthwise,
     &clforge__family_conv_winograd_2x2,
     &clforge__family_conv_winograd_4x4,
     NULL,

@@ -1,13 +1,108 @@
-/* The depthwise convolution algorithm (placeholder: not written yet). */
+/* The depthwise convolution algorithm (cl/conv_depthwise.cl): groups == C,
+ * any channel multiplier K/C, no workspace, the filter read as given. One
+ * launch; the kernel's axes follow x's layout (vectors along its contiguous
+ * axis: W for NCHW, C for NHWC). */
+#include <stdint.h>
 #include <stdio.h>
 
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/conv_depthwise.h"
 #include "../kernels/families.h"
 #include "conv_algo.h"
 
 static int supports(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {
-  (void)ctx, (void)d;
-  snprintf(why, cap, "depthwise is not implemented yet");
+  (void)ctx;
+  if (d->groups != d->c) {
+    snprintf(why, cap, "depthwise needs groups == C (groups %zu, C %zu)", d->groups, d->c);
+    return 0;
+  }
+  return 1;
+}
+
+static size_t workspace(clforge_context ctx, const clforge__conv *d, const int *v) {
+  (void)ctx, (void)d, (void)v;
   return 0;
+}
+
+static size_t weights_bytes(const clforge__conv *d, const int *v) {
+  (void)d, (void)v;
+  return 0;
+}
+
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+static size_t round_up(size_t a, size_t b) { return ceil_div(a, b) * b; }
+
+static int wide_coords(const clforge__conv *d) {
+  const double lim = (double)INT32_MAX;
+  const double hh = (double)d->h + (double)d->pad_t + (double)d->pad_b + (double)d->dil_h * (double)d->r;
+  const double ww = (double)d->w + (double)d->pad_l + (double)d->pad_r + (double)d->dil_w * (double)d->s;
+  const double pq = ((double)d->p + 128.0) * (double)d->stride_h + ((double)d->q + 128.0) * (double)d->stride_w;
+  return hh >= lim || ww >= lim || pq >= lim;
+}
+
+static clforge_status enqueue(const clforge__conv_exec *e) {
+  clforge_context ctx = e->ctx;
+  const clforge__conv *d = e->d;
+  const int *v = e->v;
+  const size_t vw = (size_t)v[CONVDW_VW], tp = (size_t)v[CONVDW_TP], nv = (size_t)v[CONVDW_NV];
+  const size_t wg0 = (size_t)v[CONVDW_WG0];
+  const size_t wg1 = (size_t)v[CONVDW_WG1];
+  const size_t mult = d->k / d->c;
+  const int cinner = d->x_layout == CLFORGE_NHWC;
+  const int xunit = cinner ? d->x.stride[1] == 1 && mult == 1 : d->x.stride[3] == 1 && d->stride_w == 1;
+  const int yunit = cinner ? d->y.stride[1] == 1 : d->y.stride[3] == 1;
+  char extra[96];
+  snprintf(extra, sizeof extra, "-DCINNER=%d -DXUNIT=%d -DYUNIT=%d -DWIDE=%d", cinner, xunit, yunit, wide_coords(d));
+  cl_kernel k;
+  clforge_status st = clforge__conv_kernel(ctx, &clforge__family_conv_depthwise, "clforge_conv_depthwise", v, d,
+                                           extra, wg0 * wg1, &k);
+  if (st != CLFORGE_SUCCESS) return st;
+
+  size_t global[3];
+  if (cinner) {
+    global[0] = round_up(ceil_div(d->k, vw), wg0), global[1] = round_up(ceil_div(d->q, tp * nv), wg1);
+    global[2] = d->n * d->p;
+  } else {
+    global[0] = round_up(ceil_div(d->q, vw * nv), wg0), global[1] = round_up(ceil_div(d->p, tp), wg1);
+    global[2] = d->n * d->k;
+  }
+  const size_t local[3] = {wg0, wg1, 1};
+  if ((global[0] + 1) * vw * nv > UINT32_MAX || (global[1] + 1) * tp * nv > UINT32_MAX || global[2] > UINT32_MAX)
+    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED,
+                         "conv2d depthwise: the launch exceeds 2^32 work-items along an axis");
+
+  const cl_mem bias = e->bias ? e->bias : e->y; /* never read without BIAS */
+  const cl_ulong xo = d->x.offset, wo = d->w_.offset, yo = d->y.offset, bo = d->bias.offset;
+  const cl_ulong xs[4] = {d->x.stride[0], d->x.stride[1], d->x.stride[2], d->x.stride[3]};
+  const cl_ulong ws[3] = {d->w_.stride[0], d->w_.stride[2], d->w_.stride[3]}; /* k, r, s (one channel per group) */
+  const cl_ulong ys[4] = {d->y.stride[0], d->y.stride[1], d->y.stride[2], d->y.stride[3]};
+  const cl_uint u[] = {(cl_uint)d->k,     (cl_uint)mult,        (cl_uint)d->h,     (cl_uint)d->w,
+                       (cl_uint)d->p,     (cl_uint)d->q,        (cl_uint)d->r,     (cl_uint)d->s,
+                       (cl_uint)d->stride_h, (cl_uint)d->stride_w, (cl_uint)d->dil_h, (cl_uint)d->dil_w,
+                       (cl_uint)d->pad_t, (cl_uint)d->pad_l};
+  const cl_float alpha = d->alpha, beta = d->beta;
+  cl_uint a = 0;
+  const cl_ulong xlen = d->x.extent; /* elements of x's buffer the kernel may read (edge vectors) */
+  cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &e->x);
+  err |= clSetKernelArg(k, a++, sizeof xlen, &xlen);
+  err |= clSetKernelArg(k, a++, sizeof xo, &xo);
+  for (int i = 0; i < 4; ++i) err |= clSetKernelArg(k, a++, sizeof xs[i], &xs[i]);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->w);
+  err |= clSetKernelArg(k, a++, sizeof wo, &wo);
+  for (int i = 0; i < 3; ++i) err |= clSetKernelArg(k, a++, sizeof ws[i], &ws[i]);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->y);
+  err |= clSetKernelArg(k, a++, sizeof yo, &yo);
+  for (int i = 0; i < 4; ++i) err |= clSetKernelArg(k, a++, sizeof ys[i], &ys[i]);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &bias);
+  err |= clSetKernelArg(k, a++, sizeof bo, &bo);
+  for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);
+  err |= clSetKernelArg(k, a++, sizeof alpha, &alpha);
+  err |= clSetKernelArg(k, a++, sizeof beta, &beta);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d depthwise)");
+  err = clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, global, local, e->nwait, e->nwait ? e->wait : NULL, e->event);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (conv2d depthwise)");
+  return CLFORGE_SUCCESS;
 }
 
 const clforge__conv_algo_impl clforge__conv_depthwise = {
@@ -15,4 +110,7 @@ const clforge__conv_algo_impl clforge__conv_depthwise = {
     .name = "depthwise",
     .family = &clforge__family_conv_depthwise,
     .supports = supports,
+    .workspace = workspace,
+    .weights_bytes = weights_bytes,
+    .enqueue = enqueue,
 };
