@@ -110,14 +110,16 @@ static conv_outcome conv_run_case(clforge_context ctx, const clforge_conv2d_desc
   clforge_conv2d_desc run = *desc;
   run.y_offset += CONV_GUARD;
   clforge_status st = conv_call_op(ctx, &run, x, w, bias ? b : NULL, y);
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", clforge_last_error(ctx)); /* before the read-back's own calls clear it */
   conv_outcome out = CONV_RAN;
   tu_read(ctx, y, 0, ytot * ys, hy);
   if (st == CLFORGE_UNSUPPORTED && desc->algo != CLFORGE_CONV_ALGO_AUTO) {
     CHECK(memcmp(hy, hy0, ytot * ys) == 0, "%s: refused, but y changed", what);
-    CHECK(strlen(clforge_last_error(ctx)) > 10, "%s: refused without a reason", what);
+    CHECK(strlen(msg) > 10, "%s: refused without a reason", what);
     out = CONV_REFUSED;
   } else if (st != CLFORGE_SUCCESS) {
-    CHECK(0, "%s -> %s: %s", what, clforge_status_name(st), clforge_last_error(ctx));
+    CHECK(0, "%s -> %s: %s", what, clforge_status_name(st), msg);
     out = CONV_FAILED;
   } else {
     memcpy(want, hy0, ytot * ys);
