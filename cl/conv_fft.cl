@@ -1,0 +1,117 @@
+// FFT convolution's own kernels (src/ops/conv_fft.c runs clFFT between
+// them): x and the filter padded into real f32 tiles of FH x FW, the
+// pointwise product of the spectra summed over a group's channels, and the
+// crop of the inverse transform with the fused epilogue.
+//
+// Phase planes: with PH x PW phases (PHASE=1: the stride; else 1 x 1) the
+// channel c' = (c * PH + a) * PW + b of the tiles holds
+//   x'[c'](i, j) = xpad(c, i*PH + a, j*PW + b),   w'[c'](i, j) = w(c, i*PH + a, j*PW + b),
+// so that the strided correlation is a sum of stride-EH x EW correlations
+// of the planes (EH = stride_h / PH). Tiles hold zeros outside the rows
+// and columns a needed output reads, so the circular correlation of the
+// FFT never wraps into them.
+//
+// Spectra are planar (real and imaginary parts in separate arrays, as
+// clFFT's CLFFT_HERMITIAN_PLANAR), so work-items along the frequencies load
+// consecutive floats.
+
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
+#if BIAS
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
+#endif
+
+// x of images n0.. (gid2 = image-in-slice * C' + c') into tiles xt.
+// g: PH, PW, pad_t, pad_l, H, W, HN, WN (rows and columns of a plane read).
+__kernel void clforge_conv_fft_pad_x(__global const x_t *restrict X, ulong x_off, ulong xs0, ulong xs1, ulong xs2,
+                                     ulong xs3, uint n0, uint cp, uint fh, uint fw, uint ph, uint pw, uint pad_t,
+                                     uint pad_l, uint h, uint w, uint hn, uint wn, __global float *restrict T) {
+  const uint j = get_global_id(0), i = get_global_id(1), z = get_global_id(2);
+  if (j >= fw || i >= fh) return;
+  const uint nl = z / cp, c1 = z % cp, c = c1 / (ph * pw), ab = c1 % (ph * pw);
+  const long u = (long)(i * ph + ab / pw) - (long)pad_t, v = (long)(j * pw + ab % pw) - (long)pad_l;
+  float val = 0.0f;
+  if (i < hn && j < wn && u >= 0 && u < (long)h && v >= 0 && v < (long)w)
+    val = LOAD1(X_T, X, x_off + (ulong)(n0 + nl) * xs0 + (ulong)c * xs1 + (ulong)u * xs2 + (ulong)v * xs3);
+  T[(ulong)z * fh * fw + (ulong)i * fw + j] = val;
+}
+
+// Filters k0.. (gid2 = filter-in-chunk * Cg' + c' of the group) into tiles.
+__kernel void clforge_conv_fft_pad_w(__global const w_t *restrict Wt, ulong w_off, ulong ws0, ulong ws1, ulong ws2,
+                                     ulong ws3, uint k0, uint cgp, uint fh, uint fw, uint ph, uint pw, uint r, uint s,
+                                     __global float *restrict T) {
+  const uint j = get_global_id(0), i = get_global_id(1), z = get_global_id(2);
+  if (j >= fw || i >= fh) return;
+  const uint kl = z / cgp, c1 = z % cgp, c = c1 / (ph * pw), ab = c1 % (ph * pw);
+  const uint rr = i * ph + ab / pw, ss = j * pw + ab % pw;
+  float val = 0.0f;
+  if (rr < r && ss < s)
+    val = LOAD1(W_T, Wt, w_off + (ulong)(k0 + kl) * ws0 + (ulong)c * ws1 + (ulong)rr * ws2 + (ulong)ss * ws3);
+  T[(ulong)z * fh * fw + (ulong)i * fw + j] = val;
+}
+
+// Y[n, k, f] = sum over the group's channels c of X[n, g*Cg' + c, f] * conj(W[k, c, f])
+// (cross-correlation: the filter's spectrum conjugated). A work-item does
+// KB output channels of one group and NB images at one frequency.
+// gid0: f, gid1: group * kblocks + k-block, gid2: image block.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_conv_fft_mac(
+    __global const float *restrict Xr, __global const float *restrict Xi, __global const float *restrict Wr,
+    __global const float *restrict Wi, __global float *restrict Yr, __global float *restrict Yi, uint nf, uint nb,
+    uint cp, uint cgp, uint k, uint kg, uint kblocks) {
+  const uint f0 = get_global_id(0), f = min(f0, nf - 1u);
+  const uint g = get_global_id(1) / kblocks, kb = get_global_id(1) % kblocks;
+  const uint kfirst = kb * KB, nfirst = get_global_id(2) * NB;
+  float ar[NB][KB], ai[NB][KB];
+  ulong wrow[KB], xrow[NB];
+  for (int t = 0; t < KB; ++t) wrow[t] = (ulong)(g * kg + min(kfirst + t, kg - 1u)) * cgp * nf + f;
+  for (int m = 0; m < NB; ++m) xrow[m] = ((ulong)min(nfirst + m, nb - 1u) * cp + (ulong)g * cgp) * nf + f;
+  for (int m = 0; m < NB; ++m)
+    for (int t = 0; t < KB; ++t) ar[m][t] = ai[m][t] = 0.0f;
+  for (uint c = 0; c < cgp; ++c) {
+    float xr[NB], xi[NB];
+    for (int m = 0; m < NB; ++m) {
+      xr[m] = Xr[xrow[m] + (ulong)c * nf];
+      xi[m] = Xi[xrow[m] + (ulong)c * nf];
+    }
+    for (int t = 0; t < KB; ++t) {
+      const float wr = Wr[wrow[t] + (ulong)c * nf], wi = Wi[wrow[t] + (ulong)c * nf];
+      for (int m = 0; m < NB; ++m) {
+        ar[m][t] = fma(xr[m], wr, fma(xi[m], wi, ar[m][t]));
+        ai[m][t] = fma(xi[m], wr, fma(-xr[m], wi, ai[m][t]));
+      }
+    }
+  }
+  if (f0 >= nf) return;
+  for (int m = 0; m < NB; ++m)
+    for (int t = 0; t < KB; ++t)
+      if (nfirst + m < nb && kfirst + t < kg) {
+        const ulong o = ((ulong)(nfirst + m) * k + g * kg + kfirst + t) * nf + f;
+        Yr[o] = ar[m][t];
+        Yi[o] = ai[m][t];
+      }
+}
+
+// y[n0 + nl, k, p, q] = act(alpha * T[nl, k](p*EH, q*EW) + bias[k] + beta * y).
+// T holds the inverse transform (clFFT scales it by 1/(FH*FW)); when T is
+// not read (alpha == 0: x and w do not count) use_t is 0.
+// gid0: q, gid1: p, gid2: image-in-slice * K + k.
+__kernel void clforge_conv_fft_out(__global const float *restrict T, uint use_t, uint fh, uint fw, uint eh, uint ew,
+                                   __global y_t *restrict Y, ulong y_off, ulong ys0, ulong ys1, ulong ys2, ulong ys3,
+                                   uint n0, uint k, uint p, uint q,
+#if BIAS
+                                   __global const bias_t *restrict B, ulong b_off, ulong bs,
+#endif
+                                   float alpha, float beta) {
+  const uint qq = get_global_id(0), pp = get_global_id(1), z = get_global_id(2);
+  if (qq >= q || pp >= p) return;
+  const uint nl = z / k, kk = z % k;
+  float v = use_t ? alpha * T[(ulong)z * fh * fw + (ulong)(pp * eh) * fw + qq * ew] : 0.0f;
+#if BIAS
+  v += LOAD1(BIAS_T, B, b_off + (ulong)kk * bs);
+#endif
+  const ulong yi = y_off + (ulong)(n0 + nl) * ys0 + (ulong)kk * ys1 + (ulong)pp * ys2 + (ulong)qq * ys3;
+  if (beta != 0.0f) v += beta * LOAD1(Y_T, Y, yi);
+  v = ACTIVATE(v);
+  STORE1(Y_T, v, Y, yi);
+}

@@ -1,0 +1,12 @@
+/* The conv_fft family's parameter indices (src/kernels/conv_fft.c). */
+#ifndef CLFORGE_SRC_KERNELS_CONV_FFT_H
+#define CLFORGE_SRC_KERNELS_CONV_FFT_H
+
+/* KB output channels x NB images per work-item of the pointwise product,
+ * WG work-items per group along the frequencies, PHASE 1: a stride is split
+ * into stride_h x stride_w phase planes (a stride-1 problem with that many
+ * more channels and a filter that much smaller), 0: the stride-1
+ * correlation is computed whole and subsampled by the last kernel. */
+enum { CONV_FFT_KB, CONV_FFT_NB, CONV_FFT_WG, CONV_FFT_PHASE, CONV_FFT_NPARAMS };
+
+#endif
