@@ -29,8 +29,10 @@ __kernel void clforge_conv_fft_pad_x(__global const x_t *restrict X, ulong x_off
                                      uint pad_l, uint h, uint w, uint hn, uint wn, __global float *restrict T) {
   const uint j = get_global_id(0), i = get_global_id(1), z = get_global_id(2);
   if (j >= fw || i >= fh) return;
-  const uint nl = z / cp, c1 = z % cp, c = c1 / (ph * pw), ab = c1 % (ph * pw);
-  const long u = (long)(i * ph + ab / pw) - (long)pad_t, v = (long)(j * pw + ab % pw) - (long)pad_l;
+  // Quotients and remainders by multiplication back: a div/rem pair becomes
+  // LLVM's freeze, which Oclgrind cannot run.
+  const uint nl = z / cp, c1 = z - nl * cp, c = c1 / (ph * pw), ab = c1 - c * (ph * pw), a = ab / pw;
+  const long u = (long)(i * ph + a) - (long)pad_t, v = (long)(j * pw + ab - a * pw) - (long)pad_l;
   float val = 0.0f;
   if (i < hn && j < wn && u >= 0 && u < (long)h && v >= 0 && v < (long)w)
     val = LOAD1(X_T, X, x_off + (ulong)(n0 + nl) * xs0 + (ulong)c * xs1 + (ulong)u * xs2 + (ulong)v * xs3);
@@ -43,8 +45,8 @@ __kernel void clforge_conv_fft_pad_w(__global const w_t *restrict Wt, ulong w_of
                                      __global float *restrict T) {
   const uint j = get_global_id(0), i = get_global_id(1), z = get_global_id(2);
   if (j >= fw || i >= fh) return;
-  const uint kl = z / cgp, c1 = z % cgp, c = c1 / (ph * pw), ab = c1 % (ph * pw);
-  const uint rr = i * ph + ab / pw, ss = j * pw + ab % pw;
+  const uint kl = z / cgp, c1 = z - kl * cgp, c = c1 / (ph * pw), ab = c1 - c * (ph * pw), a = ab / pw;
+  const uint rr = i * ph + a, ss = j * pw + ab - a * pw;
   float val = 0.0f;
   if (rr < r && ss < s)
     val = LOAD1(W_T, Wt, w_off + (ulong)(k0 + kl) * ws0 + (ulong)c * ws1 + (ulong)rr * ws2 + (ulong)ss * ws3);
@@ -60,7 +62,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_conv_fft_m
     __global const float *restrict Wi, __global float *restrict Yr, __global float *restrict Yi, uint nf, uint nb,
     uint cp, uint cgp, uint k, uint kg, uint kblocks) {
   const uint f0 = get_global_id(0), f = min(f0, nf - 1u);
-  const uint g = get_global_id(1) / kblocks, kb = get_global_id(1) % kblocks;
+  const uint g = get_global_id(1) / kblocks, kb = get_global_id(1) - g * kblocks;
   const uint kfirst = kb * KB, nfirst = get_global_id(2) * NB;
   float ar[NB][KB], ai[NB][KB];
   ulong wrow[KB], xrow[NB];
@@ -105,7 +107,7 @@ __kernel void clforge_conv_fft_out(__global const float *restrict T, uint use_t,
                                    float alpha, float beta) {
   const uint qq = get_global_id(0), pp = get_global_id(1), z = get_global_id(2);
   if (qq >= q || pp >= p) return;
-  const uint nl = z / k, kk = z % k;
+  const uint nl = z / k, kk = z - nl * k;
   float v = use_t ? alpha * T[(ulong)z * fh * fw + (ulong)(pp * eh) * fw + qq * ew] : 0.0f;
 #if BIAS
   v += LOAD1(BIAS_T, B, b_off + (ulong)kk * bs);
@@ -114,4 +116,50 @@ __kernel void clforge_conv_fft_out(__global const float *restrict T, uint use_t,
   if (beta != 0.0f) v += beta * LOAD1(Y_T, Y, yi);
   v = ACTIVATE(v);
   STORE1(Y_T, v, Y, yi);
+}
+
+// Test-only stand-ins for clFFT's transforms (Oclgrind cannot run clFFT's
+// kernels: they compile to LLVM's freeze): the same layouts, by the plain
+// O(N^2) sums. Angles from index products reduced modulo the length.
+#define CLFORGE_TWO_PI 6.283185307179586f
+__kernel void clforge_conv_fft_dft_fwd(__global const float *restrict T, __global float *restrict Sr,
+                                       __global float *restrict Si, uint fh, uint fw) {
+  const uint v = get_global_id(0), u = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
+  if (v >= hw || u >= fh) return;
+  float sr = 0.0f, si = 0.0f;
+  for (uint i = 0; i < fh; ++i)
+    for (uint j = 0; j < fw; ++j) {
+      const float t = -CLFORGE_TWO_PI * ((float)((u * i) % fh) / (float)fh + (float)((v * j) % fw) / (float)fw);
+      const float x = T[(ulong)z * fh * fw + i * fw + j];
+      sr += x * cos(t);
+      si += x * sin(t);
+    }
+  Sr[(ulong)z * fh * hw + u * hw + v] = sr;
+  Si[(ulong)z * fh * hw + u * hw + v] = si;
+}
+
+// The inverse of a Hermitian half-spectrum, scaled by 1/(FH*FW) as clFFT's:
+// columns 0 and FW/2 (FW even) once, the others twice (their conjugates).
+__kernel void clforge_conv_fft_dft_inv(__global const float *restrict Sr, __global const float *restrict Si,
+                                       __global float *restrict T, uint fh, uint fw) {
+  const uint j = get_global_id(0), i = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
+  if (j >= fw || i >= fh) return;
+  float acc = 0.0f;
+  for (uint u = 0; u < fh; ++u)
+    for (uint v = 0; v < hw; ++v) {
+      const float t = CLFORGE_TWO_PI * ((float)((u * i) % fh) / (float)fh + (float)((v * j) % fw) / (float)fw);
+      const float c = (v == 0u || 2u * v == fw) ? 1.0f : 2.0f;
+      const ulong o = (ulong)z * fh * hw + u * hw + v;
+      acc += c * (Sr[o] * cos(t) - Si[o] * sin(t));
+    }
+  T[(ulong)z * fh * fw + i * fw + j] = acc / (float)(fh * fw);
+}
+
+// A chunk of filter spectra into place (clFFT takes no buffer offsets).
+// A kernel rather than clEnqueueCopyBuffer: Oclgrind's uninitialized-value
+// checker does not carry initialization through buffer copies.
+__kernel void clforge_conv_fft_copy(__global const float *restrict S, __global float *restrict D, ulong d_off,
+                                    ulong n) {
+  const ulong i = get_global_id(0);
+  if (i < n) D[d_off + i] = S[i];
 }

@@ -9,4 +9,9 @@
  * correlation is computed whole and subsampled by the last kernel. */
 enum { CONV_FFT_KB, CONV_FFT_NB, CONV_FFT_WG, CONV_FFT_PHASE, CONV_FFT_NPARAMS };
 
+/* Tests only (src/ops/conv_fft.c): 1 runs the transforms with our plain
+ * DFT kernels instead of clFFT's (Oclgrind cannot run clFFT's kernels). Set
+ * before any convolution runs; not thread-safe. */
+void clforge__conv_fft_test_dft(int on);
+
 #endif

@@ -30,6 +30,7 @@
 
 #include "../context.h"
 #include "../error.h"
+#include "../log.h"
 #include "../kernels/conv_fft.h"
 #include "../kernels/families.h"
 #include "../workspace.h"
@@ -58,11 +59,16 @@ static int fft_ready(void) {
 
 /* ------------------------------------------------------------- plan cache */
 
+static int test_dft; /* clforge__conv_fft_test_dft */
+
+void clforge__conv_fft_test_dft(int on) { test_dft = on; }
+
 typedef struct fft_plan {
   cl_context cl_ctx;
   cl_device_id device;
   size_t fh, fw, batch;
   int inverse;
+  int dft;          /* the test stand-in: no clFFT plan */
   clfftPlanHandle plan;
   size_t tmp_bytes; /* clFFT's scratch for it */
   struct fft_plan *next;
@@ -94,7 +100,7 @@ static clforge_status get_plan(clforge_context ctx, size_t fh, size_t fw, size_t
   pthread_mutex_lock(&t->lock);
   for (fft_plan *p = t->head; p; p = p->next)
     if (p->cl_ctx == ctx->cl_ctx && p->device == ctx->device && p->fh == fh && p->fw == fw && p->batch == batch &&
-        p->inverse == inverse) {
+        p->inverse == inverse && p->dft == test_dft) {
       pthread_mutex_unlock(&t->lock);
       *out = p;
       return CLFORGE_SUCCESS;
@@ -105,6 +111,14 @@ static clforge_status get_plan(clforge_context ctx, size_t fh, size_t fw, size_t
     return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d fft: no memory for a plan");
   }
   p->cl_ctx = ctx->cl_ctx, p->device = ctx->device, p->fh = fh, p->fw = fw, p->batch = batch, p->inverse = inverse;
+  p->dft = test_dft;
+  if (p->dft) {
+    p->next = t->head;
+    t->head = p;
+    pthread_mutex_unlock(&t->lock);
+    *out = p;
+    return CLFORGE_SUCCESS;
+  }
   size_t len[2] = {fw, fh}; /* fastest dimension first */
   size_t real_stride[2] = {1, fw}, cplx_stride[2] = {1, fw / 2 + 1};
   const size_t real_dist = fh * fw, cplx_dist = fh * (fw / 2 + 1);
@@ -294,6 +308,8 @@ static clforge_status sub_buffer(clforge_context ctx, cl_mem base, size_t off, s
 /* The commands of one call, chained: each waits for the previous. */
 typedef struct chain {
   clforge_context ctx;
+  const clforge__conv *d; /* for the test stand-in's kernels */
+  const int *v;
   cl_uint nwait;
   const cl_event *wait;
   cl_event last;
@@ -315,8 +331,31 @@ static clforge_status launch(chain *c, cl_kernel k, cl_uint dims, const size_t *
   return CLFORGE_SUCCESS;
 }
 
+/* The test stand-in's kernels (built before the first launch by get_dft). */
+static clforge_status get_dft(chain *c, int inverse, cl_kernel *k) {
+  return clforge__conv_kernel(c->ctx, &clforge__family_conv_fft, inverse ? "clforge_conv_fft_dft_inv" : "clforge_conv_fft_dft_fwd",
+                              c->v, c->d, NULL, 0, k);
+}
+
 static clforge_status transform(chain *c, fft_plan *p, cl_mem *in, cl_mem *out, cl_mem tmp, size_t tmp_bytes) {
   cl_event ev = NULL;
+  if (p->dft) {
+    cl_kernel k;
+    clforge_status st = get_dft(c, p->inverse, &k);
+    if (st != CLFORGE_SUCCESS) return st;
+    const cl_uint fh = (cl_uint)p->fh, fw = (cl_uint)p->fw;
+    cl_int err = CL_SUCCESS;
+    cl_uint a = 0;
+    err |= clSetKernelArg(k, a++, sizeof(cl_mem), &in[0]);
+    if (p->inverse) err |= clSetKernelArg(k, a++, sizeof(cl_mem), &in[1]);
+    err |= clSetKernelArg(k, a++, sizeof(cl_mem), &out[0]);
+    if (!p->inverse) err |= clSetKernelArg(k, a++, sizeof(cl_mem), &out[1]);
+    err |= clSetKernelArg(k, a++, sizeof fh, &fh);
+    err |= clSetKernelArg(k, a++, sizeof fw, &fw);
+    if (err != CL_SUCCESS) return clforge__fail_cl(c->ctx, err, "clSetKernelArg (conv2d fft test DFT)");
+    const size_t global[3] = {p->inverse ? p->fw : p->fw / 2 + 1, p->fh, p->batch};
+    return launch(c, k, 3, global, NULL, "clEnqueueNDRangeKernel (conv2d fft test DFT)");
+  }
   clfftStatus s = clfftEnqueueTransform(p->plan, p->inverse ? CLFFT_BACKWARD : CLFFT_FORWARD, 1, &c->ctx->queue,
                                         c->nwait, c->wait, &ev, in, out, p->tmp_bytes <= tmp_bytes ? tmp : NULL);
   if (s != CLFFT_SUCCESS) return fft_fail(c->ctx, s, p->inverse ? "inverse transform" : "forward transform");
@@ -348,6 +387,10 @@ static clforge_status filter_spectra(chain *c, const clforge__conv *d, const int
   const size_t rest = d->k % g->kc ? d->k % g->kc : g->kc;
   if (st == CLFORGE_SUCCESS) st = get_plan(ctx, g->fh, g->fw, g->kc * g->cgp, 0, &full);
   if (st == CLFORGE_SUCCESS) st = get_plan(ctx, g->fh, g->fw, rest * g->cgp, 0, &last);
+  cl_kernel dft, copy = NULL;
+  if (st == CLFORGE_SUCCESS && test_dft) st = get_dft(c, 0, &dft);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__conv_kernel(ctx, &clforge__family_conv_fft, "clforge_conv_fft_copy", v, d, NULL, 0, &copy);
   for (size_t k0 = 0; k0 < d->k && st == CLFORGE_SUCCESS; k0 += g->kc) {
     const size_t kn = d->k - k0 < g->kc ? d->k - k0 : g->kc;
     const cl_ulong woff = d->w_.offset, s0 = d->w_.stride[0], s1 = d->w_.stride[1], s2 = d->w_.stride[2],
@@ -361,16 +404,18 @@ static clforge_status filter_spectra(chain *c, const clforge__conv *d, const int
     if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft filter padding)");
     const size_t global[3] = {g->fw, g->fh, kn * g->cgp};
     st = launch(c, pad, 3, global, NULL, "clEnqueueNDRangeKernel (conv2d fft filter padding)");
-    cl_mem in[1] = {r->t}, out[2] = {r->xr, r->xi};
+    /* One chunk: straight into the spectra; else through the X region and
+     * copies (clFFT takes no offsets, and sub-buffers need aligned ones). */
+    const int whole = kn == d->k;
+    cl_mem in[1] = {r->t}, out[2] = {whole ? r->wr : r->xr, whole ? r->wi : r->xi};
     if (st == CLFORGE_SUCCESS) st = transform(c, kn == g->kc ? full : last, in, out, r->tmp, g->tmp_bytes);
-    /* Copies: clFFT takes no offsets, and sub-buffers need aligned ones. */
-    const size_t bytes = kn * g->cgp * g->nf * sizeof(float), dst = k0 * g->cgp * g->nf * sizeof(float);
-    for (int part = 0; part < 2 && st == CLFORGE_SUCCESS; ++part) {
-      cl_event ev = NULL;
-      err = clEnqueueCopyBuffer(ctx->queue, part ? r->xi : r->xr, part ? r->wi : r->wr, 0, dst, bytes, c->nwait,
-                                c->wait, &ev);
-      if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueCopyBuffer (conv2d fft filter spectra)");
-      chain_step(c, ev);
+    const cl_ulong count = kn * g->cgp * g->nf, dst = k0 * g->cgp * g->nf;
+    for (int part = 0; part < 2 && st == CLFORGE_SUCCESS && !whole; ++part) {
+      cl_mem src = part ? r->xi : r->xr, to = part ? r->wi : r->wr;
+      SET_ARG(copy, 0, src), SET_ARG(copy, 1, to), SET_ARG(copy, 2, dst), SET_ARG(copy, 3, count);
+      if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft filter spectra)");
+      const size_t gc[1] = {align_up(count, 64)};
+      st = launch(c, copy, 1, gc, NULL, "clEnqueueNDRangeKernel (conv2d fft filter spectra)");
     }
   }
   return st;
@@ -411,7 +456,7 @@ static clforge_status prepare_weights(const clforge__conv_exec *e, cl_mem out) {
       s.off_tmp -= g.off_t;
   regions r;
   clforge_status st = make_regions(ctx, &s, scratch, out, &r, 0);
-  chain c = {ctx, e->nwait, e->wait, NULL};
+  chain c = {ctx, e->d, e->v, e->nwait, e->wait, NULL};
   if (st == CLFORGE_SUCCESS) st = filter_spectra(&c, e->d, e->v, &g, e->w, &r);
   release_regions(&r);
   clReleaseMemObject(scratch); /* freed once the commands using it finish */
@@ -433,6 +478,10 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "conv2d fft: %zu bytes of workspace given, %zu needed",
                          e->ws_bytes, g.total);
   const int use_t = d->alpha != 0.0f; /* alpha == 0: x and w do not count */
+  clforge__log(CLFORGE_LOG_DEBUG,
+               "conv2d fft: tiles %zux%zu (%zu channel planes, phases %zux%zu), %zu images per slice, %zu filters "
+               "per transform, workspace %zu bytes%s",
+               g.fh, g.fw, g.cp, g.ph, g.pw, g.nb, g.kc, g.total, e->pw ? " (prepared weights)" : "");
   const size_t kblocks = ceil_div(d->kg, (size_t)v[CONV_FFT_KB]), wg = (size_t)v[CONV_FFT_WG];
 
   /* Every kernel and plan before the first command. */
@@ -451,6 +500,10 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
       if (st == CLFORGE_SUCCESS) st = get_plan(ctx, g.fh, g.fw, nb * d->k, 1, &inv[i]);
     }
     /* filter_spectra gets its kernel and plans before its first launch. */
+    chain probe = {ctx, d, v, 0, NULL, NULL};
+    cl_kernel dft;
+    if (st == CLFORGE_SUCCESS && test_dft) st = get_dft(&probe, 0, &dft);
+    if (st == CLFORGE_SUCCESS && test_dft) st = get_dft(&probe, 1, &dft);
   }
   if (st != CLFORGE_SUCCESS) return st;
 
@@ -460,7 +513,7 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
     st = make_regions(ctx, &g, e->ws, e->pw ? e->pw : e->ws, &r, 1);
     if (st != CLFORGE_SUCCESS) return st;
   }
-  chain c = {ctx, e->nwait, e->wait, NULL};
+  chain c = {ctx, d, v, e->nwait, e->wait, NULL};
   if (use_t && !e->pw) st = filter_spectra(&c, d, v, &g, e->w, &r);
 
   const cl_ulong xoff = d->x.offset, xs0 = d->x.stride[0], xs1 = d->x.stride[1], xs2 = d->x.stride[2],
