@@ -55,42 +55,80 @@ __kernel void clforge_conv_fft_pad_w(__global const w_t *restrict Wt, ulong w_of
 
 // Y[n, k, f] = sum over the group's channels c of X[n, g*Cg' + c, f] * conj(W[k, c, f])
 // (cross-correlation: the filter's spectrum conjugated). A work-item does
-// KB output channels of one group and NB images at one frequency.
-// gid0: f, gid1: group * kblocks + k-block, gid2: image block.
+// VW consecutive frequencies (explicit vectors: PoCL runs them well) of KB
+// output channels of one group and NB images; the last vector of a plane
+// loads and stores lane by lane.
+// gid0: frequency vector, gid1: group * kblocks + k-block, gid2: image block.
+#if VW == 1
+typedef float fv;
+#define VLD(p, o) ((p)[o])
+#define VST(v, p, o) ((p)[o] = (v))
+#else
+typedef CLFORGE_CAT(float, VW) fv;
+#define VLD(p, o) CLFORGE_CAT(vload, VW)(0, (p) + (o))
+#define VST(v, p, o) CLFORGE_CAT(vstore, VW)(v, 0, (p) + (o))
+#endif
+
+static inline fv fft_load(__global const float *restrict p, ulong o, uint f0, uint nf) {
+  if (f0 + VW <= nf) return VLD(p, o + f0);
+  float t[VW];
+  for (int l = 0; l < VW; ++l) t[l] = p[o + min(f0 + (uint)l, nf - 1u)];
+#if VW == 1
+  return t[0];
+#else
+  return CLFORGE_CAT(vload, VW)(0, t);
+#endif
+}
+
+static inline void fft_store(fv v, __global float *restrict p, ulong o, uint f0, uint nf) {
+  if (f0 + VW <= nf) {
+    VST(v, p, o + f0);
+    return;
+  }
+  float t[VW];
+#if VW == 1
+  t[0] = v;
+#else
+  CLFORGE_CAT(vstore, VW)(v, 0, t);
+#endif
+  for (int l = 0; l < VW; ++l)
+    if (f0 + (uint)l < nf) p[o + f0 + l] = t[l];
+}
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_conv_fft_mac(
     __global const float *restrict Xr, __global const float *restrict Xi, __global const float *restrict Wr,
     __global const float *restrict Wi, __global float *restrict Yr, __global float *restrict Yi, uint nf, uint nb,
     uint cp, uint cgp, uint k, uint kg, uint kblocks) {
-  const uint f0 = get_global_id(0), f = min(f0, nf - 1u);
+  const uint f0 = get_global_id(0) * VW;
+  if (f0 >= nf) return;
   const uint g = get_global_id(1) / kblocks, kb = get_global_id(1) - g * kblocks;
   const uint kfirst = kb * KB, nfirst = get_global_id(2) * NB;
-  float ar[NB][KB], ai[NB][KB];
+  fv ar[NB][KB], ai[NB][KB];
   ulong wrow[KB], xrow[NB];
-  for (int t = 0; t < KB; ++t) wrow[t] = (ulong)(g * kg + min(kfirst + t, kg - 1u)) * cgp * nf + f;
-  for (int m = 0; m < NB; ++m) xrow[m] = ((ulong)min(nfirst + m, nb - 1u) * cp + (ulong)g * cgp) * nf + f;
+  for (int t = 0; t < KB; ++t) wrow[t] = (ulong)(g * kg + min(kfirst + t, kg - 1u)) * cgp * nf;
+  for (int m = 0; m < NB; ++m) xrow[m] = ((ulong)min(nfirst + m, nb - 1u) * cp + (ulong)g * cgp) * nf;
   for (int m = 0; m < NB; ++m)
-    for (int t = 0; t < KB; ++t) ar[m][t] = ai[m][t] = 0.0f;
+    for (int t = 0; t < KB; ++t) ar[m][t] = ai[m][t] = (fv)0.0f;
   for (uint c = 0; c < cgp; ++c) {
-    float xr[NB], xi[NB];
+    fv xr[NB], xi[NB];
     for (int m = 0; m < NB; ++m) {
-      xr[m] = Xr[xrow[m] + (ulong)c * nf];
-      xi[m] = Xi[xrow[m] + (ulong)c * nf];
+      xr[m] = fft_load(Xr, xrow[m] + (ulong)c * nf, f0, nf);
+      xi[m] = fft_load(Xi, xrow[m] + (ulong)c * nf, f0, nf);
     }
     for (int t = 0; t < KB; ++t) {
-      const float wr = Wr[wrow[t] + (ulong)c * nf], wi = Wi[wrow[t] + (ulong)c * nf];
+      const fv wr = fft_load(Wr, wrow[t] + (ulong)c * nf, f0, nf), wi = fft_load(Wi, wrow[t] + (ulong)c * nf, f0, nf);
       for (int m = 0; m < NB; ++m) {
         ar[m][t] = fma(xr[m], wr, fma(xi[m], wi, ar[m][t]));
         ai[m][t] = fma(xi[m], wr, fma(-xr[m], wi, ai[m][t]));
       }
     }
   }
-  if (f0 >= nf) return;
   for (int m = 0; m < NB; ++m)
     for (int t = 0; t < KB; ++t)
       if (nfirst + m < nb && kfirst + t < kg) {
-        const ulong o = ((ulong)(nfirst + m) * k + g * kg + kfirst + t) * nf + f;
-        Yr[o] = ar[m][t];
-        Yi[o] = ai[m][t];
+        const ulong o = ((ulong)(nfirst + m) * k + g * kg + kfirst + t) * nf;
+        fft_store(ar[m][t], Yr, o, f0, nf);
+        fft_store(ai[m][t], Yi, o, f0, nf);
       }
 }
 

@@ -24,6 +24,7 @@
  * one case per process, nor on PoCL, where every result checks out). */
 #include <math.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../src/context.h"
 #include "../src/kernels/conv_fft.h"
@@ -145,6 +146,118 @@ static void run_case(clforge_context ctx, const fft_case *fc, int idx) {
   if (fc->cap) ctx->workspace.cap = 0;
 }
 
+/* --bench: GFLOP/s (direct-convolution count 2 N K C/G R S P Q) of FFT
+ * convolution (filters transformed per call, prepared weights, with and
+ * without phase planes) next to clforge_gemm on the im2col-equivalent GEMM
+ * (M = N P Q, N = K, K = C R S), all in one process. Not run by ctest. */
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef clforge_status (*bench_fn)(clforge_context ctx, void *user);
+
+static double best_of(clforge_context ctx, bench_fn f, void *user, int reps) {
+  cl_command_queue q;
+  clforge_context_queue(ctx, &q);
+  double best = 1e30;
+  for (int i = 0; i < reps + 1; ++i) { /* the first warms up (plans, builds) */
+    double t0 = now_s();
+    clforge_status st = f(ctx, user);
+    clFinish(q);
+    double t = now_s() - t0;
+    if (st != CLFORGE_SUCCESS) {
+      printf("  failed: %s\n", clforge_last_error(ctx));
+      return 0;
+    }
+    if (i && t < best) best = t;
+  }
+  return best;
+}
+
+typedef struct {
+  clforge_conv2d_desc d;
+  cl_mem x, w, y;
+  clforge_conv2d_weights pw;
+  clforge_gemm_desc g;
+  cl_mem a, b, c;
+} bench_job;
+
+static clforge_status run_conv(clforge_context ctx, void *u) {
+  bench_job *j = u;
+  return clforge_conv2d_ex(ctx, &j->d, j->x, j->pw ? NULL : j->w, j->pw, NULL, j->y, NULL, 0, 0, NULL, NULL);
+}
+static clforge_status run_gemm(clforge_context ctx, void *u) {
+  bench_job *j = u;
+  return clforge_gemm(ctx, &j->g, j->a, j->b, j->c, NULL, 0, NULL, NULL);
+}
+
+static void bench_shape(clforge_context ctx, const char *name, size_t n, size_t c, size_t h, size_t k, size_t r,
+                        size_t stride, size_t pad) {
+  bench_job j;
+  memset(&j, 0, sizeof j);
+  clforge_conv2d_desc *d = &j.d;
+  d->n = n, d->c = c, d->h = d->w = h, d->k = k, d->r = d->s = r, d->stride_h = d->stride_w = stride;
+  d->pad_top = d->pad_bottom = d->pad_left = d->pad_right = pad;
+  d->algo = CLFORGE_CONV_ALGO_FFT;
+  size_t p, q;
+  clforge_conv2d_output_size(d, &p, &q);
+  const double flops = 2.0 * (double)(n * k * c * r * r * p * q);
+  const size_t nx = n * c * h * h, nw = k * c * r * r, ny = n * k * p * q;
+  float *hbuf = malloc((nx > nw ? nx : nw) * sizeof(float) * 2 + 16);
+  unsigned seed = 7;
+  for (size_t i = 0; i < (nx > nw ? nx : nw); ++i) hbuf[i] = frand(&seed);
+  j.x = tu_buffer(ctx, nx * 4), j.w = tu_buffer(ctx, nw * 4), j.y = tu_buffer(ctx, ny * 4);
+  tu_write(ctx, j.x, 0, nx * 4, hbuf);
+  tu_write(ctx, j.w, 0, nw * 4, hbuf);
+  printf("%s: N=%zu C=%zu %zux%zu K=%zu %zux%zu/%zu pad %zu -> %zux%zu, %.3f GFLOP\n", name, n, c, h, h, k, r, r,
+         stride, pad, p, q, flops * 1e-9);
+  for (int phase = 1; phase >= 0; --phase) {
+    if (!phase && stride == 1) break;
+    char params[32];
+    snprintf(params, sizeof params, "conv_fft:PHASE=%d", phase);
+    clforge_context_set_params(ctx, params);
+    clforge_conv_choice ch;
+    size_t wsb = 0;
+    if (clforge_conv2d_explain(ctx, d, &ch) == CLFORGE_SUCCESS) wsb = ch.workspace_bytes;
+    double t = best_of(ctx, run_conv, &j, 3);
+    printf("  fft PHASE=%d, filters per call : %8.2f ms %7.1f GFLOP/s (workspace %.1f MiB)\n", phase, t * 1e3,
+           t > 0 ? flops / t * 1e-9 : 0, (double)wsb / (1 << 20));
+    if (clforge_conv2d_weights_create(ctx, d, j.w, 0, NULL, &j.pw) == CLFORGE_SUCCESS) {
+      t = best_of(ctx, run_conv, &j, 3);
+      printf("  fft PHASE=%d, prepared weights : %8.2f ms %7.1f GFLOP/s\n", phase, t * 1e3,
+             t > 0 ? flops / t * 1e-9 : 0);
+      clforge_conv2d_weights_release(j.pw);
+      j.pw = NULL;
+    }
+  }
+  clforge_context_set_params(ctx, NULL);
+  /* The im2col-equivalent GEMM (the im2col itself not counted). */
+  clforge_gemm_desc *g = &j.g;
+  g->m = n * p * q, g->n = k, g->k = c * r * r;
+  j.a = tu_buffer(ctx, g->m * g->k * 4), j.b = tu_buffer(ctx, g->k * g->n * 4), j.c = tu_buffer(ctx, g->m * g->n * 4);
+  float *ha = calloc(g->m * g->k, sizeof(float));
+  for (size_t i = 0; i < g->m * g->k; ++i) ha[i] = frand(&seed);
+  tu_write(ctx, j.a, 0, g->m * g->k * 4, ha);
+  tu_write(ctx, j.b, 0, g->k * g->n * 4, ha);
+  double t = best_of(ctx, run_gemm, &j, 3);
+  printf("  clforge_gemm %zux%zux%zu (im2col-equivalent): %8.2f ms %7.1f GFLOP/s\n", g->m, g->n, g->k, t * 1e3,
+         t > 0 ? flops / t * 1e-9 : 0);
+  free(ha), free(hbuf);
+  clReleaseMemObject(j.a), clReleaseMemObject(j.b), clReleaseMemObject(j.c);
+  clReleaseMemObject(j.x), clReleaseMemObject(j.w), clReleaseMemObject(j.y);
+}
+
+static int bench(void) {
+  clforge_context ctx = tu_context();
+  bench_shape(ctx, "AlexNet conv1", 8, 3, 224, 64, 11, 4, 2);
+  bench_shape(ctx, "ResNet-50 stem", 8, 3, 224, 64, 7, 2, 3);
+  bench_shape(ctx, "11x11 stride 1", 8, 32, 64, 32, 11, 1, 5);
+  clforge_context_destroy(ctx);
+  return 0;
+}
+
 #define F32 CLFORGE_F32
 #define F16 CLFORGE_F16
 #define BF16 CLFORGE_BF16
@@ -154,6 +267,7 @@ static void run_case(clforge_context ctx, const fft_case *fc, int idx) {
 #define KRSC CLFORGE_KRSC
 
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--bench")) return bench();
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   if (small) clforge__conv_fft_test_dft(1);
   clforge_context ctx = tu_context();

@@ -253,7 +253,7 @@ static int supports(clforge_context ctx, const clforge__conv *d, char *why, size
   fft_geom g;
   geometry(NULL, d, NULL, &g);
   fft_geom g0;
-  const int no_phase[CONV_FFT_NPARAMS] = {1, 1, 16, 0};
+  const int no_phase[CONV_FFT_NPARAMS] = {1, 1, 1, 16, 0};
   geometry(NULL, d, no_phase, &g0);
   if (max2(g0.fh, g0.fw) > FFT_MAX_LEN) {
     snprintf(why, cap, "fft tiles of %zux%zu exceed %d", g0.fh, g0.fw, (int)FFT_MAX_LEN);
@@ -555,7 +555,7 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
         st = clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft product)");
         break;
       }
-      const size_t gm[3] = {align_up(g.nf, wg), d->groups * kblocks, ceil_div(nb, (size_t)v[CONV_FFT_NB])};
+      const size_t gm[3] = {align_up(ceil_div(g.nf, (size_t)v[CONV_FFT_VW]), wg), d->groups * kblocks, ceil_div(nb, (size_t)v[CONV_FFT_NB])};
       const size_t lm[3] = {wg, 1, 1};
       st = launch(&c, mac, 3, gm, lm, "clEnqueueNDRangeKernel (conv2d fft product)");
       if (st == CLFORGE_SUCCESS) st = transform(&c, pi, yin, tin, r.tmp, g.tmp_bytes);
