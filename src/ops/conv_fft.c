@@ -189,7 +189,7 @@ static size_t max2(size_t a, size_t b) { return a > b ? a : b; }
 static size_t base_align(clforge_context ctx) {
   cl_uint bits = 0;
   if (clGetDeviceInfo(ctx->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL) != CL_SUCCESS) bits = 0;
-  return max2(4096, bits / 8);
+  return max2(4096, bits / 8); /* supports() refuses devices above 4096 */
 }
 
 /* Region layout for nb images per slice and kc filters per chunk. */
@@ -267,7 +267,12 @@ static int supports(clforge_context ctx, const clforge__conv *d, char *why, size
     snprintf(why, cap, "fft: clfftSetup failed (status %d)", (int)fft_setup_status);
     return 0;
   }
-  (void)ctx;
+  /* Region offsets are multiples of 4096 bytes (prepared weights are sized
+   * without a device at hand), enough for sub-buffers on every device seen. */
+  if (ctx && base_align(ctx) > 4096) {
+    snprintf(why, cap, "fft: the device aligns sub-buffers to %zu bytes, above 4096", base_align(ctx));
+    return 0;
+  }
   return 1;
 }
 
