@@ -10,6 +10,7 @@ const clforge__family *const clforge__tunable_families[] = {
     &clforge__family_conv_depthwise,
     &clforge__family_conv_winograd_2x2,
     &clforge__family_conv_winograd_4x4,
+    &clforge__family_conv_fft,
     NULL,
 };
 

@@ -1,0 +1,203 @@
+// FFT convolution's own kernels (src/ops/conv_fft.c runs clFFT between
+// them): x and the filter padded into real f32 tiles of FH x FW, the
+// pointwise product of the spectra summed over a group's channels, and the
+// crop of the inverse transform with the fused epilogue.
+//
+// Phase planes: with PH x PW phases (PHASE=1: the stride; else 1 x 1) the
+// channel c' = (c * PH + a) * PW + b of the tiles holds
+//   x'[c'](i, j) = xpad(c, i*PH + a, j*PW + b),   w'[c'](i, j) = w(c, i*PH + a, j*PW + b),
+// so that the strided correlation is a sum of stride-EH x EW correlations
+// of the planes (EH = stride_h / PH). Tiles hold zeros outside the rows
+// and columns a needed output reads, so the circular correlation of the
+// FFT never wraps into them.
+//
+// Spectra are planar (real and imaginary parts in separate arrays, as
+// clFFT's CLFFT_HERMITIAN_PLANAR), so work-items along the frequencies load
+// consecutive floats.
+
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
+#if BIAS
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
+#endif
+
+// x of images n0.. (gid2 = image-in-slice * C' + c') into tiles xt.
+// g: PH, PW, pad_t, pad_l, H, W, HN, WN (rows and columns of a plane read).
+__kernel void clforge_conv_fft_pad_x(__global const x_t *restrict X, ulong x_off, ulong xs0, ulong xs1, ulong xs2,
+                                     ulong xs3, uint n0, uint cp, uint fh, uint fw, uint ph, uint pw, uint pad_t,
+                                     uint pad_l, uint h, uint w, uint hn, uint wn, __global float *restrict T) {
+  const uint j = get_global_id(0), i = get_global_id(1), z = get_global_id(2);
+  if (j >= fw || i >= fh) return;
+  // Quotients and remainders by multiplication back: a div/rem pair becomes
+  // LLVM's freeze, which Oclgrind cannot run.
+  const uint nl = z / cp, c1 = z - nl * cp, c = c1 / (ph * pw), ab = c1 - c * (ph * pw), a = ab / pw;
+  const long u = (long)(i * ph + a) - (long)pad_t, v = (long)(j * pw + ab - a * pw) - (long)pad_l;
+  float val = 0.0f;
+  if (i < hn && j < wn && u >= 0 && u < (long)h && v >= 0 && v < (long)w)
+    val = LOAD1(X_T, X, x_off + (ulong)(n0 + nl) * xs0 + (ulong)c * xs1 + (ulong)u * xs2 + (ulong)v * xs3);
+  T[(ulong)z * fh * fw + (ulong)i * fw + j] = val;
+}
+
+// Filters k0.. (gid2 = filter-in-chunk * Cg' + c' of the group) into tiles.
+__kernel void clforge_conv_fft_pad_w(__global const w_t *restrict Wt, ulong w_off, ulong ws0, ulong ws1, ulong ws2,
+                                     ulong ws3, uint k0, uint cgp, uint fh, uint fw, uint ph, uint pw, uint r, uint s,
+                                     __global float *restrict T) {
+  const uint j = get_global_id(0), i = get_global_id(1), z = get_global_id(2);
+  if (j >= fw || i >= fh) return;
+  const uint kl = z / cgp, c1 = z - kl * cgp, c = c1 / (ph * pw), ab = c1 - c * (ph * pw), a = ab / pw;
+  const uint rr = i * ph + a, ss = j * pw + ab - a * pw;
+  float val = 0.0f;
+  if (rr < r && ss < s)
+    val = LOAD1(W_T, Wt, w_off + (ulong)(k0 + kl) * ws0 + (ulong)c * ws1 + (ulong)rr * ws2 + (ulong)ss * ws3);
+  T[(ulong)z * fh * fw + (ulong)i * fw + j] = val;
+}
+
+// Y[n, k, f] = sum over the group's channels c of X[n, g*Cg' + c, f] * conj(W[k, c, f])
+// (cross-correlation: the filter's spectrum conjugated). A work-item does
+// VW consecutive frequencies (explicit vectors: PoCL runs them well) of KB
+// output channels of one group and NB images; the last vector of a plane
+// loads and stores lane by lane.
+// gid0: frequency vector, gid1: group * kblocks + k-block, gid2: image block.
+#if VW == 1
+typedef float fv;
+#define VLD(p, o) ((p)[o])
+#define VST(v, p, o) ((p)[o] = (v))
+#else
+typedef CLFORGE_CAT(float, VW) fv;
+#define VLD(p, o) CLFORGE_CAT(vload, VW)(0, (p) + (o))
+#define VST(v, p, o) CLFORGE_CAT(vstore, VW)(v, 0, (p) + (o))
+#endif
+
+static inline fv fft_load(__global const float *restrict p, ulong o, uint f0, uint nf) {
+  if (f0 + VW <= nf) return VLD(p, o + f0);
+  float t[VW];
+  for (int l = 0; l < VW; ++l) t[l] = p[o + min(f0 + (uint)l, nf - 1u)];
+#if VW == 1
+  return t[0];
+#else
+  return CLFORGE_CAT(vload, VW)(0, t);
+#endif
+}
+
+static inline void fft_store(fv v, __global float *restrict p, ulong o, uint f0, uint nf) {
+  if (f0 + VW <= nf) {
+    VST(v, p, o + f0);
+    return;
+  }
+  float t[VW];
+#if VW == 1
+  t[0] = v;
+#else
+  CLFORGE_CAT(vstore, VW)(v, 0, t);
+#endif
+  for (int l = 0; l < VW; ++l)
+    if (f0 + (uint)l < nf) p[o + f0 + l] = t[l];
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_conv_fft_mac(
+    __global const float *restrict Xr, __global const float *restrict Xi, __global const float *restrict Wr,
+    __global const float *restrict Wi, __global float *restrict Yr, __global float *restrict Yi, uint nf, uint nb,
+    uint cp, uint cgp, uint k, uint kg, uint kblocks) {
+  const uint f0 = get_global_id(0) * VW;
+  if (f0 >= nf) return;
+  const uint g = get_global_id(1) / kblocks, kb = get_global_id(1) - g * kblocks;
+  const uint kfirst = kb * KB, nfirst = get_global_id(2) * NB;
+  fv ar[NB][KB], ai[NB][KB];
+  ulong wrow[KB], xrow[NB];
+  for (int t = 0; t < KB; ++t) wrow[t] = (ulong)(g * kg + min(kfirst + t, kg - 1u)) * cgp * nf;
+  for (int m = 0; m < NB; ++m) xrow[m] = ((ulong)min(nfirst + m, nb - 1u) * cp + (ulong)g * cgp) * nf;
+  for (int m = 0; m < NB; ++m)
+    for (int t = 0; t < KB; ++t) ar[m][t] = ai[m][t] = (fv)0.0f;
+  for (uint c = 0; c < cgp; ++c) {
+    fv xr[NB], xi[NB];
+    for (int m = 0; m < NB; ++m) {
+      xr[m] = fft_load(Xr, xrow[m] + (ulong)c * nf, f0, nf);
+      xi[m] = fft_load(Xi, xrow[m] + (ulong)c * nf, f0, nf);
+    }
+    for (int t = 0; t < KB; ++t) {
+      const fv wr = fft_load(Wr, wrow[t] + (ulong)c * nf, f0, nf), wi = fft_load(Wi, wrow[t] + (ulong)c * nf, f0, nf);
+      for (int m = 0; m < NB; ++m) {
+        ar[m][t] = fma(xr[m], wr, fma(xi[m], wi, ar[m][t]));
+        ai[m][t] = fma(xi[m], wr, fma(-xr[m], wi, ai[m][t]));
+      }
+    }
+  }
+  for (int m = 0; m < NB; ++m)
+    for (int t = 0; t < KB; ++t)
+      if (nfirst + m < nb && kfirst + t < kg) {
+        const ulong o = ((ulong)(nfirst + m) * k + g * kg + kfirst + t) * nf;
+        fft_store(ar[m][t], Yr, o, f0, nf);
+        fft_store(ai[m][t], Yi, o, f0, nf);
+      }
+}
+
+// y[n0 + nl, k, p, q] = act(alpha * T[nl, k](p*EH, q*EW) + bias[k] + beta * y).
+// T holds the inverse transform (clFFT scales it by 1/(FH*FW)); when T is
+// not read (alpha == 0: x and w do not count) use_t is 0.
+// gid0: q, gid1: p, gid2: image-in-slice * K + k.
+__kernel void clforge_conv_fft_out(__global const float *restrict T, uint use_t, uint fh, uint fw, uint eh, uint ew,
+                                   __global y_t *restrict Y, ulong y_off, ulong ys0, ulong ys1, ulong ys2, ulong ys3,
+                                   uint n0, uint k, uint p, uint q,
+#if BIAS
+                                   __global const bias_t *restrict B, ulong b_off, ulong bs,
+#endif
+                                   float alpha, float beta) {
+  const uint qq = get_global_id(0), pp = get_global_id(1), z = get_global_id(2);
+  if (qq >= q || pp >= p) return;
+  const uint nl = z / k, kk = z - nl * k;
+  float v = use_t ? alpha * T[(ulong)z * fh * fw + (ulong)(pp * eh) * fw + qq * ew] : 0.0f;
+#if BIAS
+  v += LOAD1(BIAS_T, B, b_off + (ulong)kk * bs);
+#endif
+  const ulong yi = y_off + (ulong)(n0 + nl) * ys0 + (ulong)kk * ys1 + (ulong)pp * ys2 + (ulong)qq * ys3;
+  if (beta != 0.0f) v += beta * LOAD1(Y_T, Y, yi);
+  v = ACTIVATE(v);
+  STORE1(Y_T, v, Y, yi);
+}
+
+// Test-only stand-ins for clFFT's transforms (Oclgrind cannot run clFFT's
+// kernels: they compile to LLVM's freeze): the same layouts, by the plain
+// O(N^2) sums. Angles from index products reduced modulo the length.
+#define CLFORGE_TWO_PI 6.283185307179586f
+__kernel void clforge_conv_fft_dft_fwd(__global const float *restrict T, __global float *restrict Sr,
+                                       __global float *restrict Si, uint fh, uint fw) {
+  const uint v = get_global_id(0), u = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
+  if (v >= hw || u >= fh) return;
+  float sr = 0.0f, si = 0.0f;
+  for (uint i = 0; i < fh; ++i)
+    for (uint j = 0; j < fw; ++j) {
+      const float t = -CLFORGE_TWO_PI * ((float)((u * i) % fh) / (float)fh + (float)((v * j) % fw) / (float)fw);
+      const float x = T[(ulong)z * fh * fw + i * fw + j];
+      sr += x * cos(t);
+      si += x * sin(t);
+    }
+  Sr[(ulong)z * fh * hw + u * hw + v] = sr;
+  Si[(ulong)z * fh * hw + u * hw + v] = si;
+}
+
+// The inverse of a Hermitian half-spectrum, scaled by 1/(FH*FW) as clFFT's:
+// columns 0 and FW/2 (FW even) once, the others twice (their conjugates).
+__kernel void clforge_conv_fft_dft_inv(__global const float *restrict Sr, __global const float *restrict Si,
+                                       __global float *restrict T, uint fh, uint fw) {
+  const uint j = get_global_id(0), i = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
+  if (j >= fw || i >= fh) return;
+  float acc = 0.0f;
+  for (uint u = 0; u < fh; ++u)
+    for (uint v = 0; v < hw; ++v) {
+      const float t = CLFORGE_TWO_PI * ((float)((u * i) % fh) / (float)fh + (float)((v * j) % fw) / (float)fw);
+      const float c = (v == 0u || 2u * v == fw) ? 1.0f : 2.0f;
+      const ulong o = (ulong)z * fh * hw + u * hw + v;
+      acc += c * (Sr[o] * cos(t) - Si[o] * sin(t));
+    }
+  T[(ulong)z * fh * fw + i * fw + j] = acc / (float)(fh * fw);
+}
+
+// A chunk of filter spectra into place (clFFT takes no buffer offsets).
+// A kernel rather than clEnqueueCopyBuffer: Oclgrind's uninitialized-value
+// checker does not carry initialization through buffer copies.
+__kernel void clforge_conv_fft_copy(__global const float *restrict S, __global float *restrict D, ulong d_off,
+                                    ulong n) {
+  const ulong i = get_global_id(0);
+  if (i < n) D[d_off + i] = S[i];
+}
