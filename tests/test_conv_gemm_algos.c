@@ -244,15 +244,15 @@ int main(int argc, char **argv) {
     ccase c = base;
     c.r = c.s = 3;
     clforge_conv2d_desc d = desc_of(&c, CLFORGE_CONV_ALGO_GEMM_1X1);
-    cl_mem b = tu_buffer(ctx, 1 << 20);
-    CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, b, b, NULL, b, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "1x1 filter");
+    cl_mem b = tu_buffer(ctx, 1 << 20), b2 = tu_buffer(ctx, 1 << 20), b3 = tu_buffer(ctx, 1 << 20);
+    CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, b, b2, NULL, b3, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "1x1 filter");
     c = base, c.sh = 2;
     d = desc_of(&c, CLFORGE_CONV_ALGO_GEMM_1X1);
-    CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, b, b, NULL, b, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "stride 1");
+    CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, b, b2, NULL, b3, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "stride 1");
     c = base, c.pl = 1;
     d = desc_of(&c, CLFORGE_CONV_ALGO_GEMM_1X1);
-    CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, b, b, NULL, b, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "no padding");
-    clReleaseMemObject(b);
+    CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, b, b2, NULL, b3, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "no padding");
+    clReleaseMemObject(b), clReleaseMemObject(b2), clReleaseMemObject(b3);
   }
 
   /* Every GEMM route through PATH (0 usual, 1 tiled, 2 direct, 3 packed). */
@@ -275,7 +275,7 @@ int main(int argc, char **argv) {
   /* im2col's parameters: every VW and work-group size, with CHUNK 1. */
   {
     size_t vf = 0;
-    static const int vws[] = {1, 2, 4, 8, 16}, wgs[] = {0, 8, 32, 128};
+    static const int vws[] = {1, 2, 4, 8, 16}, wgs[] = {4, 16, 64, 256};
     for (int i = 0; i < 5; ++i) {
       char spec[96];
       snprintf(spec, sizeof spec, "conv_im2col:VW=%d,WG=%d,CHUNK=1", vws[i], wgs[i % 4]);
@@ -294,7 +294,8 @@ int main(int argc, char **argv) {
     const ccase base = vary(shapes_any[2], 1); /* n 3, groups 4 */
     size_t nx, nw, ny, p, q;
     counts(&base, &nx, &nw, &ny, &p, &q);
-    const size_t line = base.r * base.s * base.c * clforge_dtype_size(base.xt), image = p * q * line;
+    /* a row of the column matrix in f32 (the largest storage type) */
+    const size_t line = base.r * base.s * base.c * 4, image = p * q * line;
     const size_t caps[] = {image + line, image - 1, 5 * line + 3, line};
     size_t cf = 0;
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; ++i) {
@@ -308,12 +309,12 @@ int main(int argc, char **argv) {
         cf += !run_case(ctx, &c, CLFORGE_CONV_ALGO_IM2COL);
       }
     }
-    ctx->workspace.cap = line - 1; /* not even one row fits */
+    ctx->workspace.cap = line / 4 * clforge_dtype_size(base.xt) - 1; /* not even one row fits */
     {
       clforge_conv2d_desc d = desc_of(&base, CLFORGE_CONV_ALGO_IM2COL);
-      cl_mem b = tu_buffer(ctx, 1 << 16);
-      CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, b, b, NULL, b, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "workspace bound");
-      clReleaseMemObject(b);
+      cl_mem b = tu_buffer(ctx, 1 << 16), b2 = tu_buffer(ctx, 1 << 16), b3 = tu_buffer(ctx, 1 << 16);
+      CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, b, b2, NULL, b3, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "workspace bound");
+      clReleaseMemObject(b), clReleaseMemObject(b2), clReleaseMemObject(b3);
     }
     ctx->workspace.cap = 0;
     CHECK(cf == 0, "%zu bounded-workspace cases failed", cf);

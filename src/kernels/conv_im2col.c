@@ -22,19 +22,19 @@ const clforge__family clforge__family_conv_im2col = {
     .nparams = CI2C_NPARAMS,
     .params = {
         [CI2C_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
-        [CI2C_WG] = {"WG", 4, {0, 8, 32, 128}},
+        [CI2C_WG] = {"WG", 4, {4, 16, 64, 256}},
         [CI2C_CHUNK] = {"CHUNK", 6, {1, 2, 4, 8, 16, 32}},
         [CI2C_PATH] = {"PATH", 4, {0, 1, 2, 3}},
     },
     /*                                   VW WG CHUNK PATH */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 0, 8, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {8, 0, 2, 0},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 0, 8, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 0, 8, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 0, 8, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 0, 4, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 0, 4, 0},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 8, 0},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {8, 16, 2, 0},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 64, 8, 0},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 64, 8, 0},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 8, 0},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 16, 4, 0},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 16, 4, 0},
     },
     .allowed = im2col_allowed,
     /* .tune = &clforge__tune_conv, once src/ops/conv_tune.c is in */

@@ -1,6 +1,6 @@
 /* conv_im2col's parameter indices: VW elements per work-item of the im2col
- * kernel (cl/conv_im2col.cl), WG its work-group size along a line (0: the
- * runtime chooses), CHUNK images per pass (the workspace holds one pass's
+ * kernel (cl/conv_im2col.cl), WG its work-group size along a line (fixed:
+ * PoCL compiles a kernel per work-group size), CHUNK images per pass (the workspace holds one pass's
  * column matrix), PATH the route of the GEMM (clforge__gemm.route: 0 its
  * usual choice, 1 tiled, 2 direct, 3 packed). */
 #ifndef CLFORGE_SRC_KERNELS_CONV_IM2COL_H

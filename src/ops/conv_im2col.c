@@ -23,6 +23,7 @@
 #include "../error.h"
 #include "../kernels/conv_im2col.h"
 #include "../kernels/families.h"
+#include "../program.h"
 #include "../workspace.h"
 #include "conv_algo.h"
 #include "gemm_launch.h"
@@ -139,12 +140,27 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   if (!make_plan(ctx, d, e->v, &p) || !e->ws || e->ws_bytes < p.bytes)
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "conv2d: im2col got %zu bytes of workspace, needs %zu",
                          e->ws_bytes, p.bytes);
-  char extra[64];
-  snprintf(extra, sizeof extra, "-DROWS=%d -DKRSC=%d", p.rows, d->w_layout == CLFORGE_KRSC);
+  /* Built with the family's values and x's type only (not the problem's
+   * other options: the epilogue is the GEMM's), so one program serves
+   * every epilogue and output type. */
+  const clforge__family *f = &clforge__family_conv_im2col;
+  char opts[256] = "";
+  if (clforge__family_options(f, e->v, opts, sizeof opts))
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "conv2d: im2col build options too long");
+  const size_t used = strlen(opts);
+  snprintf(opts + used, sizeof opts - used, " -DX_T=%d -DROWS=%d -DKRSC=%d", (int)d->x.type, p.rows,
+           d->w_layout == CLFORGE_KRSC);
   const size_t vw = (size_t)e->v[CI2C_VW], wg = (size_t)e->v[CI2C_WG];
   cl_kernel kern;
-  clforge_status st = clforge__conv_kernel(ctx, &clforge__family_conv_im2col, clforge__family_conv_im2col.kernel, e->v,
-                                           d, extra, wg, &kern);
+  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, f->kernel, &kern);
+  size_t kmax = 0;
+  if (st == CLFORGE_SUCCESS &&
+      clGetKernelWorkGroupInfo(kern, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS &&
+      kmax < wg)
+    st = clforge__fail(ctx, CLFORGE_UNSUPPORTED,
+                       "conv2d: the conv_im2col kernel built with %s runs at most %zu work-items per group here, not "
+                       "%zu; choose a smaller WG with CLFORGE_PARAMS",
+                       opts, kmax, wg);
   if (st != CLFORGE_SUCCESS) return st;
   const int batch_groups = p.rows && d->groups > 1 && !d->has_bias;
   const size_t launches = batch_groups ? 1 : d->groups;
@@ -159,10 +175,10 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
       st = set_args(ctx, kern, e, &p, n0, pix0, npix);
       const size_t len = p.rows ? p.rsc : npix, items = (len + vw - 1) / vw;
       const size_t local[3] = {wg, 1, 1};
-      const size_t global[3] = {wg ? (items + wg - 1) / wg * wg : items, p.rows ? npix : p.rsc, imgs};
+      const size_t global[3] = {(items + wg - 1) / wg * wg, p.rows ? npix : p.rsc, imgs};
       cl_event ev = NULL;
       if (st == CLFORGE_SUCCESS) {
-        cl_int err = clEnqueueNDRangeKernel(ctx->queue, kern, 3, NULL, global, wg ? local : NULL, prev ? 1 : e->nwait,
+        cl_int err = clEnqueueNDRangeKernel(ctx->queue, kern, 3, NULL, global, local, prev ? 1 : e->nwait,
                                             prev ? &prev : e->nwait ? e->wait : NULL, &ev);
         if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (conv2d im2col)");
       }
