@@ -10,6 +10,8 @@
 // NDRange: dim 0 runs along a line of the matrix (VW elements per
 // work-item), dim 1 over the lines of one image, dim 2 over the images.
 // Parameters: VW (elements per work-item); the problem's X_T.
+// (Remainders as x - q * y: the compiler's div/rem pairing would emit an
+// LLVM `freeze`, which Oclgrind cannot run.)
 
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
 #if X_T == CLFORGE_DT_F32
@@ -36,14 +38,15 @@ typedef struct {
 
 // Element j of pixel `pix` of image n (x already at its offset).
 static inline x_t element(const global x_t *X, const geo_t *g, uint n, uint pix, uint j) {
-  const uint rscg = g->r * g->s * g->cg, grp = j / rscg, rem = j % rscg;
+  const uint rscg = g->r * g->s * g->cg, grp = j / rscg, rem = j - grp * rscg;
 #if KRSC
-  const uint c = rem % g->cg, rs = rem / g->cg;
+  const uint rs = rem / g->cg, c = rem - rs * g->cg;
 #else
-  const uint rs = rem % (g->r * g->s), c = rem / (g->r * g->s);
+  const uint c = rem / (g->r * g->s), rs = rem - c * (g->r * g->s);
 #endif
-  const int ih = (int)(pix / g->q) * g->sh - g->pt + (int)(rs / g->s) * g->dh;
-  const int iw = (int)(pix % g->q) * g->sw - g->pl + (int)(rs % g->s) * g->dw;
+  const uint op = pix / g->q, oq = pix - op * g->q, fr = rs / g->s, fs = rs - fr * g->s;
+  const int ih = (int)op * g->sh - g->pt + (int)fr * g->dh;
+  const int iw = (int)oq * g->sw - g->pl + (int)fs * g->dw;
   if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w) return (x_t)0;
   return X[n * g->sxn + (ulong)(grp * g->cg + c) * g->sxc + (ulong)ih * g->sxh + (ulong)iw * g->sxw];
 }
@@ -72,10 +75,12 @@ kernel void clforge_conv_im2col(const global x_t *restrict X, const ulong x_off,
 #if ROWS && KRSC
     // A run of VW channels of one pixel and one filter tap: one source
     // pixel, channels sxc apart (contiguous in NHWC).
-    const uint rscg = r * s * cg, grp = e0 / rscg, rem = e0 % rscg, c = rem % cg, rs = rem / cg;
+    const uint rscg = r * s * cg, grp = e0 / rscg, rem = e0 - grp * rscg, rs = rem / cg, c = rem - rs * cg;
+    const uint op = pix / q, oq = pix - op * q;
     if (c + VW <= cg) {
-      const int ih = (int)(pix / q) * g.sh - g.pt + (int)(rs / s) * g.dh;
-      const int iw = (int)(pix % q) * g.sw - g.pl + (int)(rs % s) * g.dw;
+      const uint fr = rs / s, fs = rs - fr * s;
+      const int ih = (int)op * g.sh - g.pt + (int)fr * g.dh;
+      const int iw = (int)oq * g.sw - g.pl + (int)fs * g.dw;
       xv_t v = (xv_t)0;
       if (ih >= 0 && ih < g.h && iw >= 0 && iw < g.w) {
         const global x_t *src = X + n * sxn + (ulong)(grp * cg + c) * sxc + (ulong)ih * sxh + (ulong)iw * sxw;
@@ -91,19 +96,32 @@ kernel void clforge_conv_im2col(const global x_t *restrict X, const ulong x_off,
       VSTOREX(v, out);
       return;
     }
+    // One group of NHWC channels (sxw == cg, sxc == 1) and dilation 1 in
+    // width: a filter row's taps s and channels c are S*cg contiguous
+    // elements of x (few channels: the stem's RGB).
+    const uint rr = rem / (s * cg), t = rem - rr * (s * cg), ts = t / cg, tc = t - ts * cg;
+    if (sxc == 1 && sxw == cg && dw == 1 && t + VW <= s * cg) {
+      const int ih = (int)op * g.sh - g.pt + (int)rr * g.dh;
+      const int iw = (int)oq * g.sw - g.pl + (int)ts, iw_last = iw + (int)((t + VW - 1) / cg - ts);
+      if (ih >= 0 && ih < g.h && iw >= 0 && iw_last < g.w) {
+        VSTOREX(VLOADX(X + n * sxn + (ulong)(grp * cg) * sxc + (ulong)ih * sxh + (ulong)iw * sxw + tc), out);
+        return;
+      }
+    }
 #elif !ROWS
     // VW pixels of one output row for one (channel, tap): sources
     // stride*sxw apart in one input row (contiguous in NCHW at stride 1).
-    const uint pix = pix0 + e0, oq = pix % q;
+    const uint pix = pix0 + e0, op = pix / q, oq = pix - op * q;
     if (oq + VW <= q) {
-      const uint rscg = r * s * cg, grp = j / rscg, rem = j % rscg;
+      const uint rscg = r * s * cg, grp = j / rscg, rem = j - grp * rscg;
 #if KRSC
-      const uint c = rem % cg, rs = rem / cg;
+      const uint rs = rem / cg, c = rem - rs * cg;
 #else
-      const uint rs = rem % (r * s), c = rem / (r * s);
+      const uint c = rem / (r * s), rs = rem - c * (r * s);
 #endif
-      const int ih = (int)(pix / q) * g.sh - g.pt + (int)(rs / s) * g.dh;
-      const int iw = (int)oq * g.sw - g.pl + (int)(rs % s) * g.dw;
+      const uint fr = rs / s, fs = rs - fr * s;
+      const int ih = (int)op * g.sh - g.pt + (int)fr * g.dh;
+      const int iw = (int)oq * g.sw - g.pl + (int)fs * g.dw;
       const int iw_last = iw + (VW - 1) * g.sw;
       xv_t v = (xv_t)0;
       if (ih >= 0 && ih < g.h) {
@@ -128,12 +146,14 @@ kernel void clforge_conv_im2col(const global x_t *restrict X, const ulong x_off,
 #endif
   // Anything else (runs across a group, a tap or an output row; the end of
   // a line): element by element.
-  const uint cnt = min((uint)VW, len - e0);
-  for (uint i = 0; i < cnt; ++i) {
+  UNROLL(VW)
+  for (uint i = 0; i < VW; ++i) {
+    if (e0 + i < len) {
 #if ROWS
-    out[i] = element(X, &g, n, pix, e0 + i);
+      out[i] = element(X, &g, n, pix, e0 + i);
 #else
-    out[i] = element(X, &g, n, pix0 + e0 + i, j);
+      out[i] = element(X, &g, n, pix0 + e0 + i, j);
 #endif
+    }
   }
 }

@@ -213,15 +213,12 @@ static const ccase shapes_any[] = {
     {.n = 1, .c = 32, .h = 9, .w = 9, .k = 40, .r = 3, .s = 3, .groups = 2, .pt = 1, .pb = 1, .pl = 1, .pr = 1},
 };
 
-static clforge_kernel_choice first_choice;
-
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
   const size_t n1 = small ? 3 : sizeof shapes_1x1 / sizeof shapes_1x1[0];
   const size_t na = small ? 3 : sizeof shapes_any / sizeof shapes_any[0];
   const unsigned per = small ? 8 : 16; /* variations per shape (8 covers every layout triple) */
-  (void)first_choice;
 
   /* gemm_1x1 and im2col on every 1x1 shape; im2col on the others. */
   size_t fails = 0, runs = 0;
@@ -361,13 +358,50 @@ int main(int argc, char **argv) {
               !strcmp(ch.kernels[1].family, "gemm_packed") && ch.workspace_bytes > 0,
           "im2col explain: %d kernels, %s, %s", ch.nkernels, ch.kernels[0].family,
           ch.nkernels > 1 ? ch.kernels[1].family : "-");
-    CHECK_OK(ctx, clforge_context_set_params(ctx, NULL));
-    /* the usual route of a small GEMM: the direct kernel */
+    /* PATH 0, the GEMM's usual route: a small GEMM runs the direct kernel */
+    CHECK_OK(ctx, clforge_context_set_params(ctx, "conv_gemm_1x1:PATH=0"));
     const ccase c3 = vary(shapes_1x1[0], 0);
     d = desc_of(&c3, CLFORGE_CONV_ALGO_GEMM_1X1);
     CHECK_OK(ctx, clforge_conv2d_explain(ctx, &d, &ch));
     CHECK(ch.nkernels == 2 && !strcmp(ch.kernels[1].family, "gemm_direct"), "small 1x1 explain: %d kernels, %s",
           ch.nkernels, ch.nkernels > 1 ? ch.kernels[1].family : "-");
+    CHECK_OK(ctx, clforge_context_set_params(ctx, NULL));
+  }
+
+  /* Prepared weights: both read the filter as given (a tight copy), the
+   * call's result is the same as with w. */
+  {
+    const clforge_conv_algo algos[2] = {CLFORGE_CONV_ALGO_GEMM_1X1, CLFORGE_CONV_ALGO_IM2COL};
+    const ccase cs[2] = {vary(shapes_1x1[2], 5), vary(shapes_any[1], 5)};
+    for (int a = 0; a < 2; ++a) {
+      const ccase *c = &cs[a];
+      size_t nx, nw, ny, p, q;
+      counts(c, &nx, &nw, &ny, &p, &q);
+      const size_t xs = clforge_dtype_size(c->xt), wsz = clforge_dtype_size(c->wt), ys = clforge_dtype_size(c->yt);
+      clforge_conv2d_desc d = desc_of(c, algos[a]);
+      d.beta = 0.0f, d.y_offset = 0;
+      unsigned char *hx = malloc((c->xo + nx) * xs), *hw_ = malloc((c->wo + nw) * wsz), *y1 = malloc(ny * ys),
+                    *y2 = malloc(ny * ys);
+      fill(hx, c->xt, c->xo + nx, 1.0f);
+      fill(hw_, c->wt, c->wo + nw, 1.0f);
+      cl_mem bx = tu_buffer(ctx, (c->xo + nx) * xs), bw = tu_buffer(ctx, (c->wo + nw) * wsz),
+             by = tu_buffer(ctx, ny * ys);
+      tu_write(ctx, bx, 0, (c->xo + nx) * xs, hx);
+      tu_write(ctx, bw, 0, (c->wo + nw) * wsz, hw_);
+      clforge_conv2d_weights pw = NULL;
+      clforge_conv_algo got = CLFORGE_CONV_ALGO_AUTO;
+      CHECK_OK(ctx, clforge_conv2d(ctx, &d, bx, bw, NULL, by, 0, NULL, NULL));
+      tu_read(ctx, by, 0, ny * ys, y1);
+      CHECK_OK(ctx, clforge_conv2d_weights_create(ctx, &d, bw, 0, NULL, &pw));
+      CHECK_OK(ctx, clforge_conv2d_weights_algo(pw, &got));
+      CHECK(got == algos[a], "weights for %s", clforge_conv_algo_name(got));
+      CHECK_OK(ctx, clforge_conv2d_ex(ctx, &d, bx, NULL, pw, NULL, by, NULL, 0, 0, NULL, NULL));
+      tu_read(ctx, by, 0, ny * ys, y2);
+      CHECK(!memcmp(y1, y2, ny * ys), "%s: prepared weights give another result", clforge_conv_algo_name(algos[a]));
+      clforge_conv2d_weights_release(pw);
+      clReleaseMemObject(bx), clReleaseMemObject(bw), clReleaseMemObject(by);
+      free(hx), free(hw_), free(y1), free(y2);
+    }
   }
 
   /* The automatic choice takes gemm_1x1 for a plain 1x1. */

@@ -13,8 +13,11 @@ const clforge__family clforge__family_conv_gemm_1x1 = {
     .kernel = "clforge_conv_gemm_1x1",
     .nparams = CG1_NPARAMS,
     .params = {[CG1_PATH] = {"PATH", 4, {0, 1, 2, 3}}},
-    /* CPU: packed, measured faster on both 1x1 classes (docs/performance.md). */
-    .defaults = {[CLFORGE_DEVICE_CLASS_GENERIC] = {0}, [CLFORGE_DEVICE_CLASS_CPU] = {0},
+    /* CPU (PoCL, 2 Zen 5 cores): packed. Measured against the GEMM's usual
+     * route (N = 8): r50_1x1_56 NCHW 2x faster, mbv2_1x1_112 NHWC 7x and
+     * NCHW 1.5-2.5x (the tiled kernel is slow at k = 16), r50_1x1_56 NHWC
+     * 1.6-2x slower (packing A, 25 MB, costs more than it saves). */
+    .defaults = {[CLFORGE_DEVICE_CLASS_GENERIC] = {0}, [CLFORGE_DEVICE_CLASS_CPU] = {3},
                  [CLFORGE_DEVICE_CLASS_NVIDIA] = {0}, [CLFORGE_DEVICE_CLASS_AMD] = {0},
                  [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0}, [CLFORGE_DEVICE_CLASS_MALI] = {0},
                  [CLFORGE_DEVICE_CLASS_ADRENO] = {0}},
