@@ -7,7 +7,9 @@
  * (several passes of images, and of pixels within an image) and with a
  * caller's workspace (too small: CLFORGE_BUFFER_TOO_SMALL, y untouched);
  * every GEMM route through each family's PATH; explain's GEMM kernels.
- * --small: a short run for Oclgrind. */
+ * --small: a short run for Oclgrind. Debugging: CLFORGE_TEST_TRACE=1 prints
+ * each case before it runs (to place a device checker's report),
+ * CLFORGE_TEST_ONLY=gemm_1x1 or im2col runs that algorithm's cases only. */
 #include <math.h>
 #include <stdint.h>
 
@@ -86,6 +88,8 @@ typedef struct {
 
 /* One call of `algo` on c; 1 when it passed. */
 static int run_case_how(clforge_context ctx, const ccase *c, clforge_conv_algo algo, const how *hw) {
+  const char *only = getenv("CLFORGE_TEST_ONLY"); /* debugging: one algorithm's cases */
+  if (only && strcmp(only, clforge_conv_algo_name(algo))) return 1;
   char buf[512];
   size_t nx, nw, ny, p, q;
   counts(c, &nx, &nw, &ny, &p, &q);
@@ -103,6 +107,10 @@ static int run_case_how(clforge_context ctx, const ccase *c, clforge_conv_algo a
   memcpy(want, hy, ye * ys);
   clforge_conv2d_desc d = desc_of(c, algo);
   int ok = 1;
+  if (getenv("CLFORGE_TEST_TRACE")) { /* which case a device checker's report belongs to */
+    printf("case %s: %s\n", clforge_conv_algo_name(algo), describe(c, buf, sizeof buf));
+    fflush(stdout);
+  }
   if (clforge_ref_conv2d(&d, hx, hw_, c->bias ? hb : NULL, want) != CLFORGE_SUCCESS) {
     fprintf(stderr, "reference failed: %s\n", clforge_last_error(NULL));
     ok = 0;

@@ -5,6 +5,7 @@
 #include "conv_classes.h"
 #include "conv_gemm_1x1.h"
 #include "families.h"
+#include "../ops/conv_algo.h"
 
 /* clang-format off */
 const clforge__family clforge__family_conv_gemm_1x1 = {
@@ -13,14 +14,17 @@ const clforge__family clforge__family_conv_gemm_1x1 = {
     .kernel = "clforge_conv_gemm_1x1",
     .nparams = CG1_NPARAMS,
     .params = {[CG1_PATH] = {"PATH", 4, {0, 1, 2, 3}}},
-    /* CPU (PoCL, 2 Zen 5 cores): packed. Measured against the GEMM's usual
-     * route (N = 8): r50_1x1_56 NCHW 2x faster, mbv2_1x1_112 NHWC 7x and
-     * NCHW 1.5-2.5x (the tiled kernel is slow at k = 16), r50_1x1_56 NHWC
-     * 1.6-2x slower (packing A, 25 MB, costs more than it saves). */
+    /* CPU (PoCL, 2 Zen 5 cores), NCHW: packed (r50_1x1_56 1.2x the GEMM's
+     * usual route, mbv2_1x1_112 0.96x); NHWC: the usual route (packing A
+     * costs r50_1x1_56 0.65x; mbv2_1x1_112 would gain 3.6x from packed: the
+     * tuner finds that). CPU time, N = 8, side by side. */
     .defaults = {[CLFORGE_DEVICE_CLASS_GENERIC] = {0}, [CLFORGE_DEVICE_CLASS_CPU] = {3},
                  [CLFORGE_DEVICE_CLASS_NVIDIA] = {0}, [CLFORGE_DEVICE_CLASS_AMD] = {0},
                  [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0}, [CLFORGE_DEVICE_CLASS_MALI] = {0},
                  [CLFORGE_DEVICE_CLASS_ADRENO] = {0}},
+    .overrides = (const clforge__default_override[]){
+        {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__CONV_VARIANT_NHWC, CLFORGE__CONV_VARIANT_NHWC, CG1_PATH, 0},
+        {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     /* .tune = &clforge__tune_conv, once src/ops/conv_tune.c is in */
     .classes = (const clforge__shape_class[]){CLFORGE_CONV_CLASS_R50_1X1_56, CLFORGE_CONV_CLASS_MBV2_1X1_112,
                                               CLFORGE_CONV_CLASS_END},
