@@ -36,21 +36,6 @@ typedef struct {
   int sh, sw, dh, dw, pt, pl; // stride, dilation, top and left padding
 } geo_t;
 
-// Element j of pixel `pix` of image n (x already at its offset).
-static inline x_t element(const global x_t *X, const geo_t *g, uint n, uint pix, uint j) {
-  const uint rscg = g->r * g->s * g->cg, grp = j / rscg, rem = j - grp * rscg;
-#if KRSC
-  const uint rs = rem / g->cg, c = rem - rs * g->cg;
-#else
-  const uint c = rem / (g->r * g->s), rs = rem - c * (g->r * g->s);
-#endif
-  const uint op = pix / g->q, oq = pix - op * g->q, fr = rs / g->s, fs = rs - fr * g->s;
-  const int ih = (int)op * g->sh - g->pt + (int)fr * g->dh;
-  const int iw = (int)oq * g->sw - g->pl + (int)fs * g->dw;
-  if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w) return (x_t)0;
-  return X[n * g->sxn + (ulong)(grp * g->cg + c) * g->sxc + (ulong)ih * g->sxh + (ulong)iw * g->sxw];
-}
-
 // n0: the pass's first image; pix0: its first pixel of each image;
 // lines, len: lines per image and their length (ROWS: npix lines of R*S*C,
 // else R*S*C lines of npix).
@@ -145,14 +130,47 @@ kernel void clforge_conv_im2col(const global x_t *restrict X, const ulong x_off,
   }
 #endif
   // Anything else (runs across a group, a tap or an output row; the end of
-  // a line): element by element.
+  // a line): element by element, the coordinates of the first one
+  // decomposed once and then stepped along the line.
+#if ROWS
+  uint jj = e0, pp = pix;
+#else
+  uint jj = j, pp = pix0 + e0;
+#endif
+  const uint rscg = r * s * cg;
+  uint grp = jj / rscg, rem = jj - grp * rscg;
+#if KRSC
+  uint rs = rem / cg, c = rem - rs * cg;
+#else
+  uint c = rem / (r * s), rs = rem - c * (r * s);
+#endif
+  uint fr = rs / s, fs = rs - fr * s, op = pp / q, oq = pp - op * q;
+  const ulong xn = n * sxn;
   UNROLL(VW)
   for (uint i = 0; i < VW; ++i) {
     if (e0 + i < len) {
-#if ROWS
-      out[i] = element(X, &g, n, pix, e0 + i);
+      const int ih = (int)op * g.sh - g.pt + (int)fr * g.dh, iw = (int)oq * g.sw - g.pl + (int)fs * g.dw;
+      out[i] = ih >= 0 && ih < g.h && iw >= 0 && iw < g.w
+                   ? X[xn + (ulong)(grp * cg + c) * sxc + (ulong)ih * sxh + (ulong)iw * sxw]
+                   : (x_t)0;
+#if ROWS && KRSC
+      if (++c == cg) {
+        c = 0;
+        if (++fs == s) {
+          fs = 0;
+          if (++fr == r) fr = 0, ++grp;
+        }
+      }
+#elif ROWS
+      if (++fs == s) {
+        fs = 0;
+        if (++fr == r) {
+          fr = 0;
+          if (++c == cg) c = 0, ++grp;
+        }
+      }
 #else
-      out[i] = element(X, &g, n, pix0 + e0 + i, j);
+      if (++oq == q) oq = 0, ++op;
 #endif
     }
   }
