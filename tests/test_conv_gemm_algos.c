@@ -9,7 +9,8 @@
  * every GEMM route through each family's PATH; explain's GEMM kernels.
  * --small: a short run for Oclgrind. Debugging: CLFORGE_TEST_TRACE=1 prints
  * each case before it runs (to place a device checker's report),
- * CLFORGE_TEST_ONLY=gemm_1x1 or im2col runs that algorithm's cases only. */
+ * CLFORGE_TEST_ONLY=gemm_1x1 or im2col runs that algorithm's cases only,
+ * CLFORGE_TEST_CASE=i the i-th case only. */
 #include <math.h>
 #include <stdint.h>
 
@@ -90,6 +91,9 @@ typedef struct {
 static int run_case_how(clforge_context ctx, const ccase *c, clforge_conv_algo algo, const how *hw) {
   const char *only = getenv("CLFORGE_TEST_ONLY"); /* debugging: one algorithm's cases */
   if (only && strcmp(only, clforge_conv_algo_name(algo))) return 1;
+  static int index; /* debugging: CLFORGE_TEST_CASE=i runs the i-th case only */
+  const char *one = getenv("CLFORGE_TEST_CASE");
+  if (one && atoi(one) != index++) return 1;
   char buf[512];
   size_t nx, nw, ny, p, q;
   counts(c, &nx, &nw, &ny, &p, &q);
