@@ -177,19 +177,31 @@ static int run_case(clforge_context ctx, const ccase *c, clforge_conv_algo algo)
   return run_case_how(ctx, c, algo, NULL);
 }
 
-static const clforge_dtype dts[3] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
+/* Storage types and epilogues in a few profiles (each distinct set builds
+ * its own GEMM programs: a short list keeps a cold run short): x, w, y,
+ * bias storage, whether there is a bias, activation. */
+static const struct {
+  clforge_dtype x, w, y, b;
+  int bias;
+  clforge_activation act;
+} profiles[] = {
+    {CLFORGE_F32, CLFORGE_F32, CLFORGE_F32, CLFORGE_F32, 1, CLFORGE_ACT_NONE},
+    {CLFORGE_F16, CLFORGE_F16, CLFORGE_F16, CLFORGE_F16, 1, CLFORGE_ACT_RELU},
+    {CLFORGE_BF16, CLFORGE_BF16, CLFORGE_BF16, CLFORGE_BF16, 0, CLFORGE_ACT_GELU_TANH},
+    {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, CLFORGE_F32, 1, CLFORGE_ACT_GELU_ERF},
+    {CLFORGE_BF16, CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, 1, CLFORGE_ACT_RELU},
+    {CLFORGE_F16, CLFORGE_BF16, CLFORGE_F32, CLFORGE_F16, 0, CLFORGE_ACT_NONE},
+};
 
-/* The i-th variation of a shape: layouts, dtypes, epilogue and offsets
+/* The i-th variation of a shape: layouts, profile, alpha/beta and offsets
  * rotate with i so that a short table covers their combinations. */
 static ccase vary(ccase c, unsigned i) {
   c.xl = (clforge_tensor_layout)(i & 1);
   c.yl = (clforge_tensor_layout)((i >> 1) & 1);
   c.wl = (clforge_filter_layout)((i >> 2) & 1);
-  if (i % 5 == 0) c.xt = c.wt = c.yt = CLFORGE_F32;
-  else c.xt = dts[i % 3], c.wt = dts[(i / 3) % 3], c.yt = dts[(i / 2 + 1) % 3];
-  c.bias = (i % 3) != 1;
-  c.bt = dts[(i / 4) % 3];
-  c.act = (clforge_activation)(i % 4);
+  const unsigned pr = i % 3 == 0 ? 0 : 1 + (i / 3) % 5;
+  c.xt = profiles[pr].x, c.wt = profiles[pr].w, c.yt = profiles[pr].y, c.bt = profiles[pr].b;
+  c.bias = profiles[pr].bias, c.act = profiles[pr].act;
   static const float alphas[] = {1.0f, 0.5f, -1.25f, 1.0f}, betas[] = {0.0f, 0.0f, 0.75f, -1.0f};
   c.alpha = alphas[(i / 2) % 4], c.beta = betas[i % 4];
   c.alpha_zero = i % 11 == 7;
