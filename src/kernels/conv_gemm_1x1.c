@@ -1,17 +1,32 @@
-/* Descriptor of the conv_gemm_1x1 family (placeholder: the algorithm's kernels
- * are not written yet). */
+/* Descriptor of the conv_gemm_1x1 family: a 1x1 convolution is one clforge
+ * GEMM on x itself (src/ops/conv_gemm_1x1.c), so the family builds nothing;
+ * the tuner searches the GEMM's route (the GEMM's own parameters come from
+ * its families' entries, keyed by the GEMM's shape). */
+#include "conv_classes.h"
+#include "conv_gemm_1x1.h"
 #include "families.h"
+#include "../ops/conv_algo.h"
 
 /* clang-format off */
 const clforge__family clforge__family_conv_gemm_1x1 = {
     .name = "conv_gemm_1x1",
-    .sources = (const char *const[]){NULL},
+    .sources = (const char *const[]){NULL}, /* nothing to build */
     .kernel = "clforge_conv_gemm_1x1",
-    .nparams = 1,
-    .params = {{"VW", 1, {1}}},
-    .defaults = {[CLFORGE_DEVICE_CLASS_GENERIC] = {1}, [CLFORGE_DEVICE_CLASS_CPU] = {1},
-                 [CLFORGE_DEVICE_CLASS_NVIDIA] = {1}, [CLFORGE_DEVICE_CLASS_AMD] = {1},
-                 [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1}, [CLFORGE_DEVICE_CLASS_MALI] = {1},
-                 [CLFORGE_DEVICE_CLASS_ADRENO] = {1}},
+    .nparams = CG1_NPARAMS,
+    .params = {[CG1_PATH] = {"PATH", 4, {0, 1, 2, 3}}},
+    /* CPU (PoCL, 2 Zen 5 cores), NCHW: packed (r50_1x1_56 1.2x the GEMM's
+     * usual route, mbv2_1x1_112 0.96x); NHWC: the usual route (packing A
+     * costs r50_1x1_56 0.65x; mbv2_1x1_112 would gain 3.6x from packed: the
+     * tuner finds that). CPU time, N = 8, side by side. */
+    .defaults = {[CLFORGE_DEVICE_CLASS_GENERIC] = {0}, [CLFORGE_DEVICE_CLASS_CPU] = {3},
+                 [CLFORGE_DEVICE_CLASS_NVIDIA] = {0}, [CLFORGE_DEVICE_CLASS_AMD] = {0},
+                 [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0}, [CLFORGE_DEVICE_CLASS_MALI] = {0},
+                 [CLFORGE_DEVICE_CLASS_ADRENO] = {0}},
+    .overrides = (const clforge__default_override[]){
+        {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__CONV_VARIANT_NHWC, CLFORGE__CONV_VARIANT_NHWC, CG1_PATH, 0},
+        {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
+    .tune = &clforge__tune_conv,
+    .classes = (const clforge__shape_class[]){CLFORGE_CONV_CLASS_R50_1X1_56, CLFORGE_CONV_CLASS_MBV2_1X1_112,
+                                              CLFORGE_CONV_CLASS_END},
 };
 /* clang-format on */

@@ -1,17 +1,49 @@
-/* Descriptor of the conv_im2col family (placeholder: the algorithm's kernels
- * are not written yet). */
+/* Descriptor of the conv_im2col family (cl/conv_im2col.cl, then clforge's
+ * GEMM: src/ops/conv_im2col.c). */
+#include <stdio.h>
+
+#include "conv_classes.h"
+#include "conv_im2col.h"
 #include "families.h"
+
+static int im2col_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if ((size_t)v[CI2C_WG] > dev->max_work_group_size) {
+    snprintf(why, why_cap, "work-group of %d exceeds the device's %zu", v[CI2C_WG], dev->max_work_group_size);
+    return 0;
+  }
+  return 1;
+}
 
 /* clang-format off */
 const clforge__family clforge__family_conv_im2col = {
     .name = "conv_im2col",
-    .sources = (const char *const[]){NULL},
+    .sources = (const char *const[]){"conv_im2col", NULL},
     .kernel = "clforge_conv_im2col",
-    .nparams = 1,
-    .params = {{"VW", 1, {1}}},
-    .defaults = {[CLFORGE_DEVICE_CLASS_GENERIC] = {1}, [CLFORGE_DEVICE_CLASS_CPU] = {1},
-                 [CLFORGE_DEVICE_CLASS_NVIDIA] = {1}, [CLFORGE_DEVICE_CLASS_AMD] = {1},
-                 [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1}, [CLFORGE_DEVICE_CLASS_MALI] = {1},
-                 [CLFORGE_DEVICE_CLASS_ADRENO] = {1}},
+    .nparams = CI2C_NPARAMS,
+    .params = {
+        [CI2C_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
+        [CI2C_WG] = {"WG", 4, {4, 16, 64, 256}},
+        [CI2C_CHUNK] = {"CHUNK", 6, {1, 2, 4, 8, 16, 32}},
+        [CI2C_PATH] = {"PATH", 4, {0, 1, 2, 3}},
+    },
+    /* CPU: one image per pass keeps its column matrix (7 MB for r50_3x3_56)
+     * in the last-level cache for the GEMM; 16 lanes fill AVX-512. */
+    /*                                   VW WG CHUNK PATH */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 8, 0},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 16, 1, 0},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 64, 8, 0},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 64, 8, 0},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 8, 0},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 16, 4, 0},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 16, 4, 0},
+    },
+    .allowed = im2col_allowed,
+    .tune = &clforge__tune_conv,
+    /* Every class but the depthwise one (im2col runs it, one tiny GEMM per group). */
+    .classes = (const clforge__shape_class[]){
+        CLFORGE_CONV_CLASS_R50_3X3_56, CLFORGE_CONV_CLASS_R50_3X3_28, CLFORGE_CONV_CLASS_R50_1X1_56,
+        CLFORGE_CONV_CLASS_R50_7X7S2, CLFORGE_CONV_CLASS_MBV2_1X1_112, CLFORGE_CONV_CLASS_ALEX_11X11S4,
+        CLFORGE_CONV_CLASS_END},
 };
 /* clang-format on */

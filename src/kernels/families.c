@@ -11,6 +11,8 @@ const clforge__family *const clforge__tunable_families[] = {
     &clforge__family_conv_winograd_2x2,
     &clforge__family_conv_winograd_4x4,
     &clforge__family_conv_fft,
+    &clforge__family_conv_gemm_1x1,
+    &clforge__family_conv_im2col,
     NULL,
 };
 
