@@ -14,7 +14,7 @@
 
 #include "../src/context.h"
 #include "../src/ref/compare.h"
-#include "../src/workspace.h"
+#include "oclgrind_keep.h"
 #include "test_util.h"
 
 static int small;
@@ -59,32 +59,6 @@ static const char *dt(clforge_dtype t) { return t == CLFORGE_F16 ? "f16" : t == 
 
 enum { GUARD = 37 };
 
-/* --small runs under Oclgrind, whose uninitialized-value check (21.10) keeps
- * the shadow of global memory by buffer index, sized at a buffer's first host
- * write (or its first kernel), and never drops it when the buffer is
- * released: a later buffer that reuses the index inherits that shadow, and
- * what lies past its size reads as uninitialized even after a kernel wrote
- * it. The library's own buffers (prepared weights, scratch) are never
- * written from the host, so the --small run lets no index be reused: it
- * keeps every buffer until the end, and sizes the scratch once up front. */
-enum { KEEP_MAX = 512 };
-static cl_mem kept[KEEP_MAX];
-static clforge_conv2d_weights kept_pw[KEEP_MAX];
-static int nkept, nkept_pw;
-
-static void release_buffer(cl_mem m) {
-  if (small && nkept < KEEP_MAX) kept[nkept++] = m;
-  else clReleaseMemObject(m);
-}
-static void release_weights(clforge_context ctx, clforge_conv2d_weights pw) {
-  if (small && nkept_pw < KEEP_MAX) kept_pw[nkept_pw++] = pw;
-  else CHECK_OK(ctx, clforge_conv2d_weights_release(pw));
-}
-static void release_kept(clforge_context ctx) {
-  for (int i = 0; i < nkept_pw; ++i) CHECK_OK(ctx, clforge_conv2d_weights_release(kept_pw[i]));
-  for (int i = 0; i < nkept; ++i) clReleaseMemObject(kept[i]);
-  nkept = nkept_pw = 0;
-}
 
 static int run_case(clforge_context ctx, const wcase *c0) {
   const int fails0 = tu_failed;
@@ -197,9 +171,9 @@ static int run_case(clforge_context ctx, const wcase *c0) {
             clforge_conv_algo_name(c->algo), c->n, c->c, c->h, c->w, c->k, g, c->pt, c->pb, c->pl, c->pr,
             c->xl ? "nhwc" : "nchw", c->yl ? "nhwc" : "nchw", c->wl ? "krsc" : "kcrs", dt(c->xt), dt(c->wt),
             dt(c->yt), c->bias, c->act, c->alpha, c->beta, c->prepared, c->ws_cap);
-  if (pw) release_weights(ctx, pw);
+  if (pw) keep_release_weights(ctx, pw);
   ctx->workspace.cap = saved_cap;
-  release_buffer(xb), release_buffer(wb), release_buffer(yb), release_buffer(bb);
+  keep_release(xb), keep_release(wb), keep_release(yb), keep_release(bb);
   free(xf), free(wf), free(yf), free(bf), free(xs), free(ws), free(ys), free(bs), free(ref), free(xa), free(wa),
       free(sa);
   return tu_failed == fails0;
@@ -299,18 +273,13 @@ static void refusals(clforge_context ctx) {
           ch.nkernels > 1 ? ch.kernels[1].family : "");
     CHECK(ch.workspace_bytes > 0, "explain: no workspace");
   }
-  release_buffer(b), release_buffer(y);
+  keep_release(b), keep_release(y);
 }
 
 int main(int argc, char **argv) {
   small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
-  if (small) { /* scratch that never grows (see kept) */
-    cl_mem b;
-    cl_event busy;
-    CHECK_OK(ctx, clforge__workspace_get_from(ctx, &ctx->conv_workspace, (size_t)16 << 20, &b, &busy));
-    CHECK_OK(ctx, clforge__workspace_get_from(ctx, &ctx->workspace, (size_t)16 << 20, &b, &busy));
-  }
+  if (small) keep_start(ctx); /* Oclgrind's false reports (tests/oclgrind_keep.h) */
   refusals(ctx);
   corners(ctx);
   sweep(ctx);
@@ -318,7 +287,7 @@ int main(int argc, char **argv) {
   for (int m = 0; m < 2; ++m)
     printf("%s: largest |err| / bound %.3g; f32 y: nrmse %.3g, max_abs_scaled %.3g\n",
            clforge_conv_algo_name(algos[m]), worst_ratio[m], worst_nrmse[m], worst_scaled[m]);
-  release_kept(ctx);
+  keep_end(ctx);
   clforge_context_destroy(ctx);
   return tu_summary();
 }

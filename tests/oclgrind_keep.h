@@ -1,0 +1,53 @@
+/* For tests whose --small run goes under Oclgrind: Oclgrind 21.10's
+ * uninitialized-value check keeps the shadow of global memory by buffer
+ * index, sized at a buffer's first host write (or its first kernel), and
+ * never drops it when the buffer is released. A later buffer that reuses
+ * the index inherits that shadow, and what lies past its size reads as
+ * uninitialized even after a kernel wrote it — a false report, typically in
+ * the GEMM kernels reading a buffer only kernels wrote (prepared weights,
+ * scratch). So, while keeping is on, nothing is released before the end and
+ * the context's scratch is sized once up front: no index is ever reused. */
+#ifndef CLFORGE_TESTS_OCLGRIND_KEEP_H
+#define CLFORGE_TESTS_OCLGRIND_KEEP_H
+
+#include "../src/context.h"
+#include "../src/workspace.h"
+#include "test_util.h"
+
+enum { KEEP_MAX = 1024 };
+static int keep_on;
+static cl_mem kept[KEEP_MAX];
+static clforge_conv2d_weights kept_pw[KEEP_MAX];
+static int nkept, nkept_pw;
+
+/* Turn keeping on for ctx: both workspaces get 16 MiB now (call before any
+ * test lowers ctx->workspace.cap; smaller later requests reuse them). */
+static void keep_start(clforge_context ctx) {
+  cl_mem b;
+  cl_event busy;
+  keep_on = 1;
+  CHECK_OK(ctx, clforge__workspace_get_from(ctx, &ctx->conv_workspace, (size_t)16 << 20, &b, &busy));
+  CHECK_OK(ctx, clforge__workspace_get_from(ctx, &ctx->workspace, (size_t)16 << 20, &b, &busy));
+}
+
+static void keep_release(cl_mem m) {
+  if (!m) return;
+  if (keep_on && nkept < KEEP_MAX) kept[nkept++] = m;
+  else clReleaseMemObject(m);
+}
+
+static void keep_release_weights(clforge_context ctx, clforge_conv2d_weights pw) {
+  if (!pw) return;
+  if (keep_on && nkept_pw < KEEP_MAX) kept_pw[nkept_pw++] = pw;
+  else CHECK_OK(ctx, clforge_conv2d_weights_release(pw));
+}
+
+/* Release everything kept (at the end of the run). */
+static void keep_end(clforge_context ctx) {
+  for (int i = 0; i < nkept_pw; ++i) CHECK_OK(ctx, clforge_conv2d_weights_release(kept_pw[i]));
+  for (int i = 0; i < nkept; ++i) clReleaseMemObject(kept[i]);
+  nkept = nkept_pw = 0;
+  keep_on = 0;
+}
+
+#endif
