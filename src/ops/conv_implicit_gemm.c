@@ -1,13 +1,89 @@
-/* The implicit_gemm convolution algorithm (placeholder: not written yet). */
+/* The implicit-GEMM convolution algorithm: one kernel (cl/conv_implicit_gemm.cl)
+ * that multiplies output pixels x filter taps by filter taps x output
+ * channels with the im2col gather fused into its loads. No workspace; the
+ * filter is read as given (any layout), so prepared weights only keep a
+ * copy. Any non-empty shape, depthwise included (slow: one channel per tap). */
 #include <stdio.h>
 
+#include "../error.h"
+#include "../kernels/conv_implicit_gemm.h"
 #include "../kernels/families.h"
+#include "../context.h"
 #include "conv_algo.h"
 
+/* Geometry is passed to the kernel as uint (idx_t for element offsets). */
 static int supports(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {
-  (void)ctx, (void)d;
-  snprintf(why, cap, "implicit_gemm is not implemented yet");
-  return 0;
+  (void)ctx;
+  const size_t lim = (size_t)1 << 30;
+  const size_t dims[] = {d->p, d->q, d->h, d->w, d->r, d->s, d->cg, d->kg, d->stride_h, d->stride_w, d->dil_h,
+                         d->dil_w, d->pad_t, d->pad_l, d->p * d->q, d->r * d->s, d->r * d->dil_h, d->s * d->dil_w};
+  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; ++i)
+    if (dims[i] >= lim) {
+      snprintf(why, cap, "implicit_gemm needs sizes, strides, pads and P*Q below 2^30");
+      return 0;
+    }
+  if (d->p * d->stride_h >= lim || d->q * d->stride_w >= lim) {
+    snprintf(why, cap, "implicit_gemm needs P*stride and Q*stride below 2^30");
+    return 0;
+  }
+  return 1;
+}
+
+static clforge_status set_args(clforge_context ctx, cl_kernel k, const clforge__conv_exec *e) {
+  const clforge__conv *d = e->d;
+  cl_ulong u[6];
+  cl_uint a = 0;
+  cl_int err = CL_SUCCESS;
+#define ARG(v) (err |= clSetKernelArg(k, a++, sizeof(v), &(v)))
+#define ARGS_TENSOR(buf, t)                                                            \
+  do {                                                                                 \
+    ARG(buf);                                                                          \
+    u[0] = (t).offset, u[1] = (t).stride[0], u[2] = (t).stride[1], u[3] = (t).stride[2], \
+    u[4] = (t).stride[3];                                                              \
+    for (int i_ = 0; i_ < 5; ++i_) ARG(u[i_]);                                         \
+  } while (0)
+  cl_mem w = e->pw ? e->pw : e->w;
+  ARGS_TENSOR(e->x, d->x);
+  ARGS_TENSOR(w, d->w_);
+  ARGS_TENSOR(e->y, d->y);
+  /* No bias: any valid buffer stands in (the kernel does not read it). */
+  cl_mem bias = e->bias ? e->bias : e->y;
+  ARG(bias);
+  u[5] = d->has_bias ? d->bias.offset : 0;
+  ARG(u[5]);
+  cl_ulong m = (cl_ulong)d->n * d->p * d->q;
+  ARG(m);
+  cl_uint g[14] = {(cl_uint)d->p,        (cl_uint)d->q,        (cl_uint)d->h,     (cl_uint)d->w,
+                   (cl_uint)d->r,        (cl_uint)d->s,        (cl_uint)d->cg,    (cl_uint)d->kg,
+                   (cl_uint)d->stride_h, (cl_uint)d->stride_w, (cl_uint)d->dil_h, (cl_uint)d->dil_w,
+                   (cl_uint)d->pad_t,    (cl_uint)d->pad_l};
+  for (int i = 0; i < 14; ++i) ARG(g[i]);
+  float alpha = d->alpha, beta = d->beta;
+  ARG(alpha);
+  ARG(beta);
+#undef ARG
+#undef ARGS_TENSOR
+  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clSetKernelArg (conv implicit_gemm)");
+}
+
+static clforge_status enqueue(const clforge__conv_exec *e) {
+  const clforge__conv *d = e->d;
+  const int *v = e->v;
+  const size_t mdimp = (size_t)(v[CIG_MC] / v[CIG_MR]), ndimp = (size_t)(v[CIG_NC] / v[CIG_NR]);
+  const char *extra = d->y.stride[1] == 1 ? "-DYC1=1" : "-DYC1=0";
+  cl_kernel k;
+  clforge_status st = clforge__conv_kernel(e->ctx, &clforge__family_conv_implicit_gemm,
+                                           clforge__family_conv_implicit_gemm.kernel, v, d, extra, mdimp * ndimp, &k);
+  if (st != CLFORGE_SUCCESS) return st;
+  st = set_args(e->ctx, k, e);
+  if (st != CLFORGE_SUCCESS) return st;
+  const size_t m = d->n * d->p * d->q;
+  const size_t gws[3] = {(d->kg + (size_t)v[CIG_NC] - 1) / (size_t)v[CIG_NC] * ndimp,
+                         (m + (size_t)v[CIG_MC] - 1) / (size_t)v[CIG_MC] * mdimp, d->groups};
+  const size_t lws[3] = {ndimp, mdimp, 1};
+  cl_int err = clEnqueueNDRangeKernel(e->ctx->queue, k, 3, NULL, gws, lws, e->nwait, e->nwait ? e->wait : NULL,
+                                      e->event);
+  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(e->ctx, err, "clEnqueueNDRangeKernel (conv implicit_gemm)");
 }
 
 const clforge__conv_algo_impl clforge__conv_implicit_gemm = {
@@ -15,4 +91,5 @@ const clforge__conv_algo_impl clforge__conv_implicit_gemm = {
     .name = "implicit_gemm",
     .family = &clforge__family_conv_implicit_gemm,
     .supports = supports,
+    .enqueue = enqueue,
 };

@@ -1,0 +1,7 @@
+/* Parameter indices of the conv_implicit_gemm family (src/kernels/conv_implicit_gemm.c). */
+#ifndef CLFORGE_SRC_KERNELS_CONV_IMPLICIT_GEMM_H
+#define CLFORGE_SRC_KERNELS_CONV_IMPLICIT_GEMM_H
+
+enum { CIG_MR, CIG_NR, CIG_VW, CIG_MC, CIG_NC, CIG_KC, CIG_KU, CIG_NPARAMS };
+
+#endif
