@@ -237,3 +237,129 @@ void clforge_conv_implicit_gemm(const global x_t *restrict X, const ulong x_off,
     }
   }
 }
+
+// ---------------------------------------------------------------------------
+// The contiguous-channel kernel (x's and w's channel strides 1: NHWC x with
+// KRSC filters, C/groups >= DVW): no staging, no barrier. A work-item holds
+// DMR pixels x DNR output channels as DVW-wide partial sums along c: x's
+// row vectors and the filter's row vectors are both plain vector loads, and
+// each FMA multiplies one of each; the lanes are summed once at the end.
+// Global size (ceil(M / DMR), ceil(Kg / DNR), groups), each rounded to the local size.
+#define DWLOAD_1(p) CLFORGE_CAT(vload, DVW)(0, p)
+#define DWLOAD_2(p) CLFORGE_CAT(clforge_f32_from_f16_bits_uint, DVW)(CLFORGE_CAT(convert_uint, DVW)(CLFORGE_CAT(vload, DVW)(0, p)))
+#define DWLOAD_3(p) CLFORGE_CAT(as_float, DVW)(CLFORGE_CAT(convert_uint, DVW)(CLFORGE_CAT(vload, DVW)(0, p)) << 16)
+#define DWLOAD(T, p) CLFORGE_CAT(DWLOAD_, T)(p)
+typedef CLFORGE_CAT(float, DVW) floatd;
+
+// The sum of a partial-sum vector's lanes as a tree of halves (a serial sum
+// of 16 lanes costs as much as a 3x3x64 tap loop).
+static inline float lanes_sum(floatd v) {
+#if DVW == 16
+  const float8 a = v.lo + v.hi;
+  const float4 b = a.lo + a.hi;
+#elif DVW == 8
+  const float4 b = v.lo + v.hi;
+#else
+  const float4 b = v;
+#endif
+  const float2 c = b.lo + b.hi;
+  return c.x + c.y;
+}
+
+kernel void clforge_conv_implicit_gemm_dot(const global x_t *restrict X, const ulong x_off, const ulong xs_n,
+                                           const ulong xs_c, const ulong xs_h, const ulong xs_w,
+                                           const global w_t *restrict Wf, const ulong w_off, const ulong ws_k,
+                                           const ulong ws_c, const ulong ws_r, const ulong ws_s,
+                                           global y_t *restrict Y, const ulong y_off, const ulong ys_n,
+                                           const ulong ys_c, const ulong ys_h, const ulong ys_w,
+                                           const global bias_t *restrict Bias, const ulong bias_off,
+                                           const ulong m_total, const uint P, const uint Q, const uint H,
+                                           const uint W, const uint R, const uint S, const uint Cg, const uint Kg,
+                                           const uint sh, const uint sw, const uint dh, const uint dw,
+                                           const uint pt, const uint pl, const float alpha, const float beta) {
+  (void)xs_c, (void)ws_c;
+  const uint g = get_group_id(2);
+  const uint j0 = get_global_id(1) * DNR;
+  if (j0 >= Kg) return;
+  const idx_t m0 = (idx_t)get_global_id(0) * DMR;
+  const idx_t xsh = (idx_t)xs_h, xsw = (idx_t)xs_w;
+  const idx_t gbase = (idx_t)x_off + (idx_t)g * Cg; // always inside x
+  int ih0[DMR], iw0[DMR];
+  idx_t xb[DMR], yb[DMR], wb[DNR];
+  const uint PQ = P * Q;
+  UNROLL(DMR)
+  for (int i = 0; i < DMR; ++i) {
+    const idx_t m = m0 + i;
+    const int in = m < (idx_t)m_total;
+    const idx_t mm = in ? m : 0;
+    const idx_t n = mm / PQ;
+    const uint pq = (uint)(mm - n * PQ);
+    const uint p = pq / Q, q = pq - p * Q;
+    ih0[i] = in ? (int)(p * sh) - (int)pt : FAR_OUT;
+    iw0[i] = in ? (int)(q * sw) - (int)pl : FAR_OUT;
+    xb[i] = gbase + n * (idx_t)xs_n;
+    yb[i] = (idx_t)y_off + n * (idx_t)ys_n + p * (idx_t)ys_h + q * (idx_t)ys_w;
+  }
+  UNROLL(DNR)
+  for (int j = 0; j < DNR; ++j) // columns past Kg read the last one (not stored)
+    wb[j] = (idx_t)w_off + (idx_t)(g * Kg + min(j0 + j, Kg - 1)) * (idx_t)ws_k;
+
+  floatd acc[DMR][DNR];
+  UNROLL(DMR)
+  for (int i = 0; i < DMR; ++i) {
+    UNROLL(DNR)
+    for (int j = 0; j < DNR; ++j) acc[i][j] = (floatd)0.0f;
+  }
+  const uint taps = alpha != 0.0f ? R * S : 0;
+  const uint cfull = Cg - Cg % DVW;
+  for (uint rs = 0; rs < taps; ++rs) {
+    const uint r = rs / S, s = rs - r * S;
+    const idx_t wt = (idx_t)r * (idx_t)ws_r + (idx_t)s * (idx_t)ws_s;
+    idx_t off[DMR];
+    int ok[DMR];
+    UNROLL(DMR)
+    for (int i = 0; i < DMR; ++i) {
+      const int ih = ih0[i] + (int)(r * dh), iw = iw0[i] + (int)(s * dw);
+      ok[i] = (uint)ih < H && (uint)iw < W;
+      off[i] = ok[i] ? xb[i] + (idx_t)ih * xsh + (idx_t)iw * xsw : gbase;
+    }
+    for (uint c = 0; c < cfull; c += DVW) {
+      floatd xv[DMR];
+      UNROLL(DMR)
+      for (int i = 0; i < DMR; ++i) xv[i] = ok[i] ? DWLOAD(X_T, X + off[i] + c) : (floatd)0.0f;
+      UNROLL(DNR)
+      for (int j = 0; j < DNR; ++j) {
+        const floatd wv = DWLOAD(W_T, Wf + wb[j] + wt + c);
+        UNROLL(DMR)
+        for (int i = 0; i < DMR; ++i) acc[i][j] = fma(xv[i], wv, acc[i][j]);
+      }
+    }
+    if (cfull < Cg) { // the last Cg % DVW channels, zero-padded
+      float tx[DMR][DVW], tw[DVW];
+      UNROLL(DMR)
+      for (int i = 0; i < DMR; ++i)
+        for (int e = 0; e < DVW; ++e) tx[i][e] = ok[i] && cfull + e < Cg ? LOAD1(X_T, X, off[i] + cfull + e) : 0.0f;
+      UNROLL(DNR)
+      for (int j = 0; j < DNR; ++j) {
+        for (int e = 0; e < DVW; ++e) tw[e] = cfull + e < Cg ? LOAD1(W_T, Wf, wb[j] + wt + cfull + e) : 0.0f;
+        const floatd wv = CLFORGE_CAT(vload, DVW)(0, tw);
+        UNROLL(DMR)
+        for (int i = 0; i < DMR; ++i) acc[i][j] = fma(CLFORGE_CAT(vload, DVW)(0, tx[i]), wv, acc[i][j]);
+      }
+    }
+  }
+
+  const idx_t ysc = (idx_t)ys_c;
+  UNROLL(DMR)
+  for (int i = 0; i < DMR; ++i) {
+    if (m0 + i >= (idx_t)m_total) break;
+    UNROLL(DNR)
+    for (int j = 0; j < DNR; ++j) {
+      if (j0 + j >= Kg) break;
+      const float sum = lanes_sum(acc[i][j]);
+      const ulong kabs = (ulong)g * Kg + j0 + j;
+      const idx_t yi = yb[i] + (idx_t)kabs * ysc;
+      STORE1(Y_T, epi1(sum, alpha, beta, Y, yi, Bias, bias_off + kabs), Y, yi);
+    }
+  }
+}

@@ -34,6 +34,11 @@ static int cig_allowed(const int *v, const clforge_device_info *dev, char *why, 
     snprintf(why, why_cap, "MR*(NR/VW)*KU = %d exceeds 128", mr * (nr / vw) * v[CIG_KU]);
     return 0;
   }
+  /* The contiguous-channel kernel: DMR*DNR accumulators, DMR x vectors and a filter vector in 32 registers. */
+  if (v[CIG_DMR] * v[CIG_DNR] + v[CIG_DMR] + 1 > 32) {
+    snprintf(why, why_cap, "DMR*DNR + DMR + 1 = %d vectors exceed 32", v[CIG_DMR] * v[CIG_DNR] + v[CIG_DMR] + 1);
+    return 0;
+  }
   if (kc % v[CIG_KU]) {
     snprintf(why, why_cap, "KC %% KU must be 0 (KC=%d KU=%d)", kc, v[CIG_KU]);
     return 0;
@@ -61,16 +66,19 @@ const clforge__family clforge__family_conv_implicit_gemm = {
         [CIG_NC] = {"NC", 7, {8, 16, 32, 64, 96, 128, 256}},
         [CIG_KC] = {"KC", 7, {4, 8, 16, 32, 64, 128, 256}},
         [CIG_KU] = {"KU", 3, {1, 2, 4}},
+        [CIG_DMR] = {"DMR", 7, {1, 2, 3, 4, 5, 6, 8}},
+        [CIG_DNR] = {"DNR", 7, {1, 2, 3, 4, 5, 6, 8}},
+        [CIG_DVW] = {"DVW", 3, {4, 8, 16}},
     },
-    /*                                   MR  NR  VW  MC   NC  KC  KU */
+    /*                                   MR  NR  VW  MC   NC  KC  KU DMR DNR DVW */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 4, 64, 64, 16, 1},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {12, 32, 16, 192, 64, 64, 2},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 16, 4, 64, 64, 16, 1},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 16, 4, 64, 64, 16, 1},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 4, 64, 64, 16, 1},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 8, 4, 32, 32, 16, 1},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 8, 4, 32, 32, 16, 1},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {12, 32, 16, 24, 32, 64, 2, 4, 6, 16},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 8, 4, 32, 32, 16, 1, 2, 4, 4},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 8, 4, 32, 32, 16, 1, 2, 4, 4},
     },
     .allowed = cig_allowed,
     /* .tune = &clforge__tune_conv: set once src/ops/conv_tune.c is merged. */

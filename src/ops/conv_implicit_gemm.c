@@ -66,21 +66,42 @@ static clforge_status set_args(clforge_context ctx, cl_kernel k, const clforge__
   return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clSetKernelArg (conv implicit_gemm)");
 }
 
+/* The contiguous-channel kernel applies: x's and w's channels are contiguous
+ * (NHWC x, KRSC filter) and there is at least one full vector of them. */
+static int use_dot(const clforge__conv *d, const int *v) {
+  return d->x.stride[1] == 1 && d->w_.stride[1] == 1 && d->cg >= (size_t)v[CIG_DVW];
+}
+
+static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
 static clforge_status enqueue(const clforge__conv_exec *e) {
   const clforge__conv *d = e->d;
   const int *v = e->v;
-  const size_t mdimp = (size_t)(v[CIG_MC] / v[CIG_MR]), ndimp = (size_t)(v[CIG_NC] / v[CIG_NR]);
+  const int dot = use_dot(d, v);
+  const size_t m = d->n * d->p * d->q;
+  size_t gws[3], lws[3];
+  if (dot) {
+    /* Rows fastest (PoCL runs a work-group's work-items as a loop along
+     * dimension 0 first): neighbours share the filter rows of their columns
+     * in L1, and a work-group's x rows stay in L2 across its columns. */
+    const size_t cols = (d->kg + (size_t)v[CIG_DNR] - 1) / (size_t)v[CIG_DNR], rows = (m + (size_t)v[CIG_DMR] - 1) / (size_t)v[CIG_DMR];
+    lws[0] = rows < 8 ? rows : 8; /* 8 measured best of 8 and 32 on PoCL (3x3 64->64) */
+    lws[1] = cols < 16 ? cols : 16;
+    gws[0] = round_up(rows, lws[0]), gws[1] = round_up(cols, lws[1]);
+  } else {
+    lws[0] = (size_t)(v[CIG_NC] / v[CIG_NR]), lws[1] = (size_t)(v[CIG_MC] / v[CIG_MR]);
+    gws[0] = (d->kg + (size_t)v[CIG_NC] - 1) / (size_t)v[CIG_NC] * lws[0];
+    gws[1] = (m + (size_t)v[CIG_MC] - 1) / (size_t)v[CIG_MC] * lws[1];
+  }
+  gws[2] = d->groups, lws[2] = 1;
   const char *extra = d->y.stride[1] == 1 ? "-DYC1=1" : "-DYC1=0";
   cl_kernel k;
-  clforge_status st = clforge__conv_kernel(e->ctx, &clforge__family_conv_implicit_gemm,
-                                           clforge__family_conv_implicit_gemm.kernel, v, d, extra, mdimp * ndimp, &k);
+  const char *name = dot ? "clforge_conv_implicit_gemm_dot" : clforge__family_conv_implicit_gemm.kernel;
+  clforge_status st = clforge__conv_kernel(e->ctx, &clforge__family_conv_implicit_gemm, name, v, d, extra,
+                                           lws[0] * lws[1], &k);
   if (st != CLFORGE_SUCCESS) return st;
   st = set_args(e->ctx, k, e);
   if (st != CLFORGE_SUCCESS) return st;
-  const size_t m = d->n * d->p * d->q;
-  const size_t gws[3] = {(d->kg + (size_t)v[CIG_NC] - 1) / (size_t)v[CIG_NC] * ndimp,
-                         (m + (size_t)v[CIG_MC] - 1) / (size_t)v[CIG_MC] * mdimp, d->groups};
-  const size_t lws[3] = {ndimp, mdimp, 1};
   cl_int err = clEnqueueNDRangeKernel(e->ctx->queue, k, 3, NULL, gws, lws, e->nwait, e->nwait ? e->wait : NULL,
                                       e->event);
   return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(e->ctx, err, "clEnqueueNDRangeKernel (conv implicit_gemm)");
