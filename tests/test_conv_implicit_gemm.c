@@ -161,14 +161,15 @@ static const shape mid[] = {
 
 static const clforge_dtype dts[3] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
 
-/* Case i of a shape: layouts, types and epilogue rotate with i. */
+/* Case i of a shape: layouts (all 8 mixes over i = 0..7), bias, ReLU,
+ * alpha/beta and offsets rotate with i; storage f32 (the dtype and
+ * activation sweeps below vary those: each kernel build costs seconds). */
 static ccase vary(const shape *s, unsigned i) {
-  ccase c = {.sh = *s, .alpha = 1.0f};
+  ccase c = {.sh = *s, .alpha = 1.0f, .xt = CLFORGE_F32, .wt = CLFORGE_F32, .yt = CLFORGE_F32, .bt = CLFORGE_F32};
   c.xl = (clforge_tensor_layout)(i & 1), c.yl = (clforge_tensor_layout)((i >> 1) & 1);
   c.wl = (clforge_filter_layout)((i >> 2) & 1);
-  c.xt = dts[i % 3], c.wt = dts[(i / 3) % 3], c.yt = dts[(i / 2) % 3], c.bt = dts[(i / 5) % 3];
   c.bias = (i % 3) != 1;
-  c.act = (clforge_activation)(i % 4);
+  c.act = (i % 5) < 2 ? CLFORGE_ACT_RELU : CLFORGE_ACT_NONE;
   const float alphas[4] = {1.0f, 0.5f, 1.0f, 0.0f}, betas[4] = {0.0f, 0.0f, 0.75f, 1.0f};
   c.alpha = alphas[(i / 4) % 4], c.beta = betas[(i / 3) % 4];
   c.xoff = (i % 5) * 3, c.woff = (i % 7), c.yoff = (i % 4) * 5, c.boff = i % 3;
@@ -231,22 +232,32 @@ int main(int argc, char **argv) {
   clforge_context ctx = tu_context();
 
   /* Every tiny shape with 8 variations (all layout mixes), default parameters. */
-  const unsigned per_tiny = small ? 4 : 8;
+  const unsigned per_tiny = small ? 2 : 8;
   for (size_t s = 0; s < sizeof tiny / sizeof tiny[0]; ++s)
     for (unsigned i = 0; i < per_tiny; ++i) {
-      ccase c = vary(&tiny[s], (unsigned)(s * 8 + i * (small ? 2 : 1)));
+      ccase c = vary(&tiny[s], (unsigned)(small ? s + i * 3 : s * 8 + i));
       run_case(ctx, &c);
     }
-  /* Every storage type combination once (x, w, y), on one tiny shape. */
-  for (unsigned i = 0; i < 27; i += small ? 4 : 1) {
+  /* Storage types per tensor (x, w, y; bias rotates) on one tiny shape, both kernels' layouts. */
+  for (unsigned i = 0; i < 27; i += small ? 9 : 4) {
     ccase c = vary(&tiny[1], i);
-    c.xt = dts[i % 3], c.wt = dts[(i / 3) % 3], c.yt = dts[i / 9];
+    c.xt = dts[i % 3], c.wt = dts[(i / 3) % 3], c.yt = dts[i / 9], c.bt = dts[(i + 1) % 3];
+    run_case(ctx, &c);
+    ccase e = vary(&mid[4], 3); /* NHWC x, KRSC w, C >= 16: the contiguous-channel kernel */
+    e.xl = CLFORGE_NHWC, e.wl = CLFORGE_KRSC;
+    e.xt = c.xt, e.wt = c.wt, e.yt = c.yt, e.bt = c.bt;
+    if (!small) run_case(ctx, &e);
+  }
+  /* Every activation, with a bias and beta. */
+  for (int a = 0; a < 4; ++a) {
+    ccase c = vary(&tiny[0], 2);
+    c.act = (clforge_activation)a, c.bias = 1, c.beta = 0.5f;
     run_case(ctx, &c);
   }
   /* Parameter sets: each on a tiny shape (small) or a rotating mid shape. */
   for (size_t p = 0; p < sizeof param_sets / sizeof param_sets[0]; ++p) {
     CHECK_OK(ctx, clforge_context_set_params(ctx, param_sets[p]));
-    for (unsigned j = 0; j < (small ? 1u : 3u); ++j) {
+    for (unsigned j = 0; j < (small ? 1u : 2u); ++j) {
       const shape *s = small ? &tiny[(p + j) % (sizeof tiny / sizeof tiny[0])]
                              : &mid[(p * 3 + j) % (sizeof mid / sizeof mid[0])];
       ccase c = vary(s, (unsigned)(p * 3 + j));
@@ -257,8 +268,8 @@ int main(int argc, char **argv) {
 
   if (!small) {
     for (size_t s = 0; s < sizeof mid / sizeof mid[0]; ++s)
-      for (unsigned i = 0; i < 4; ++i) {
-        ccase c = vary(&mid[s], (unsigned)(s * 4 + i * 3));
+      for (unsigned i = 0; i < 2; ++i) {
+        ccase c = vary(&mid[s], (unsigned)(s * 2 + i * 5));
         run_case(ctx, &c);
       }
     big_sampled(ctx, 1);

@@ -73,7 +73,7 @@ const clforge__family clforge__family_conv_implicit_gemm = {
     /*                                   MR  NR  VW  MC   NC  KC  KU DMR DNR DVW */
     .defaults = {
         [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {12, 32, 16, 24, 32, 64, 2, 4, 6, 16},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {12, 32, 16, 24, 32, 64, 2, 3, 6, 16},
         [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
         [CLFORGE_DEVICE_CLASS_AMD]       = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
         [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
