@@ -190,12 +190,13 @@ void clforge_conv_implicit_gemm(const global x_t *restrict X, const ulong x_off,
     const idx_t wtap = wbase + (idx_t)r * (idx_t)ws_r + (idx_t)s * (idx_t)ws_s;
     for (uint c0 = 0; c0 < Cg; c0 += KC) {
       const uint kc = min((uint)KC, Cg - c0);
-      // The filter block, transposed: Bl[cc][j] = w[k0 + j][c0 + cc][r][s], zeros past Kg and kc.
-      for (uint e = lid; e < KC * NC; e += WGS) {
-        const uint j = e / KC, cc = e - j * KC;
+      // The filter block, transposed: Bl[cc][j] = w[k0 + j][c0 + cc][r][s] for
+      // the kc channels the loop below reads (few on a 3-channel stem), zeros past Kg.
+      for (uint e = lid; e < kc * NC; e += WGS) {
+        const uint cc = e / NC, j = e - cc * NC;
         float v = 0.0f;
-        if (cc < kc && k0 + j < Kg) v = LOAD1(W_T, Wf, wtap + (idx_t)(k0 + j) * (idx_t)ws_k + (idx_t)(c0 + cc) * (idx_t)ws_c);
-        Bl[cc * NC + j] = v;
+        if (k0 + j < Kg) v = LOAD1(W_T, Wf, wtap + (idx_t)(k0 + j) * (idx_t)ws_k + (idx_t)(c0 + cc) * (idx_t)ws_c);
+        Bl[e] = v;
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       const local float *bp = Bl + cw;
