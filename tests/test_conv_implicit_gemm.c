@@ -184,12 +184,12 @@ static const char *const param_sets[] = {
     "conv_implicit_gemm:MR=4,NR=16,VW=8,MC=16,NC=32,KC=16,KU=4,DMR=2,DNR=8,DVW=8",
     "conv_implicit_gemm:MR=6,NR=16,VW=16,MC=12,NC=16,KC=32,KU=2,DMR=6,DNR=4,DVW=16",
     "conv_implicit_gemm:MR=8,NR=48,VW=16,MC=64,NC=96,KC=8,KU=1",
-    "conv_implicit_gemm:MR=14,NR=32,VW=16,MC=56,NC=64,KC=128,KU=2",
-    "conv_implicit_gemm:MR=16,NR=16,VW=8,MC=32,NC=32,KC=4,KU=4",
-    "conv_implicit_gemm:MR=12,NR=64,VW=16,MC=96,NC=128,KC=16,KU=2",
+    "conv_implicit_gemm:MR=6,NR=64,VW=16,MC=48,NC=64,KC=128,KU=2",
+    "conv_implicit_gemm:MR=16,NR=16,VW=16,MC=32,NC=32,KC=4,KU=4",
+    "conv_implicit_gemm:MR=4,NR=64,VW=16,MC=96,NC=128,KC=16,KU=2",
     "conv_implicit_gemm:MR=4,NR=8,VW=2,MC=24,NC=8,KC=64,KU=4",
-    "conv_implicit_gemm:MR=2,NR=4,VW=4,MC=12,NC=4,KC=16,KU=1,DMR=8,DNR=2,DVW=4",
-    "conv_implicit_gemm:MR=8,NR=32,VW=8,MC=16,NC=256,KC=32,KU=2",
+    "conv_implicit_gemm:MR=2,NR=4,VW=4,MC=12,NC=8,KC=16,KU=1,DMR=8,DNR=2,DVW=4",
+    "conv_implicit_gemm:MR=8,NR=32,VW=16,MC=16,NC=256,KC=32,KU=2",
 };
 
 /* A ResNet-50 layer (3x3 64->64 at 28x28, N = 2, NHWC) checked at sampled outputs. */
