@@ -1,6 +1,8 @@
-/* The implicit-GEMM convolution algorithm: one kernel (cl/conv_implicit_gemm.cl)
- * that multiplies output pixels x filter taps by filter taps x output
- * channels with the im2col gather fused into its loads. No workspace; the
+/* The implicit-GEMM convolution algorithm (cl/conv_implicit_gemm.cl): output
+ * pixels x filter taps times filter taps x output channels with the im2col
+ * gather fused into the loads. Two kernels of one family: the
+ * contiguous-channel one (NHWC x, KRSC w, C/groups >= DVW) and the staged
+ * one (every other layout, few channels). No workspace; the
  * filter is read as given (any layout), so prepared weights only keep a
  * copy. Any non-empty shape, depthwise included (slow: one channel per tap). */
 #include <stdio.h>
