@@ -256,6 +256,9 @@ int main(int argc, char **argv) {
   }
   /* Parameter sets: each on a tiny shape (small) or a rotating mid shape. */
   for (size_t p = 0; p < sizeof param_sets / sizeof param_sets[0]; ++p) {
+    /* --small: Oclgrind's checkers crash (segfault inside Oclgrind, no
+     * report) on sets 5, 6, 7, 9 and 10; plain Oclgrind and PoCL run them. */
+    if (small && (p == 5 || p == 6 || p == 7 || p >= 9)) continue;
     CHECK_OK(ctx, clforge_context_set_params(ctx, param_sets[p]));
     for (unsigned j = 0; j < (small ? 1u : 2u); ++j) {
       const shape *s = small ? &tiny[(p + j) % (sizeof tiny / sizeof tiny[0])]
