@@ -1,17 +1,94 @@
-/* Descriptor of the conv_implicit_gemm family (placeholder: the algorithm's kernels
- * are not written yet). */
+/* Descriptor of the conv_implicit_gemm family (cl/conv_implicit_gemm.cl):
+ * a register-blocked GEMM micro-kernel whose A tiles are gathered from x
+ * on the fly and whose filter blocks are staged transposed in local memory. */
+#include <stdio.h>
+
+#include "conv_classes.h"
+#include "conv_implicit_gemm.h"
 #include "families.h"
+
+static int cig_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  const int mr = v[CIG_MR], nr = v[CIG_NR], vw = v[CIG_VW], mc = v[CIG_MC], nc = v[CIG_NC], kc = v[CIG_KC];
+  if (nr % vw || mc % mr || nc % nr) {
+    snprintf(why, why_cap, "NR %% VW, MC %% MR and NC %% NR must be 0 (MR=%d NR=%d VW=%d MC=%d NC=%d)", mr, nr, vw,
+             mc, nc);
+    return 0;
+  }
+  size_t wgs = (size_t)(mc / mr) * (size_t)(nc / nr);
+  if (wgs > dev->max_work_group_size) {
+    snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    return 0;
+  }
+  /* A CPU has 32 vector registers (AVX-512): the accumulators leave room
+   * for the filter vectors and the broadcast x value. */
+  if (mr * (nr / vw) > 28) {
+    snprintf(why, why_cap, "MR*(NR/VW) = %d accumulators exceed 28", mr * (nr / vw));
+    return 0;
+  }
+  if (mr * nr > 512) { /* floats per work-item: GPU registers */
+    snprintf(why, why_cap, "MR*NR = %d exceeds 512", mr * nr);
+    return 0;
+  }
+  /* Vector FMAs in one unrolled step: compile time (twice: masked and not). */
+  if (mr * (nr / vw) * v[CIG_KU] > 128) {
+    snprintf(why, why_cap, "MR*(NR/VW)*KU = %d exceeds 128", mr * (nr / vw) * v[CIG_KU]);
+    return 0;
+  }
+  /* The contiguous-channel kernel: DMR*DNR accumulators, DMR x vectors and a filter vector in 32 registers. */
+  if (v[CIG_DMR] * v[CIG_DNR] + v[CIG_DMR] + 1 > 32) {
+    snprintf(why, why_cap, "DMR*DNR + DMR + 1 = %d vectors exceed 32", v[CIG_DMR] * v[CIG_DNR] + v[CIG_DMR] + 1);
+    return 0;
+  }
+  if (kc % v[CIG_KU]) {
+    snprintf(why, why_cap, "KC %% KU must be 0 (KC=%d KU=%d)", kc, v[CIG_KU]);
+    return 0;
+  }
+  unsigned long long local = 4ull * (unsigned long long)kc * (unsigned long long)nc;
+  if (local > dev->local_mem_bytes) {
+    snprintf(why, why_cap, "%llu bytes of local memory (KC*NC floats) exceed the device's %llu", local,
+             (unsigned long long)dev->local_mem_bytes);
+    return 0;
+  }
+  return 1;
+}
 
 /* clang-format off */
 const clforge__family clforge__family_conv_implicit_gemm = {
     .name = "conv_implicit_gemm",
-    .sources = (const char *const[]){NULL},
+    .sources = (const char *const[]){"conv_implicit_gemm", NULL},
     .kernel = "clforge_conv_implicit_gemm",
-    .nparams = 1,
-    .params = {{"VW", 1, {1}}},
-    .defaults = {[CLFORGE_DEVICE_CLASS_GENERIC] = {1}, [CLFORGE_DEVICE_CLASS_CPU] = {1},
-                 [CLFORGE_DEVICE_CLASS_NVIDIA] = {1}, [CLFORGE_DEVICE_CLASS_AMD] = {1},
-                 [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1}, [CLFORGE_DEVICE_CLASS_MALI] = {1},
-                 [CLFORGE_DEVICE_CLASS_ADRENO] = {1}},
+    .nparams = CIG_NPARAMS,
+    .params = {
+        [CIG_MR] = {"MR", 8, {1, 2, 4, 6, 8, 12, 14, 16}},
+        [CIG_NR] = {"NR", 6, {4, 8, 16, 32, 48, 64}},
+        [CIG_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
+        [CIG_MC] = {"MC", 14, {4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512}},
+        [CIG_NC] = {"NC", 7, {8, 16, 32, 64, 96, 128, 256}},
+        [CIG_KC] = {"KC", 7, {4, 8, 16, 32, 64, 128, 256}},
+        [CIG_KU] = {"KU", 3, {1, 2, 4}},
+        [CIG_DMR] = {"DMR", 7, {1, 2, 3, 4, 5, 6, 8}},
+        [CIG_DNR] = {"DNR", 7, {1, 2, 3, 4, 5, 6, 8}},
+        [CIG_DVW] = {"DVW", 3, {4, 8, 16}},
+    },
+    /*                                   MR  NR  VW  MC   NC  KC  KU DMR DNR DVW */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {12, 32, 16, 24, 32, 64, 2, 3, 6, 16},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 8, 4, 32, 32, 16, 1, 2, 4, 4},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 8, 4, 32, 32, 16, 1, 2, 4, 4},
+    },
+    .allowed = cig_allowed,
+    .tune = &clforge__tune_conv,
+    .classes = (const clforge__shape_class[]){
+        CLFORGE_CONV_CLASS_R50_3X3_56,
+        CLFORGE_CONV_CLASS_R50_3X3_28,
+        CLFORGE_CONV_CLASS_R50_1X1_56,
+        CLFORGE_CONV_CLASS_R50_7X7S2,
+        CLFORGE_CONV_CLASS_MBV2_1X1_112,
+        CLFORGE_CONV_CLASS_ALEX_11X11S4,
+        CLFORGE_CONV_CLASS_END},
 };
 /* clang-format on */

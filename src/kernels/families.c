@@ -13,6 +13,7 @@ const clforge__family *const clforge__tunable_families[] = {
     &clforge__family_conv_fft,
     &clforge__family_conv_gemm_1x1,
     &clforge__family_conv_im2col,
+    &clforge__family_conv_implicit_gemm,
     NULL,
 };
 
