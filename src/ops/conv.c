@@ -170,7 +170,8 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, con
   if (weights) {
     algo = weights->algo, source = CLFORGE_CONV_ALGO_FROM_WEIGHTS;
     snprintf(why, sizeof why, "prepared weights for %s", clforge_conv_algo_name(algo));
-  } else if (ctx->tuning_active && ctx->tune_force.family && is_conv_family(ctx->tune_force.family, &tuner_algo)) {
+  } else if (ctx->tuning_active && ctx->tune_force.path && is_conv_family(ctx->tune_force.path, &tuner_algo)) {
+    /* the family being tuned (its default too: tune_force.family is NULL then) */
     algo = tuner_algo, source = CLFORGE_CONV_ALGO_FROM_TUNER;
     snprintf(why, sizeof why, "tuner: measuring %s", clforge_conv_algo_name(algo));
   } else if (d->algo != CLFORGE_CONV_ALGO_AUTO) {

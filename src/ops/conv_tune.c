@@ -176,7 +176,7 @@ static clforge_status conv_check(void *state, int corrupt, char *why, size_t why
   if (st == CLFORGE_SUCCESS && corrupt) sample[0] = 12345.0f; /* tests only */
   if (st == CLFORGE_SUCCESS)
     st = clforge__validate(p->ctx, "tune conv", CLFORGE_F32, CHECKED, sample, p->want,
-                           clforge__conv_tolerance(p->ctx->tune_force.family, p->d.y.type));
+                           clforge__conv_tolerance(p->ctx->tune_force.path, p->d.y.type));
   if (st != CLFORGE_SUCCESS) snprintf(why, why_cap, "%s", clforge_last_error(p->ctx));
   free(got);
   free(sample);

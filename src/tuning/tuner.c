@@ -392,9 +392,11 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
     win = NULL;
   else if (win && win->kind == RUN_CANDIDATE)
     memcpy(win_values, win->values, sizeof win_values);
-  /* Nothing is saved from a run that measured no candidate, or that never
-   * measured the entry it would replace (stopped early, budget spent). */
-  if (t->evals == 0 || (t->old && !t->old_measured)) win = NULL;
+  /* Nothing is saved from a run that measured neither a candidate nor the
+   * default, or that never measured the entry it would replace (stopped
+   * early, budget spent). A default measured (and checked) alone is saved:
+   * its rate is what the op compares families by (conv's algorithms). */
+  if ((t->evals == 0 && !(win && win->kind == RUN_DEFAULT)) || (t->old && !t->old_measured)) win = NULL;
   const double win_s = win ? win->s : 0;
   peer_s = peer ? peer->s : 0;
 
