@@ -70,7 +70,9 @@ static void test_heuristic(clforge_context ctx) {
   } t[] = {
       {conv_desc(1, 32, 56, 56, 32, 3, 1, 1), CLFORGE_CONV_ALGO_DEPTHWISE},
       {conv_desc(1, 64, 28, 28, 256, 1, 1, 0), CLFORGE_CONV_ALGO_GEMM_1X1},
-      {conv_desc(1, 64, 56, 56, 64, 3, 1, 1), CLFORGE_CONV_ALGO_WINOGRAD_4X4},
+      {conv_desc(8, 64, 56, 56, 64, 3, 1, 1), CLFORGE_CONV_ALGO_WINOGRAD_4X4},
+      {conv_desc(1, 64, 56, 56, 64, 3, 1, 1), CLFORGE_CONV_ALGO_WINOGRAD_2X2},
+      {conv_desc(1, 3, 224, 224, 64, 7, 2, 3), CLFORGE_CONV_ALGO_IM2COL},
       {conv_desc(1, 3, 11, 11, 4, 3, 2, 1), CLFORGE_CONV_ALGO_DIRECT},
   };
   t[0].d.groups = 32;
@@ -135,6 +137,17 @@ static void test_tuning_file(void) {
   c = explain(ctx, &d);
   CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && c.source == CLFORGE_CONV_ALGO_FROM_NEAREST, "5x5: %s from %d (%s)",
         clforge_conv_algo_name(c.algo), (int)c.source, c.why);
+  clforge_context_destroy(ctx);
+  /* a class whose shape has a 0 (no padding): the file reads it back */
+  entry(e3, sizeof e3, &clforge__family_conv_im2col, "f32,f32,f32", "nchw,kcrs", "r50_1x1_56", "8,256,56,64,1,1,0,1",
+        999.0, NULL);
+  const char *one[3] = {e1, e2, e3};
+  write_file(one, 3);
+  ctx = tu_context();
+  d = conv_desc(2, 256, 56, 56, 64, 1, 1, 0);
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_IM2COL && c.source == CLFORGE_CONV_ALGO_FROM_TUNED, "1x1 class (pad 0): %s (%s)",
+        clforge_conv_algo_name(c.algo), c.why);
   clforge_context_destroy(ctx);
 
   /* the faster entry is damaged (a parameter the family lacks) or unfit (a
@@ -253,12 +266,13 @@ static void on_progress(const clforge_tune_event *e, void *user) {
   if (e->kind == CLFORGE_TUNE_PROBLEM_DONE) ++done_count;
 }
 
-/* The find: tune the r50_3x3_28 class (NCHW, f32, a couple of candidates
- * per algorithm), then a fresh context picks the fastest measured family. */
+/* The find: tune the r50_3x3_28 and mbv2_1x1_112 classes (NCHW, f32, a
+ * couple of candidates per algorithm; the second's shape has a 0, no
+ * padding), then a fresh context picks the fastest measured family. */
 static void test_find(void) {
   unlink(file);
   clforge_context ctx = tu_context();
-  clforge_tune_options o = {.ops = "conv", .shapes = "r50_3x3_28", .layouts = "nchw", .budget_s = 90,
+  clforge_tune_options o = {.ops = "conv", .shapes = "r50_3x3_28,mbv2_1x1_112", .layouts = "nchw", .budget_s = 90,
                             .max_evals = 2, .file = file, .progress = on_progress};
   CHECK_OK(ctx, clforge_tune(ctx, &o));
   clforge_context_destroy(ctx);
@@ -290,6 +304,10 @@ static void test_find(void) {
   CHECK(best_algo == c.algo && best > 0, "chosen %s, fastest stored %s (%.1f GFLOP/s)", clforge_conv_algo_name(c.algo),
         clforge_conv_algo_name(best_algo), best);
   CHECK(conv_run_case(ctx, &d, 1) == CONV_RAN, "the tuned choice's result");
+  d = conv_desc(2, 16, 112, 112, 96, 1, 1, 0);
+  c = explain(ctx, &d);
+  CHECK(c.source == CLFORGE_CONV_ALGO_FROM_TUNED, "1x1 after the find: %s from %d (%s)", clforge_conv_algo_name(c.algo),
+        (int)c.source, c.why);
   clforge_context_destroy(ctx);
   unlink(file);
 }

@@ -82,10 +82,12 @@ static clforge_conv_algo heuristic(clforge_context ctx, const clforge__conv *d, 
   } rows[] = {
       {dw, CLFORGE_CONV_ALGO_DEPTHWISE, "heuristic: depthwise"},
       {one, CLFORGE_CONV_ALGO_GEMM_1X1, "heuristic: 1x1, stride 1, no padding: GEMM"},
-      {three && cg >= 16 && kg >= 16 && d->p >= 8 && d->q >= 8, CLFORGE_CONV_ALGO_WINOGRAD_4X4,
-       "heuristic: 3x3 stride 1, C and K >= 16: Winograd F(4x4,3x3)"},
+      /* F(4x4) needs many tiles to beat F(2x2): measured on PoCL, 4x4 won at 8 x 56^2 outputs
+       * (1.1-1.4x), 2x2 at 8 x 28^2 and 1 x 56^2 (docs/performance.md) */
+      {three && cg >= 16 && kg >= 16 && (double)d->n * (double)d->p * (double)d->q >= 16384.0,
+       CLFORGE_CONV_ALGO_WINOGRAD_4X4, "heuristic: 3x3 stride 1, C and K >= 16, N*P*Q >= 16384: Winograd F(4x4,3x3)"},
       {three && cg >= 16 && kg >= 16, CLFORGE_CONV_ALGO_WINOGRAD_2X2,
-       "heuristic: 3x3 stride 1, C and K >= 16, small output: Winograd F(2x2,3x3)"},
+       "heuristic: 3x3 stride 1, C and K >= 16: Winograd F(2x2,3x3)"},
       {cg * d->r * d->s >= 32 && kg >= 16, CLFORGE_CONV_ALGO_IM2COL, "heuristic: C*R*S >= 32, K >= 16: im2col + GEMM"},
       {cg * d->r * d->s >= 32 && kg >= 16, CLFORGE_CONV_ALGO_IMPLICIT_GEMM,
        "heuristic: C*R*S >= 32, K >= 16: implicit GEMM"},

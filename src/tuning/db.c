@@ -61,14 +61,15 @@ static int parse_entry(const cJSON *o, clforge__tuning_entry *e, char *why, size
 
   const cJSON *shape = cJSON_GetObjectItemCaseSensitive(o, "shape");
   if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) < 1 || cJSON_GetArraySize(shape) > CLFORGE_TUNING_MAX_DIMS) {
-    bad = "shape is not an array of 1 to 4 sizes";
+    bad = "shape is not an array of 1 to 8 sizes";
     goto fail;
   }
   const cJSON *it;
   cJSON_ArrayForEach(it, shape) {
-    /* Bounded so that cJSON writes it back exactly (15 significant digits). */
-    if (get_int(it, 1, 1099511627776.0, &d)) {
-      bad = "a shape dimension is not an integer in [1, 2^40]";
+    /* Bounded so that cJSON writes it back exactly (15 significant digits);
+     * 0 is a size too (a convolution without padding). */
+    if (get_int(it, 0, 1099511627776.0, &d)) {
+      bad = "a shape dimension is not an integer in [0, 2^40]";
       goto fail;
     }
     e->shape[e->ndims++] = (size_t)d;
