@@ -59,8 +59,8 @@ static void write_file(const char *const *entries, int n) {
 }
 
 /* The r50_3x3_28 class's layer (shape as in src/kernels/conv_classes.h), but
- * smaller in N: the classifier maps it to that class. */
-static clforge_conv2d_desc layer_3x3(void) { return conv_desc(2, 128, 28, 28, 128, 3, 1, 1); }
+ * with N = 4: nearer to that class's N = 8 than to r50_3x3_28_n1's 1. */
+static clforge_conv2d_desc layer_3x3(void) { return conv_desc(4, 128, 28, 28, 128, 3, 1, 1); }
 #define SHAPE_3X3_28 "8,128,28,128,3,1,1,1"
 
 static void test_heuristic(clforge_context ctx) {
@@ -133,7 +133,7 @@ static void test_tuning_file(void) {
   c = explain(ctx, &d);
   CHECK(c.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC, "nhwc: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
   /* a 5x5 layer is in no class: the nearest tuned shape */
-  d = conv_desc(2, 64, 28, 28, 64, 5, 1, 2);
+  d = conv_desc(4, 64, 28, 28, 64, 5, 1, 2);
   c = explain(ctx, &d);
   CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && c.source == CLFORGE_CONV_ALGO_FROM_NEAREST, "5x5: %s from %d (%s)",
         clforge_conv_algo_name(c.algo), (int)c.source, c.why);
@@ -144,7 +144,7 @@ static void test_tuning_file(void) {
   const char *one[3] = {e1, e2, e3};
   write_file(one, 3);
   ctx = tu_context();
-  d = conv_desc(2, 256, 56, 56, 64, 1, 1, 0);
+  d = conv_desc(4, 256, 56, 56, 64, 1, 1, 0);
   c = explain(ctx, &d);
   CHECK(c.algo == CLFORGE_CONV_ALGO_IM2COL && c.source == CLFORGE_CONV_ALGO_FROM_TUNED, "1x1 class (pad 0): %s (%s)",
         clforge_conv_algo_name(c.algo), c.why);
@@ -304,7 +304,7 @@ static void test_find(void) {
   CHECK(best_algo == c.algo && best > 0, "chosen %s, fastest stored %s (%.1f GFLOP/s)", clforge_conv_algo_name(c.algo),
         clforge_conv_algo_name(best_algo), best);
   CHECK(conv_run_case(ctx, &d, 1) == CONV_RAN, "the tuned choice's result");
-  d = conv_desc(2, 16, 112, 112, 96, 1, 1, 0);
+  d = conv_desc(4, 16, 112, 112, 96, 1, 1, 0);
   c = explain(ctx, &d);
   CHECK(c.source == CLFORGE_CONV_ALGO_FROM_TUNED, "1x1 after the find: %s from %d (%s)", clforge_conv_algo_name(c.algo),
         (int)c.source, c.why);

@@ -47,8 +47,8 @@ const clforge__family clforge__family_conv_fft = {
     .allowed = fft_allowed,
     .tune = &clforge__tune_conv,
     .classes = (const clforge__shape_class[]){
-        CLFORGE_CONV_CLASS_ALEX_11X11S4,
-        CLFORGE_CONV_CLASS_R50_7X7S2,
+        CLFORGE_CONV_CLASS_ALEX_11X11S4, CLFORGE_CONV_CLASS_ALEX_11X11S4_N1,
+        CLFORGE_CONV_CLASS_R50_7X7S2, CLFORGE_CONV_CLASS_R50_7X7S2_N1,
         CLFORGE_CONV_CLASS_END},
 };
 /* clang-format on */
