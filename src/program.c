@@ -261,3 +261,16 @@ clforge_status clforge__kernel_get(clforge_context ctx, const char *const *sourc
   *out = k;
   return CLFORGE_SUCCESS;
 }
+
+clforge_status clforge__kernel_fits(clforge_context ctx, cl_kernel k, const char *op, const char *family,
+                                    const char *options, size_t wgs) {
+  size_t kmax = 0;
+  if (wgs &&
+      clGetKernelWorkGroupInfo(k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS &&
+      kmax < wgs)
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED,
+                         "%s: the %s kernel built with %s runs at most %zu work-items per group here, not %zu; "
+                         "choose smaller tiles with CLFORGE_PARAMS",
+                         op, family, options, kmax, wgs);
+  return CLFORGE_SUCCESS;
+}

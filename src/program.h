@@ -28,6 +28,13 @@ clforge_status clforge__kernel_get(clforge_context ctx, const char *const *sourc
                                    const char *options, const char *kernel_name,
                                    cl_kernel *out);
 
+/* A kernel whose work-group shape is compiled in (reqd_work_group_size)
+ * that cannot run wgs work-items per group on this device (too many
+ * registers): an error naming the family and its options, not an opaque
+ * CL_INVALID_WORK_GROUP_SIZE at the launch. wgs 0: no check. */
+clforge_status clforge__kernel_fits(clforge_context ctx, cl_kernel k, const char *op, const char *family,
+                                    const char *options, size_t wgs);
+
 /* Build options every program gets, ahead of the family's own. */
 /* -w: some drivers (PoCL) print compiler warnings to the application's stderr. */
 #define CLFORGE_COMMON_BUILD_OPTIONS "-cl-std=CL1.2 -w"

@@ -83,6 +83,11 @@ int clforge__conv_variant(const clforge__conv *d);
  * (not compiled in). Appends to buf. */
 void clforge__conv_problem_options(const clforge__conv *d, char *buf, size_t cap);
 
+/* The arguments (offset, then the element strides of the axes in `axes`, a
+ * bit per axis: 0xF all four) of tensor t, from argument *a on; a buffer
+ * argument goes before them. Returns the OR of clSetKernelArg's results. */
+cl_int clforge__conv_tensor_args(cl_kernel k, cl_uint *a, const clforge__conv_tensor *t, unsigned axes);
+
 /* A kernel of family f built with values v and d's problem options (plus
  * `extra` -D options, may be NULL); fails with a message naming the
  * parameters when the device cannot run a work-group of wgs (0: no check). */

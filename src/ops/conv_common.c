@@ -122,15 +122,7 @@ clforge_status clforge__conv_kernel(clforge_context ctx, const clforge__family *
     snprintf(opts + used, sizeof opts - used, " %s", extra);
   }
   clforge_status st = clforge__kernel_get(ctx, f->sources, opts, name, k);
-  size_t kmax = 0;
-  if (st == CLFORGE_SUCCESS &&
-      clGetKernelWorkGroupInfo(*k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS &&
-      wgs && kmax < wgs)
-    st = clforge__fail(ctx, CLFORGE_UNSUPPORTED,
-                       "conv2d: the %s kernel built with %s runs at most %zu work-items per group here, not %zu; "
-                       "choose smaller tiles with CLFORGE_PARAMS",
-                       f->name, opts, kmax, wgs);
-  return st;
+  return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "conv2d", f->name, opts, wgs) : st;
 }
 
 clforge__tolerance clforge__conv_algo_tolerance(clforge_conv_algo algo, clforge_dtype dtype) {
@@ -152,4 +144,15 @@ clforge__tolerance clforge__conv_tolerance(const clforge__family *f, clforge_dty
     if (impl && impl->family == f) return clforge__conv_algo_tolerance((clforge_conv_algo)a, dtype);
   }
   return clforge__tolerance_for(dtype);
+}
+
+cl_int clforge__conv_tensor_args(cl_kernel k, cl_uint *a, const clforge__conv_tensor *t, unsigned axes) {
+  const cl_ulong off = t->offset;
+  cl_int err = clSetKernelArg(k, (*a)++, sizeof off, &off);
+  for (int i = 0; i < 4; ++i)
+    if (axes & (1u << i)) {
+      const cl_ulong st = t->stride[i];
+      err |= clSetKernelArg(k, (*a)++, sizeof st, &st);
+    }
+  return err;
 }

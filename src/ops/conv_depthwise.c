@@ -73,10 +73,7 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
                          "conv2d depthwise: the launch exceeds 2^32 work-items along an axis");
 
   const cl_mem bias = e->bias ? e->bias : e->y; /* never read without BIAS */
-  const cl_ulong xo = d->x.offset, wo = d->w_.offset, yo = d->y.offset, bo = d->bias.offset;
-  const cl_ulong xs[4] = {d->x.stride[0], d->x.stride[1], d->x.stride[2], d->x.stride[3]};
-  const cl_ulong ws[3] = {d->w_.stride[0], d->w_.stride[2], d->w_.stride[3]}; /* k, r, s (one channel per group) */
-  const cl_ulong ys[4] = {d->y.stride[0], d->y.stride[1], d->y.stride[2], d->y.stride[3]};
+  const cl_ulong bo = d->bias.offset;
   const cl_uint u[] = {(cl_uint)d->k,     (cl_uint)mult,        (cl_uint)d->h,     (cl_uint)d->w,
                        (cl_uint)d->p,     (cl_uint)d->q,        (cl_uint)d->r,     (cl_uint)d->s,
                        (cl_uint)d->stride_h, (cl_uint)d->stride_w, (cl_uint)d->dil_h, (cl_uint)d->dil_w,
@@ -86,14 +83,11 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   const cl_ulong xlen = d->x.extent; /* elements of x's buffer the kernel may read (edge vectors) */
   cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &e->x);
   err |= clSetKernelArg(k, a++, sizeof xlen, &xlen);
-  err |= clSetKernelArg(k, a++, sizeof xo, &xo);
-  for (int i = 0; i < 4; ++i) err |= clSetKernelArg(k, a++, sizeof xs[i], &xs[i]);
+  err |= clforge__conv_tensor_args(k, &a, &d->x, 0xF);
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->w);
-  err |= clSetKernelArg(k, a++, sizeof wo, &wo);
-  for (int i = 0; i < 3; ++i) err |= clSetKernelArg(k, a++, sizeof ws[i], &ws[i]);
+  err |= clforge__conv_tensor_args(k, &a, &d->w_, 0xD); /* k, r, s: one channel per group */
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->y);
-  err |= clSetKernelArg(k, a++, sizeof yo, &yo);
-  for (int i = 0; i < 4; ++i) err |= clSetKernelArg(k, a++, sizeof ys[i], &ys[i]);
+  err |= clforge__conv_tensor_args(k, &a, &d->y, 0xF);
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &bias);
   err |= clSetKernelArg(k, a++, sizeof bo, &bo);
   for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);

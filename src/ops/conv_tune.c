@@ -31,37 +31,10 @@ typedef struct {
   float want[CHECKED];
 } conv_problem;
 
-static void *random_storage(size_t n, clforge_dtype t, uint32_t seed) {
-  float *f = malloc(n * sizeof *f);
-  void *out = malloc(n * clforge_dtype_size(t));
-  if (f && out) {
-    for (size_t i = 0; i < n; ++i) {
-      seed = seed * 1664525u + 1013904223u;
-      f[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-    }
-    clforge_ref_convert(n, f, CLFORGE_F32, out, t);
-  }
-  free(f);
-  if (!f) {
-    free(out);
-    out = NULL;
-  }
-  return out;
-}
-
 /* "f32,f32,f32" -> the three types; "nchw,kcrs" / "nhwc,krsc" -> layouts. */
 static int parse_key(const char *dtypes, const char *layout, clforge_conv2d_desc *d) {
   clforge_dtype t[3];
-  const char *s = dtypes;
-  for (int i = 0; i < 3; ++i) {
-    const char *end = strchr(s, ',');
-    size_t len = end ? (size_t)(end - s) : strlen(s);
-    char name[8] = "";
-    if (len >= sizeof name || (i < 2) != (end != NULL)) return -1;
-    memcpy(name, s, len);
-    if (clforge_dtype_from_name(name, &t[i]) != CLFORGE_SUCCESS) return -1;
-    s = end ? end + 1 : s;
-  }
+  if (clforge__tune_parse_dtypes(dtypes, t)) return -1;
   d->x_type = t[0], d->w_type = t[1], d->y_type = t[2];
   if (!strcmp(layout, "nchw,kcrs")) d->x_layout = d->y_layout = CLFORGE_NCHW, d->w_layout = CLFORGE_KCRS;
   else if (!strcmp(layout, "nhwc,krsc")) d->x_layout = d->y_layout = CLFORGE_NHWC, d->w_layout = CLFORGE_KRSC;
@@ -102,7 +75,7 @@ static clforge_status conv_setup(clforge_context ctx, const char *dtypes, const 
     return st;
   }
   const clforge__conv *d = &p->d;
-  void *hx = random_storage(d->x.count, d->x.type, 1), *hw = random_storage(d->w_.count, d->w_.type, 2);
+  void *hx = clforge__random_storage(d->x.count, d->x.type, 1), *hw = clforge__random_storage(d->w_.count, d->w_.type, 2);
   if (!hx || !hw) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune conv: no memory for inputs");
   /* Checked outputs: a stride through y coprime with its axes' sizes, so
    * the sample meets every image, many channels and the borders. */

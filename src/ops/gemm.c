@@ -96,18 +96,7 @@ clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *
            (int)g->a.type, (int)g->b.type, (int)g->c.type, g->bias_mode, (int)g->bias.type, g->act, g->a.trans,
            g->b.trans, g->idx64);
   clforge_status st = clforge__kernel_get(ctx, f->sources, opts, name, k);
-  /* The work-group shape is compiled in (reqd_work_group_size): a kernel
-   * that cannot run it on this device (too many registers) is an error that
-   * names the parameters, not an opaque CL_INVALID_WORK_GROUP_SIZE. */
-  size_t kmax = 0;
-  if (st == CLFORGE_SUCCESS &&
-      clGetKernelWorkGroupInfo(*k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS &&
-      wgs && kmax < wgs)
-    st = clforge__fail(ctx, CLFORGE_UNSUPPORTED,
-                       "gemm: the %s kernel built with %s runs at most %zu work-items per group here, not %zu; "
-                       "choose smaller tiles with CLFORGE_PARAMS",
-                       f->name, opts, kmax, wgs);
-  return st;
+  return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "gemm", f->name, opts, wgs) : st;
 }
 
 cl_int clforge__gemm_set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g, const clforge__gemm_buffers *bf) {

@@ -29,39 +29,6 @@ typedef struct {
   size_t rows[SAMPLED_ROWS];
 } gemm_problem;
 
-/* "a,b,c" storage types; each name is copied out for clforge_dtype_from_name. */
-static int parse_dtypes(const char *s, clforge_dtype t[3]) {
-  for (int i = 0; i < 3; ++i) {
-    const char *end = strchr(s, ',');
-    size_t len = end ? (size_t)(end - s) : strlen(s);
-    char name[8] = ""; /* zero-filled: the copied token stays terminated */
-    if (len >= sizeof name || (i < 2) != (end != NULL)) return -1;
-    memcpy(name, s, len);
-    if (clforge_dtype_from_name(name, &t[i]) != CLFORGE_SUCCESS) return -1;
-    s = end ? end + 1 : s;
-  }
-  return 0;
-}
-
-/* Inputs in [-1, 1) from a fixed LCG: the same problem every run. */
-static void *random_storage(size_t n, clforge_dtype t, uint32_t seed) {
-  float *f = malloc(n * sizeof *f);
-  void *out = malloc(n * clforge_dtype_size(t));
-  if (f && out) {
-    for (size_t i = 0; i < n; ++i) {
-      seed = seed * 1664525u + 1013904223u;
-      f[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-    }
-    clforge_ref_convert(n, f, CLFORGE_F32, out, t);
-  }
-  free(f);
-  if (!f) {
-    free(out);
-    out = NULL;
-  }
-  return out;
-}
-
 static void gemm_teardown(void *state) {
   gemm_problem *p = state;
   if (!p) return;
@@ -76,7 +43,7 @@ static clforge_status gemm_setup(clforge_context ctx, const char *dtypes, const 
                                  void **state) {
   clforge_dtype t[3];
   *state = NULL;
-  if (parse_dtypes(dtypes, t) || strlen(layout) != 2 || !strchr("nt", layout[0]) || !strchr("nt", layout[1]))
+  if (clforge__tune_parse_dtypes(dtypes, t) || strlen(layout) != 2 || !strchr("nt", layout[0]) || !strchr("nt", layout[1]))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune gemm: bad dtypes \"%s\" or layout \"%s\"", dtypes, layout);
   gemm_problem *p = calloc(1, sizeof *p);
   if (!p) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune gemm: no memory");
@@ -95,7 +62,7 @@ static clforge_status gemm_setup(clforge_context ctx, const char *dtypes, const 
     size_t stride = m / SAMPLED_ROWS;
     p->rows[i] = i == SAMPLED_ROWS - 1 ? m - 1 : i * stride + i % stride;
   }
-  void *ha = random_storage(m * k, t[0], 1), *hb = random_storage(k * n, t[1], 2);
+  void *ha = clforge__random_storage(m * k, t[0], 1), *hb = clforge__random_storage(k * n, t[1], 2);
   p->want = calloc(p->nrows * n, clforge_dtype_size(t[2]));
   clforge_status st = CLFORGE_SUCCESS;
   if (!ha || !hb || !p->want) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune gemm: no memory for inputs");
@@ -170,7 +137,7 @@ static double gemm_flops(const size_t *shape) { return 2.0 * (double)shape[0] * 
 
 static int gemm_tune_variant(const char *dtypes, const char *layout, const size_t *shape) {
   clforge_dtype t[3] = {CLFORGE_F32, CLFORGE_F32, CLFORGE_F32};
-  parse_dtypes(dtypes, t);
+  clforge__tune_parse_dtypes(dtypes, t);
   return clforge__gemm_variant(layout[0] == 't', layout[1] == 't', t[0], t[1], shape[1]);
 }
 

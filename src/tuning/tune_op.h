@@ -5,6 +5,7 @@
 #define CLFORGE_SRC_TUNING_TUNE_OP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../kernels/family.h"
 
@@ -35,5 +36,13 @@ typedef struct clforge__tune_op {
   int (*variant)(const char *dtypes, const char *layout, const size_t *shape);
   void (*teardown)(void *state);
 } clforge__tune_op;
+
+/* "a,b,c": three storage type names (a tuning key's dtypes) into t; 0, or
+ * -1 when it is not that. */
+int clforge__tune_parse_dtypes(const char *s, clforge_dtype t[3]);
+
+/* n values in [-1, 1) from a fixed LCG seeded with seed, stored as t
+ * (malloc'd; NULL when out of memory): the tuner's problems' inputs. */
+void *clforge__random_storage(size_t n, clforge_dtype t, uint32_t seed);
 
 #endif
