@@ -263,6 +263,37 @@ static clforge_status fall_back(clforge_context ctx, const clforge__conv *d, siz
                        clforge_conv_algo_name(from), p->choice.workspace_bytes, limit);
 }
 
+/* The plan's algorithm was chosen automatically (the table or the tuning
+ * file), so it may fall back; a forced one may not. */
+static int automatic(const conv_plan *p) {
+  const clforge_conv_algo_source s = p->choice.source;
+  return s == CLFORGE_CONV_ALGO_FROM_HEURISTIC || s == CLFORGE_CONV_ALGO_FROM_TUNED ||
+         s == CLFORGE_CONV_ALGO_FROM_NEAREST;
+}
+
+/* make_plan, with the workspace limited to `limit` bytes: the caller's
+ * workspace (given: 1) or the context's bound. An automatic choice that
+ * needs more falls back. A forced one is kept for the queries (run: 0: they
+ * report its size), and fails a call (CLFORGE_BUFFER_TOO_SMALL for the
+ * caller's workspace, CLFORGE_OUT_OF_DEVICE_MEMORY for the bound). */
+static clforge_status plan_within(clforge_context ctx, const clforge__conv *d,
+                                  const struct clforge_conv2d_weights_s *weights, size_t limit, int given, int run,
+                                  conv_plan *p) {
+  clforge_status st = make_plan(ctx, d, weights, p);
+  const size_t need = p->choice.workspace_bytes;
+  if (st != CLFORGE_SUCCESS || need <= limit || (!run && !automatic(p))) return st;
+  const char *name = clforge_conv_algo_name(p->choice.algo);
+  if (automatic(p)) st = fall_back(ctx, d, limit, p);
+  if (st == CLFORGE_SUCCESS && p->choice.workspace_bytes <= limit) return st;
+  if (given)
+    return clforge__fail(ctx, CLFORGE_BUFFER_TOO_SMALL, "conv2d: %s needs a workspace of %zu bytes; the one given has %zu",
+                         name, need, limit);
+  return st != CLFORGE_SUCCESS ? st
+                               : clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
+                                               "conv2d: %s needs %zu bytes of workspace, above the bound of %zu", name,
+                                               need, limit);
+}
+
 /* ----------------------------------------------------------------- checks */
 
 static clforge_status check_tensor(clforge_context ctx, const clforge__conv_tensor *t, cl_mem buf, int access) {
@@ -412,31 +443,9 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
   if (st != CLFORGE_SUCCESS) return st;
 
   conv_plan p;
-  st = make_plan(ctx, &d, weights, &p);
+  st = plan_within(ctx, &d, weights, workspace ? workspace_size : clforge__workspace_cap(ctx), workspace != NULL, 1, &p);
   if (st != CLFORGE_SUCCESS) return st;
-  const size_t cap = clforge__workspace_cap(ctx);
   size_t need = p.choice.workspace_bytes;
-  if (workspace && need > workspace_size) {
-    if (p.choice.source != CLFORGE_CONV_ALGO_FROM_HEURISTIC && p.choice.source != CLFORGE_CONV_ALGO_FROM_TUNED &&
-        p.choice.source != CLFORGE_CONV_ALGO_FROM_NEAREST)
-      return clforge__fail(ctx, CLFORGE_BUFFER_TOO_SMALL,
-                           "conv2d: %s needs a workspace of %zu bytes; the one given has %zu",
-                           clforge_conv_algo_name(p.choice.algo), need, workspace_size);
-    st = fall_back(ctx, &d, workspace_size, &p);
-    if (st != CLFORGE_SUCCESS)
-      return clforge__fail(ctx, CLFORGE_BUFFER_TOO_SMALL, "conv2d: %s needs a workspace of %zu bytes; the one given has %zu",
-                           clforge_conv_algo_name(p.choice.algo), need, workspace_size);
-    need = p.choice.workspace_bytes;
-  } else if (!workspace && need > cap) {
-    if (p.choice.source != CLFORGE_CONV_ALGO_FROM_HEURISTIC && p.choice.source != CLFORGE_CONV_ALGO_FROM_TUNED &&
-        p.choice.source != CLFORGE_CONV_ALGO_FROM_NEAREST)
-      return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
-                           "conv2d: %s needs %zu bytes of workspace, above the bound of %zu",
-                           clforge_conv_algo_name(p.choice.algo), need, cap);
-    st = fall_back(ctx, &d, cap, &p);
-    if (st != CLFORGE_SUCCESS) return st;
-    need = p.choice.workspace_bytes;
-  }
 
   /* The context's scratch, when the caller brings none. Allocation failure
    * of the automatic choice's falls back as above. */
@@ -444,9 +453,7 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
   cl_event busy = NULL;
   if (!ws && need) {
     st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, need, &ws, &busy);
-    if (st == CLFORGE_OUT_OF_DEVICE_MEMORY && (p.choice.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC ||
-                                               p.choice.source == CLFORGE_CONV_ALGO_FROM_TUNED ||
-                                               p.choice.source == CLFORGE_CONV_ALGO_FROM_NEAREST)) {
+    if (st == CLFORGE_OUT_OF_DEVICE_MEMORY && automatic(&p)) {
       clforge__clear_error(ctx);
       st = fall_back(ctx, &d, 0, &p);
       ws = NULL, need = 0;
@@ -526,11 +533,7 @@ clforge_status clforge_conv2d_explain(clforge_context ctx, const clforge_conv2d_
   clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
   if (st != CLFORGE_SUCCESS) return st;
   conv_plan p;
-  st = make_plan(ctx, &d, NULL, &p);
-  if (st == CLFORGE_SUCCESS && p.choice.workspace_bytes > clforge__workspace_cap(ctx) &&
-      (p.choice.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC || p.choice.source == CLFORGE_CONV_ALGO_FROM_TUNED ||
-       p.choice.source == CLFORGE_CONV_ALGO_FROM_NEAREST))
-    st = fall_back(ctx, &d, clforge__workspace_cap(ctx), &p);
+  st = plan_within(ctx, &d, NULL, clforge__workspace_cap(ctx), 0, 0, &p);
   if (st != CLFORGE_SUCCESS) return st;
   *choice = p.choice;
   return CLFORGE_SUCCESS;
@@ -561,11 +564,7 @@ clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: the problem is empty (n or k is 0)");
   if (st == CLFORGE_SUCCESS) st = check_tensor(ctx, &d.w_, w, CLFORGE_ACCESS_READ);
   conv_plan p;
-  if (st == CLFORGE_SUCCESS) st = make_plan(ctx, &d, NULL, &p);
-  if (st == CLFORGE_SUCCESS && p.choice.workspace_bytes > clforge__workspace_cap(ctx) &&
-      (p.choice.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC || p.choice.source == CLFORGE_CONV_ALGO_FROM_TUNED ||
-       p.choice.source == CLFORGE_CONV_ALGO_FROM_NEAREST))
-    st = fall_back(ctx, &d, clforge__workspace_cap(ctx), &p);
+  if (st == CLFORGE_SUCCESS) st = plan_within(ctx, &d, NULL, clforge__workspace_cap(ctx), 0, 0, &p);
   if (st != CLFORGE_SUCCESS) return st;
 
   struct clforge_conv2d_weights_s *pw = calloc(1, sizeof *pw);
