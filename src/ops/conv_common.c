@@ -132,7 +132,9 @@ clforge__tolerance clforge__conv_algo_tolerance(clforge_conv_algo algo, clforge_
     /* F(4x4,3x3) measured nrmse <= 3.6e-6 and max_abs_scaled <= 1.4e-5 on ResNet layers up to C = 512,
      * growing as sqrt(C) (src/ops/conv_winograd.c): a margin for C in the thousands. */
     case CLFORGE_CONV_ALGO_WINOGRAD_4X4: t.nrmse = 3e-5, t.max_abs_scaled = 2e-4; break;
-    case CLFORGE_CONV_ALGO_FFT: t.nrmse = 1e-4, t.max_abs_scaled = 1e-3; break;
+    /* FFT: round-off grows with log2 of the tile (about 4e-7 per doubling, measured in
+     * tests/test_conv_fft.c); tiles up to 2^18 points add < 1e-5 to the plain bound. */
+    case CLFORGE_CONV_ALGO_FFT: t.nrmse = 2e-5, t.max_abs_scaled = 2e-4; break;
     default: break;
   }
   return t;
