@@ -589,6 +589,154 @@ typedef struct clforge_conv_choice {
 CLFORGE_API clforge_status clforge_conv2d_explain(clforge_context ctx, const clforge_conv2d_desc *desc,
                                                   clforge_conv_choice *choice);
 
+/* ------------------------------------------------------------------ softmax */
+typedef enum clforge_softmax_kind {
+  CLFORGE_SOFTMAX = 0,     /* exp(t - max) / sum exp(t - max) */
+  CLFORGE_LOG_SOFTMAX = 1  /* t - max - log(sum exp(t - max)) */
+} clforge_softmax_kind;
+
+/** Softmax (or log-softmax) along the last axis of a [rows, n] tensor:
+ *  y[r, i] = softmax_i(scale * x[r, i] + mask[r, i]), f32 arithmetic,
+ *  max-subtracted. A row whose every t is -inf gives zeros (log-softmax:
+ *  -inf); a NaN in a row makes the whole row NaN. The last axis is
+ *  contiguous; rows are x_stride / y_stride / mask_stride elements apart
+ *  (0 = n for x and y; mask_stride 0 broadcasts one mask row over every
+ *  row). Fields left out are 0 and mean: softmax, f32, scale 1, tight rows.
+ *  In place (x and y the same elements, same dtype and stride) is allowed;
+ *  any other overlap of y with x or the mask is refused. */
+typedef struct clforge_softmax_desc {
+  clforge_softmax_kind kind;
+  size_t rows, n;
+  clforge_dtype x_type, y_type, mask_type; /* 0 = f32 */
+  size_t x_offset, y_offset, mask_offset;
+  size_t x_stride, y_stride, mask_stride;
+  float scale;                             /* 0 = 1 (1/temperature) */
+  void *reserved[4];                       /* room to grow without breaking the ABI; leave zero */
+} clforge_softmax_desc;
+
+/** Run `desc`; `mask` may be NULL (no mask). Checked before anything is
+ *  enqueued: y is untouched by any error. rows or n of 0 is a no-op. */
+CLFORGE_API clforge_status clforge_softmax(clforge_context ctx, const clforge_softmax_desc *desc, cl_mem x,
+                                           cl_mem mask, cl_mem y, cl_uint num_events_in_wait_list,
+                                           const cl_event *event_wait_list, cl_event *event);
+
+/** Which kernel and parameters clforge_softmax(desc) would use (one choice). */
+CLFORGE_API clforge_status clforge_softmax_explain(clforge_context ctx, const clforge_softmax_desc *desc,
+                                                   clforge_kernel_choice *choice);
+
+/* ---------------------------------------------------------------- attention */
+/** Where the causal diagonal sits when Sq != Sk. */
+typedef enum clforge_causal {
+  CLFORGE_CAUSAL_NONE = 0,
+  /* query i sees keys j <= i (PyTorch's is_causal) */
+  CLFORGE_CAUSAL_TOP_LEFT = 1,
+  /* query i sees keys j <= i + (kv_len - q_len): the last query sees every
+   * key (FlashAttention's; what a KV-cache decoder needs) */
+  CLFORGE_CAUSAL_BOTTOM_RIGHT = 2
+} clforge_causal;
+
+/** How an attention call is computed; AUTO chooses by shape (and the
+ *  tuning file). Both keep softmax and accumulation in f32 and never hold
+ *  the Sq x Sk scores in device memory. */
+typedef enum clforge_attention_algo {
+  CLFORGE_ATTENTION_ALGO_AUTO = 0,
+  CLFORGE_ATTENTION_ALGO_FUSED = 1,    /* one pass: a work-group per query block streams K and V */
+  CLFORGE_ATTENTION_ALGO_SPLIT_KV = 2, /* flash-decoding: key range split over work-groups, then an
+                                          LSE-weighted combine (small Sq) */
+  CLFORGE_ATTENTION_ALGO_COUNT = 3
+} clforge_attention_algo;
+
+/** "auto", "fused", "split_kv" ("?" for other values). */
+CLFORGE_API const char *clforge_attention_algo_name(clforge_attention_algo algo);
+
+/** What an attention descriptor computes: forward only today (room for
+ *  the backward pass). */
+typedef enum clforge_attention_kind {
+  CLFORGE_ATTENTION_FORWARD = 0
+} clforge_attention_kind;
+
+/** O = softmax(scale * Q K^T (soft-capped) + mask) V for every batch item
+ *  b and query head h, with key/value head h / (Hq / Hkv) (GQA; Hkv = 1 is
+ *  MQA). Shapes: Q [B, Hq, Sq, D], K [B, Hkv, Sk, D], V [B, Hkv, Sk, Dv],
+ *  O [B, Hq, Sq, Dv], mask [B, Hq, Sq, Sk], LSE [B, Hq, Sq]. Each tensor is
+ *  an element offset plus element strides of its axes in that order
+ *  (b, h, s, d); an all-zero stride array means tight in that order (BHSD),
+ *  so BSHD and packed QKV are a matter of strides. An input's stride may be
+ *  0 (broadcast: e.g. a mask {0, 0, Sk, 1} serves every batch item and
+ *  head); O's and LSE's items must not overlap.
+ *  Fields left out are 0 and mean: forward, f32 storage, scale 1/sqrt(D),
+ *  no causal mask, no window, no soft cap, the automatic algorithm.
+ *  Per-token semantics, with kv_len = kv_lens[b] (Sk without the buffer)
+ *  and q_len = q_lens[b] (Sq without it), both clamped to [0, Sk] / [0, Sq]:
+ *    s = scale * q.k;  s = cap * tanh(s / cap) when softcap > 0;  s += mask;
+ *    key j is masked when j >= kv_len, when causal and j > diag(i), and
+ *    when window > 0 and j <= diag(i) - window, where diag(i) = i
+ *    (top-left) or i + kv_len - q_len (bottom-right);
+ *  query rows i >= q_len are not written (O nor LSE); a row with no
+ *  unmasked key (or every s = -inf) writes zeros and LSE = -inf.
+ *  LSE is the natural log of sum_j exp(s_j) over the unmasked keys, in f32. */
+typedef struct clforge_attention_desc {
+  clforge_attention_kind kind;         /* 0 = forward */
+  size_t batch, heads_q, heads_kv;     /* B (0 = 1), Hq, Hkv (0 = Hq); Hq a multiple of Hkv */
+  size_t seq_q, seq_kv;                /* Sq, Sk */
+  size_t head_dim, head_dim_v;         /* D (1..256), Dv (0 = D; 1..256) */
+  clforge_dtype q_type, kv_type, o_type, mask_type; /* 0 = f32; K and V share kv_type */
+  size_t q_offset, k_offset, v_offset, o_offset, mask_offset, lse_offset;
+  size_t q_strides[4], k_strides[4], v_strides[4], o_strides[4]; /* b, h, s, d; all 0 = BHSD */
+  size_t mask_strides[4];              /* b, h, sq, sk; all 0 = tight */
+  size_t lse_strides[3];               /* b, h, sq; all 0 = tight */
+  size_t kv_lens_offset, q_lens_offset; /* int32 elements */
+  float scale;                         /* 0 = 1/sqrt(D) */
+  float softcap;                       /* 0 = none; > 0: cap * tanh(s / cap) */
+  clforge_causal causal;
+  size_t window;                       /* 0 = none; > 0 (needs causal): the query sees the `window`
+                                          keys ending at its diagonal */
+  clforge_attention_algo algo;         /* 0 = automatic */
+  /* Room for paged KV caches (block tables), ALiBi slopes and the backward
+   * pass without breaking the ABI; leave zero. */
+  size_t reserved_sizes[8];
+  void *reserved[4];
+} clforge_attention_desc;
+
+/** The optional buffers of an attention call; NULL members are not used. */
+typedef struct clforge_attention_buffers {
+  cl_mem mask;     /* additive, mask_type, [B, Hq, Sq, Sk] through mask_strides */
+  cl_mem kv_lens;  /* B int32 key lengths (padding): keys at or past kv_lens[b] are masked */
+  cl_mem q_lens;   /* B int32 query lengths: rows at or past q_lens[b] are not written */
+  cl_mem lse;      /* f32 [B, Hq, Sq] output: log-sum-exp of each row's scores */
+  void *reserved[8]; /* leave NULL */
+} clforge_attention_buffers;
+
+/** Run `desc` on device buffers q, k, v and o; `extra` may be NULL. Scratch
+ *  memory (the split-KV partial results: B*Hq*Sq*splits*(Dv+2) floats, never
+ *  Sq*Sk) comes from the context. Everything is checked before anything is
+ *  enqueued: o and lse are untouched by any error. o and lse must not
+ *  overlap each other or any input. */
+CLFORGE_API clforge_status clforge_attention(clforge_context ctx, const clforge_attention_desc *desc, cl_mem q,
+                                             cl_mem k, cl_mem v, cl_mem o, const clforge_attention_buffers *extra,
+                                             cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                             cl_event *event);
+
+/** Bytes of device scratch memory clforge_attention(desc) needs (0 for the
+ *  fused algorithm). */
+CLFORGE_API clforge_status clforge_attention_workspace_size(clforge_context ctx, const clforge_attention_desc *desc,
+                                                            size_t *bytes);
+
+/** Which algorithm, kernels and parameters an attention call uses. */
+typedef struct clforge_attention_choice {
+  clforge_attention_algo algo;
+  char why[96];                  /* e.g. "heuristic: Sq = 1 <= 16, split_kv" */
+  int splits;                    /* key-range splits (split_kv), else 1 */
+  size_t workspace_bytes;
+  int nkernels;
+  clforge_kernel_choice kernels[2]; /* the algorithm's kernel, then its combine */
+  unsigned char reserved[64];
+} clforge_attention_choice;
+
+/** What clforge_attention(ctx, desc, ...) would run. Nothing is enqueued. */
+CLFORGE_API clforge_status clforge_attention_explain(clforge_context ctx, const clforge_attention_desc *desc,
+                                                     clforge_attention_choice *choice);
+
 /* ------------------------------------------------------ CPU reference path */
 /** Reference twin of clforge_convert on host arrays; same semantics, bit for
  *  bit (NaN payloads aside). */
@@ -606,6 +754,18 @@ CLFORGE_API clforge_status clforge_ref_gemm(const clforge_gemm_desc *desc, const
  *  NULL. Pointers are the starts of the arrays: desc's offsets apply. */
 CLFORGE_API clforge_status clforge_ref_conv2d(const clforge_conv2d_desc *desc, const void *x, const void *w,
                                               const void *bias, void *y);
+
+/** Reference twin of clforge_softmax on host arrays (double arithmetic,
+ *  rounded once to y's type); mask may be NULL; x == y works in place. */
+CLFORGE_API clforge_status clforge_ref_softmax(const clforge_softmax_desc *desc, const void *x, const void *mask,
+                                               void *y);
+
+/** Reference twin of clforge_attention on host arrays (double accumulation,
+ *  exact softmax, same semantics); mask, kv_lens, q_lens and lse may be NULL.
+ *  Pointers are the starts of the arrays: desc's offsets apply. */
+CLFORGE_API clforge_status clforge_ref_attention(const clforge_attention_desc *desc, const void *q, const void *k,
+                                                 const void *v, const void *mask, const int32_t *kv_lens,
+                                                 const int32_t *q_lens, void *o, float *lse);
 
 /** Scalar conversions used by the reference path (round to nearest even). */
 CLFORGE_API uint16_t clforge_ref_f32_to_f16(float value);

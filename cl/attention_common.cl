@@ -1,0 +1,70 @@
+// What the attention kernels share (compiled after common.cl, before each
+// kernel's own file): the masking rules of src/attention_desc.c
+// (clforge__attn_key_visible), the soft cap, and the problem options that
+// src/ops/attention_common.c passes (Q_T KV_T O_T MASK_T HEAD_D HEAD_DV
+// HAS_MASK HAS_KV_LENS HAS_Q_LENS HAS_LSE SOFTCAP CAUSAL IDX64).
+
+#if IDX64
+typedef ulong aidx;
+#else
+typedef uint aidx;
+#endif
+
+// The key and query lengths of batch item b: the buffers' values clamped to
+// [0, Sk] and [0, Sq], or Sk and Sq without them.
+static inline int attn_kv_len(__global const int *kv_lens, ulong off, uint b, uint sk) {
+#if HAS_KV_LENS
+  return clamp(kv_lens[off + b], 0, (int)sk);
+#else
+  return (int)sk;
+#endif
+}
+
+static inline int attn_q_len(__global const int *q_lens, ulong off, uint b, uint sq) {
+#if HAS_Q_LENS
+  return clamp(q_lens[off + b], 0, (int)sq);
+#else
+  return (int)sq;
+#endif
+}
+
+// The last key query i may see (keys j <= diag), as a signed number: -1
+// or below means none. Without causal masking every key up to kv_len - 1.
+static inline long attn_diag(int i, int kv_len, int q_len) {
+#if CAUSAL == 1
+  return (long)i;
+#elif CAUSAL == 2
+  return (long)i + (long)kv_len - (long)q_len;
+#else
+  (void)q_len;
+  return (long)kv_len - 1 + (long)i * 0;
+#endif
+}
+
+// Query i's visible keys as the half-open range [lo, hi): j < kv_len,
+// j <= diag when causal, j > diag - window when a window is given.
+static inline void attn_key_range(int i, int kv_len, int q_len, uint window, int *lo, int *hi) {
+  long h = kv_len;
+#if CAUSAL
+  const long dg = attn_diag(i, kv_len, q_len);
+  h = min(h, dg + 1);
+  long l = window ? dg - (long)window + 1 : 0;
+  l = max(l, 0L);
+#else
+  const long l = 0;
+  (void)window, (void)q_len;
+#endif
+  h = max(h, 0L);
+  *lo = (int)min(l, h);
+  *hi = (int)h;
+}
+
+// cap * tanh(s / cap) when soft capping, else s.
+static inline float attn_softcap(float s, float cap) {
+#if SOFTCAP
+  return cap * tanh(s / cap);
+#else
+  (void)cap;
+  return s;
+#endif
+}
