@@ -1,0 +1,301 @@
+// Split-KV attention (flash-decoding) for small Sq: the key range of each
+// (batch item, kv head) is cut into P = SPLITS * WG contiguous chunks; one
+// work-item streams one chunk for ALL the group's query heads and all Sq
+// queries at once (so K and V are read from memory once), keeps an online
+// softmax per row and writes its partial (acc[Dv] unnormalized, m, l) to the
+// workspace. clforge_attention_combine merges a row's P partials through
+// their maxima into O and LSE. src/ops/attention_split_kv.c launches both.
+//
+// Family parameters (-D, src/kernels/attention_split_kv.c):
+//   KB    keys per block: scores of a block first, one rescale per block
+//   ROWS  query rows (head, query) per pass over the chunk; more rows than
+//         that take several passes (the chunk is then re-read, from cache)
+//   VW    vector width along D and Dv
+// Host options (-D): KV_UNIT (K's and V's d-stride is 1: vector loads),
+// Q_UNIT likewise for Q. Combine: CVW elements of Dv per work-item.
+//
+// Partial slot of row (b, hq, i) and chunk p: ((b*Hq + hq)*Sq + i)*P + p,
+// each DV2 = HEAD_DV + 2 floats: acc[0..Dv), m, l.
+
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, Q_T) q_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, KV_T) kv_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, O_T) o_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
+
+#define DV2 (HEAD_DV + 2)
+
+#define ATTN_COMMON_ARGS                                                                          \
+  __global const int *kv_lens, const ulong kvl_off, __global const int *q_lens, const ulong ql_off, \
+      const uint B, const uint Hq, const uint Hkv, const uint group, const uint Sq, const uint Sk,   \
+      const uint window, const float scale, const float softcap
+
+#ifdef VW
+#define CLFORGE_UNROLL_(x) _Pragma(#x)
+#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
+
+#if VW == 1
+typedef float floatv;
+#define UINTV uint
+#define FLOATV float
+#define VLOAD(p) (*(p))
+#define VSTORE(x, p) (*(p) = (x))
+#define CVT_UINTV(x) ((uint)(x))
+#else
+typedef CLFORGE_CAT(float, VW) floatv;
+#define UINTV CLFORGE_CAT(uint, VW)
+#define FLOATV CLFORGE_CAT(float, VW)
+#define VLOAD(p) CLFORGE_CAT(vload, VW)(0, p)
+#define VSTORE(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
+#define CVT_UINTV(x) CLFORGE_CAT(convert_uint, VW)(x)
+#endif
+
+#define ND ((HEAD_D + VW - 1) / VW)   // vectors along D (the last one may be partial)
+#define NDV ((HEAD_DV + VW - 1) / VW) // vectors along Dv
+
+static inline float hsum(floatv v) {
+#if VW == 1
+  return v;
+#elif VW == 2
+  return v.x + v.y;
+#elif VW == 4
+  const float2 a = v.lo + v.hi;
+  return a.x + a.y;
+#elif VW == 8
+  const float4 a = v.lo + v.hi;
+  const float2 b = a.lo + a.hi;
+  return b.x + b.y;
+#else
+  const float8 a = v.lo + v.hi;
+  const float4 b = a.lo + a.hi;
+  const float2 c = b.lo + b.hi;
+  return c.x + c.y;
+#endif
+}
+
+// VW contiguous storage elements from p as f32 (the caller knows they exist).
+static inline floatv vload_kv(const __global kv_t *p) {
+#if KV_T == CLFORGE_DT_F32
+  return VLOAD(p);
+#elif KV_T == CLFORGE_DT_F16
+  return CLFORGE_CAT(clforge_f32_from_f16_bits_, UINTV)(CVT_UINTV(VLOAD(p)));
+#else
+  return CLFORGE_CAT(as_, FLOATV)(CVT_UINTV(VLOAD(p)) << 16);
+#endif
+}
+
+// Vector vd of a K or V row (n = D or Dv valid elements, stride sd between
+// them): a vector load when whole and contiguous, else element by element
+// with zeros past n (never reads past the row: a neighbour's NaN times a
+// zero of q would still be NaN).
+static inline floatv load_kv_vec(const __global kv_t *p, aidx base, aidx sd, int vd, int n) {
+#if KV_UNIT
+  if (vd * VW + VW <= n) return vload_kv(p + base + (aidx)(vd * VW));
+#endif
+  float t[VW];
+  UNROLL(VW)
+  for (int e = 0; e < VW; ++e) {
+    const int d = vd * VW + e;
+    t[e] = d < n ? LOAD1(KV_T, p, base + (aidx)d * sd) : 0.0f;
+  }
+#if VW == 1
+  return t[0];
+#else
+  return VLOAD(t);
+#endif
+}
+
+static inline floatv load_q_vec(const __global q_t *p, aidx base, aidx sd, int vd) {
+  float t[VW];
+  UNROLL(VW)
+  for (int e = 0; e < VW; ++e) {
+    const int d = vd * VW + e;
+    t[e] = d < HEAD_D ? LOAD1(Q_T, p, base + (aidx)d * sd) : 0.0f;
+  }
+#if VW == 1
+  return t[0];
+#else
+  return VLOAD(t);
+#endif
+}
+
+// global (P, B*Hkv), local (WG, 1): work-item p streams chunk p of its
+// (b, kv head)'s keys [0, Sk); chunks are `chunk` keys long (a multiple
+// of KB), so trailing ones may be empty (they write m = -inf, l = 0).
+__kernel void clforge_attention_split_kv(
+    const __global q_t *q, const ulong q_off, const ulong qs0, const ulong qs1, const ulong qs2, const ulong qs3,
+    const __global kv_t *k, const ulong k_off, const ulong ks0, const ulong ks1, const ulong ks2, const ulong ks3,
+    const __global kv_t *v, const ulong v_off, const ulong vs0, const ulong vs1, const ulong vs2, const ulong vs3,
+    const __global mask_t *mask, const ulong m_off, const ulong ms0, const ulong ms1, const ulong ms2,
+    const ulong ms3, __global float *ws, const uint chunk, ATTN_COMMON_ARGS) {
+  const uint p = get_global_id(0), P = get_global_size(0);
+  const uint bh = get_global_id(1), b = bh / Hkv, kvh = bh % Hkv;
+  const int kv_len = attn_kv_len(kv_lens, kvl_off, b, Sk);
+  const int q_len = attn_q_len(q_lens, ql_off, b, Sq);
+  const int c_lo = (int)min((ulong)p * chunk, (ulong)Sk), c_hi = (int)min((ulong)(p + 1) * chunk, (ulong)Sk);
+  const uint R = group * Sq; // rows of this kv head: r = g * Sq + i, query head kvh * group + g
+  const aidx kb = (aidx)(k_off + b * ks0 + kvh * ks1), vb = (aidx)(v_off + b * vs0 + kvh * vs1);
+  const aidx ks = (aidx)ks2, kd = (aidx)ks3, vs = (aidx)vs2, vd_ = (aidx)vs3;
+  (void)mask, (void)m_off, (void)ms0, (void)ms1, (void)ms2, (void)ms3, (void)softcap, (void)B;
+
+  for (uint r0 = 0; r0 < R; r0 += ROWS) {
+    floatv qr[ROWS][ND], acc[ROWS][NDV];
+    float m[ROWS], l[ROWS];
+    int lo[ROWS], hi[ROWS], ulo = c_hi, uhi = c_lo;
+#if HAS_MASK
+    aidx mrow[ROWS];
+#endif
+    UNROLL(ROWS)
+    for (int r = 0; r < ROWS; ++r) {
+      const uint rr = r0 + (uint)r, g = rr / Sq, i = rr % Sq, hq = kvh * group + g;
+      m[r] = -INFINITY;
+      l[r] = 0.0f;
+      lo[r] = hi[r] = 0;
+      if (rr < R && (int)i < q_len) {
+        attn_key_range((int)i, kv_len, q_len, window, &lo[r], &hi[r]);
+        lo[r] = max(lo[r], c_lo);
+        hi[r] = min(hi[r], c_hi);
+        if (lo[r] < hi[r]) ulo = min(ulo, lo[r]), uhi = max(uhi, hi[r]);
+      }
+      const aidx qb = (aidx)(q_off + b * qs0 + hq * qs1 + i * qs2);
+      UNROLL(ND)
+      for (int d = 0; d < ND; ++d) qr[r][d] = rr < R ? scale * load_q_vec(q, qb, (aidx)qs3, d) : (floatv)0.0f;
+      UNROLL(NDV)
+      for (int d = 0; d < NDV; ++d) acc[r][d] = (floatv)0.0f;
+#if HAS_MASK
+      mrow[r] = (aidx)(m_off + b * ms0 + hq * ms1 + i * ms2);
+#endif
+    }
+
+    for (int j0 = ulo; j0 < uhi; j0 += KB) {
+      float s[ROWS][KB];
+      // Scores of the block: K row j loaded once for every row.
+      UNROLL(KB)
+      for (int jj = 0; jj < KB; ++jj) {
+        const int j = j0 + jj;
+        UNROLL(ROWS)
+        for (int r = 0; r < ROWS; ++r) s[r][jj] = -INFINITY;
+        if (j < uhi) {
+          floatv kr[ND];
+          UNROLL(ND)
+          for (int d = 0; d < ND; ++d) kr[d] = load_kv_vec(k, kb + (aidx)j * ks, kd, d, HEAD_D);
+          UNROLL(ROWS)
+          for (int r = 0; r < ROWS; ++r) {
+            if (j >= lo[r] && j < hi[r]) {
+              floatv t = qr[r][0] * kr[0];
+              UNROLL(ND)
+              for (int d = 1; d < ND; ++d) t = fma(qr[r][d], kr[d], t);
+              float x = attn_softcap(hsum(t), softcap);
+#if HAS_MASK
+              x += LOAD1(MASK_T, mask, mrow[r] + (aidx)j * (aidx)ms3);
+#endif
+              s[r][jj] = x;
+            }
+          }
+        }
+      }
+      // Online softmax: one rescale per row and block.
+      UNROLL(ROWS)
+      for (int r = 0; r < ROWS; ++r) {
+        float mb = m[r];
+        UNROLL(KB)
+        for (int jj = 0; jj < KB; ++jj) mb = fmax(mb, s[r][jj]);
+        // never (-inf) - (-inf): an unchanged max (also -inf) keeps the scale
+        if (mb != m[r]) {
+          const float c = exp(m[r] - mb);
+          l[r] *= c;
+          UNROLL(NDV)
+          for (int d = 0; d < NDV; ++d) acc[r][d] *= c;
+          m[r] = mb;
+        }
+        UNROLL(KB)
+        for (int jj = 0; jj < KB; ++jj) {
+          const float e = s[r][jj] == -INFINITY ? 0.0f : exp(s[r][jj] - mb);
+          s[r][jj] = e;
+          l[r] += e;
+        }
+      }
+      // acc += p * V: V row j loaded once for every row; rows that do not
+      // see j skip it (no 0 * Inf from a masked key's values).
+      UNROLL(KB)
+      for (int jj = 0; jj < KB; ++jj) {
+        const int j = j0 + jj;
+        if (j < uhi) {
+          floatv vr[NDV];
+          UNROLL(NDV)
+          for (int d = 0; d < NDV; ++d) vr[d] = load_kv_vec(v, vb + (aidx)j * vs, vd_, d, HEAD_DV);
+          UNROLL(ROWS)
+          for (int r = 0; r < ROWS; ++r) {
+            if (j >= lo[r] && j < hi[r]) {
+              const float e = s[r][jj];
+              UNROLL(NDV)
+              for (int d = 0; d < NDV; ++d) acc[r][d] = fma((floatv)e, vr[d], acc[r][d]);
+            }
+          }
+        }
+      }
+    }
+
+    UNROLL(ROWS)
+    for (int r = 0; r < ROWS; ++r) {
+      const uint rr = r0 + (uint)r, g = rr / Sq, i = rr % Sq, hq = kvh * group + g;
+      if (rr >= R || (int)i >= q_len) continue;
+      __global float *w = ws + (((ulong)(b * Hq + hq) * Sq + i) * P + p) * DV2;
+      UNROLL(NDV)
+      for (int d = 0; d < NDV; ++d) {
+        if (d * VW + VW <= HEAD_DV) {
+          VSTORE(acc[r][d], w + d * VW);
+        } else {
+          float t[VW];
+#if VW == 1
+          t[0] = acc[r][d];
+#else
+          VSTORE(acc[r][d], t);
+#endif
+          for (int e = 0; d * VW + e < HEAD_DV; ++e) w[d * VW + e] = t[e];
+        }
+      }
+      w[HEAD_DV] = m[r];
+      w[HEAD_DV + 1] = l[r];
+    }
+  }
+}
+#endif // VW
+
+#ifdef CVW
+// global (ceil(Dv / CVW) rounded up to CWG, Sq, B*Hq), local (CWG, 1, 1):
+// a work-item merges CVW elements of row (b, hq, i) over the row's P
+// partials: O = sum_p acc_p e^(m_p - M) / sum_p l_p e^(m_p - M), M = max m_p.
+__kernel void clforge_attention_combine(
+    const __global float *ws, const uint P, __global o_t *o, const ulong o_off, const ulong os0, const ulong os1,
+    const ulong os2, const ulong os3, __global float *lse, const ulong l_off, const ulong ls0, const ulong ls1,
+    const ulong ls2, const ulong ls3, ATTN_COMMON_ARGS) {
+  const uint d0 = get_global_id(0) * CVW, i = get_global_id(1), bh = get_global_id(2);
+  const uint b = bh / Hq, hq = bh % Hq;
+  (void)ls3, (void)kv_lens, (void)kvl_off, (void)Hkv, (void)group, (void)Sk, (void)window, (void)scale, (void)softcap,
+      (void)B, (void)lse, (void)l_off, (void)ls0, (void)ls1, (void)ls2;
+  if (d0 >= HEAD_DV || (int)i >= attn_q_len(q_lens, ql_off, b, Sq)) return;
+  const __global float *w = ws + ((ulong)bh * Sq + i) * P * DV2;
+  float M = -INFINITY;
+  for (uint p = 0; p < P; ++p) M = fmax(M, w[p * DV2 + HEAD_DV]);
+  // Partials with l = 0 saw no key (their m is -inf, acc 0) and are
+  // skipped; a NaN l still counts, so NaN propagates.
+  float L = 0.0f, a[CVW];
+  for (int e = 0; e < CVW; ++e) a[e] = 0.0f;
+  for (uint p = 0; p < P; ++p) {
+    const __global float *wp = w + p * DV2;
+    const float mp = wp[HEAD_DV], lp = wp[HEAD_DV + 1];
+    if (lp == 0.0f) continue;
+    const float c = mp == M ? 1.0f : exp(mp - M);
+    L = fma(lp, c, L);
+    for (int e = 0; e < CVW; ++e)
+      if (d0 + e < HEAD_DV) a[e] = fma(wp[d0 + e], c, a[e]);
+  }
+  const float inv = L == 0.0f ? 0.0f : 1.0f / L;
+  const aidx ob = (aidx)(o_off + b * os0 + hq * os1 + i * os2);
+  for (int e = 0; e < CVW; ++e)
+    if (d0 + e < HEAD_DV) STORE1(O_T, a[e] * inv, o, ob + (aidx)(d0 + e) * (aidx)os3);
+#if HAS_LSE
+  if (d0 == 0) lse[l_off + b * ls0 + hq * ls1 + i * ls2] = L == 0.0f ? -INFINITY : M + log(L);
+#endif
+}
+#endif // CVW
