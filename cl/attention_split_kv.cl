@@ -49,6 +49,59 @@ typedef CLFORGE_CAT(float, VW) floatv;
 #define CVT_UINTV(x) CLFORGE_CAT(convert_uint, VW)(x)
 #endif
 
+// exp(x) for the softmax weights, written out so it vectorizes (PoCL's
+// builtin is a call per element): x = n ln2 + r, |r| <= ln2 / 2, e^r by
+// a degree-6 polynomial (relative error ~2e-7), times 2^n through the
+// exponent bits. x < -87.3 gives 0 (as exp's result would flush), NaN
+// stays NaN; x is never above 0 here (scores minus their running max).
+#define ATTN_DEFINE_EXP(name, ft, it)                                                        \
+  static inline ft name(ft x) {                                               \
+    const ft xc = fmax(x, (ft)(-87.3f));                                               \
+    const ft n = rint(xc * 1.44269504f);                                               \
+    const ft r = fma(n, (ft)(-0.693359375f), fma(n, (ft)(2.12194440e-4f), xc));        \
+    ft p = fma((ft)1.3888949e-3f, r, (ft)8.3333836e-3f);                               \
+    p = fma(p, r, (ft)4.1666807e-2f);                                                  \
+    p = fma(p, r, (ft)1.6666667e-1f);                                                  \
+    p = fma(p, r, (ft)0.5f);                                                           \
+    p = fma(p, r, (ft)1.0f);                                                           \
+    p = fma(p, r, (ft)1.0f);                                                           \
+    const ft y = p * CLFORGE_CAT(as_, ft)((CLFORGE_CAT(convert_, it)(n) + (it)127) << 23); \
+    return select(select(y, (ft)0.0f, CLFORGE_CAT(convert_, it)(x < (ft)(-87.3f)) != (it)0), x, \
+                  CLFORGE_CAT(convert_, it)(isnan(x)) != (it)0);                       \
+  }
+
+ATTN_DEFINE_EXP(attn_exp_float, float, int)
+
+// Score vectors for exp: EV of a block's KB scores at a time.
+#if KB >= 16
+#define EV 16
+#else
+#define EV KB
+#endif
+#if EV == 1
+typedef float floatev;
+#define EXPV(x) attn_exp_float(x)
+#define EVLOAD(p) (*(p))
+#define EVSTORE(x, p) (*(p) = (x))
+#define EVSUM(e) (e)
+#else
+typedef CLFORGE_CAT(float, EV) floatev;
+#define FLOATEV CLFORGE_CAT(float, EV)
+#define INTEV CLFORGE_CAT(int, EV)
+ATTN_DEFINE_EXP(attn_exp_v, FLOATEV, INTEV)
+#define EXPV(x) attn_exp_v(x)
+#define EVLOAD(p) CLFORGE_CAT(vload, EV)(0, p)
+#define EVSTORE(x, p) CLFORGE_CAT(vstore, EV)(x, 0, p)
+#define EVSUM(e) evsum(e)
+static inline float evsum(floatev e) {
+  float t[EV], a = 0.0f;
+  EVSTORE(e, t);
+  UNROLL(EV)
+  for (int i = 0; i < EV; ++i) a += t[i];
+  return a;
+}
+#endif
+
 #define ND ((HEAD_D + VW - 1) / VW)   // vectors along D (the last one may be partial)
 #define NDV ((HEAD_DV + VW - 1) / VW) // vectors along Dv
 
@@ -140,7 +193,7 @@ __kernel void clforge_attention_split_kv(
   for (uint r0 = 0; r0 < R; r0 += ROWS) {
     floatv qr[ROWS][ND], acc[ROWS][NDV];
     float m[ROWS], l[ROWS];
-    int lo[ROWS], hi[ROWS], ulo = c_hi, uhi = c_lo;
+    int lo[ROWS], hi[ROWS], act[ROWS], ulo = c_hi, uhi = c_lo;
 #if HAS_MASK
     aidx mrow[ROWS];
 #endif
@@ -150,7 +203,8 @@ __kernel void clforge_attention_split_kv(
       m[r] = -INFINITY;
       l[r] = 0.0f;
       lo[r] = hi[r] = 0;
-      if (rr < R && (int)i < q_len) {
+      act[r] = rr < R && (int)i < q_len;
+      if (act[r]) {
         attn_key_range((int)i, kv_len, q_len, window, &lo[r], &hi[r]);
         lo[r] = max(lo[r], c_lo);
         hi[r] = min(hi[r], c_hi);
@@ -167,30 +221,36 @@ __kernel void clforge_attention_split_kv(
     }
 
     for (int j0 = ulo; j0 < uhi; j0 += KB) {
+      // Does every row see the whole block? (Then no per-row checks below:
+      // the common decode case.) Rows that write nothing do not count.
+      int full = j0 + KB <= uhi;
+      UNROLL(ROWS)
+      for (int r = 0; r < ROWS; ++r) full &= !act[r] || (lo[r] <= j0 && j0 + KB <= hi[r]);
       float s[ROWS][KB];
-      // Scores of the block: K row j loaded once for every row.
+      // Scores of the block: K row j loaded once for every row. No branch
+      // per row, so the rows' dot products overlap; keys past the block's
+      // end load the last key again and are masked with the rest.
       UNROLL(KB)
       for (int jj = 0; jj < KB; ++jj) {
-        const int j = j0 + jj;
+        const int j = j0 + jj, jl = min(j, uhi - 1);
+        floatv kr[ND];
+        UNROLL(ND)
+        for (int d = 0; d < ND; ++d) kr[d] = load_kv_vec(k, kb + (aidx)jl * ks, kd, d, HEAD_D);
         UNROLL(ROWS)
-        for (int r = 0; r < ROWS; ++r) s[r][jj] = -INFINITY;
-        if (j < uhi) {
-          floatv kr[ND];
+        for (int r = 0; r < ROWS; ++r) {
+          floatv t0 = qr[r][0] * kr[0], t1 = (floatv)0.0f;
           UNROLL(ND)
-          for (int d = 0; d < ND; ++d) kr[d] = load_kv_vec(k, kb + (aidx)j * ks, kd, d, HEAD_D);
-          UNROLL(ROWS)
-          for (int r = 0; r < ROWS; ++r) {
-            if (j >= lo[r] && j < hi[r]) {
-              floatv t = qr[r][0] * kr[0];
-              UNROLL(ND)
-              for (int d = 1; d < ND; ++d) t = fma(qr[r][d], kr[d], t);
-              float x = attn_softcap(hsum(t), softcap);
-#if HAS_MASK
-              x += LOAD1(MASK_T, mask, mrow[r] + (aidx)j * (aidx)ms3);
-#endif
-              s[r][jj] = x;
-            }
+          for (int d = 1; d < ND; ++d) {
+            if (d & 1)
+              t1 = fma(qr[r][d], kr[d], t1);
+            else
+              t0 = fma(qr[r][d], kr[d], t0);
           }
+          float x = attn_softcap(hsum(t0 + t1), softcap);
+#if HAS_MASK
+          if (j >= lo[r] && j < hi[r]) x += LOAD1(MASK_T, mask, mrow[r] + (aidx)j * (aidx)ms3);
+#endif
+          s[r][jj] = (j >= lo[r] && j < hi[r]) ? x : -INFINITY;
         }
       }
       // Online softmax: one rescale per row and block.
@@ -201,34 +261,49 @@ __kernel void clforge_attention_split_kv(
         for (int jj = 0; jj < KB; ++jj) mb = fmax(mb, s[r][jj]);
         // never (-inf) - (-inf): an unchanged max (also -inf) keeps the scale
         if (mb != m[r]) {
-          const float c = exp(m[r] - mb);
+          const float c = attn_exp_float(m[r] - mb);
           l[r] *= c;
           UNROLL(NDV)
           for (int d = 0; d < NDV; ++d) acc[r][d] *= c;
           m[r] = mb;
         }
-        UNROLL(KB)
-        for (int jj = 0; jj < KB; ++jj) {
-          const float e = s[r][jj] == -INFINITY ? 0.0f : exp(s[r][jj] - mb);
-          s[r][jj] = e;
-          l[r] += e;
+        // exp on whole vectors of scores (the scalar builtin is a call per
+        // score: it cost more than both products together)
+        UNROLL(KB / EV)
+        for (int c0 = 0; c0 < KB; c0 += EV) {
+          const floatev x = EVLOAD(&s[r][c0]);
+          const floatev e = EXPV(x - mb);
+          EVSTORE(e, &s[r][c0]);
+          l[r] += EVSUM(e);
         }
       }
-      // acc += p * V: V row j loaded once for every row; rows that do not
-      // see j skip it (no 0 * Inf from a masked key's values).
-      UNROLL(KB)
-      for (int jj = 0; jj < KB; ++jj) {
-        const int j = j0 + jj;
-        if (j < uhi) {
+      // acc += p * V: V row j loaded once for every row. In a block some
+      // row does not wholly see, such rows skip the keys they do not see (no
+      // 0 * Inf from a masked key's values).
+      if (full) {
+        UNROLL(KB)
+        for (int jj = 0; jj < KB; ++jj) {
+          floatv vr[NDV];
+          UNROLL(NDV)
+          for (int d = 0; d < NDV; ++d) vr[d] = load_kv_vec(v, vb + (aidx)(j0 + jj) * vs, vd_, d, HEAD_DV);
+          UNROLL(ROWS)
+          for (int r = 0; r < ROWS; ++r) {
+            UNROLL(NDV)
+            for (int d = 0; d < NDV; ++d) acc[r][d] = fma((floatv)s[r][jj], vr[d], acc[r][d]);
+          }
+        }
+      } else {
+        for (int jj = 0; jj < KB; ++jj) {
+          const int j = j0 + jj;
+          if (j >= uhi) break;
           floatv vr[NDV];
           UNROLL(NDV)
           for (int d = 0; d < NDV; ++d) vr[d] = load_kv_vec(v, vb + (aidx)j * vs, vd_, d, HEAD_DV);
           UNROLL(ROWS)
           for (int r = 0; r < ROWS; ++r) {
             if (j >= lo[r] && j < hi[r]) {
-              const float e = s[r][jj];
               UNROLL(NDV)
-              for (int d = 0; d < NDV; ++d) acc[r][d] = fma((floatv)e, vr[d], acc[r][d]);
+              for (int d = 0; d < NDV; ++d) acc[r][d] = fma((floatv)s[r][jj], vr[d], acc[r][d]);
             }
           }
         }
