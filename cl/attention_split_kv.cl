@@ -272,7 +272,7 @@ __kernel void clforge_attention_split_kv(
         UNROLL(KB / EV)
         for (int c0 = 0; c0 < KB; c0 += EV) {
           const floatev x = EVLOAD(&s[r][c0]);
-          const floatev e = EXPV(x - mb);
+          const floatev e = select(EXPV(x - mb), (floatev)0.0f, x == (floatev)(-INFINITY)); // no (-inf) - (-inf)
           EVSTORE(e, &s[r][c0]);
           l[r] += EVSUM(e);
         }
