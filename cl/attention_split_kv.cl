@@ -11,8 +11,13 @@
 //   ROWS  query rows (head, query) per pass over the chunk; more rows than
 //         that take several passes (the chunk is then re-read, from cache)
 //   VW    vector width along D and Dv
+//   HCVT  f16 K/V widened by vload_half (1) or cl/common.cl's integer
+//         conversion (0)
 // Host options (-D): KV_UNIT (K's and V's d-stride is 1: vector loads),
 // Q_UNIT likewise for Q. Combine: CVW elements of Dv per work-item.
+//
+// Remainders are written x - q * y: the compiler's div/rem pairing would
+// emit an LLVM `freeze`, which Oclgrind cannot run.
 //
 // Partial slot of row (b, hq, i) and chunk p: ((b*Hq + hq)*Sq + i)*P + p,
 // each DV2 = HEAD_DV + 2 floats: acc[0..Dv), m, l.
@@ -102,6 +107,10 @@ static inline float evsum(floatev e) {
 }
 #endif
 
+// Stage a block of K and V in private memory as f32 when a load is more
+// than a vector load (16-bit storage, strided d).
+#define STAGE (KV_T != CLFORGE_DT_F32 || !KV_UNIT)
+
 #define ND ((HEAD_D + VW - 1) / VW)   // vectors along D (the last one may be partial)
 #define NDV ((HEAD_DV + VW - 1) / VW) // vectors along Dv
 
@@ -129,6 +138,14 @@ static inline float hsum(floatv v) {
 static inline floatv vload_kv(const __global kv_t *p) {
 #if KV_T == CLFORGE_DT_F32
   return VLOAD(p);
+#elif KV_T == CLFORGE_DT_F16 && HCVT
+  // the builtin: one instruction per vector where the CPU converts f16
+  // (PoCL on x86 with F16C emits vcvtph2ps), a routine on some drivers
+#if VW == 1
+  return vload_half(0, (const __global half *)p);
+#else
+  return CLFORGE_CAT(vload_half, VW)(0, (const __global half *)p);
+#endif
 #elif KV_T == CLFORGE_DT_F16
   return CLFORGE_CAT(clforge_f32_from_f16_bits_, UINTV)(CVT_UINTV(VLOAD(p)));
 #else
@@ -181,7 +198,7 @@ __kernel void clforge_attention_split_kv(
     const __global mask_t *mask, const ulong m_off, const ulong ms0, const ulong ms1, const ulong ms2,
     const ulong ms3, __global float *ws, const uint chunk, ATTN_COMMON_ARGS) {
   const uint p = get_global_id(0), P = get_global_size(0);
-  const uint bh = get_global_id(1), b = bh / Hkv, kvh = bh % Hkv;
+  const uint bh = get_global_id(1), b = bh / Hkv, kvh = bh - b * Hkv;
   const int kv_len = attn_kv_len(kv_lens, kvl_off, b, Sk);
   const int q_len = attn_q_len(q_lens, ql_off, b, Sq);
   const int c_lo = (int)min((ulong)p * chunk, (ulong)Sk), c_hi = (int)min((ulong)(p + 1) * chunk, (ulong)Sk);
@@ -199,7 +216,7 @@ __kernel void clforge_attention_split_kv(
 #endif
     UNROLL(ROWS)
     for (int r = 0; r < ROWS; ++r) {
-      const uint rr = r0 + (uint)r, g = rr / Sq, i = rr % Sq, hq = kvh * group + g;
+      const uint rr = r0 + (uint)r, g = rr / Sq, i = rr - g * Sq, hq = kvh * group + g;
       m[r] = -INFINITY;
       l[r] = 0.0f;
       lo[r] = hi[r] = 0;
@@ -221,98 +238,82 @@ __kernel void clforge_attention_split_kv(
     }
 
     for (int j0 = ulo; j0 < uhi; j0 += KB) {
-      // Does every row see the whole block? (Then no per-row checks below:
-      // the common decode case.) Rows that write nothing do not count.
-      int full = j0 + KB <= uhi;
-      UNROLL(ROWS)
-      for (int r = 0; r < ROWS; ++r) full &= !act[r] || (lo[r] <= j0 && j0 + KB <= hi[r]);
-      float s[ROWS][KB];
-      // Scores of the block: K row j loaded once for every row. No branch
-      // per row, so the rows' dot products overlap; keys past the block's
-      // end load the last key again and are masked with the rest.
-      UNROLL(KB)
-      for (int jj = 0; jj < KB; ++jj) {
-        const int j = j0 + jj, jl = min(j, uhi - 1);
-        floatv kr[ND];
+      const int jn = min(KB, uhi - j0); // keys in this block
+#if STAGE
+      // The block's K and V rows as f32, converted once for all the rows.
+      floatv kbuf[KB][ND], vbuf[KB][NDV];
+      for (int jj = 0; jj < jn; ++jj) {
         UNROLL(ND)
-        for (int d = 0; d < ND; ++d) kr[d] = load_kv_vec(k, kb + (aidx)jl * ks, kd, d, HEAD_D);
-        UNROLL(ROWS)
-        for (int r = 0; r < ROWS; ++r) {
-          floatv t0 = qr[r][0] * kr[0], t1 = (floatv)0.0f;
+        for (int d = 0; d < ND; ++d) kbuf[jj][d] = load_kv_vec(k, kb + (aidx)(j0 + jj) * ks, kd, d, HEAD_D);
+        UNROLL(NDV)
+        for (int d = 0; d < NDV; ++d) vbuf[jj][d] = load_kv_vec(v, vb + (aidx)(j0 + jj) * vs, vd_, d, HEAD_DV);
+      }
+#define KROW(jj, d) kbuf[jj][d]
+#define VROW(jj, d) vbuf[jj][d]
+#else
+#define KROW(jj, d) load_kv_vec(k, kb + (aidx)(j0 + (jj)) * ks, kd, d, HEAD_D)
+#define VROW(jj, d) load_kv_vec(v, vb + (aidx)(j0 + (jj)) * vs, vd_, d, HEAD_DV)
+#endif
+      // Row by row (the block stays in L1): q and acc of one row live in
+      // registers while it runs over the block's keys, and a row visits
+      // only the keys it sees (a contiguous range), so no per-key checks.
+      for (int r = 0; r < ROWS; ++r) {
+        const int ja = clamp(lo[r] - j0, 0, jn), jb = clamp(hi[r] - j0, 0, jn);
+        float sr[KB];
+        UNROLL(KB)
+        for (int jj = 0; jj < KB; ++jj) sr[jj] = -INFINITY;
+        floatv q_[ND];
+        UNROLL(ND)
+        for (int d = 0; d < ND; ++d) q_[d] = qr[r][d];
+        for (int jj = ja; jj < jb; ++jj) {
+          floatv t0 = q_[0] * KROW(jj, 0), t1 = (floatv)0.0f;
           UNROLL(ND)
           for (int d = 1; d < ND; ++d) {
             if (d & 1)
-              t1 = fma(qr[r][d], kr[d], t1);
+              t1 = fma(q_[d], KROW(jj, d), t1);
             else
-              t0 = fma(qr[r][d], kr[d], t0);
+              t0 = fma(q_[d], KROW(jj, d), t0);
           }
           float x = attn_softcap(hsum(t0 + t1), softcap);
 #if HAS_MASK
-          if (j >= lo[r] && j < hi[r]) x += LOAD1(MASK_T, mask, mrow[r] + (aidx)j * (aidx)ms3);
+          x += LOAD1(MASK_T, mask, mrow[r] + (aidx)(j0 + jj) * (aidx)ms3);
 #endif
-          s[r][jj] = (j >= lo[r] && j < hi[r]) ? x : -INFINITY;
+          sr[jj] = x;
         }
-      }
-      // Online softmax: one rescale per row and block.
-      UNROLL(ROWS)
-      for (int r = 0; r < ROWS; ++r) {
+        // Online softmax: the block's max, one rescale, exp on vectors.
         float mb = m[r];
         UNROLL(KB)
-        for (int jj = 0; jj < KB; ++jj) mb = fmax(mb, s[r][jj]);
+        for (int jj = 0; jj < KB; ++jj) mb = fmax(mb, sr[jj]);
+        float c = 1.0f;
         // never (-inf) - (-inf): an unchanged max (also -inf) keeps the scale
-        if (mb != m[r]) {
-          const float c = attn_exp_float(m[r] - mb);
-          l[r] *= c;
-          UNROLL(NDV)
-          for (int d = 0; d < NDV; ++d) acc[r][d] *= c;
-          m[r] = mb;
-        }
-        // exp on whole vectors of scores (the scalar builtin is a call per
-        // score: it cost more than both products together)
+        if (mb != m[r]) c = attn_exp_float(m[r] - mb), m[r] = mb;
+        float ls = 0.0f;
         UNROLL(KB / EV)
         for (int c0 = 0; c0 < KB; c0 += EV) {
-          const floatev x = EVLOAD(&s[r][c0]);
+          const floatev x = EVLOAD(&sr[c0]);
           const floatev e = select(EXPV(x - mb), (floatev)0.0f, x == (floatev)(-INFINITY)); // no (-inf) - (-inf)
-          EVSTORE(e, &s[r][c0]);
-          l[r] += EVSUM(e);
+          EVSTORE(e, &sr[c0]);
+          ls += EVSUM(e);
         }
-      }
-      // acc += p * V: V row j loaded once for every row. In a block some
-      // row does not wholly see, such rows skip the keys they do not see (no
-      // 0 * Inf from a masked key's values).
-      if (full) {
-        UNROLL(KB)
-        for (int jj = 0; jj < KB; ++jj) {
-          floatv vr[NDV];
+        l[r] = fma(l[r], c, ls);
+        floatv a_[NDV];
+        UNROLL(NDV)
+        for (int d = 0; d < NDV; ++d) a_[d] = acc[r][d] * c;
+        for (int jj = ja; jj < jb; ++jj) {
+          const floatv e = (floatv)sr[jj];
           UNROLL(NDV)
-          for (int d = 0; d < NDV; ++d) vr[d] = load_kv_vec(v, vb + (aidx)(j0 + jj) * vs, vd_, d, HEAD_DV);
-          UNROLL(ROWS)
-          for (int r = 0; r < ROWS; ++r) {
-            UNROLL(NDV)
-            for (int d = 0; d < NDV; ++d) acc[r][d] = fma((floatv)s[r][jj], vr[d], acc[r][d]);
-          }
+          for (int d = 0; d < NDV; ++d) a_[d] = fma(e, VROW(jj, d), a_[d]);
         }
-      } else {
-        for (int jj = 0; jj < KB; ++jj) {
-          const int j = j0 + jj;
-          if (j >= uhi) break;
-          floatv vr[NDV];
-          UNROLL(NDV)
-          for (int d = 0; d < NDV; ++d) vr[d] = load_kv_vec(v, vb + (aidx)j * vs, vd_, d, HEAD_DV);
-          UNROLL(ROWS)
-          for (int r = 0; r < ROWS; ++r) {
-            if (j >= lo[r] && j < hi[r]) {
-              UNROLL(NDV)
-              for (int d = 0; d < NDV; ++d) acc[r][d] = fma((floatv)s[r][jj], vr[d], acc[r][d]);
-            }
-          }
-        }
+        UNROLL(NDV)
+        for (int d = 0; d < NDV; ++d) acc[r][d] = a_[d];
       }
+#undef KROW
+#undef VROW
     }
 
     UNROLL(ROWS)
     for (int r = 0; r < ROWS; ++r) {
-      const uint rr = r0 + (uint)r, g = rr / Sq, i = rr % Sq, hq = kvh * group + g;
+      const uint rr = r0 + (uint)r, g = rr / Sq, i = rr - g * Sq, hq = kvh * group + g;
       if (rr >= R || (int)i >= q_len) continue;
       __global float *w = ws + (((ulong)(b * Hq + hq) * Sq + i) * P + p) * DV2;
       UNROLL(NDV)
@@ -345,7 +346,7 @@ __kernel void clforge_attention_combine(
     const ulong os2, const ulong os3, __global float *lse, const ulong l_off, const ulong ls0, const ulong ls1,
     const ulong ls2, const ulong ls3, ATTN_COMMON_ARGS) {
   const uint d0 = get_global_id(0) * CVW, i = get_global_id(1), bh = get_global_id(2);
-  const uint b = bh / Hq, hq = bh % Hq;
+  const uint b = bh / Hq, hq = bh - b * Hq;
   (void)ls3, (void)kv_lens, (void)kvl_off, (void)Hkv, (void)group, (void)Sk, (void)window, (void)scale, (void)softcap,
       (void)B, (void)lse, (void)l_off, (void)ls0, (void)ls1, (void)ls2;
   if (d0 >= HEAD_DV || (int)i >= attn_q_len(q_lens, ql_off, b, Sq)) return;

@@ -39,18 +39,22 @@ const clforge__family clforge__family_attention_split_kv = {
         [ASKV_ROWS] = {"ROWS", 5, {1, 2, 4, 8, 16}},
         [ASKV_WG] = {"WG", 8, {1, 2, 4, 8, 16, 32, 64, 128}},
         [ASKV_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
+        [ASKV_HCVT] = {"HCVT", 2, {0, 1}},
     },
     /* CPUs: a work-item per work-group with explicit 16-wide vectors (PoCL
-     * runs it as straight vector code); GPUs: guesses, many work-items. */
-    /*                                  SPLITS KB ROWS WG VW */
+     * runs it as straight vector code), f16 widened by vload_half (PoCL
+     * emits vcvtph2ps: f16 KV 1.7x faster than the integer conversion,
+     * measured at Sk = 8192); GPUs: guesses, many work-items, the integer
+     * conversion (vload_half has been seen wrong on some drivers). */
+    /*                                  SPLITS KB ROWS WG VW HCVT */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 16, 4, 32, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {0, 16, 4, 1, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 16, 4, 64, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 16, 4, 64, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 16, 4, 32, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 16, 4, 32, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 16, 4, 32, 4},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 16, 4, 32, 4, 0},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {0, 16, 4, 1, 16, 1},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 16, 4, 64, 4, 0},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 16, 4, 64, 4, 0},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 16, 4, 32, 4, 0},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 16, 4, 32, 4, 0},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 16, 4, 32, 4, 0},
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = split_allowed,
