@@ -114,23 +114,33 @@ static inline float evsum(floatev e) {
 #define ND ((HEAD_D + VW - 1) / VW)   // vectors along D (the last one may be partial)
 #define NDV ((HEAD_DV + VW - 1) / VW) // vectors along Dv
 
+// The sum of v's lanes: halves added down to two, then dot() for the last
+// step (a plain a.x + a.y is folded into a shuffle with an undefined lane,
+// which Oclgrind's uninitialized-value check crashes on); 16 lanes halve
+// through private memory (Oclgrind loses track of .lo/.hi of a float16 and
+// reports its sum uninitialized; PoCL compiles both alike).
 static inline float hsum(floatv v) {
 #if VW == 1
   return v;
-#elif VW == 2
-  return v.x + v.y;
-#elif VW == 4
-  const float2 a = v.lo + v.hi;
-  return a.x + a.y;
-#elif VW == 8
-  const float4 a = v.lo + v.hi;
-  const float2 b = a.lo + a.hi;
-  return b.x + b.y;
 #else
-  const float8 a = v.lo + v.hi;
-  const float4 b = a.lo + a.hi;
-  const float2 c = b.lo + b.hi;
-  return c.x + c.y;
+#if VW == 16
+  float tt[16];
+  vstore16(v, 0, tt);
+  const float8 v8 = vload8(0, tt) + vload8(1, tt);
+#elif VW == 8
+  const float8 v8 = v;
+#endif
+#if VW >= 8
+  const float4 v4 = v8.lo + v8.hi;
+#elif VW == 4
+  const float4 v4 = v;
+#endif
+#if VW >= 4
+  const float2 v2 = v4.lo + v4.hi;
+#else
+  const float2 v2 = v;
+#endif
+  return dot(v2, (float2)(1.0f, 1.0f));
 #endif
 }
 

@@ -131,7 +131,6 @@ static void parameters(void) {
       "attention_split_kv:KB=64,ROWS=2,VW=16,WG=1,SPLITS=96;attention_combine:CWG=2,CVW=4",
   };
   for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i) {
-    if (small && strstr(specs[i], "HCVT=1")) continue; /* Oclgrind does not model vload_half */
     attn_case c = make(2, 6, 2, small ? 2 : 5, small ? 9 : 301, 80, 24, 500 + (unsigned)i);
     c.desc.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT, c.lse = 1, c.mask = ATTN_MASK_FULL;
     c.desc.kv_type = (clforge_dtype)(1 + i % 3);
