@@ -73,7 +73,7 @@ static void reference_closed_form(void) {
 
 static void build(int small) {
   attn_case c;
-  const int32_t kvl[4] = {5, 0, 1000, 3}, ql[4] = {2, 7, 0, 1};
+  static const int32_t kvl[4] = {5, 0, 1000, 3}, ql[4] = {2, 7, 0, 1}; /* the cases keep pointers */
   /* shapes: sizes off every tile, Sq != Sk both ways, decode */
   const size_t sizes[][2] = {{1, 1}, {7, 7}, {1, 129}, {7, 129}, {129, 7}, {129, 129}, {16, 1000}, {1, 1000}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
