@@ -38,6 +38,31 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
 #define CLFORGE_UNROLL_(x) _Pragma(#x)
 #define UNROLL(n) CLFORGE_UNROLL_(unroll n)
 
+// Sums and maxima of a vector's lanes as trees (short dependency chains):
+// halves combined down to two lanes, then dot() for the last sum (a plain
+// a.x + a.y is folded into a shuffle with an undefined lane, which
+// Oclgrind's uninitialized-value check crashes on); 16 lanes halve through
+// private memory (Oclgrind loses track of .lo/.hi of a float16; PoCL
+// compiles both alike).
+static inline float attn_hsum1(float v) { return v; }
+static inline float attn_hsum2(float2 v) { return dot(v, (float2)(1.0f, 1.0f)); }
+static inline float attn_hsum4(float4 v) { return attn_hsum2(v.lo + v.hi); }
+static inline float attn_hsum8(float8 v) { return attn_hsum4(v.lo + v.hi); }
+static inline float attn_hsum16(float16 v) {
+  float t[16];
+  vstore16(v, 0, t);
+  return attn_hsum8(vload8(0, t) + vload8(1, t));
+}
+static inline float attn_hmax1(float v) { return v; }
+static inline float attn_hmax2(float2 v) { return fmax(v.x, v.y); }
+static inline float attn_hmax4(float4 v) { return attn_hmax2(fmax(v.lo, v.hi)); }
+static inline float attn_hmax8(float8 v) { return attn_hmax4(fmax(v.lo, v.hi)); }
+static inline float attn_hmax16(float16 v) {
+  float t[16];
+  vstore16(v, 0, t);
+  return attn_hmax8(fmax(vload8(0, t), vload8(1, t)));
+}
+
 #if VW == 1
 typedef float floatv;
 #define UINTV uint
@@ -89,6 +114,7 @@ typedef float floatev;
 #define EVLOAD(p) (*(p))
 #define EVSTORE(x, p) (*(p) = (x))
 #define EVSUM(e) (e)
+#define EVMAX(e) (e)
 #else
 typedef CLFORGE_CAT(float, EV) floatev;
 #define FLOATEV CLFORGE_CAT(float, EV)
@@ -97,52 +123,21 @@ ATTN_DEFINE_EXP(attn_exp_v, FLOATEV, INTEV)
 #define EXPV(x) attn_exp_v(x)
 #define EVLOAD(p) CLFORGE_CAT(vload, EV)(0, p)
 #define EVSTORE(x, p) CLFORGE_CAT(vstore, EV)(x, 0, p)
-#define EVSUM(e) evsum(e)
-static inline float evsum(floatev e) {
-  float t[EV], a = 0.0f;
-  EVSTORE(e, t);
-  UNROLL(EV)
-  for (int i = 0; i < EV; ++i) a += t[i];
-  return a;
-}
+#define EVSUM(e) CLFORGE_CAT(attn_hsum, EV)(e)
+#define EVMAX(e) CLFORGE_CAT(attn_hmax, EV)(e)
 #endif
 
 // Stage a block of K and V in private memory as f32 when a load is more
-// than a vector load (16-bit storage, strided d).
+// than a vector load (16-bit storage, strided d): converted once, read by
+// every row. (f16 by vload_half unstaged, converted again by each row:
+// 1.4x slower at Sk = 8192.)
 #define STAGE (KV_T != CLFORGE_DT_F32 || !KV_UNIT)
 
 #define ND ((HEAD_D + VW - 1) / VW)   // vectors along D (the last one may be partial)
 #define NDV ((HEAD_DV + VW - 1) / VW) // vectors along Dv
 
-// The sum of v's lanes: halves added down to two, then dot() for the last
-// step (a plain a.x + a.y is folded into a shuffle with an undefined lane,
-// which Oclgrind's uninitialized-value check crashes on); 16 lanes halve
-// through private memory (Oclgrind loses track of .lo/.hi of a float16 and
-// reports its sum uninitialized; PoCL compiles both alike).
-static inline float hsum(floatv v) {
-#if VW == 1
-  return v;
-#else
-#if VW == 16
-  float tt[16];
-  vstore16(v, 0, tt);
-  const float8 v8 = vload8(0, tt) + vload8(1, tt);
-#elif VW == 8
-  const float8 v8 = v;
-#endif
-#if VW >= 8
-  const float4 v4 = v8.lo + v8.hi;
-#elif VW == 4
-  const float4 v4 = v;
-#endif
-#if VW >= 4
-  const float2 v2 = v4.lo + v4.hi;
-#else
-  const float2 v2 = v;
-#endif
-  return dot(v2, (float2)(1.0f, 1.0f));
-#endif
-}
+#define HSUM CLFORGE_CAT(attn_hsum, VW)
+static inline float hsum(floatv v) { return HSUM(v); }
 
 // VW contiguous storage elements from p as f32 (the caller knows they exist).
 static inline floatv vload_kv(const __global kv_t *p) {
@@ -291,9 +286,10 @@ __kernel void clforge_attention_split_kv(
           sr[jj] = x;
         }
         // Online softmax: the block's max, one rescale, exp on vectors.
-        float mb = m[r];
-        UNROLL(KB)
-        for (int jj = 0; jj < KB; ++jj) mb = fmax(mb, sr[jj]);
+        floatev mv = EVLOAD(sr);
+        UNROLL(KB / EV)
+        for (int c0 = EV; c0 < KB; c0 += EV) mv = fmax(mv, EVLOAD(&sr[c0]));
+        const float mb = fmax(m[r], EVMAX(mv));
         float c = 1.0f;
         // never (-inf) - (-inf): an unchanged max (also -inf) keeps the scale
         if (mb != m[r]) c = attn_exp_float(m[r] - mb), m[r] = mb;
