@@ -127,6 +127,29 @@ ATTN_DEFINE_EXP(attn_exp_v, FLOATEV, INTEV)
 #define EVMAX(e) CLFORGE_CAT(attn_hmax, EV)(e)
 #endif
 
+// Online softmax of a block's KB scores sr (masked ones -inf): the block's
+// max, one rescale, exp on vectors; sr becomes the weights, *m and *l are
+// updated; returns the factor for the accumulator.
+static inline float attn_block_softmax(float *sr, float *m, float *l) {
+  floatev mv = EVLOAD(sr);
+  UNROLL(KB / EV)
+  for (int c0 = EV; c0 < KB; c0 += EV) mv = fmax(mv, EVLOAD(&sr[c0]));
+  const float mb = fmax(*m, EVMAX(mv));
+  float c = 1.0f;
+  // never (-inf) - (-inf): an unchanged max (also -inf) keeps the scale
+  if (mb != *m) c = attn_exp_float(*m - mb), *m = mb;
+  float ls = 0.0f;
+  UNROLL(KB / EV)
+  for (int c0 = 0; c0 < KB; c0 += EV) {
+    const floatev x = EVLOAD(&sr[c0]);
+    const floatev e = select(EXPV(x - mb), (floatev)0.0f, x == (floatev)(-INFINITY)); // no (-inf) - (-inf)
+    EVSTORE(e, &sr[c0]);
+    ls += EVSUM(e);
+  }
+  *l = fma(*l, c, ls);
+  return c;
+}
+
 // Stage a block of K and V in private memory as f32 when a load is more
 // than a vector load (16-bit storage, strided d): converted once, read by
 // every row. (f16 by vload_half unstaged, converted again by each row:
@@ -135,6 +158,54 @@ ATTN_DEFINE_EXP(attn_exp_v, FLOATEV, INTEV)
 
 #define ND ((HEAD_D + VW - 1) / VW)   // vectors along D (the last one may be partial)
 #define NDV ((HEAD_DV + VW - 1) / VW) // vectors along Dv
+
+// The whole-block path (16 keys' scores as one vector): 16-wide vectors
+// along whole D and Dv rows, contiguous.
+#define TREE (VW == 16 && KB % 16 == 0 && KV_UNIT && HEAD_D % 16 == 0 && HEAD_DV % 16 == 0)
+#if TREE
+// Vectors of Dv per P.V pass: the most that keep ROWS * DVC accumulators
+// within 16 registers (NDV divisible).
+#if NDV % 4 == 0 && ROWS * 4 <= 16
+#define DVC 4
+#elif NDV % 2 == 0 && ROWS * 2 <= 16
+#define DVC 2
+#else
+#define DVC 1
+#endif
+// One level of the transpose-and-add tree: a ++ b as w-lane chunks, chunk
+// i of the result = chunk 2i + chunk 2i+1 (a full-width add). Four levels
+// (w = 8, 4, 2, 1) turn 16 keys' partial vectors into one vector of their
+// 16 sums. Through private memory where Oclgrind runs it, shuffles
+// elsewhere (PoCL does not turn the private-memory form into shuffles).
+static inline float16 attn_pair16(float16 a, float16 b, const int w) {
+#if ASKV_SHUF
+  // the same lanes by shufflevector (PoCL: vpermt2ps; Oclgrind loses track
+  // of the result's initialized state, the host sets ASKV_SHUF=0 there)
+  if (w == 8)
+    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+           __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  if (w == 4)
+    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+           __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+  if (w == 2)
+    return __builtin_shufflevector(a, b, 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29) +
+           __builtin_shufflevector(a, b, 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30) +
+         __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+#else
+  float m[32], x[16], y[16];
+  vstore16(a, 0, m);
+  vstore16(b, 0, m + 16);
+  UNROLL(16)
+  for (int i = 0; i < 16; ++i) {
+    const int c = i / w, e = i - c * w;
+    x[i] = m[2 * c * w + e];
+    y[i] = m[(2 * c + 1) * w + e];
+  }
+  return vload16(0, x) + vload16(0, y);
+#endif
+}
+#endif
 
 #define HSUM CLFORGE_CAT(attn_hsum, VW)
 static inline float hsum(floatv v) { return HSUM(v); }
@@ -244,6 +315,116 @@ __kernel void clforge_attention_split_kv(
 
     for (int j0 = ulo; j0 < uhi; j0 += KB) {
       const int jn = min(KB, uhi - j0); // keys in this block
+#if ASKV_PF
+      // Prefetch the K and V rows ASKV_PF blocks ahead: one work-item per
+      // core streams two rows per key, with too much work between its loads
+      // for the out-of-order window alone to keep enough misses in flight.
+      if (j0 + ASKV_PF * KB < uhi) {
+        UNROLL(KB)
+        for (int jj = 0; jj < KB; ++jj) {
+          const __global char *pk = (const __global char *)(k + kb + (aidx)(j0 + ASKV_PF * KB + jj) * ks);
+          const __global char *pv = (const __global char *)(v + vb + (aidx)(j0 + ASKV_PF * KB + jj) * vs);
+          UNROLL((HEAD_D * sizeof(kv_t) + 63) / 64)
+          for (int c = 0; c < (int)((HEAD_D * sizeof(kv_t) + 63) / 64); ++c) __builtin_prefetch(pk + 64 * c, 0, 3);
+          UNROLL((HEAD_DV * sizeof(kv_t) + 63) / 64)
+          for (int c = 0; c < (int)((HEAD_DV * sizeof(kv_t) + 63) / 64); ++c) __builtin_prefetch(pv + 64 * c, 0, 3);
+        }
+      }
+#endif
+#if TREE
+      // A whole block every row sees (rows past the end compute on valid
+      // keys and are never written): each K and V vector is loaded (and
+      // widened) once for all ROWS rows, q and the weights come from L1.
+      int full = jn == KB;
+      UNROLL(ROWS)
+      for (int r = 0; r < ROWS; ++r) full &= !act[r] || (lo[r] <= j0 && hi[r] >= j0 + KB);
+      if (full) {
+        const __global kv_t *kp = k + kb + (size_t)j0 * (size_t)ks, *vp = v + vb + (size_t)j0 * (size_t)vs;
+        float sc[ROWS][KB];
+        UNROLL(KB / 16)
+        for (int c0 = 0; c0 < KB; c0 += 16) {
+          // 16 keys' dot-product partials summed by a transpose-and-add tree
+          // (full-width adds), in the order that keeps few vectors live.
+          float16 z[ROWS][2];
+          UNROLL(2)
+          for (int h = 0; h < 2; ++h) {
+            float16 w[ROWS][2];
+            UNROLL(2)
+            for (int g = 0; g < 2; ++g) {
+              float16 t[ROWS][4];
+              UNROLL(4)
+              for (int jj = 0; jj < 4; ++jj) {
+                const __global kv_t *kr = kp + (size_t)(c0 + 8 * h + 4 * g + jj) * (size_t)ks;
+                UNROLL(ROWS)
+                for (int r = 0; r < ROWS; ++r) t[r][jj] = (float16)0.0f;
+                UNROLL(ND)
+                for (int d = 0; d < ND; ++d) {
+                  const float16 kv = vload_kv(kr + d * 16);
+                  UNROLL(ROWS)
+                  for (int r = 0; r < ROWS; ++r) t[r][jj] = fma(qr[r][d], kv, t[r][jj]);
+                }
+              }
+              UNROLL(ROWS)
+              for (int r = 0; r < ROWS; ++r)
+                w[r][g] = attn_pair16(attn_pair16(t[r][0], t[r][1], 8), attn_pair16(t[r][2], t[r][3], 8), 4);
+            }
+            UNROLL(ROWS)
+            for (int r = 0; r < ROWS; ++r) z[r][h] = attn_pair16(w[r][0], w[r][1], 2);
+          }
+          UNROLL(ROWS)
+          for (int r = 0; r < ROWS; ++r) {
+            float16 x = attn_pair16(z[r][0], z[r][1], 1);
+#if SOFTCAP || HAS_MASK
+            float xs[16];
+            vstore16(x, 0, xs);
+            UNROLL(16)
+            for (int jj = 0; jj < 16; ++jj) {
+              float y = attn_softcap(xs[jj], softcap);
+#if HAS_MASK
+              y += LOAD1(MASK_T, mask, mrow[r] + (aidx)(j0 + c0 + jj) * (aidx)ms3);
+#endif
+              xs[jj] = y;
+            }
+            x = vload16(0, xs);
+#endif
+            vstore16(x, 0, &sc[r][c0]);
+          }
+        }
+        float cr[ROWS];
+        UNROLL(ROWS)
+        for (int r = 0; r < ROWS; ++r) cr[r] = attn_block_softmax(sc[r], &m[r], &l[r]);
+        // P.V over chunks of DVC vectors of Dv (ROWS * DVC accumulators):
+        // per key, ROWS weight broadcasts serve DVC vectors each.
+        UNROLL(NDV / DVC)
+        for (int d0 = 0; d0 < NDV; d0 += DVC) {
+          float16 a_[ROWS][DVC];
+          UNROLL(ROWS)
+          for (int r = 0; r < ROWS; ++r) {
+            UNROLL(DVC)
+            for (int d = 0; d < DVC; ++d) a_[r][d] = acc[r][d0 + d] * cr[r];
+          }
+          UNROLL(KB)
+          for (int jj = 0; jj < KB; ++jj) {
+            const __global kv_t *vr = vp + (size_t)jj * (size_t)vs + d0 * 16;
+            float16 vv[DVC];
+            UNROLL(DVC)
+            for (int d = 0; d < DVC; ++d) vv[d] = vload_kv(vr + d * 16);
+            UNROLL(ROWS)
+            for (int r = 0; r < ROWS; ++r) {
+              const float16 e = (float16)sc[r][jj];
+              UNROLL(DVC)
+              for (int d = 0; d < DVC; ++d) a_[r][d] = fma(e, vv[d], a_[r][d]);
+            }
+          }
+          UNROLL(ROWS)
+          for (int r = 0; r < ROWS; ++r) {
+            UNROLL(DVC)
+            for (int d = 0; d < DVC; ++d) acc[r][d0 + d] = a_[r][d];
+          }
+        }
+        continue;
+      }
+#endif
 #if STAGE
       // The block's K and V rows as f32, converted once for all the rows.
       floatv kbuf[KB][ND], vbuf[KB][NDV];
@@ -285,23 +466,7 @@ __kernel void clforge_attention_split_kv(
 #endif
           sr[jj] = x;
         }
-        // Online softmax: the block's max, one rescale, exp on vectors.
-        floatev mv = EVLOAD(sr);
-        UNROLL(KB / EV)
-        for (int c0 = EV; c0 < KB; c0 += EV) mv = fmax(mv, EVLOAD(&sr[c0]));
-        const float mb = fmax(m[r], EVMAX(mv));
-        float c = 1.0f;
-        // never (-inf) - (-inf): an unchanged max (also -inf) keeps the scale
-        if (mb != m[r]) c = attn_exp_float(m[r] - mb), m[r] = mb;
-        float ls = 0.0f;
-        UNROLL(KB / EV)
-        for (int c0 = 0; c0 < KB; c0 += EV) {
-          const floatev x = EVLOAD(&sr[c0]);
-          const floatev e = select(EXPV(x - mb), (floatev)0.0f, x == (floatev)(-INFINITY)); // no (-inf) - (-inf)
-          EVSTORE(e, &sr[c0]);
-          ls += EVSUM(e);
-        }
-        l[r] = fma(l[r], c, ls);
+        const float c = attn_block_softmax(sr, &m[r], &l[r]);
         floatv a_[NDV];
         UNROLL(NDV)
         for (int d = 0; d < NDV; ++d) a_[d] = acc[r][d] * c;

@@ -8,6 +8,8 @@
  * never grows with Sq*Sk. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../context.h"
 #include "../error.h"
@@ -59,7 +61,13 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention split_kv: workspace too small");
 
   char extra[64];
-  snprintf(extra, sizeof extra, "-DKV_UNIT=%d", d->k.stride[3] == 1 && d->v.stride[3] == 1);
+  /* Oclgrind loses the initialized state of shufflevector results: lanes
+   * move through private memory there (slow elsewhere). */
+  const int shuf = strstr(ctx->info.platform_name, "Oclgrind") == NULL;
+  const int pf = shuf && d->k.stride[3] == 1 && d->v.stride[3] == 1 && (ctx->info.type & CL_DEVICE_TYPE_CPU) ? 2 : 0;
+  const char *pfe = getenv("ASKV_PF");
+  snprintf(extra, sizeof extra, "-DKV_UNIT=%d -DASKV_SHUF=%d -DASKV_PF=%d", d->k.stride[3] == 1 && d->v.stride[3] == 1,
+           shuf, pfe ? atoi(pfe) : pf);
   cl_kernel ks, kc;
   clforge_status st = clforge__attn_kernel(ctx, &clforge__family_attention_split_kv, "clforge_attention_split_kv", v,
                                            d, extra, wg, &ks);
