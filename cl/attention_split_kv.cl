@@ -14,7 +14,9 @@
 //   HCVT  f16 K/V widened by vload_half (1) or cl/common.cl's integer
 //         conversion (0)
 // Host options (-D): KV_UNIT (K's and V's d-stride is 1: vector loads),
-// Q_UNIT likewise for Q. Combine: CVW elements of Dv per work-item.
+// ASKV_DIRECT (one chunk per row: write O and LSE, no combine), ASKV_SHUF
+// (lanes move by shufflevector; 0 on Oclgrind), ASKV_PF (prefetch distance
+// in key blocks; 0: none). Combine: CVW elements of Dv per work-item.
 //
 // Remainders are written x - q * y: the compiler's div/rem pairing would
 // emit an LLVM `freeze`, which Oclgrind cannot run.
@@ -272,7 +274,9 @@ __kernel void clforge_attention_split_kv(
     const __global kv_t *k, const ulong k_off, const ulong ks0, const ulong ks1, const ulong ks2, const ulong ks3,
     const __global kv_t *v, const ulong v_off, const ulong vs0, const ulong vs1, const ulong vs2, const ulong vs3,
     const __global mask_t *mask, const ulong m_off, const ulong ms0, const ulong ms1, const ulong ms2,
-    const ulong ms3, __global float *ws, const uint chunk, ATTN_COMMON_ARGS) {
+    const ulong ms3, __global float *ws, const uint chunk, __global o_t *o, const ulong o_off, const ulong os0,
+    const ulong os1, const ulong os2, const ulong os3, __global float *lse, const ulong l_off, const ulong ls0,
+    const ulong ls1, const ulong ls2, const ulong ls3, ATTN_COMMON_ARGS) {
   const uint p = get_global_id(0), P = get_global_size(0);
   const uint bh = get_global_id(1), b = bh / Hkv, kvh = bh - b * Hkv;
   const int kv_len = attn_kv_len(kv_lens, kvl_off, b, Sk);
@@ -316,6 +320,13 @@ __kernel void clforge_attention_split_kv(
     for (int j0 = ulo; j0 < uhi; j0 += KB) {
       const int jn = min(KB, uhi - j0); // keys in this block
 #if ASKV_PF
+#if KV_T == CLFORGE_DT_F32
+#define ASKV_KLINES ((HEAD_D * 4 + 63) / 64)
+#define ASKV_VLINES ((HEAD_DV * 4 + 63) / 64)
+#else
+#define ASKV_KLINES ((HEAD_D * 2 + 63) / 64)
+#define ASKV_VLINES ((HEAD_DV * 2 + 63) / 64)
+#endif
       // Prefetch the K and V rows ASKV_PF blocks ahead: one work-item per
       // core streams two rows per key, with too much work between its loads
       // for the out-of-order window alone to keep enough misses in flight.
@@ -324,10 +335,11 @@ __kernel void clforge_attention_split_kv(
         for (int jj = 0; jj < KB; ++jj) {
           const __global char *pk = (const __global char *)(k + kb + (aidx)(j0 + ASKV_PF * KB + jj) * ks);
           const __global char *pv = (const __global char *)(v + vb + (aidx)(j0 + ASKV_PF * KB + jj) * vs);
-          UNROLL((HEAD_D * sizeof(kv_t) + 63) / 64)
-          for (int c = 0; c < (int)((HEAD_D * sizeof(kv_t) + 63) / 64); ++c) __builtin_prefetch(pk + 64 * c, 0, 3);
-          UNROLL((HEAD_DV * sizeof(kv_t) + 63) / 64)
-          for (int c = 0; c < (int)((HEAD_DV * sizeof(kv_t) + 63) / 64); ++c) __builtin_prefetch(pv + 64 * c, 0, 3);
+          // (kept as loops: unrolled, they made the block slower)
+#pragma nounroll
+          for (int c = 0; c < ASKV_KLINES; ++c) __builtin_prefetch(pk + 64 * c, 0, 3);
+#pragma nounroll
+          for (int c = 0; c < ASKV_VLINES; ++c) __builtin_prefetch(pv + 64 * c, 0, 3);
         }
       }
 #endif
@@ -381,7 +393,8 @@ __kernel void clforge_attention_split_kv(
             for (int jj = 0; jj < 16; ++jj) {
               float y = attn_softcap(xs[jj], softcap);
 #if HAS_MASK
-              y += LOAD1(MASK_T, mask, mrow[r] + (aidx)(j0 + c0 + jj) * (aidx)ms3);
+              // (a row past the heads has no mask row)
+              if (act[r]) y += LOAD1(MASK_T, mask, mrow[r] + (aidx)(j0 + c0 + jj) * (aidx)ms3);
 #endif
               xs[jj] = y;
             }
@@ -486,6 +499,30 @@ __kernel void clforge_attention_split_kv(
     for (int r = 0; r < ROWS; ++r) {
       const uint rr = r0 + (uint)r, g = rr / Sq, i = rr - g * Sq, hq = kvh * group + g;
       if (rr >= R || (int)i >= q_len) continue;
+#if ASKV_DIRECT
+      // One chunk per row (P = 1): normalize here, no combine launch; the
+      // combine's rules with a single partial (l = 0: zeros, LSE -inf).
+      const float inv = l[r] == 0.0f ? 0.0f : 1.0f / l[r];
+      const aidx ob = (aidx)(o_off + b * os0 + hq * os1 + i * os2);
+      UNROLL(NDV)
+      for (int d = 0; d < NDV; ++d) {
+        float t[VW];
+#if VW == 1
+        t[0] = acc[r][d] * inv;
+#else
+        VSTORE(acc[r][d] * inv, t);
+#endif
+        UNROLL(VW)
+        for (int e = 0; e < VW; ++e)
+          if (d * VW + e < HEAD_DV) STORE1(O_T, t[e], o, ob + (aidx)(d * VW + e) * (aidx)os3);
+      }
+#if HAS_LSE
+      lse[l_off + b * ls0 + hq * ls1 + i * ls2] = l[r] == 0.0f ? -INFINITY : m[r] + log(l[r]);
+#endif
+      (void)ws, (void)P, (void)ls3;
+#else
+      (void)o, (void)o_off, (void)os0, (void)os1, (void)os2, (void)os3, (void)lse, (void)l_off, (void)ls0, (void)ls1,
+          (void)ls2, (void)ls3;
       __global float *w = ws + (((ulong)(b * Hq + hq) * Sq + i) * P + p) * DV2;
       UNROLL(NDV)
       for (int d = 0; d < NDV; ++d) {
@@ -503,6 +540,7 @@ __kernel void clforge_attention_split_kv(
       }
       w[HEAD_DV] = m[r];
       w[HEAD_DV + 1] = l[r];
+#endif
     }
   }
 }

@@ -92,6 +92,13 @@ static void masking(void) {
       c.mask = masks[mi], c.desc.mask_type = (clforge_dtype)mt, c.lse = 1;
       run(c, mi == 1 ? "attention_split_kv:SPLITS=6" : NULL);
     }
+  /* the whole-block path (D, Dv multiples of 16, 16 keys a block) with a
+   * row tile past the heads (group 3, 4 rows a pass), a mask and soft cap */
+  c = make(1, 6, 2, 1, small ? 40 : 300, 64, 64, 345);
+  c.mask = ATTN_MASK_FULL, c.lse = 1;
+  run(c, NULL);
+  c.desc.softcap = 20.0f, c.desc.kv_type = CLFORGE_F16, c.mask = ATTN_MASK_NONE;
+  run(c, "attention_split_kv:SPLITS=2");
   /* soft cap with large logits, with and without a mask */
   c = make(1, 8, 2, small ? 2 : 4, small ? 10 : 500, 32, 32, 340);
   c.desc.softcap = 30.0f, c.q_scale = 40.0f, c.lse = 1;

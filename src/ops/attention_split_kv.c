@@ -8,7 +8,6 @@
  * never grows with Sq*Sk. */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../context.h"
@@ -60,14 +59,16 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   if (e->ws_bytes < workspace(ctx, d, v))
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention split_kv: workspace too small");
 
-  char extra[64];
+  char extra[128];
+  const int direct = p == 1;
   /* Oclgrind loses the initialized state of shufflevector results: lanes
    * move through private memory there (slow elsewhere). */
   const int shuf = strstr(ctx->info.platform_name, "Oclgrind") == NULL;
+  /* CPUs: prefetch 2 key blocks ahead into L1 (2x at Sk = 8192 f32 on
+   * PoCL, 2 threads; 4 blocks or L2 hints were slower). */
   const int pf = shuf && d->k.stride[3] == 1 && d->v.stride[3] == 1 && (ctx->info.type & CL_DEVICE_TYPE_CPU) ? 2 : 0;
-  const char *pfe = getenv("ASKV_PF");
-  snprintf(extra, sizeof extra, "-DKV_UNIT=%d -DASKV_SHUF=%d -DASKV_PF=%d", d->k.stride[3] == 1 && d->v.stride[3] == 1,
-           shuf, pfe ? atoi(pfe) : pf);
+  snprintf(extra, sizeof extra, "-DKV_UNIT=%d -DASKV_SHUF=%d -DASKV_PF=%d -DASKV_DIRECT=%d",
+           d->k.stride[3] == 1 && d->v.stride[3] == 1, shuf, pf, direct);
   cl_kernel ks, kc;
   clforge_status st = clforge__attn_kernel(ctx, &clforge__family_attention_split_kv, "clforge_attention_split_kv", v,
                                            d, extra, wg, &ks);
@@ -90,6 +91,10 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   err |= clforge__attn_tensor_args(ks, &a, &d->mask);
   err |= clSetKernelArg(ks, a++, sizeof(cl_mem), &e->ws);
   err |= clSetKernelArg(ks, a++, sizeof uchunk, &uchunk);
+  err |= clSetKernelArg(ks, a++, sizeof(cl_mem), &e->o);
+  err |= clforge__attn_tensor_args(ks, &a, &d->o);
+  err |= clSetKernelArg(ks, a++, sizeof(cl_mem), &lse);
+  err |= clforge__attn_tensor_args(ks, &a, &d->lse);
   err |= clforge__attn_common_args(ks, &a, e);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention split_kv)");
   a = 0;
@@ -103,6 +108,11 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention combine)");
 
   const size_t g1[2] = {p, d->b * d->hkv}, l1[2] = {wg, 1};
+  if (direct) {
+    err = clEnqueueNDRangeKernel(ctx->queue, ks, 2, NULL, g1, l1, e->nwait, e->nwait ? e->wait : NULL, e->event);
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (attention split_kv)");
+    return CLFORGE_SUCCESS;
+  }
   cl_event split_done;
   err = clEnqueueNDRangeKernel(ctx->queue, ks, 2, NULL, g1, l1, e->nwait, e->nwait ? e->wait : NULL, &split_done);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (attention split_kv)");
