@@ -368,6 +368,8 @@ typedef struct {
   int have_extra;
   size_t extra_bytes;
   double vs;      /* clforge's rate over this row's; 0 = none */
+  double vs_base;        /* clforge rows: the base row's median over this one's; 0 = no base */
+  const char *base;      /* which base: "non-causal", "f32" */
   double read_gbps; /* the case's plain read of K+V (decode); 0 = none */
   int runs;
   const char *timer;
@@ -392,6 +394,14 @@ typedef struct {
   attn_table table;
   double peak_gflops, peak_gbps;
   double peer_rate[2]; /* GFLOP/s of the full S x S work each composite reached on its last case; 0 = none yet */
+  /* clforge's earlier medians, for the issue's side-by-side ratios: causal
+   * vs non-causal, f16/bf16 storage vs f32 (see base_of). */
+  struct clforge_row_ms {
+    attn_shape s;
+    clforge_dtype q_type, kv_type;
+    double ms;
+  } *done;
+  size_t ndone, done_cap;
 } bench_env;
 
 typedef struct {
@@ -559,7 +569,12 @@ static void table_row(attn_table *t, const attn_row *r, double peak_gflops, doub
   fmt_percent(buf, sizeof buf, r->gbps, r->read_gbps);
   fprintf(f, "  %*s", W_PCT, buf);
   if (r->vs > 0) snprintf(buf, sizeof buf, "%.2fx", r->vs);
-  else snprintf(buf, sizeof buf, "-");
+  else if (r->vs_base > 0) {
+    snprintf(note, sizeof note,
+             "clforge rows: vs = the speed-up over the same shape's %s row (its median over this one's)", r->base);
+    k = add_note(t, note);
+    snprintf(buf, sizeof buf, k ? "%.2fx [%d]" : "%.2fx", r->vs_base, k);
+  } else snprintf(buf, sizeof buf, "-");
   if (r->note[0]) { /* a remark on a measured row (e.g. what a yardstick is) */
     snprintf(note, sizeof note, "%s: %s", r->provider, r->note);
     k = add_note(t, note);
@@ -619,6 +634,10 @@ static int print_json(FILE *out, const attn_row *r, const bench_env *env) {
   clforge_bench_json_number(o, "kv_read_gbps", r->read_gbps > 0, r->read_gbps);
   clforge_bench_json_number(o, "frac_kv_read", ok && r->read_gbps > 0, clforge_bench_fraction(r->gbps, r->read_gbps));
   clforge_bench_json_number(o, "vs_clforge", ok && r->vs > 0, r->vs);
+  if (r->base) {
+    clforge_bench_json_string(o, "base", r->base);
+    clforge_bench_json_number(o, "vs_base", ok && r->vs_base > 0, r->vs_base);
+  }
   cJSON_AddNumberToObject(o, "runs", ok ? r->runs : 0);
   cJSON_AddNumberToObject(o, "warmup", env->o->warmup);
   clforge_bench_json_string(o, "timer", ok ? r->timer : NULL);
@@ -1140,6 +1159,35 @@ static void emit(bench_env *env, attn_row *r) {
   else table_row(&env->table, r, env->peak_gflops, env->peak_gbps);
 }
 
+/* The issue's ratios need a base measured in the same run: a causal row's
+ * is the same shape and dtypes without the mask ("causal >= 1.7x faster");
+ * a non-causal row with f16/bf16 storage has the same shape in f32 ("f16 KV
+ * >= 1.8x faster", "f16/bf16 prefill >= 0.9x f32"). Then record this row. */
+static void base_of(bench_env *env, attn_row *r) {
+  if (r->status != ROW_OK) return;
+  attn_shape key = r->s;
+  key.causal = 0;
+  const int causal = r->s.causal;
+  const clforge_dtype bq = causal ? r->q_type : CLFORGE_F32, bkv = causal ? r->kv_type : CLFORGE_F32;
+  if (causal || r->q_type != CLFORGE_F32 || r->kv_type != CLFORGE_F32) {
+    r->base = causal ? "non-causal" : "f32";
+    for (size_t i = 0; i < env->ndone; ++i) {
+      const struct clforge_row_ms *d = &env->done[i];
+      if (!memcmp(&d->s, &key, sizeof key) && d->q_type == bq && d->kv_type == bkv) r->vs_base = d->ms / r->median_ms;
+    }
+    if (!(r->vs_base > 0)) r->base = NULL;
+  }
+  if (causal) return;
+  if (env->ndone == env->done_cap) {
+    size_t cap = env->done_cap ? 2 * env->done_cap : 32;
+    struct clforge_row_ms *p = realloc(env->done, cap * sizeof *p);
+    if (!p) return;
+    env->done = p;
+    env->done_cap = cap;
+  }
+  env->done[env->ndone++] = (struct clforge_row_ms){key, r->q_type, r->kv_type, r->median_ms};
+}
+
 /* One (shape, dtypes): clforge, the composites, the yardstick. Returns 1
  * when clforge's row failed. */
 static int run_case(bench_env *env, const attn_shape *s, clforge_dtype qt, clforge_dtype kvt) {
@@ -1179,6 +1227,7 @@ static int run_case(bench_env *env, const attn_shape *s, clforge_dtype qt, clfor
          s->causal ? " causal" : "", clforge_dtype_name(qt), clforge_dtype_name(kvt), rows[P_CLFORGE].note);
   }
   nrows = 1;
+  base_of(env, &rows[P_CLFORGE]);
   const double ours = rows[P_CLFORGE].status == ROW_OK ? rows[P_CLFORGE].gflops : 0;
   static const clforge_bench_unfused_gemm gemms[2] = {CLFORGE_BENCH_UNFUSED_CLFORGE, CLFORGE_BENCH_UNFUSED_CLBLAST};
   static const int bits[2] = {PEERS_CLFORGE, PEERS_CLBLAST};
@@ -1289,6 +1338,7 @@ int clforge_bench_attention_main(int argc, char **argv) {
   if (o.peers & PEERS_CLBLAST) clforge_bench_clblast_release();
   clforge_context_destroy(env.ctx);
   free(o.shapes);
+  free(env.done);
   if (fflush(stdout) != 0) return 1;
   return failed ? 1 : 0;
 }
