@@ -1195,7 +1195,7 @@ static int run_case(bench_env *env, const attn_shape *s, clforge_dtype qt, clfor
   attn_case c;
   attn_row rows[NPROVIDERS];
   char err[512];
-  int nrows = 0, failed = 0;
+  int failed = 0;
   const int decode = s->sq <= DECODE_MAX_SQ;
   int rc = setup_case(env, &c, s, qt, kvt, err, sizeof err);
   for (int i = 0; i < NPROVIDERS; ++i)
@@ -1226,7 +1226,6 @@ static int run_case(bench_env *env, const attn_shape *s, clforge_dtype qt, clfor
     warn(env, "B=%zu Hq=%zu Hkv=%zu Sq=%zu Sk=%zu D=%zu%s %s/%s: clforge: %s", s->b, s->hq, s->hkv, s->sq, s->sk, s->d,
          s->causal ? " causal" : "", clforge_dtype_name(qt), clforge_dtype_name(kvt), rows[P_CLFORGE].note);
   }
-  nrows = 1;
   base_of(env, &rows[P_CLFORGE]);
   const double ours = rows[P_CLFORGE].status == ROW_OK ? rows[P_CLFORGE].gflops : 0;
   static const clforge_bench_unfused_gemm gemms[2] = {CLFORGE_BENCH_UNFUSED_CLFORGE, CLFORGE_BENCH_UNFUSED_CLBLAST};
@@ -1252,7 +1251,6 @@ static int run_case(bench_env *env, const attn_shape *s, clforge_dtype qt, clfor
     if (decode) rows[i].read_gbps = read_gbps;
     emit(env, &rows[i]);
   }
-  (void)nrows;
   free(want);
   free(scratch);
   free_case(&c);
