@@ -393,7 +393,9 @@ typedef struct {
   int progress; /* stderr is a terminal */
   attn_table table;
   double peak_gflops, peak_gbps;
-  double peer_rate[2]; /* GFLOP/s of the full S x S work each composite reached on its last case; 0 = none yet */
+  /* GFLOP/s of the full S x S work each composite reached on its last
+   * prefill [0] and decode [1] case (decode's thin GEMMs run far slower); 0 = none yet */
+  double peer_rate[2][2];
   /* clforge's earlier medians, for the issue's side-by-side ratios: causal
    * vs non-causal, f16/bf16 storage vs f32 (see base_of). */
   struct clforge_row_ms {
@@ -402,6 +404,8 @@ typedef struct {
     double ms;
   } *done;
   size_t ndone, done_cap;
+  attn_row *kept; /* every emitted row, for the targets' summary */
+  size_t nkept, kept_cap;
 } bench_env;
 
 typedef struct {
@@ -986,7 +990,8 @@ static void measure_unfused(attn_case *c, clforge_bench_unfused_gemm gemm, attn_
     return;
   }
   /* Skip a run that would take too long at the composite's rate so far. */
-  const double rate = env->peer_rate[gemm], est = rate > 0 ? full_flops(&c->s) / (rate * 1e9) : 0;
+  const int decode = c->s.sq <= DECODE_MAX_SQ;
+  const double rate = env->peer_rate[gemm][decode], est = rate > 0 ? full_flops(&c->s) / (rate * 1e9) : 0;
   if (o->max_run_s > 0 && est > o->max_run_s) {
     r->status = ROW_NA;
     snprintf(r->note, sizeof r->note,
@@ -1017,7 +1022,7 @@ static void measure_unfused(attn_case *c, clforge_bench_unfused_gemm gemm, attn_
     clFinish(env->queue);
     return;
   }
-  env->peer_rate[gemm] = full_flops(&c->s) / (r->median_ms * 1e-3) * 1e-9;
+  env->peer_rate[gemm][decode] = full_flops(&c->s) / (r->median_ms * 1e-3) * 1e-9;
   if (read_f32(env, c->o, c->p.o_type, 0, c->o_elems, scratch, r->note, sizeof r->note)) {
     r->status = ROW_ERROR;
     return;
@@ -1157,6 +1162,98 @@ static void emit(bench_env *env, attn_row *r) {
   refresh_peak(env, r);
   if (env->o->json) print_json(stdout, r, env);
   else table_row(&env->table, r, env->peak_gflops, env->peak_gbps);
+  if (env->nkept == env->kept_cap) {
+    size_t cap = env->kept_cap ? 2 * env->kept_cap : 64;
+    attn_row *p = realloc(env->kept, cap * sizeof *p);
+    if (!p) return;
+    env->kept = p;
+    env->kept_cap = cap;
+  }
+  env->kept[env->nkept++] = *r;
+}
+
+/* --------------------------------------------------------------- targets */
+
+/* The measured row of `provider` (a prefix: "clforge" matches
+ * "clforge:fused") at this shape and these dtypes, or NULL. */
+static const attn_row *find_row(const bench_env *env, const char *provider, attn_shape s, clforge_dtype q,
+                                clforge_dtype kv) {
+  const size_t len = strlen(provider);
+  for (size_t i = 0; i < env->nkept; ++i) {
+    const attn_row *r = &env->kept[i];
+    if (r->status == ROW_OK && !memcmp(&r->s, &s, sizeof s) && r->q_type == q && r->kv_type == kv &&
+        !strncmp(r->provider, provider, len) && (r->provider[len] == '\0' || r->provider[len] == ':'))
+      return r;
+  }
+  return NULL;
+}
+
+static const char *verdict(double v, double want) { return v >= want ? "met" : "NOT met"; }
+
+/* The issue's targets that this run measured, one line each (docs/performance.md
+ * records them): prefill f32 Hq = 8, S = 2048 at D = 64 and 128; causal at that
+ * shape; decode at Sk = 8192; f16/bf16 storage; clforge's extra memory. */
+static void print_targets(const bench_env *env) {
+  FILE *f = stdout;
+  int n = 0;
+  for (int i = 0; i < 2; ++i) {
+    const attn_shape s = {1, 8, 8, 2048, 2048, i ? 128 : 64, 0};
+    const attn_row *c = find_row(env, "clforge", s, CLFORGE_F32, CLFORGE_F32);
+    if (!c) continue;
+    const attn_row *u = find_row(env, "unfused-clforge", s, CLFORGE_F32, CLFORGE_F32),
+                   *b = find_row(env, "unfused-clblast", s, CLFORGE_F32, CLFORGE_F32),
+                   *g = find_row(env, "gemm QK^T", s, CLFORGE_F32, CLFORGE_F32);
+    if (!n++) fprintf(f, "\nTargets (issue 10) this run measured:\n");
+    fprintf(f, "  prefill f32 Hq=8 S=2048 D=%zu:", s.d);
+    if (u) fprintf(f, " %.2fx unfused-clforge (>= 1.3x: %s);", u->vs, verdict(u->vs, 1.3));
+    if (b) fprintf(f, " %.1fx unfused-clblast (>= 10x: %s);", b->vs, verdict(b->vs, 10));
+    if (g) fprintf(f, " %.0f%% of gemm QK^T's GFLOP/s (>= 65%%: %s)", 100 * g->vs, verdict(g->vs, 0.65));
+    fputc('\n', f);
+    attn_shape sc = s;
+    sc.causal = 1;
+    const attn_row *cc = find_row(env, "clforge", sc, CLFORGE_F32, CLFORGE_F32);
+    if (cc && cc->vs_base > 0)
+      fprintf(f, "  causal at that shape: %.2fx faster than non-causal (>= 1.7x: %s)\n", cc->vs_base,
+              verdict(cc->vs_base, 1.7));
+  }
+  const attn_shape dec = {1, 32, 8, 1, 8192, 128, 0};
+  const attn_row *d32 = find_row(env, "clforge", dec, CLFORGE_F32, CLFORGE_F32),
+                 *d16 = find_row(env, "clforge", dec, CLFORGE_F32, CLFORGE_F16);
+  for (int i = 0; i < 2; ++i) {
+    const attn_row *d = i ? d16 : d32;
+    if (!d || !(d->read_gbps > 0)) continue;
+    if (!n++) fprintf(f, "\nTargets (issue 10) this run measured:\n");
+    fprintf(f, "  decode Sq=1 Sk=8192 Hq=32 Hkv=8 D=128, %s KV: %.0f%% of the plain read of K+V (>= 70%%: %s)\n",
+            i ? "f16" : "f32", 100 * d->gbps / d->read_gbps, verdict(d->gbps / d->read_gbps, 0.70));
+  }
+  if (d16 && d16->vs_base > 0)
+    fprintf(f, "  decode f16 KV: %.2fx faster than f32 KV (>= 1.8x: %s)\n", d16->vs_base, verdict(d16->vs_base, 1.8));
+  /* f16/bf16 storage prefill against f32, and the largest extra memory. */
+  double worst = 0;
+  const attn_row *worst_row = NULL;
+  size_t extra = 0, s_bytes = 0;
+  int nclforge = 0;
+  for (size_t i = 0; i < env->nkept; ++i) {
+    const attn_row *r = &env->kept[i];
+    if (r->status != ROW_OK || strncmp(r->provider, "clforge:", 8)) continue;
+    ++nclforge;
+    if (r->have_extra && r->extra_bytes >= extra) {
+      extra = r->extra_bytes;
+      s_bytes = r->s.b * r->s.hq * r->s.sq * r->s.sk * sizeof(float);
+    }
+    if (!r->decode && !r->s.causal && r->base && !strcmp(r->base, "f32") && (!worst_row || r->vs_base < worst)) {
+      worst = r->vs_base;
+      worst_row = r;
+    }
+  }
+  if (worst_row) {
+    if (!n++) fprintf(f, "\nTargets (issue 10) this run measured:\n");
+    fprintf(f, "  f16/bf16 storage prefill: at worst %.2fx f32's speed (%s at S=%zu D=%zu) (>= 0.9x: %s)\n", worst,
+            clforge_dtype_name(worst_row->q_type), worst_row->s.sq, worst_row->s.d, verdict(worst, 0.9));
+  }
+  if (nclforge && n)
+    fprintf(f, "  extra device memory: at most %.1f KiB on a clforge row (that case's S x S in f32: %.1f MiB)\n",
+            (double)extra / 1024.0, (double)s_bytes / (1024.0 * 1024.0));
 }
 
 /* The issue's ratios need a base measured in the same run: a causal row's
@@ -1332,11 +1429,15 @@ int clforge_bench_attention_main(int argc, char **argv) {
       for (int k = 0; k < nkv; ++k) failed += run_case(&env, s, o.dtypes[d], kv[k]);
     }
   }
-  if (!o.json) table_finish(&env.table);
+  if (!o.json) {
+    table_finish(&env.table);
+    print_targets(&env);
+  }
   if (o.peers & PEERS_CLBLAST) clforge_bench_clblast_release();
   clforge_context_destroy(env.ctx);
   free(o.shapes);
   free(env.done);
+  free(env.kept);
   if (fflush(stdout) != 0) return 1;
   return failed ? 1 : 0;
 }
