@@ -478,7 +478,7 @@ static int add_note(attn_table *t, const char *text) {
   return ++t->nnotes;
 }
 
-enum { W_DIM = 5, W_MASK = 6, W_DTYPE = 11, W_PROV = 22, W_MS = 10, W_RATE = 8, W_EXTRA = 9, W_PCT = 6, W_VS = 7 };
+enum { W_DIM = 5, W_MASK = 6, W_DTYPE = 13, W_PROV = 22, W_MS = 10, W_RATE = 8, W_EXTRA = 9, W_PCT = 6, W_VS = 7 };
 
 static int measured_width(const attn_table *t) {
   int w = W_MS + 2 + W_MS + 2 + W_RATE + 2 + W_RATE + 2 + W_EXTRA + 2 + W_PCT + 2 + W_VS;
