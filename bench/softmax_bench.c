@@ -475,20 +475,19 @@ static void emit(bench_env *env, const sm_row *r) {
     return;
   }
   if (!env->printed_header) {
-    int w = printf("%8s  %6s  %-5s  %-8s  %-28s  %10s  %10s  %8s  %6s\n", "rows", "n", "dtype", "in place", "kernel",
-                   "median ms", "p95 ms", "GB/s", "% bw");
+    int w = printf("%8s  %6s  %-5s  %-8s  %10s  %10s  %8s  %6s  %s\n", "rows", "n", "dtype", "in place", "median ms",
+                   "p95 ms", "GB/s", "% bw", "kernel (parameters)");
     for (int i = 0; i < w - 1; ++i) putchar('-');
     putchar('\n');
     env->printed_header = 1;
   }
-  printf("%8zu  %6zu  %-5s  %-8s  %-28s", r->s.rows, r->s.n, clforge_dtype_name(r->dtype), r->inplace ? "yes" : "no",
-         r->kernel);
+  printf("%8zu  %6zu  %-5s  %-8s", r->s.rows, r->s.n, clforge_dtype_name(r->dtype), r->inplace ? "yes" : "no");
   char buf[64], note[700];
   if (!r->ok) {
     snprintf(note, sizeof note, "%zux%zu %s: %s", r->s.rows, r->s.n, clforge_dtype_name(r->dtype), r->error);
     int k = add_note(env, note);
     snprintf(buf, sizeof buf, k ? "error [%d]" : "error", k);
-    printf("  %s\n", buf);
+    printf("  %-46s  %s\n", buf, r->kernel);
   } else {
     fmt_ms(buf, sizeof buf, r->median_ms);
     if (r->timer && strcmp(r->timer, "events")) {
@@ -502,8 +501,9 @@ static void emit(bench_env *env, const sm_row *r) {
     printf("  %10s", buf);
     printf(r->gbps >= 100 ? "  %8.0f" : r->gbps >= 10 ? "  %8.1f" : "  %8.2f", r->gbps);
     const double pct = env->peak_gbps > 0 ? 100.0 * r->gbps / env->peak_gbps : 0;
-    if (env->peak_gbps > 0) printf(pct >= 10 ? "  %5.0f%%\n" : "  %5.1f%%\n", pct);
-    else printf("  %6s\n", "-");
+    if (env->peak_gbps > 0) printf(pct >= 10 ? "  %5.0f%%" : "  %5.1f%%", pct);
+    else printf("  %6s", "-");
+    printf("  %s\n", r->kernel);
   }
   fflush(stdout);
 }
