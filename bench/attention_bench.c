@@ -1231,15 +1231,15 @@ static void print_targets(const bench_env *env) {
   /* f16/bf16 storage prefill against f32, and the largest extra memory. */
   double worst = 0;
   const attn_row *worst_row = NULL;
-  size_t extra = 0, s_bytes = 0;
-  int nclforge = 0;
+  size_t extra[2] = {0, 0}, s_bytes = 0; /* clforge's: prefill, decode; the composites' largest */
+  int have[2] = {0, 0};
   for (size_t i = 0; i < env->nkept; ++i) {
     const attn_row *r = &env->kept[i];
+    if (r->status == ROW_OK && !strncmp(r->provider, "unfused-", 8) && r->extra_bytes > s_bytes) s_bytes = r->extra_bytes;
     if (r->status != ROW_OK || strncmp(r->provider, "clforge:", 8)) continue;
-    ++nclforge;
-    if (r->have_extra && r->extra_bytes >= extra) {
-      extra = r->extra_bytes;
-      s_bytes = r->s.b * r->s.hq * r->s.sq * r->s.sk * sizeof(float);
+    if (r->have_extra) {
+      have[r->decode] = 1;
+      if (r->extra_bytes > extra[r->decode]) extra[r->decode] = r->extra_bytes;
     }
     if (!r->decode && !r->s.causal && r->base && !strcmp(r->base, "f32") && (!worst_row || r->vs_base < worst)) {
       worst = r->vs_base;
@@ -1251,9 +1251,13 @@ static void print_targets(const bench_env *env) {
     fprintf(f, "  f16/bf16 storage prefill: at worst %.2fx f32's speed (%s at S=%zu D=%zu) (>= 0.9x: %s)\n", worst,
             clforge_dtype_name(worst_row->q_type), worst_row->s.sq, worst_row->s.d, verdict(worst, 0.9));
   }
-  if (nclforge && n)
-    fprintf(f, "  extra device memory: at most %.1f KiB on a clforge row (that case's S x S in f32: %.1f MiB)\n",
-            (double)extra / 1024.0, (double)s_bytes / (1024.0 * 1024.0));
+  if (n && (have[0] || have[1])) {
+    fprintf(f, "  extra device memory of clforge_attention:");
+    if (have[0]) fprintf(f, " prefill at most %.1f KiB;", (double)extra[0] / 1024.0);
+    if (have[1]) fprintf(f, " decode at most %.1f KiB;", (double)extra[1] / 1024.0);
+    if (s_bytes) fprintf(f, " the composites' S buffers up to %.1f MiB", (double)s_bytes / (1024.0 * 1024.0));
+    fputc('\n', f);
+  }
 }
 
 /* The issue's ratios need a base measured in the same run: a causal row's
