@@ -73,7 +73,7 @@ static void reference_closed_form(void) {
 
 static void build(int small) {
   attn_case c;
-  const int32_t kvl[4] = {5, 0, 1000, 3}, ql[4] = {2, 7, 0, 1};
+  static const int32_t kvl[4] = {5, 0, 1000, 3}, ql[4] = {2, 7, 0, 1}; /* the cases keep pointers */
   /* shapes: sizes off every tile, Sq != Sk both ways, decode */
   const size_t sizes[][2] = {{1, 1}, {7, 7}, {1, 129}, {7, 129}, {129, 7}, {129, 129}, {16, 1000}, {1, 1000}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
@@ -170,6 +170,12 @@ static void validation(clforge_context ctx) {
   attn_apply_layout(&c);
   const size_t bytes = 4096 * sizeof(float);
   cl_mem q = tu_buffer(ctx, bytes), k = tu_buffer(ctx, bytes), v = tu_buffer(ctx, bytes), o = tu_buffer(ctx, bytes);
+  /* inputs of known size (stale memory could hold values so large that
+   * one wrong element would hide within the relative tolerance) */
+  float host[4096];
+  unsigned seed = 5;
+  attn_fill(host, CLFORGE_F32, 4096, 1.0f, &seed);
+  tu_write(ctx, q, 0, bytes, host), tu_write(ctx, k, 0, bytes, host), tu_write(ctx, v, 0, bytes, host);
   CHECK_FAILS(ctx, clforge_attention(ctx, &c.desc, q, k, v, o, NULL, 0, NULL, NULL), CLFORGE_VALIDATION_FAILED,
               "attention");
   clforge__test_set_fault(ctx, NULL);
