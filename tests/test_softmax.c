@@ -183,8 +183,8 @@ static int sweep_visit(const int *v, void *user) {
   sweep *s = user;
   if (s->index++ % s->every) return 0;
   char spec[128];
-  snprintf(spec, sizeof spec, "softmax:ONLINE=%d,WG=%d,RPW=%d,VW=%d", v[SOFTMAX_ONLINE], v[SOFTMAX_WG],
-           v[SOFTMAX_RPW], v[SOFTMAX_VW]);
+  snprintf(spec, sizeof spec, "softmax:ONLINE=%d,STASH=%d,EXP=%d,WG=%d,RPW=%d,RPI=%d,VW=%d", v[SOFTMAX_ONLINE],
+           v[SOFTMAX_STASH], v[SOFTMAX_EXP], v[SOFTMAX_WG], v[SOFTMAX_RPW], v[SOFTMAX_RPI], v[SOFTMAX_VW]);
   CHECK_OK(s->ctx, clforge_context_set_params(s->ctx, spec));
   const size_t shapes[4][2] = {{5, 37}, {3, 1000}, {9, 17}, {2, 300}};
   const size_t k = s->index / s->every;

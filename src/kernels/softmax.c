@@ -22,6 +22,11 @@ static int softmax_allowed(const int *v, const clforge_device_info *dev, char *w
   return 1;
 }
 
+/* One spelling per kernel: the stash exists only in the two-pass form. */
+static void softmax_canonical(int *v) {
+  if (v[SOFTMAX_ONLINE]) v[SOFTMAX_STASH] = 0;
+}
+
 /* clang-format off */
 const clforge__family clforge__family_softmax = {
     .name = "softmax",
@@ -30,22 +35,25 @@ const clforge__family clforge__family_softmax = {
     .nparams = SOFTMAX_NPARAMS,
     .params = {
         [SOFTMAX_ONLINE] = {"ONLINE", 2, {0, 1}},
+        [SOFTMAX_STASH] = {"STASH", 2, {0, 1}},
+        [SOFTMAX_EXP] = {"EXP", 2, {0, 1}},
         [SOFTMAX_WG] = {"WG", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
         [SOFTMAX_RPW] = {"RPW", 6, {1, 2, 4, 8, 16, 32}},
+        [SOFTMAX_RPI] = {"RPI", 6, {1, 2, 4, 8, 16, 32}},
         [SOFTMAX_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
     },
     /* CPUs: one work-item per row with 16-wide vectors (AVX-512), a row
      * re-read from L1; GPUs: a work-group per row (coalesced 16-byte
      * loads, a local reduction), one pass for the statistics. */
-    /*                                   ONLINE WG RPW VW */
+    /*                                   ONLINE STASH EXP WG RPW RPI VW */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {1, 64, 1, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {0, 1, 4, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 128, 1, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 256, 1, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1, 128, 1, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {1, 64, 1, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {1, 128, 1, 4},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {1, 0, 0, 64, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {0, 1, 1, 1, 4, 8, 16},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 0, 0, 128, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 0, 0, 256, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1, 0, 0, 128, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {1, 0, 0, 64, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {1, 0, 0, 128, 1, 1, 4},
     },
     /* Short rows on GPUs: a warp-sized team per row, several rows per group. */
     .overrides = (const clforge__default_override[]){
@@ -61,6 +69,7 @@ const clforge__family clforge__family_softmax = {
         {CLFORGE_DEVICE_CLASS_ADRENO, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SOFTMAX_RPW, 4},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = softmax_allowed,
+    .canonical = softmax_canonical,
     .tune = &clforge__tune_softmax,
     .classes = clforge__softmax_classes,
 };

@@ -109,7 +109,14 @@ static clforge_status get_kernel(clforge_context ctx, const clforge__softmax *d,
 static clforge_status enqueue(clforge_context ctx, const clforge__softmax *d, const softmax_plan *p, cl_kernel k,
                               cl_mem x, cl_mem mask, cl_mem y, cl_uint nwait, const cl_event *wait, cl_event *event) {
   const size_t wg = (size_t)p->v[SOFTMAX_WG], rpw = (size_t)p->v[SOFTMAX_RPW];
-  const size_t local[2] = {wg, rpw}, global[2] = {wg, (d->rows + rpw - 1) / rpw * rpw};
+  /* Rows per item up to RPI, while there are 4 work-groups per compute
+   * unit to balance the load. */
+  size_t want = rpw * 4 * (ctx->info.compute_units ? ctx->info.compute_units : 1), rpi = d->rows / want;
+  if (rpi < 1) rpi = 1;
+  if (rpi > (size_t)p->v[SOFTMAX_RPI]) rpi = (size_t)p->v[SOFTMAX_RPI];
+  const size_t items = (d->rows + rpi - 1) / rpi;
+  const size_t local[2] = {wg, rpw}, global[2] = {wg, (items + rpw - 1) / rpw * rpw};
+  const cl_uint rpi32 = (cl_uint)rpi;
   const cl_ulong xo = d->x.offset, xs = d->x.stride, mo = d->mask.offset, ms = d->mask.stride;
   const cl_ulong yo = d->y.offset, ys = d->y.stride, rows = d->rows;
   const cl_ulong n64 = d->n;
@@ -130,6 +137,7 @@ static clforge_status enqueue(clforge_context ctx, const clforge__softmax *d, co
   if (err == CL_SUCCESS)
     err = d->idx64 ? clSetKernelArg(k, a++, sizeof n64, &n64) : clSetKernelArg(k, a++, sizeof n32, &n32);
   if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof scale, &scale);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rpi32, &rpi32);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (softmax)");
   err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local, nwait, wait, event);
   return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (softmax)");
