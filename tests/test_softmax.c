@@ -186,10 +186,10 @@ static int sweep_visit(const int *v, void *user) {
   snprintf(spec, sizeof spec, "softmax:ONLINE=%d,STASH=%d,EXP=%d,WG=%d,RPW=%d,RPI=%d,VW=%d", v[SOFTMAX_ONLINE],
            v[SOFTMAX_STASH], v[SOFTMAX_EXP], v[SOFTMAX_WG], v[SOFTMAX_RPW], v[SOFTMAX_RPI], v[SOFTMAX_VW]);
   CHECK_OK(s->ctx, clforge_context_set_params(s->ctx, spec));
-  const size_t shapes[4][2] = {{5, 37}, {3, 1000}, {9, 17}, {2, 300}};
+  const size_t shapes[4][2] = {{5, 37}, {3, 1000}, {150, 17}, {70, 300}}; /* many rows: several per item */
   const size_t k = s->index / s->every;
   scase c = configure(shapes[k % 4][0], shapes[k % 4][1], k);
-  if (s->small) c.rows = 3, c.n = c.n > 100 ? 100 : c.n;
+  if (s->small) c.rows = c.rows > 70 ? 70 : c.rows, c.n = c.n > 100 ? 100 : c.n;
   if (!run_case(s->ctx, &c)) fprintf(stderr, "  with params %s\n", spec);
   clforge_context_set_params(s->ctx, NULL);
   return 0;
@@ -237,6 +237,18 @@ int main(int argc, char **argv) {
     scase c = {.rows = 8, .n = small ? 41 : 515, .yt = dts[a], .mt = dts[(a + 1) % 3], .mask = 2, .in_place = 1,
                .scale = 0.25f, .ygap = a ? 6 : 0, .yo = 4, .kind = (clforge_softmax_kind)(a % 2)};
     run_case(ctx, &c);
+  }
+
+  /* many rows: several rows per work-item (the last item's partly past the
+   * end), both statistics forms, special rows, in place, masks */
+  for (int k = 0; k < (small ? 2 : 8); ++k) {
+    char spec[64];
+    snprintf(spec, sizeof spec, "softmax:ONLINE=%d,RPI=%d", k % 2, k % 4 < 2 ? 8 : 32);
+    CHECK_OK(ctx, clforge_context_set_params(ctx, spec));
+    scase c = configure(small ? 67 : 333 + (size_t)k, small ? 19 : 129 + 16 * (size_t)k, (size_t)k * 5 + 1);
+    c.fill = k % 3 ? FILL_SPECIAL : FILL_RANDOM;
+    if (!run_case(ctx, &c)) fprintf(stderr, "  with params %s\n", spec);
+    clforge_context_set_params(ctx, NULL);
   }
 
   /* every ONLINE / VW combination on the default WG and RPW, both kinds and lengths around the width */
