@@ -162,46 +162,29 @@ static inline void join_lanes(float *m, float *l, floatv mv, floatv lv) {
 #endif
 }
 
-// Horizontal max and sum by halving the vector (no trip through memory).
+// Horizontal max and sum through a private array (Oclgrind misreads the
+// halves of a float16, .lo / .hi, as uninitialized).
 static inline float hmax(floatv v) {
-#if VW == 16
-  const float8 a = fmax(v.lo, v.hi);
-  const float4 b = fmax(a.lo, a.hi);
-#elif VW == 8
-  const float4 b = fmax(v.lo, v.hi);
-#endif
-#if VW >= 8
-  const float2 c = fmax(b.lo, b.hi);
-#elif VW == 4
-  const float2 c = fmax(v.lo, v.hi);
-#endif
-#if VW >= 4
-  return fmax(c.x, c.y);
-#elif VW == 2
-  return fmax(v.x, v.y);
-#else
+#if VW == 1
   return v;
+#else
+  float a[VW];
+  VSTORE(v, 0, a);
+  float m = a[0];
+  for (int i = 1; i < VW; ++i) m = fmax(m, a[i]);
+  return m;
 #endif
 }
 
 static inline float hsum(floatv v) {
-#if VW == 16
-  const float8 a = v.lo + v.hi;
-  const float4 b = a.lo + a.hi;
-#elif VW == 8
-  const float4 b = v.lo + v.hi;
-#endif
-#if VW >= 8
-  const float2 c = b.lo + b.hi;
-#elif VW == 4
-  const float2 c = v.lo + v.hi;
-#endif
-#if VW >= 4
-  return c.x + c.y;
-#elif VW == 2
-  return v.x + v.y;
-#else
+#if VW == 1
   return v;
+#else
+  float a[VW];
+  VSTORE(v, 0, a);
+  float s = 0.0f;
+  for (int i = 0; i < VW; ++i) s += a[i];
+  return s;
 #endif
 }
 

@@ -127,7 +127,7 @@ static clforge_status enqueue(clforge_context ctx, const clforge__softmax *d, co
   cl_int err = clSetKernelArg(k, a++, sizeof x, &x);
   if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof xo, &xo);
   if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof xs, &xs);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof m, m ? (const void *)&m : NULL);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof m, &m);
   if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof mo, &mo);
   if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof ms, &ms);
   if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof y, &y);
