@@ -9,10 +9,12 @@
  * --small: tiny cases only (Oclgrind). */
 #include <math.h>
 
+#include "../src/context.h"
 #include "../src/kernels/families.h"
 #include "../src/kernels/softmax.h"
 #include "../src/ref/compare.h"
 #include "../src/softmax_desc.h"
+#include "../src/tuning/tune_op.h"
 #include "test_util.h"
 
 enum { GUARD = 29 }; /* elements before y's offset and after its extent */
@@ -316,6 +318,53 @@ int main(int argc, char **argv) {
     clforge_context_set_params(ctx, NULL);
     clReleaseMemObject(b);
     free(h);
+  }
+
+  /* validation mode: correct results pass (special rows, strided y with
+   * gaps, in place), a corrupted one is caught */
+  {
+    CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
+    scase c = configure(9, small ? 21 : 333, 13);
+    c.fill = FILL_SPECIAL, c.ygap = 4;
+    run_case(ctx, &c);
+    c.in_place = 1, c.mask = 2;
+    run_case(ctx, &c);
+    clforge_softmax_desc desc = {.rows = 3, .n = 50, .y_type = CLFORGE_BF16};
+    cl_mem bx = tu_buffer(ctx, 600), by = tu_buffer(ctx, 300);
+    float h[150];
+    for (int i = 0; i < 150; ++i) h[i] = (float)(i % 17) / 4.0f;
+    tu_write(ctx, bx, 0, sizeof h, h);
+    tu_write(ctx, by, 0, 300, h);
+    CHECK_OK(ctx, clforge_softmax(ctx, &desc, bx, NULL, by, 0, NULL, NULL));
+    clforge__test_set_fault(ctx, "softmax");
+    cl_event ev = NULL;
+    CHECK_FAILS(ctx, clforge_softmax(ctx, &desc, bx, NULL, by, 0, NULL, &ev), CLFORGE_VALIDATION_FAILED, "softmax");
+    CHECK(ev == NULL, "an event after a failed validation");
+    clforge__test_set_fault(ctx, NULL);
+    CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
+    clReleaseMemObject(bx), clReleaseMemObject(by);
+  }
+
+  /* the tuner's op on a small shape of each key: set up, run, check, and
+   * a corrupted output is refused */
+  {
+    const clforge__tune_op *op = &clforge__tune_softmax;
+    const size_t shape[2] = {small ? 5 : 70, small ? 40 : 513};
+    for (const char *const *dt = op->dtypes; *dt; ++dt) {
+      void *state = NULL;
+      CHECK_OK(ctx, op->setup(ctx, *dt, "rows", shape, &state));
+      if (!state) continue;
+      char why[256] = "";
+      op->prepare(state);
+      CHECK_OK(ctx, op->run(state));
+      CHECK_OK(ctx, op->check(state, 0, why, sizeof why));
+      CHECK(op->check(state, 1, why, sizeof why) == CLFORGE_VALIDATION_FAILED, "tune softmax %s: corruption passes", *dt);
+      op->teardown(state);
+    }
+    void *state = NULL;
+    CHECK_FAILS(ctx, op->setup(ctx, "f32,f32,f32", "rows", shape, &state), CLFORGE_INVALID_ARGUMENT, "dtypes");
+    CHECK_FAILS(ctx, op->setup(ctx, "f32,f32", "nn", shape, &state), CLFORGE_INVALID_ARGUMENT, "layout");
+    CHECK(op->flops(shape) == (double)shape[0] * shape[1] * 8.0, "bytes as the op's count");
   }
 
   clforge_context_destroy(ctx);

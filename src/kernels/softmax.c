@@ -39,7 +39,7 @@ const clforge__family clforge__family_softmax = {
         [SOFTMAX_EXP] = {"EXP", 2, {0, 1}},
         [SOFTMAX_WG] = {"WG", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
         [SOFTMAX_RPW] = {"RPW", 6, {1, 2, 4, 8, 16, 32}},
-        [SOFTMAX_RPI] = {"RPI", 6, {1, 2, 4, 8, 16, 32}},
+        [SOFTMAX_RPI] = {"RPI", 7, {1, 2, 4, 8, 16, 32, 64}},
         [SOFTMAX_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
     },
     /* CPUs: one work-item per row with 16-wide vectors (AVX-512), a row
