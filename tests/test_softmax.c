@@ -253,11 +253,12 @@ int main(int argc, char **argv) {
     clforge_context_set_params(ctx, NULL);
   }
 
-  /* every ONLINE / VW combination on the default WG and RPW, both kinds and lengths around the width */
+  /* every ONLINE / VW combination on the default WG and RPW (each exp in
+   * turn), both kinds and lengths around the width */
   for (int online = 0; online < 2; ++online)
-    for (int vw = 1; vw <= 16; vw *= 2) {
+    for (int vw = 1, j = 0; vw <= 16; vw *= 2, ++j) {
       char spec[64];
-      snprintf(spec, sizeof spec, "softmax:ONLINE=%d,VW=%d", online, vw);
+      snprintf(spec, sizeof spec, "softmax:ONLINE=%d,VW=%d,EXP=%d", online, vw, (online + j) % 2);
       CHECK_OK(ctx, clforge_context_set_params(ctx, spec));
       const size_t ns[3] = {vw > 1 ? (size_t)vw - 1 : 1, (size_t)vw * 3 + 1, small ? 50 : 2049};
       for (int k = 0; k < 3; ++k) {
