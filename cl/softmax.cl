@@ -10,7 +10,9 @@
 //   EXP     0: the built-in exp; 1: clforge's own (below: a few FMAs,
 //           where a driver's exp is a slow library call)
 //   WG      work-items per row (a local-memory reduction joins them)
-//   RPW     rows per work-group
+//   RPW     rows per work-group (work-items along dimension 1)
+//   RPI     (host side) at most this many rows per work-item, one after
+//           the other; the kernel takes the count as the argument rpi
 //   VW      elements per vector load along the row (1, 2, 4, 8, 16)
 // Problem parameters, set by src/ops/softmax.c:
 //   X_T, Y_T, MASK_T  storage codes (CLFORGE_DT_*); HAS_MASK 0/1;
@@ -25,9 +27,6 @@
 // -inf). Max-subtraction uses a "safe" max, 0 when the max is -inf, so that
 // -inf - -inf never happens; the sum is then 0 and marks the empty row.
 
-#ifndef NOFUSE
-#define NOFUSE 0
-#endif
 // The stash applies where y can hold exp(t - max) unrounded.
 #define STASHED (STASH && !ONLINE && !LOG && Y_T == CLFORGE_DT_F32)
 
@@ -92,7 +91,7 @@ static inline float safe1(float m) { return m == -INFINITY ? 0.0f : m; }
 // difference): 2^k * 2^f with k = rint(d log2 e) (adding 1.5 * 2^23 rounds
 // it, and leaves k in the low bits, which the shift by 23 moves into the
 // exponent), f = d log2 e - k in [-1/2, 1/2] from one fma, 2^f by its
-// Taylor polynomial of degree 6 (relative error below 1e-7). Below -87 (results
+// Taylor polynomial of degree 6 (relative error about 2e-7). Below -87 (results
 // under f32's normal range, negligible next to a sum >= 1) it is 0, exactly
 // 0 for -inf; NaN stays NaN. Vector and scalar forms.
 #define CLFORGE_SOFTMAX_EXP(FT, ASI, ASF)                                       \
