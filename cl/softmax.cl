@@ -79,9 +79,10 @@ typedef CLFORGE_CAT(float, VW) floatv;
 #define TVR(xp, mp, e) (VLD(X_T, (xp) + (e)) * scale)
 #define T1R(xp, mp, e) (LOAD1(X_T, xp, e) * scale)
 #endif
-#define TV(e) TVR(xr, mr, e)
+#define TV(e) TVR(xr, mr, e)   // this row
 #define T1(e) T1R(xr, mr, e)
-
+#define TVN(e) TVR(xn, mn, e)  // the next row
+#define T1N(e) T1R(xn, mn, e)
 
 // Max-subtraction base: 0 for a row (or part) with no mass.
 #define SAFE(m) select(m, (floatv)0.0f, m == (floatv)(-INFINITY))
@@ -161,15 +162,13 @@ static inline void join_lanes(float *m, float *l, floatv mv, floatv lv) {
 #endif
 }
 
-// Horizontal max and sum through a private array (Oclgrind misreads the
-// halves of a float16, .lo / .hi, as uninitialized).
 static inline float hmax(floatv v) {
 #if VW == 1
   return v;
 #else
+  float m = v.s0;
   float a[VW];
   VSTORE(v, 0, a);
-  float m = a[0];
   for (int i = 1; i < VW; ++i) m = fmax(m, a[i]);
   return m;
 #endif
@@ -213,102 +212,159 @@ static inline void group_reduce(local float *rm, local float *rl, int op, float 
 }
 #endif
 
-// One row: its statistics, then the output pass.
-static inline void one_row(const global x_t *xr, const global mask_t *mr, global y_t *yr, const aidx len,
-                           const float scale, local float *rm, local float *rl) {
-  const int w = get_local_id(0);
-  const aidx nv = len / VW, tail = nv * VW;
-  float m = -INFINITY, l = 0.0f;
-#if ONLINE
-  floatv mv = (floatv)(-INFINITY), lv = (floatv)0.0f;
-  for (aidx i = w; i < nv; i += WG) stepv(&mv, &lv, TV(i * VW));
-  for (aidx e = tail + w; e < len; e += WG) step1(&m, &l, T1(e));
-  join_lanes(&m, &l, mv, lv);
-#if WG > 1
-  group_reduce(rm, rl, 2, &m, &l);
-#endif
-  const float s = safe1(m);
-  const floatv sv = (floatv)s;
-#else
-  {
-    floatv mv = (floatv)(-INFINITY), mv2 = (floatv)(-INFINITY);
-    aidx i = w;
-    for (; i + WG < nv; i += 2 * WG) { // two chains: one would bind the loop by its latency
-      mv = fmax(mv, TV(i * VW));
-      mv2 = fmax(mv2, TV((i + WG) * VW));
-    }
-    if (i < nv) mv = fmax(mv, TV(i * VW));
-    m = hmax(fmax(mv, mv2));
-    for (aidx e = tail + w; e < len; e += WG) m = fmax(m, T1(e));
-  }
-#if WG > 1
-  group_reduce(rm, NULL, 0, &m, NULL);
-#endif
-  const float s = safe1(m);
-  const floatv sv = (floatv)s;
-  {
-    floatv lv = (floatv)0.0f;
-#if STASHED
-    for (aidx i = w; i < nv; i += WG) {
-      const floatv ev = EXPV(TV(i * VW) - sv);
-      VST(Y_T, ev, yr + i * VW);
-      lv += ev;
-    }
-    for (aidx e = tail + w; e < len; e += WG) {
-      const float ev = EXP1(T1(e) - s);
-      yr[e] = ev;
-      l += ev;
-    }
-#else
-    for (aidx i = w; i < nv; i += WG) lv += EXPV(TV(i * VW) - sv);
-    for (aidx e = tail + w; e < len; e += WG) l += EXP1(T1(e) - s);
-#endif
-    l += hsum(lv);
-  }
-#if WG > 1
-  group_reduce(rm, NULL, 1, &l, NULL);
-#endif
-#endif
-  if (m == INFINITY) l = NAN; // inf - inf: the row is NaN, as the reference's
-#if LOG
-  const float lg = l == 0.0f ? 0.0f : log(l); // an empty row stays -inf
-  for (aidx i = w; i < nv; i += WG) VST(Y_T, (TV(i * VW) - sv) - lg, yr + i * VW);
-  for (aidx e = tail + w; e < len; e += WG) STORE1(Y_T, (T1(e) - s) - lg, yr, e);
-#else
-  const float inv = l == 0.0f ? 0.0f : 1.0f / l; // an empty row gives zeros
-#if STASHED
-  for (aidx i = w; i < nv; i += WG) VST(Y_T, VLD(Y_T, yr + i * VW) * inv, yr + i * VW);
-  for (aidx e = tail + w; e < len; e += WG) yr[e] *= inv;
-#else
-  for (aidx i = w; i < nv; i += WG) VST(Y_T, EXPV(TV(i * VW) - sv) * inv, yr + i * VW);
-  for (aidx e = tail + w; e < len; e += WG) STORE1(Y_T, EXP1(T1(e) - s) * inv, yr, e);
-#endif
-#endif
-}
-
-// Work-item (w, j) of group g takes rows (g * RPW + j) * rpi ... + rpi - 1,
-// one after the other: each thread of a CPU device streams a long run of
-// contiguous rows (hardware prefetch follows it), and a GPU sets rpi = 1.
+// A row's first pass, fused into the previous row's last loop: with
+// several rows per work-item (rpi), the next row streams in from memory
+// while this row's exps are computed.
 kernel __attribute__((reqd_work_group_size(WG, RPW, 1))) void clforge_softmax(
     const global x_t *x, const ulong x_off, const ulong x_stride, const global mask_t *mask, const ulong mask_off,
     const ulong mask_stride, global y_t *y, const ulong y_off, const ulong y_stride, const ulong rows, const aidx n,
     const float scale, const uint rpi) {
+  const int w = get_local_id(0);
+  const aidx nv = n / VW, tail = nv * VW;
+  const ulong first = get_global_id(1) * rpi;
 #if WG > 1
   local float red_m[RPW][WG], red_l[RPW][WG];
   local float *rm = red_m[get_local_id(1)], *rl = red_l[get_local_id(1)];
-#else
-  local float *rm = NULL, *rl = NULL;
 #endif
-  const ulong first = get_global_id(1) * rpi;
-  for (uint k = 0; k < rpi; ++k) {
-    const ulong row = first + k;
-    // Rows past the end do no work but join the group's barriers.
-    one_row(x + x_off + row * x_stride,
 #if HAS_MASK
-            mask + mask_off + row * mask_stride,
+#define ROW_PTRS(r, xp, mp)                                 \
+  const global x_t *xp = x + x_off + (r) * x_stride;        \
+  const global mask_t *mp = mask + mask_off + (r) * mask_stride
 #else
-            mask,
+#define ROW_PTRS(r, xp, mp) const global x_t *xp = x + x_off + (r) * x_stride
 #endif
-            y + y_off + row * y_stride, row < rows ? n : 0, scale, rm, rl);
+
+  // The first row's first pass. Rows past the end (len 0) do no work but
+  // join the group's barriers.
+  float m = -INFINITY, l = 0.0f;
+  {
+    ROW_PTRS(first, xr, mr);
+    const aidx nvr = first < rows ? nv : 0, len = first < rows ? n : 0;
+#if ONLINE
+    floatv mv = (floatv)(-INFINITY), lv = (floatv)0.0f;
+    for (aidx i = w; i < nvr; i += WG) stepv(&mv, &lv, TV(i * VW));
+    for (aidx e = tail + w; e < len; e += WG) step1(&m, &l, T1(e));
+    join_lanes(&m, &l, mv, lv);
+#if WG > 1
+    group_reduce(rm, rl, 2, &m, &l);
+#endif
+#else
+    floatv mv = (floatv)(-INFINITY), mv2 = (floatv)(-INFINITY);
+    aidx i = w;
+    for (; i + WG < nvr; i += 2 * WG) { // two chains: the loop is bound by their latency
+      mv = fmax(mv, TV(i * VW));
+      mv2 = fmax(mv2, TV((i + WG) * VW));
+    }
+    if (i < nvr) mv = fmax(mv, TV(i * VW));
+    m = hmax(fmax(mv, mv2));
+    for (aidx e = tail + w; e < len; e += WG) m = fmax(m, T1(e));
+#if WG > 1
+    group_reduce(rm, NULL, 0, &m, NULL);
+#endif
+#endif
+  }
+
+  for (uint k = 0; k < rpi; ++k) {
+    const ulong row = first + k, next = row + 1;
+    ROW_PTRS(row, xr, mr);
+    ROW_PTRS(next, xn, mn);
+    global y_t *yr = y + y_off + row * y_stride;
+    const int here = row < rows, ahead = k + 1 < rpi && next < rows;
+    const aidx len = here ? n : 0, nvr = here ? nv : 0;
+#if ONLINE
+    // the output pass of this row with the one pass of the next
+    if (m == INFINITY) l = NAN; // inf - inf: the row is NaN, as the reference's
+    const float s = safe1(m);
+    const floatv sv = (floatv)s;
+#if LOG
+    const float lg = l == 0.0f ? 0.0f : log(l); // an empty row stays -inf
+#define OUTV(i) VST(Y_T, (TV((i) * VW) - sv) - lg, yr + (i) * VW)
+#define OUT1(e) STORE1(Y_T, (T1(e) - s) - lg, yr, e)
+#else
+    const float inv = l == 0.0f ? 0.0f : 1.0f / l; // an empty row gives zeros
+#define OUTV(i) VST(Y_T, EXPV(TV((i) * VW) - sv) * inv, yr + (i) * VW)
+#define OUT1(e) STORE1(Y_T, EXP1(T1(e) - s) * inv, yr, e)
+#endif
+    floatv mv = (floatv)(-INFINITY), lv = (floatv)0.0f;
+    float mnx = -INFINITY, lnx = 0.0f;
+    if (ahead) {
+      for (aidx i = w; i < nv; i += WG) {
+        OUTV(i);
+        stepv(&mv, &lv, TVN(i * VW));
+      }
+      for (aidx e = tail + w; e < n; e += WG) {
+        OUT1(e);
+        step1(&mnx, &lnx, T1N(e));
+      }
+    } else {
+      for (aidx i = w; i < nvr; i += WG) OUTV(i);
+      for (aidx e = tail + w; e < len; e += WG) OUT1(e);
+    }
+    join_lanes(&mnx, &lnx, mv, lv);
+#if WG > 1
+    group_reduce(rm, rl, 2, &mnx, &lnx);
+#endif
+    m = mnx, l = lnx;
+#else
+    // the sum pass of this row with the max pass of the next
+    const float s = safe1(m);
+    const floatv sv = (floatv)s;
+    floatv lv = (floatv)0.0f, mv = (floatv)(-INFINITY);
+    float mnx = -INFINITY;
+#if STASHED
+#define SUMV(i)                                   \
+  do {                                            \
+    const floatv ev_ = EXPV(TV((i) * VW) - sv);   \
+    VST(Y_T, ev_, yr + (i) * VW);                 \
+    lv += ev_;                                    \
+  } while (0)
+#define SUM1(e)                     \
+  do {                              \
+    const float ev_ = EXP1(T1(e) - s); \
+    yr[e] = ev_;                    \
+    l += ev_;                       \
+  } while (0)
+#else
+#define SUMV(i) (lv += EXPV(TV((i) * VW) - sv))
+#define SUM1(e) (l += EXP1(T1(e) - s))
+#endif
+    l = 0.0f;
+    if (ahead) {
+      for (aidx i = w; i < nv; i += WG) {
+        SUMV(i);
+        mv = fmax(mv, TVN(i * VW));
+      }
+      for (aidx e = tail + w; e < n; e += WG) {
+        SUM1(e);
+        mnx = fmax(mnx, T1N(e));
+      }
+    } else {
+      for (aidx i = w; i < nvr; i += WG) SUMV(i);
+      for (aidx e = tail + w; e < len; e += WG) SUM1(e);
+    }
+    l += hsum(lv);
+    mnx = fmax(mnx, hmax(mv));
+#if WG > 1
+    group_reduce(rm, NULL, 1, &l, NULL);
+    group_reduce(rm, NULL, 0, &mnx, NULL);
+#endif
+    if (m == INFINITY) l = NAN; // inf - inf: the row is NaN, as the reference's
+    // the output pass
+#if LOG
+    const float lg = l == 0.0f ? 0.0f : log(l); // an empty row stays -inf
+    for (aidx i = w; i < nvr; i += WG) VST(Y_T, (TV(i * VW) - sv) - lg, yr + i * VW);
+    for (aidx e = tail + w; e < len; e += WG) STORE1(Y_T, (T1(e) - s) - lg, yr, e);
+#else
+    const float inv = l == 0.0f ? 0.0f : 1.0f / l; // an empty row gives zeros
+#if STASHED
+    for (aidx i = w; i < nvr; i += WG) VST(Y_T, VLD(Y_T, yr + i * VW) * inv, yr + i * VW);
+    for (aidx e = tail + w; e < len; e += WG) yr[e] *= inv;
+#else
+    for (aidx i = w; i < nvr; i += WG) VST(Y_T, EXPV(TV(i * VW) - sv) * inv, yr + i * VW);
+    for (aidx e = tail + w; e < len; e += WG) STORE1(Y_T, EXP1(T1(e) - s) * inv, yr, e);
+#endif
+#endif
+    m = mnx;
+#endif
   }
 }
