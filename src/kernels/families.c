@@ -31,5 +31,6 @@ const clforge__family *const clforge__all_families[] = {
     &clforge__family_conv_winograd_4x4,
     &clforge__family_conv_fft,
     &clforge__family_conv_depthwise,
+    &clforge__family_attention_fused,
     NULL,
 };
