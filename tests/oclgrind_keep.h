@@ -36,7 +36,7 @@ static void keep_release(cl_mem m) {
   else clReleaseMemObject(m);
 }
 
-static void keep_release_weights(clforge_context ctx, clforge_conv2d_weights pw) {
+static inline void keep_release_weights(clforge_context ctx, clforge_conv2d_weights pw) {
   if (!pw) return;
   if (keep_on && nkept_pw < KEEP_MAX) kept_pw[nkept_pw++] = pw;
   else CHECK_OK(ctx, clforge_conv2d_weights_release(pw));

@@ -1,0 +1,235 @@
+#include "attention_desc.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+
+static int mul_ok(size_t a, size_t b, size_t *out) {
+  if (a && b > SIZE_MAX / a) return 0;
+  *out = a * b;
+  return 1;
+}
+
+static int dtype_ok(clforge_dtype *t) {
+  if (*t == 0) *t = CLFORGE_F32;
+  return clforge_dtype_size(*t) != 0;
+}
+
+/* Strides as given, or (all zero) tight in the order of the axes. */
+static void strides_of(clforge__attn_tensor *t, const size_t *given, int naxes) {
+  int any = 0;
+  for (int i = 0; i < naxes; ++i) any |= given[i] != 0;
+  if (any) {
+    for (int i = 0; i < naxes; ++i) t->stride[i] = given[i];
+    return;
+  }
+  size_t st = 1;
+  for (int i = naxes - 1; i >= 0; --i) {
+    t->stride[i] = st;
+    st *= t->dims[i];
+  }
+}
+
+/* offset + sum (dims - 1) * stride + 1, with overflow checks; an empty
+ * tensor needs nothing but its offset. */
+static clforge_status extent(clforge_context ctx, clforge__attn_tensor *t) {
+  size_t far = 0, term;
+  int empty = 0;
+  for (int i = 0; i < 4; ++i) {
+    if (t->dims[i] == 0) empty = 1;
+    if (t->dims[i] == 0) continue;
+    if (!mul_ok(t->dims[i] - 1, t->stride[i], &term) || far > SIZE_MAX / 16 - term)
+      return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "attention: the extent of %s overflows size_t", t->name);
+    far += term;
+  }
+  if (t->offset > SIZE_MAX / 16 || far > SIZE_MAX / 16 - t->offset)
+    return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "attention: offset + extent of %s overflows", t->name);
+  t->extent = empty ? t->offset : t->offset + far + 1;
+  return CLFORGE_SUCCESS;
+}
+
+static clforge_status tensor(clforge_context ctx, clforge__attn_tensor *t, const char *name, clforge_dtype type,
+                             size_t offset, size_t d0, size_t d1, size_t d2, size_t d3, const size_t *given,
+                             int naxes) {
+  t->name = name;
+  t->type = type;
+  t->offset = offset;
+  t->dims[0] = d0, t->dims[1] = d1, t->dims[2] = d2, t->dims[3] = d3;
+  strides_of(t, given, naxes);
+  return extent(ctx, t);
+}
+
+clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attention_desc *desc,
+                                     const clforge_attention_buffers *extra, clforge__attn *d) {
+  memset(d, 0, sizeof *d);
+  if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: desc is NULL");
+  if (desc->kind != CLFORGE_ATTENTION_FORWARD)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: kind %d is not known (0 = forward)",
+                         (int)desc->kind);
+  for (int i = 0; i < 8; ++i)
+    if (desc->reserved_sizes[i])
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: reserved_sizes[%d] must be 0", i);
+  for (int i = 0; i < 4; ++i)
+    if (desc->reserved[i]) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: reserved[%d] must be NULL", i);
+  if (extra)
+    for (int i = 0; i < 8; ++i)
+      if (extra->reserved[i])
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: buffers.reserved[%d] must be NULL", i);
+
+  d->b = desc->batch ? desc->batch : 1;
+  d->hq = desc->heads_q;
+  d->hkv = desc->heads_kv ? desc->heads_kv : desc->heads_q;
+  d->sq = desc->seq_q, d->sk = desc->seq_kv;
+  d->d = desc->head_dim;
+  d->dv = desc->head_dim_v ? desc->head_dim_v : desc->head_dim;
+  if (d->hq == 0) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: heads_q is 0");
+  if (d->hq % d->hkv)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "attention: heads_q = %zu is not a multiple of heads_kv = %zu (GQA needs Hq = g * Hkv)", d->hq,
+                         d->hkv);
+  d->group = d->hq / d->hkv;
+  if (d->d < 1 || d->d > CLFORGE_ATTENTION_MAX_HEAD_DIM)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: head_dim = %zu (1..%d)", d->d,
+                         CLFORGE_ATTENTION_MAX_HEAD_DIM);
+  if (d->dv > CLFORGE_ATTENTION_MAX_HEAD_DIM)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: head_dim_v = %zu (1..%d; 0 = head_dim)", d->dv,
+                         CLFORGE_ATTENTION_MAX_HEAD_DIM);
+
+  clforge_dtype qt = desc->q_type, kvt = desc->kv_type, ot = desc->o_type, mt = desc->mask_type;
+  if (!dtype_ok(&qt) || !dtype_ok(&kvt) || !dtype_ok(&ot) || !dtype_ok(&mt))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: unknown dtype (q %d, kv %d, o %d, mask %d)",
+                         (int)desc->q_type, (int)desc->kv_type, (int)desc->o_type, (int)desc->mask_type);
+  if (desc->causal != CLFORGE_CAUSAL_NONE && desc->causal != CLFORGE_CAUSAL_TOP_LEFT &&
+      desc->causal != CLFORGE_CAUSAL_BOTTOM_RIGHT)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "attention: causal = %d (0 none, 1 top-left, 2 bottom-right)", (int)desc->causal);
+  d->causal = desc->causal;
+  d->window = desc->window;
+  if (d->window && d->causal == CLFORGE_CAUSAL_NONE)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "attention: window = %zu needs causal masking (the window ends at the causal diagonal)",
+                         d->window);
+  if (d->window > INT32_MAX) d->window = INT32_MAX; /* wider than any key range: the same result */
+  if (desc->algo < CLFORGE_ATTENTION_ALGO_AUTO || desc->algo >= CLFORGE_ATTENTION_ALGO_COUNT)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: algo = %d (0 auto, 1 fused, 2 split_kv)",
+                         (int)desc->algo);
+  d->algo = desc->algo;
+  if (!isfinite(desc->scale) || !isfinite(desc->softcap) || desc->softcap < 0.0f)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: scale = %g, softcap = %g (finite; softcap >= 0)",
+                         (double)desc->scale, (double)desc->softcap);
+  d->scale = desc->scale != 0.0f ? desc->scale : (float)(1.0 / sqrt((double)d->d));
+  d->softcap = desc->softcap;
+  /* Every count the kernels take as uint, and every position as int. */
+  if (d->b > INT32_MAX || d->hq > INT32_MAX || d->sq > INT32_MAX || d->sk > INT32_MAX)
+    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED,
+                         "attention: batch, heads, seq_q and seq_kv must each be below 2^31 (%zu, %zu, %zu, %zu)",
+                         d->b, d->hq, d->sq, d->sk);
+
+  clforge_status st;
+  if ((st = tensor(ctx, &d->q, "q", qt, desc->q_offset, d->b, d->hq, d->sq, d->d, desc->q_strides, 4)) ||
+      (st = tensor(ctx, &d->k, "k", kvt, desc->k_offset, d->b, d->hkv, d->sk, d->d, desc->k_strides, 4)) ||
+      (st = tensor(ctx, &d->v, "v", kvt, desc->v_offset, d->b, d->hkv, d->sk, d->dv, desc->v_strides, 4)) ||
+      (st = tensor(ctx, &d->o, "o", ot, desc->o_offset, d->b, d->hq, d->sq, d->dv, desc->o_strides, 4)) ||
+      (st = tensor(ctx, &d->mask, "mask", mt, desc->mask_offset, d->b, d->hq, d->sq, d->sk, desc->mask_strides, 4)) ||
+      (st = tensor(ctx, &d->lse, "lse", CLFORGE_F32, desc->lse_offset, d->b, d->hq, d->sq, 1, desc->lse_strides, 3)))
+    return st;
+  d->lse.stride[3] = 0;
+
+  d->has_mask = extra && extra->mask;
+  d->has_kv_lens = extra && extra->kv_lens;
+  d->has_q_lens = extra && extra->q_lens;
+  d->has_lse = extra && extra->lse;
+  d->kv_lens_offset = desc->kv_lens_offset;
+  d->q_lens_offset = desc->q_lens_offset;
+  if (d->kv_lens_offset > SIZE_MAX / 8 - d->b || d->q_lens_offset > SIZE_MAX / 8 - d->b)
+    return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "attention: kv_lens_offset or q_lens_offset overflows");
+
+  const clforge__attn_tensor *all[] = {&d->q, &d->k, &d->v, &d->o, &d->mask, &d->lse};
+  for (int i = 0; i < 6; ++i)
+    if (all[i]->extent >= ((size_t)1 << 32) && (i != 4 || d->has_mask) && (i != 5 || d->has_lse)) d->idx64 = 1;
+
+  d->flops = 2.0 * (double)d->b * (double)d->hq * (double)d->sq * (double)d->sk * (double)(d->d + d->dv);
+  if (d->causal != CLFORGE_CAUSAL_NONE && d->sq == d->sk) d->flops *= 0.5;
+  return CLFORGE_SUCCESS;
+}
+
+clforge__footprint clforge__attn_footprint(const clforge__attn_tensor *t) {
+  const size_t es = clforge_dtype_size(t->type);
+  /* The axes that matter, innermost (smallest stride) first, with the
+   * contiguous run of the last axis as the width. */
+  size_t dims[4], strides[4], width = es;
+  int n = 0;
+  for (int i = 0; i < 4; ++i) {
+    if (t->dims[i] == 0) {
+      clforge__footprint none = {t->offset * es, 0, 0, 0, 0, 0};
+      return none;
+    }
+    if (t->dims[i] == 1) continue;
+    if (i == 3 && t->stride[3] == 1) {
+      width = t->dims[3] * es;
+      continue;
+    }
+    dims[n] = t->dims[i], strides[n] = t->stride[i] * es, ++n;
+  }
+  for (int i = 1; i < n; ++i) /* sort by stride */
+    for (int j = i; j > 0 && strides[j] < strides[j - 1]; --j) {
+      size_t a = dims[j], b = strides[j];
+      dims[j] = dims[j - 1], strides[j] = strides[j - 1], dims[j - 1] = a, strides[j - 1] = b;
+    }
+  /* Merge an axis into the next when it is the next's unit (b and h of
+   * BHSD, s and h of BSHD), until two remain (rows, items). */
+  for (int i = 0; i + 1 < n;) {
+    if (strides[i + 1] == strides[i] * dims[i]) {
+      dims[i] *= dims[i + 1];
+      for (int j = i + 1; j + 1 < n; ++j) dims[j] = dims[j + 1], strides[j] = strides[j + 1];
+      --n;
+    } else {
+      ++i;
+    }
+  }
+  /* A row that is exactly the width continues it. */
+  if (n > 0 && strides[0] == width) {
+    width *= dims[0];
+    for (int j = 0; j + 1 < n; ++j) dims[j] = dims[j + 1], strides[j] = strides[j + 1];
+    --n;
+  }
+  const size_t begin = t->offset * es;
+  if (n == 0) {
+    clforge__footprint f = {begin, width, width, 1, width, 1};
+    return f;
+  }
+  if (n == 1) {
+    clforge__footprint f = {begin, width, strides[0], dims[0], strides[0] * dims[0], 1};
+    return f;
+  }
+  if (n == 2 && strides[0] >= width) {
+    clforge__footprint f = {begin, width, strides[0], dims[0], strides[1], dims[1]};
+    return f;
+  }
+  /* Three strided axes that do not merge: the whole range as one row. It is
+   * exact about disjoint tensors and conservative (overlap) about tensors
+   * interleaved with each other; its own items are checked separately. */
+  size_t span = width;
+  for (int i = 0; i < n; ++i) span += (dims[i] - 1) * strides[i];
+  clforge__footprint f = {begin, span, span, 1, span, 1};
+  return f;
+}
+
+void clforge__attn_dtypes_key(const clforge__attn *d, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s,%s,%s", clforge_dtype_name(d->q.type), clforge_dtype_name(d->k.type),
+           clforge_dtype_name(d->o.type));
+}
+
+int clforge__attn_key_visible(const clforge__attn *d, size_t i, size_t j, size_t kv_len, size_t q_len) {
+  if (j >= kv_len) return 0;
+  if (d->causal == CLFORGE_CAUSAL_NONE) return 1;
+  /* diag = i (top-left) or i + kv_len - q_len (bottom-right), signed */
+  const long long diag = d->causal == CLFORGE_CAUSAL_TOP_LEFT ? (long long)i
+                                                              : (long long)i + (long long)kv_len - (long long)q_len;
+  if ((long long)j > diag) return 0;
+  if (d->window && (long long)j <= diag - (long long)d->window) return 0;
+  return 1;
+}

@@ -1,0 +1,444 @@
+/* clforge_attention and its queries: argument, buffer and overlap checks,
+ * the choice of algorithm (fused or split_kv, docs/tuning.md "Which
+ * attention algorithm"), the families' parameters, scratch memory, the
+ * enqueue through the algorithm's table row (src/ops/attention_<algo>.c)
+ * and validation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/attention_classes.h"
+#include "../ref/attention.h"
+#include "../ref/compare.h"
+#include "../validate.h"
+#include "../workspace.h"
+#include "attention_algo.h"
+#include "buffer_check.h"
+
+typedef struct attn_plan {
+  const clforge__attn_algo_impl *impl;
+  int v[CLFORGE_MAX_PARAMS], v2[CLFORGE_MAX_PARAMS];
+  clforge_attention_choice choice;
+} attn_plan;
+
+/* Below this many keys one pass over them is short: splitting them costs a
+ * combine for little gain. */
+enum { SPLIT_MIN_SK = 256 };
+
+/* ----------------------------------------------------------- algorithm choice */
+
+static clforge_status read_env_algo(clforge_context ctx, clforge_attention_algo *algo) {
+  *algo = CLFORGE_ATTENTION_ALGO_AUTO;
+  const char *v = ctx->tuning_active ? NULL : getenv("CLFORGE_ATTENTION_ALGO");
+  if (!v || !*v) return CLFORGE_SUCCESS;
+  for (int a = 0; a < CLFORGE_ATTENTION_ALGO_COUNT; ++a)
+    if (!strcmp(v, clforge_attention_algo_name((clforge_attention_algo)a))) {
+      *algo = (clforge_attention_algo)a;
+      return CLFORGE_SUCCESS;
+    }
+  return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_ATTENTION_ALGO=\"%s\": use auto, fused or split_kv", v);
+}
+
+static int tuner_algo(clforge_context ctx, clforge_attention_algo *algo) {
+  if (!ctx->tuning_active || !ctx->tune_force.path) return 0;
+  for (int a = 1; a < CLFORGE_ATTENTION_ALGO_COUNT; ++a) {
+    const clforge__attn_algo_impl *impl = clforge__attn_algo_impl_of((clforge_attention_algo)a);
+    if (impl && (impl->family == ctx->tune_force.path || impl->family2 == ctx->tune_force.path)) {
+      *algo = (clforge_attention_algo)a;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The built-in rule (docs/tuning.md): few query rows per key/value head
+ * and many keys leave most of the device idle with one work-group per
+ * query block, so the key range is split (flash-decoding). */
+static clforge_attention_algo heuristic(const clforge__attn *d, char *why, size_t cap) {
+  if (d->sq <= CLFORGE_ATTN_DECODE_MAX_SQ && d->sk >= SPLIT_MIN_SK) {
+    snprintf(why, cap, "heuristic: Sq = %zu <= %d, Sk = %zu >= %d: split_kv", d->sq, CLFORGE_ATTN_DECODE_MAX_SQ, d->sk,
+             SPLIT_MIN_SK);
+    return CLFORGE_ATTENTION_ALGO_SPLIT_KV;
+  }
+  snprintf(why, cap, "heuristic: Sq = %zu, Sk = %zu: fused", d->sq, d->sk);
+  return CLFORGE_ATTENTION_ALGO_FUSED;
+}
+
+static clforge_status select_params(clforge_context ctx, const clforge__attn *d, attn_plan *p) {
+  clforge__attn_key key;
+  clforge__attn_make_key(d, &key);
+  const int variant = clforge__attn_variant(d);
+  clforge_attention_choice *c = &p->choice;
+  c->nkernels = 0;
+  clforge_status st = clforge__family_select(ctx, p->impl->family, variant, &key.key, p->v, &c->kernels[c->nkernels++]);
+  if (st == CLFORGE_SUCCESS && p->impl->family2)
+    st = clforge__family_select(ctx, p->impl->family2, variant, &key.key, p->v2, &c->kernels[c->nkernels++]);
+  for (int k = 0; k < c->nkernels; ++k)
+    snprintf(c->kernels[k].route, sizeof c->kernels[k].route, "%.47s", c->why);
+  return st;
+}
+
+static clforge_status make_plan(clforge_context ctx, const clforge__attn *d, attn_plan *p) {
+  memset(p, 0, sizeof *p);
+  clforge_attention_choice *c = &p->choice;
+  char why[160] = "";
+  clforge_attention_algo algo = CLFORGE_ATTENTION_ALGO_AUTO;
+  int forced = 1;
+  if (tuner_algo(ctx, &algo)) {
+    snprintf(why, sizeof why, "tuner: measuring %s", clforge_attention_algo_name(algo));
+  } else if (d->algo != CLFORGE_ATTENTION_ALGO_AUTO) {
+    algo = d->algo;
+    snprintf(why, sizeof why, "desc.algo = %s", clforge_attention_algo_name(algo));
+  } else {
+    clforge_status st = read_env_algo(ctx, &algo);
+    if (st != CLFORGE_SUCCESS) return st;
+    if (algo != CLFORGE_ATTENTION_ALGO_AUTO) {
+      snprintf(why, sizeof why, "CLFORGE_ATTENTION_ALGO=%s", clforge_attention_algo_name(algo));
+    } else {
+      forced = 0;
+      algo = heuristic(d, why, sizeof why);
+    }
+  }
+  p->impl = clforge__attn_algo_impl_of(algo);
+  char reason[160] = "";
+  if (!p->impl || !p->impl->supports(ctx, d, reason, sizeof reason)) {
+    if (forced || !p->impl)
+      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "attention: %s (%s): %s", clforge_attention_algo_name(algo), why,
+                           p->impl ? reason : "not available");
+    /* The heuristic's first choice cannot: the fused algorithm can do every shape. */
+    snprintf(why, sizeof why, "%s cannot (%.80s): fused", clforge_attention_algo_name(algo), reason);
+    algo = CLFORGE_ATTENTION_ALGO_FUSED;
+    p->impl = clforge__attn_algo_impl_of(algo);
+    if (!p->impl->supports(ctx, d, reason, sizeof reason))
+      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "attention: no algorithm can run this call: %s", reason);
+  }
+  c->algo = algo;
+  snprintf(c->why, sizeof c->why, "%.95s", why);
+  clforge_status st = select_params(ctx, d, p);
+  if (st != CLFORGE_SUCCESS) return st;
+  c->splits = p->impl->splits ? p->impl->splits(ctx, d, p->v) : 1;
+  c->workspace_bytes = p->impl->workspace ? p->impl->workspace(ctx, d, p->v) : 0;
+  /* The automatic choice's scratch must fit the bound; the fused algorithm needs none. */
+  if (!forced && c->workspace_bytes > clforge__workspace_cap(ctx) && algo != CLFORGE_ATTENTION_ALGO_FUSED) {
+    snprintf(why, sizeof why, "%s needs %zu bytes of workspace: fused", clforge_attention_algo_name(algo),
+             c->workspace_bytes);
+    memset(p, 0, sizeof *p);
+    p->impl = clforge__attn_algo_impl_of(CLFORGE_ATTENTION_ALGO_FUSED);
+    c->algo = CLFORGE_ATTENTION_ALGO_FUSED;
+    snprintf(c->why, sizeof c->why, "%.95s", why);
+    st = select_params(ctx, d, p);
+    c->splits = 1;
+  }
+  return st;
+}
+
+/* ----------------------------------------------------------------- checks */
+
+/* The elements of t, checked against buf (size, access, context). */
+static clforge_status check_tensor(clforge_context ctx, const clforge__attn_tensor *t, cl_mem buf, int access) {
+  const size_t es = clforge_dtype_size(t->type);
+  if (t->extent == t->offset) /* empty: only a real buffer is asked for */
+    return clforge__check_buffer(ctx, "attention", t->name, buf, 0, 0, es, access);
+  return clforge__check_buffer(ctx, "attention", t->name, buf, t->offset, t->extent - t->offset, es, access);
+}
+
+/* 1 when two elements of an output tensor share a byte: its axes, sorted
+ * by stride, must each step past everything the inner ones span. Exact for
+ * every nested layout (BHSD, BSHD, views of packed buffers); conservative
+ * for layouts whose axes interleave. */
+static int self_overlaps(const clforge__attn_tensor *t) {
+  const size_t es = clforge_dtype_size(t->type);
+  size_t dims[4], strides[4];
+  int n = 0;
+  for (int i = 0; i < 4; ++i)
+    if (t->dims[i] > 1) dims[n] = t->dims[i], strides[n] = t->stride[i] * es, ++n;
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && strides[j] < strides[j - 1]; --j) {
+      size_t a = dims[j], b = strides[j];
+      dims[j] = dims[j - 1], strides[j] = strides[j - 1], dims[j - 1] = a, strides[j - 1] = b;
+    }
+  size_t span = es;
+  for (int i = 0; i < n; ++i) {
+    if (strides[i] < span) return 1;
+    span = (dims[i] - 1) * strides[i] + span;
+  }
+  return 0;
+}
+
+static clforge_status root_footprint(clforge_context ctx, const clforge__attn_tensor *t, cl_mem buf, cl_mem *root,
+                                     clforge__footprint *f) {
+  *f = clforge__attn_footprint(t);
+  clforge__byte_range r;
+  clforge_status st = clforge__buffer_range(ctx, buf, f->begin, 0, &r);
+  *root = r.root;
+  f->begin = r.begin;
+  return st;
+}
+
+/* O and LSE must not overlap themselves, each other, or anything read. */
+static clforge_status check_aliasing(clforge_context ctx, const clforge__attn *d, cl_mem q, cl_mem k, cl_mem v,
+                                     cl_mem o, const clforge_attention_buffers *x) {
+  if (self_overlaps(&d->o))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "attention: o's strides (%zu, %zu, %zu, %zu) make two of its elements share memory",
+                         d->o.stride[0], d->o.stride[1], d->o.stride[2], d->o.stride[3]);
+  if (d->has_lse && self_overlaps(&d->lse))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "attention: lse's strides (%zu, %zu, %zu) make two of its elements share memory",
+                         d->lse.stride[0], d->lse.stride[1], d->lse.stride[2]);
+  /* kv_lens and q_lens as tensors of B int32 values */
+  clforge__attn_tensor kvl = {"kv_lens", CLFORGE_F32, d->kv_lens_offset, {1, 0, 0, 0}, {d->b, 1, 1, 1}, 0};
+  clforge__attn_tensor ql = {"q_lens", CLFORGE_F32, d->q_lens_offset, {1, 0, 0, 0}, {d->b, 1, 1, 1}, 0};
+  const clforge__attn_tensor *in[] = {&d->q, &d->k, &d->v, &d->mask, &kvl, &ql};
+  const cl_mem inb[] = {q, k, v, x ? x->mask : NULL, x ? x->kv_lens : NULL, x ? x->q_lens : NULL};
+  const clforge__attn_tensor *out[] = {&d->o, &d->lse};
+  const cl_mem outb[] = {o, x ? x->lse : NULL};
+  for (int w = 0; w < 2; ++w) {
+    if (!outb[w]) continue;
+    cl_mem wroot, root;
+    clforge__footprint wf, f;
+    clforge_status st = root_footprint(ctx, out[w], outb[w], &wroot, &wf);
+    for (int i = 0; i < 6 && st == CLFORGE_SUCCESS; ++i) {
+      if (!inb[i]) continue;
+      st = root_footprint(ctx, in[i], inb[i], &root, &f);
+      if (st == CLFORGE_SUCCESS && root == wroot && clforge__footprints_overlap(&wf, &f))
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: %s overlaps %s (they share bytes of one buffer)",
+                             out[w]->name, in[i]->name);
+    }
+    if (st == CLFORGE_SUCCESS && w == 1) {
+      st = root_footprint(ctx, &d->o, o, &root, &f);
+      if (st == CLFORGE_SUCCESS && root == wroot && clforge__footprints_overlap(&wf, &f))
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: lse overlaps o (they share bytes of one buffer)");
+    }
+    if (st != CLFORGE_SUCCESS) return st;
+  }
+  return CLFORGE_SUCCESS;
+}
+
+static clforge_status check_buffers(clforge_context ctx, const clforge__attn *d, cl_mem q, cl_mem k, cl_mem v, cl_mem o,
+                                    const clforge_attention_buffers *x) {
+  clforge_status st = check_tensor(ctx, &d->q, q, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = check_tensor(ctx, &d->k, k, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = check_tensor(ctx, &d->v, v, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = check_tensor(ctx, &d->o, o, CLFORGE_ACCESS_WRITE);
+  if (st == CLFORGE_SUCCESS && d->has_mask) st = check_tensor(ctx, &d->mask, x->mask, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && d->has_lse) st = check_tensor(ctx, &d->lse, x->lse, CLFORGE_ACCESS_WRITE);
+  if (st == CLFORGE_SUCCESS && d->has_kv_lens)
+    st = clforge__check_buffer(ctx, "attention", "kv_lens", x->kv_lens, d->kv_lens_offset, d->b, sizeof(cl_int),
+                               CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && d->has_q_lens)
+    st = clforge__check_buffer(ctx, "attention", "q_lens", x->q_lens, d->q_lens_offset, d->b, sizeof(cl_int),
+                               CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = check_aliasing(ctx, d, q, k, v, o, x);
+  return st;
+}
+
+/* ------------------------------------------------------------- validation */
+
+typedef struct {
+  void *q, *k, *v, *mask;
+  int32_t *kv_lens, *q_lens;
+} host_inputs;
+
+static clforge_status read_tensor(clforge_context ctx, const clforge__attn_tensor *t, cl_mem buf, void **out) {
+  *out = NULL;
+  if (!buf || t->extent == t->offset) return CLFORGE_SUCCESS;
+  const size_t bytes = t->extent * clforge_dtype_size(t->type);
+  *out = malloc(bytes);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "attention validation: no memory for %s", t->name);
+  return clforge__read_buffer(ctx, buf, 0, bytes, *out);
+}
+
+static clforge_status read_lens(clforge_context ctx, cl_mem buf, size_t offset, size_t b, int32_t **out) {
+  *out = NULL;
+  if (!buf) return CLFORGE_SUCCESS;
+  *out = malloc((offset + b) * sizeof **out);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "attention validation: no memory for lengths");
+  return clforge__read_buffer(ctx, buf, 0, (offset + b) * sizeof **out, *out);
+}
+
+static void free_inputs(host_inputs *h) {
+  free(h->q), free(h->k), free(h->v), free(h->mask), free(h->kv_lens), free(h->q_lens);
+}
+
+static clforge_status read_inputs(clforge_context ctx, const clforge__attn *d, cl_mem q, cl_mem k, cl_mem v,
+                                  const clforge_attention_buffers *x, host_inputs *h) {
+  memset(h, 0, sizeof *h);
+  clforge_status st = read_tensor(ctx, &d->q, q, &h->q);
+  if (st == CLFORGE_SUCCESS) st = read_tensor(ctx, &d->k, k, &h->k);
+  if (st == CLFORGE_SUCCESS) st = read_tensor(ctx, &d->v, v, &h->v);
+  if (st == CLFORGE_SUCCESS && d->has_mask) st = read_tensor(ctx, &d->mask, x->mask, &h->mask);
+  if (st == CLFORGE_SUCCESS && d->has_kv_lens) st = read_lens(ctx, x->kv_lens, d->kv_lens_offset, d->b, &h->kv_lens);
+  if (st == CLFORGE_SUCCESS && d->has_q_lens) st = read_lens(ctx, x->q_lens, d->q_lens_offset, d->b, &h->q_lens);
+  return st;
+}
+
+static size_t at(const clforge__attn_tensor *t, size_t a0, size_t a1, size_t a2, size_t a3) {
+  return t->offset + a0 * t->stride[0] + a1 * t->stride[1] + a2 * t->stride[2] + a3 * t->stride[3];
+}
+
+/* Every written element of O (and LSE) against the reference's. */
+static clforge_status validate_attention(clforge_context ctx, const clforge__attn *d, const host_inputs *h, cl_mem o,
+                                         cl_mem lse) {
+  const size_t os = clforge_dtype_size(d->o.type);
+  const size_t rows = d->b * d->hq * d->sq;
+  unsigned char *ho = malloc(d->o.extent * os);
+  float *hl = d->has_lse ? malloc(d->lse.extent * sizeof *hl) : NULL;
+  float *got = malloc((rows * d->dv + rows) * sizeof *got), *want = malloc((rows * d->dv + rows) * sizeof *want);
+  double *row = malloc(d->dv * sizeof *row), *scores = malloc((d->sk ? d->sk : 1) * sizeof *scores);
+  clforge_status st = CLFORGE_SUCCESS;
+  if (!ho || (d->has_lse && !hl) || !got || !want || !row || !scores)
+    st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "attention validation: no memory");
+  if (st == CLFORGE_SUCCESS && clforge__test_fault_armed(ctx, "attention")) { /* tests only */
+    float bad = 12345.0f;
+    unsigned char raw[4];
+    clforge_ref_convert(1, &bad, CLFORGE_F32, raw, d->o.type);
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, o, CL_TRUE, d->o.offset * os, os, raw, 0, NULL, NULL);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "test fault injection");
+  }
+  if (st == CLFORGE_SUCCESS) st = clforge__read_buffer(ctx, o, 0, d->o.extent * os, ho);
+  if (st == CLFORGE_SUCCESS && hl) st = clforge__read_buffer(ctx, lse, 0, d->lse.extent * sizeof *hl, hl);
+  size_t n = 0, nl = 0;
+  float *gl = got + rows * d->dv, *wl = want + rows * d->dv;
+  for (size_t b = 0; st == CLFORGE_SUCCESS && b < d->b; ++b) {
+    const size_t kvl = clforge__ref_attention_len(h->kv_lens, d->kv_lens_offset, b, d->sk);
+    const size_t ql = clforge__ref_attention_len(h->q_lens, d->q_lens_offset, b, d->sq);
+    for (size_t hh = 0; hh < d->hq; ++hh)
+      for (size_t i = 0; i < ql; ++i) {
+        double l;
+        clforge__ref_attention_row(d, h->q, h->k, h->v, h->mask, b, hh, i, kvl, ql, scores, row, &l);
+        for (size_t c = 0; c < d->dv; ++c, ++n) {
+          /* the reference rounded to O's type, as the device stores it */
+          unsigned char raw[4];
+          float r = (float)row[c];
+          clforge_ref_convert(1, &r, CLFORGE_F32, raw, d->o.type);
+          clforge_ref_convert(1, raw, d->o.type, &want[n], CLFORGE_F32);
+          clforge_ref_convert(1, ho + at(&d->o, b, hh, i, c) * os, d->o.type, &got[n], CLFORGE_F32);
+        }
+        if (hl) gl[nl] = hl[at(&d->lse, b, hh, i, 0)], wl[nl] = (float)l, ++nl;
+      }
+  }
+  if (st == CLFORGE_SUCCESS) st = clforge__validate(ctx, "attention", CLFORGE_F32, n, got, want, clforge__tolerance_for(d->o.type));
+  if (st == CLFORGE_SUCCESS && nl)
+    st = clforge__validate(ctx, "attention (lse)", CLFORGE_F32, nl, gl, wl, clforge__tolerance_for(CLFORGE_F32));
+  free(ho), free(hl), free(got), free(want), free(row), free(scores);
+  return st;
+}
+
+/* ------------------------------------------------------------------- call */
+
+static clforge_status enqueue_marker(clforge_context ctx, cl_uint nwait, const cl_event *wait, cl_event *event) {
+  if (!event) return CLFORGE_SUCCESS;
+  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
+  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (attention)");
+}
+
+clforge_status clforge_attention(clforge_context ctx, const clforge_attention_desc *desc, cl_mem q, cl_mem k, cl_mem v,
+                                 cl_mem o, const clforge_attention_buffers *extra, cl_uint num_events_in_wait_list,
+                                 const cl_event *event_wait_list, cl_event *event) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "attention: context is NULL");
+  clforge__clear_error(ctx);
+  if (event) *event = NULL;
+  clforge__attn d;
+  clforge_status st = clforge__attn_resolve(ctx, desc, extra, &d);
+  if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "attention", num_events_in_wait_list, event_wait_list);
+  if (st == CLFORGE_SUCCESS) st = check_buffers(ctx, &d, q, k, v, o, extra);
+  if (st != CLFORGE_SUCCESS) return st;
+  if (d.sq == 0) return enqueue_marker(ctx, num_events_in_wait_list, event_wait_list, event);
+
+  attn_plan p;
+  st = make_plan(ctx, &d, &p);
+  if (st != CLFORGE_SUCCESS) return st;
+  const size_t need = p.choice.workspace_bytes;
+  cl_mem ws = NULL;
+  cl_event busy = NULL;
+  if (need) {
+    if (need > clforge__workspace_cap(ctx))
+      return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
+                           "attention: %s needs %zu bytes of workspace, above the bound of %zu",
+                           clforge_attention_algo_name(p.choice.algo), need, clforge__workspace_cap(ctx));
+    st = clforge__workspace_get(ctx, need, &ws, &busy);
+    if (st != CLFORGE_SUCCESS) return st;
+  }
+
+  host_inputs h;
+  memset(&h, 0, sizeof h);
+  if (ctx->validate) { /* inputs as they are when the kernels will run */
+    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "attention validation: waiting for the wait list");
+    st = read_inputs(ctx, &d, q, k, v, extra, &h);
+    if (st != CLFORGE_SUCCESS) {
+      free_inputs(&h);
+      return st;
+    }
+  }
+
+  cl_event *wait = malloc((num_events_in_wait_list + 1) * sizeof *wait);
+  if (!wait) {
+    free_inputs(&h);
+    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "attention: no memory for the wait list");
+  }
+  cl_uint nwait = 0;
+  for (cl_uint i = 0; i < num_events_in_wait_list; ++i) wait[nwait++] = event_wait_list[i];
+  if (busy) wait[nwait++] = busy;
+
+  cl_event done = NULL;
+  clforge__attn_exec e = {ctx,
+                          &d,
+                          p.v,
+                          p.impl->family2 ? p.v2 : NULL,
+                          q,
+                          k,
+                          v,
+                          o,
+                          d.has_mask ? extra->mask : NULL,
+                          d.has_kv_lens ? extra->kv_lens : NULL,
+                          d.has_q_lens ? extra->q_lens : NULL,
+                          d.has_lse ? extra->lse : NULL,
+                          ws,
+                          need,
+                          nwait,
+                          nwait ? wait : NULL,
+                          &done};
+  st = p.impl->enqueue(&e);
+  free(wait);
+  if (st == CLFORGE_SUCCESS && ws) clforge__workspace_used(ctx, done);
+  if (st == CLFORGE_SUCCESS && ctx->validate) {
+    cl_int err = clWaitForEvents(1, &done);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "attention: waiting for the result to validate");
+    if (st == CLFORGE_SUCCESS) st = validate_attention(ctx, &d, &h, o, d.has_lse ? extra->lse : NULL);
+  }
+  free_inputs(&h);
+  if (event && st == CLFORGE_SUCCESS) *event = done;
+  else if (done) clReleaseEvent(done);
+  return st;
+}
+
+/* ----------------------------------------------------------- the queries */
+
+clforge_status clforge_attention_explain(clforge_context ctx, const clforge_attention_desc *desc,
+                                         clforge_attention_choice *choice) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "attention_explain: context is NULL");
+  clforge__clear_error(ctx);
+  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_explain: choice is NULL");
+  clforge__attn d;
+  clforge_status st = clforge__attn_resolve(ctx, desc, NULL, &d);
+  if (st != CLFORGE_SUCCESS) return st;
+  attn_plan p;
+  st = make_plan(ctx, &d, &p);
+  if (st == CLFORGE_SUCCESS) *choice = p.choice;
+  return st;
+}
+
+clforge_status clforge_attention_workspace_size(clforge_context ctx, const clforge_attention_desc *desc,
+                                                size_t *bytes) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "attention_workspace_size: context is NULL");
+  if (!bytes) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_workspace_size: bytes is NULL");
+  clforge_attention_choice c;
+  clforge_status st = clforge_attention_explain(ctx, desc, &c);
+  if (st == CLFORGE_SUCCESS) *bytes = c.workspace_bytes;
+  return st;
+}

@@ -1,0 +1,128 @@
+/* What the attention op and its algorithms share: names, the algorithm
+ * table, the tuning key of a call, and the kernels' options and arguments
+ * (src/ops/attention_algo.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/attention_classes.h"
+#include "../program.h"
+#include "attention_algo.h"
+
+const char *clforge_attention_algo_name(clforge_attention_algo algo) {
+  switch (algo) {
+    case CLFORGE_ATTENTION_ALGO_AUTO: return "auto";
+    case CLFORGE_ATTENTION_ALGO_FUSED: return "fused";
+    case CLFORGE_ATTENTION_ALGO_SPLIT_KV: return "split_kv";
+    default: return "?";
+  }
+}
+
+const clforge__attn_algo_impl *clforge__attn_algo_impl_of(clforge_attention_algo algo) {
+  switch (algo) {
+    case CLFORGE_ATTENTION_ALGO_FUSED: return &clforge__attention_fused;
+    case CLFORGE_ATTENTION_ALGO_SPLIT_KV: return &clforge__attention_split_kv;
+    default: return NULL;
+  }
+}
+
+/* A call's shape in the classes' dims. */
+static void call_shape(const clforge__attn *d, size_t s[CLFORGE_ATTN_NDIMS]) {
+  s[ATTN_DIM_B] = d->b, s[ATTN_DIM_HQ] = d->hq, s[ATTN_DIM_HKV] = d->hkv, s[ATTN_DIM_SQ] = d->sq;
+  s[ATTN_DIM_SK] = d->sk, s[ATTN_DIM_D] = d->d > d->dv ? d->d : d->dv, s[ATTN_DIM_CAUSAL] = (size_t)d->causal;
+}
+
+static double log_dist(const size_t *a, const size_t *b) {
+  double t = 0;
+  for (int i = 0; i < ATTN_DIM_CAUSAL; ++i) {
+    const double x = log((double)(a[i] ? a[i] : 1)) - log((double)(b[i] ? b[i] : 1));
+    t += x * x;
+  }
+  /* causal or not changes which key blocks run: worth a factor of ~2 in one dim */
+  if ((a[ATTN_DIM_CAUSAL] != 0) != (b[ATTN_DIM_CAUSAL] != 0)) t += 0.5;
+  return t;
+}
+
+void clforge__attn_make_key(const clforge__attn *d, clforge__attn_key *k) {
+  memset(k, 0, sizeof *k);
+  clforge__attn_dtypes_key(d, k->dtypes, sizeof k->dtypes);
+  /* Tight rows of Q and K (BHSD) against any other strides (BSHD, packed). */
+  const int tight = d->q.stride[3] == 1 && d->q.stride[2] == d->d && d->k.stride[3] == 1 && d->k.stride[2] == d->d;
+  snprintf(k->layout, sizeof k->layout, "%s", tight ? "bhsd" : "strided");
+  size_t s[CLFORGE_ATTN_NDIMS];
+  call_shape(d, s);
+  const int decode = d->sq <= CLFORGE_ATTN_DECODE_MAX_SQ;
+  const char *best = "attention";
+  double bd = INFINITY;
+  for (const clforge__shape_class *c = clforge__attn_all_classes; c->name; ++c) {
+    if (clforge__attn_class_is_decode(c) != decode) continue;
+    const double t = log_dist(c->shape, s);
+    if (t < bd) bd = t, best = c->name;
+  }
+  snprintf(k->shape_class, sizeof k->shape_class, "%s", best);
+  k->key.dtypes = k->dtypes, k->key.layout = k->layout, k->key.shape_class = k->shape_class;
+  k->key.ndims = CLFORGE_ATTN_NDIMS;
+  memcpy(k->key.shape, s, sizeof s);
+}
+
+int clforge__attn_variant(const clforge__attn *d) {
+  int v = 0;
+  if (d->q.type != CLFORGE_F32 || d->k.type != CLFORGE_F32) v |= CLFORGE__ATTN_VARIANT_HALF;
+  if (d->causal != CLFORGE_CAUSAL_NONE) v |= CLFORGE__ATTN_VARIANT_CAUSAL;
+  if (d->sq <= CLFORGE_ATTN_DECODE_MAX_SQ) v |= CLFORGE__ATTN_VARIANT_DECODE;
+  return v;
+}
+
+void clforge__attn_problem_options(const clforge__attn *d, char *buf, size_t cap) {
+  size_t used = strlen(buf);
+  if (used >= cap) return;
+  snprintf(buf + used, cap - used,
+           " -DQ_T=%d -DKV_T=%d -DO_T=%d -DMASK_T=%d -DHEAD_D=%zu -DHEAD_DV=%zu -DHAS_MASK=%d -DHAS_KV_LENS=%d"
+           " -DHAS_Q_LENS=%d -DHAS_LSE=%d -DSOFTCAP=%d -DCAUSAL=%d -DIDX64=%d",
+           (int)d->q.type, (int)d->k.type, (int)d->o.type, (int)d->mask.type, d->d, d->dv, d->has_mask,
+           d->has_kv_lens, d->has_q_lens, d->has_lse, d->softcap > 0.0f, (int)d->causal, d->idx64);
+}
+
+clforge_status clforge__attn_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
+                                    const clforge__attn *d, const char *extra, size_t wgs, cl_kernel *k) {
+  char opts[1536] = "";
+  if (f && v && clforge__family_options(f, v, opts, sizeof opts))
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention: build options too long");
+  clforge__attn_problem_options(d, opts, sizeof opts);
+  if (extra) {
+    size_t used = strlen(opts);
+    snprintf(opts + used, sizeof opts - used, " %s", extra);
+  }
+  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, name, k);
+  return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "attention", f->name, opts, wgs) : st;
+}
+
+cl_int clforge__attn_tensor_args(cl_kernel k, cl_uint *a, const clforge__attn_tensor *t) {
+  const cl_ulong off = t->offset;
+  cl_int err = clSetKernelArg(k, (*a)++, sizeof off, &off);
+  for (int i = 0; i < 4; ++i) {
+    const cl_ulong st = t->stride[i];
+    err |= clSetKernelArg(k, (*a)++, sizeof st, &st);
+  }
+  return err;
+}
+
+cl_int clforge__attn_common_args(cl_kernel k, cl_uint *a, const clforge__attn_exec *e) {
+  const clforge__attn *d = e->d;
+  /* An absent buffer is never read (its HAS_* is 0): q stands in for it. */
+  const cl_mem kvl = e->kv_lens ? e->kv_lens : e->q, ql = e->q_lens ? e->q_lens : e->q;
+  const cl_ulong kvo = d->kv_lens_offset, qo = d->q_lens_offset;
+  cl_int err = clSetKernelArg(k, (*a)++, sizeof(cl_mem), &kvl);
+  err |= clSetKernelArg(k, (*a)++, sizeof kvo, &kvo);
+  err |= clSetKernelArg(k, (*a)++, sizeof(cl_mem), &ql);
+  err |= clSetKernelArg(k, (*a)++, sizeof qo, &qo);
+  const cl_uint u[] = {(cl_uint)d->b,     (cl_uint)d->hq, (cl_uint)d->hkv,   (cl_uint)d->group,
+                       (cl_uint)d->sq,    (cl_uint)d->sk, (cl_uint)d->window};
+  for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i) err |= clSetKernelArg(k, (*a)++, sizeof u[i], &u[i]);
+  const cl_float scale = d->scale, cap = d->softcap;
+  err |= clSetKernelArg(k, (*a)++, sizeof scale, &scale);
+  err |= clSetKernelArg(k, (*a)++, sizeof cap, &cap);
+  return err;
+}

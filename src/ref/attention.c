@@ -1,0 +1,89 @@
+/* Reference twin of clforge_attention: for each query row the exact
+ * softmax over its visible keys (src/attention_desc.c states which), in
+ * double, one rounding to O's type. Plain loops; the scores of one row at
+ * a time (Sk doubles), never Sq x Sk. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../error.h"
+#include "attention.h"
+#include "element.h"
+
+size_t clforge__ref_attention_len(const int32_t *lens, size_t offset, size_t b, size_t full) {
+  if (!lens) return full;
+  const int32_t v = lens[offset + b];
+  return v < 0 ? 0 : (size_t)v > full ? full : (size_t)v;
+}
+
+static size_t at(const clforge__attn_tensor *t, size_t a0, size_t a1, size_t a2, size_t a3) {
+  return t->offset + a0 * t->stride[0] + a1 * t->stride[1] + a2 * t->stride[2] + a3 * t->stride[3];
+}
+
+void clforge__ref_attention_row(const clforge__attn *d, const void *q, const void *k, const void *v, const void *mask,
+                                size_t b, size_t h, size_t i, size_t kv_len, size_t q_len, double *s, double *out,
+                                double *lse) {
+  const size_t hk = h / d->group;
+  double m = -INFINITY;
+  for (size_t c = 0; c < d->dv; ++c) out[c] = 0.0;
+  *lse = -INFINITY;
+  for (size_t j = 0; j < d->sk; ++j) {
+    s[j] = -INFINITY;
+    if (!clforge__attn_key_visible(d, i, j, kv_len, q_len)) continue;
+    double dot = 0.0;
+    for (size_t c = 0; c < d->d; ++c)
+      dot += (double)clforge__ref_load(q, d->q.type, at(&d->q, b, h, i, c)) *
+             (double)clforge__ref_load(k, d->k.type, at(&d->k, b, hk, j, c));
+    double x = (double)d->scale * dot;
+    if (d->softcap > 0.0f) x = (double)d->softcap * tanh(x / (double)d->softcap);
+    if (mask) x += (double)clforge__ref_load(mask, d->mask.type, at(&d->mask, b, h, i, j));
+    s[j] = x;
+    if (x > m) m = x; /* NaN does not raise the max: it reaches the sums below */
+  }
+  if (m == -INFINITY) return; /* nothing visible, or every score -inf */
+  double l = 0.0;
+  for (size_t j = 0; j < d->sk; ++j) {
+    if (s[j] == -INFINITY) continue;
+    const double p = exp(s[j] - m);
+    l += p;
+    for (size_t c = 0; c < d->dv; ++c) out[c] += p * (double)clforge__ref_load(v, d->v.type, at(&d->v, b, hk, j, c));
+  }
+  for (size_t c = 0; c < d->dv; ++c) out[c] /= l;
+  *lse = m + log(l);
+}
+
+clforge_status clforge_ref_attention(const clforge_attention_desc *desc, const void *q, const void *k, const void *v,
+                                     const void *mask, const int32_t *kv_lens, const int32_t *q_lens, void *o,
+                                     float *lse) {
+  clforge_attention_buffers given = {0};
+  /* Any non-NULL handle marks the optional inputs as present for resolve. */
+  given.mask = mask ? (cl_mem)(uintptr_t)1 : NULL;
+  given.kv_lens = kv_lens ? (cl_mem)(uintptr_t)1 : NULL;
+  given.q_lens = q_lens ? (cl_mem)(uintptr_t)1 : NULL;
+  given.lse = lse ? (cl_mem)(uintptr_t)1 : NULL;
+  clforge__attn d;
+  clforge_status st = clforge__attn_resolve(NULL, desc, &given, &d);
+  if (st != CLFORGE_SUCCESS) return st;
+  if ((!q || !k || !v) && d.sq && d.sk) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: q, k or v is NULL");
+  if (!o && d.sq) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: o is NULL");
+  double *row = malloc(d.dv * sizeof *row), *scores = malloc((d.sk ? d.sk : 1) * sizeof *scores);
+  if (!row || !scores) {
+    free(row);
+    free(scores);
+    return clforge__fail(NULL, CLFORGE_OUT_OF_HOST_MEMORY, "ref_attention: no memory for a row");
+  }
+  for (size_t b = 0; b < d.b; ++b) {
+    const size_t kvl = clforge__ref_attention_len(kv_lens, d.kv_lens_offset, b, d.sk);
+    const size_t ql = clforge__ref_attention_len(q_lens, d.q_lens_offset, b, d.sq);
+    for (size_t h = 0; h < d.hq; ++h)
+      for (size_t i = 0; i < ql; ++i) {
+        double l;
+        clforge__ref_attention_row(&d, q, k, v, mask, b, h, i, kvl, ql, scores, row, &l);
+        for (size_t c = 0; c < d.dv; ++c) clforge__ref_store(o, d.o.type, at(&d.o, b, h, i, c), (float)row[c]);
+        if (lse) lse[at(&d.lse, b, h, i, 0)] = (float)l;
+      }
+  }
+  free(row);
+  free(scores);
+  return CLFORGE_SUCCESS;
+}

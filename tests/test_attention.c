@@ -1,0 +1,184 @@
+/* clforge_attention against clforge_ref_attention: a table of cases that
+ * spans the descriptor (Sq != Sk both ways, sizes off every tile, D and Dv
+ * from 1 to 256, GQA/MQA, both causal alignments, windows, key and query
+ * lengths, masks, soft cap, BSHD and packed QKV, every dtype mix, LSE,
+ * large logits), each run with the automatic choice and with every
+ * algorithm forced: it computes the case right or refuses it with
+ * CLFORGE_UNSUPPORTED, O untouched. First, the reference itself against
+ * results known in closed form. */
+#include "attention_cases.h"
+
+static attn_case cases[256];
+static int ncases;
+
+static void add(attn_case c) {
+  if (ncases < (int)(sizeof cases / sizeof cases[0])) cases[ncases++] = c;
+}
+
+static attn_case base(size_t b, size_t hq, size_t hkv, size_t sq, size_t sk, size_t dk, size_t dv) {
+  attn_case c = {.desc = attn_desc(b, hq, hkv, sq, sk, dk, dv), .seed = (unsigned)(ncases * 31 + 7)};
+  return c;
+}
+
+/* With Q = 0 every visible score is 0 (no mask): O is the mean of the
+ * visible rows of V and LSE = log(their count); so each masking rule is
+ * checked against counting, not against a second softmax. */
+static void reference_closed_form(void) {
+  enum { SQ = 5, SK = 9, D = 3 };
+  const clforge_causal causal[] = {CLFORGE_CAUSAL_NONE, CLFORGE_CAUSAL_TOP_LEFT, CLFORGE_CAUSAL_BOTTOM_RIGHT};
+  float q[SQ * D] = {0}, k[SK * D], v[SK * D], o[SQ * D], lse[SQ];
+  for (int i = 0; i < SK * D; ++i) k[i] = (float)(i % 7) - 3.0f, v[i] = (float)(i * 3 % 11);
+  for (int ci = 0; ci < 3; ++ci)
+    for (size_t window = 0; window <= 3; window += 3) {
+      if (window && causal[ci] == CLFORGE_CAUSAL_NONE) continue;
+      for (int32_t kvl = 0; kvl <= SK; kvl += 4) {
+        const int32_t qlen = 4;
+        clforge_attention_desc d = attn_desc(1, 1, 1, SQ, SK, D, D);
+        d.causal = causal[ci], d.window = window;
+        for (int i = 0; i < SQ * D; ++i) o[i] = 99.0f;
+        CHECK_OK(NULL, clforge_ref_attention(&d, q, k, v, NULL, &kvl, &qlen, o, lse));
+        for (int i = 0; i < SQ; ++i) {
+          if (i >= qlen) { /* not written */
+            CHECK(o[i * D] == 99.0f, "ref: row %d past q_len was written", i);
+            continue;
+          }
+          /* visible keys by the rule spelled out once more */
+          long diag = causal[ci] == CLFORGE_CAUSAL_TOP_LEFT ? i : causal[ci] == CLFORGE_CAUSAL_BOTTOM_RIGHT ? i + kvl - qlen : SK;
+          int count = 0;
+          double sum[D] = {0};
+          for (int j = 0; j < kvl; ++j) {
+            if (causal[ci] != CLFORGE_CAUSAL_NONE && j > diag) continue;
+            if (window && j <= diag - (long)window) continue;
+            ++count;
+            for (int c = 0; c < D; ++c) sum[c] += v[j * D + c];
+          }
+          for (int c = 0; c < D; ++c) {
+            const double want = count ? sum[c] / count : 0.0;
+            CHECK(fabs(o[i * D + c] - want) < 1e-5, "ref: causal %d window %zu kv_len %d row %d: o = %g, want %g", ci,
+                  window, kvl, i, o[i * D + c], want);
+          }
+          const double wl = count ? log((double)count) : -INFINITY;
+          CHECK(count ? fabs(lse[i] - wl) < 1e-6 : (isinf(lse[i]) && lse[i] < 0), "ref: lse %g, want %g", lse[i], wl);
+        }
+      }
+    }
+  /* One visible key: O is its V row whatever the scores. */
+  float q1[D] = {3, -2, 5}, kk[2 * D] = {1, 2, 3, 4, 5, 6}, vv[2 * D] = {7, 8, 9, 10, 11, 12}, o1[D], l1;
+  int32_t one = 1;
+  clforge_attention_desc d = attn_desc(1, 1, 1, 1, 2, D, D);
+  CHECK_OK(NULL, clforge_ref_attention(&d, q1, kk, vv, NULL, &one, NULL, o1, &l1));
+  CHECK(o1[0] == 7 && o1[1] == 8 && o1[2] == 9, "ref: one key: o = %g %g %g", o1[0], o1[1], o1[2]);
+  CHECK(fabs(l1 - (3 * 1 - 2 * 2 + 5 * 3) / sqrt(3.0)) < 1e-5, "ref: one key: lse %g", l1);
+}
+
+static void build(int small) {
+  attn_case c;
+  const int32_t kvl[4] = {5, 0, 1000, 3}, ql[4] = {2, 7, 0, 1};
+  /* shapes: sizes off every tile, Sq != Sk both ways, decode */
+  const size_t sizes[][2] = {{1, 1}, {7, 7}, {1, 129}, {7, 129}, {129, 7}, {129, 129}, {16, 1000}, {1, 1000}};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    if (small && sizes[i][0] * sizes[i][1] > 1000) continue;
+    c = base(1, 2, 2, sizes[i][0], sizes[i][1], 16, 16);
+    add(c);
+    c.desc.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT, c.lse = 1;
+    add(c);
+    c.desc.causal = CLFORGE_CAUSAL_TOP_LEFT;
+    add(c);
+  }
+  /* head dims, D != Dv */
+  const size_t dims[][2] = {{1, 1}, {8, 8}, {40, 40}, {64, 64}, {80, 80}, {96, 96}, {128, 128}, {256, 256}, {64, 128},
+                            {128, 40}, {1, 256}, {256, 8}};
+  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; ++i) {
+    if (small && i % 3) continue;
+    c = base(1, 1, 1, small ? 3 : 33, small ? 5 : 70, dims[i][0], dims[i][1]);
+    c.lse = 1;
+    add(c);
+    c.desc.seq_q = 1;
+    add(c);
+  }
+  /* GQA 4:1 and MQA, batch > 1 */
+  c = base(2, 8, 2, small ? 3 : 20, small ? 6 : 45, 32, 32);
+  c.desc.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT, c.lse = 1;
+  add(c);
+  c.desc.seq_q = 1;
+  add(c);
+  c = base(2, 4, 1, small ? 2 : 17, small ? 7 : 31, 24, 24);
+  add(c);
+  /* windows, both alignments */
+  for (int a = 1; a <= 2; ++a)
+    for (size_t w = 1; w <= 9; w += 8) {
+      c = base(1, 2, 1, small ? 5 : 40, small ? 9 : 60, 16, 16);
+      c.desc.causal = (clforge_causal)a, c.desc.window = w, c.lse = 1;
+      add(c);
+    }
+  /* key and query lengths (0: every row fully masked -> zeros, LSE -inf) */
+  c = base(4, 2, 2, small ? 3 : 12, small ? 6 : 40, 16, 16);
+  c.kv_lens = kvl, c.lse = 1;
+  add(c);
+  c.q_lens = ql;
+  add(c);
+  c.desc.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT;
+  add(c);
+  c.desc.seq_q = 1, c.q_lens = NULL;
+  add(c);
+  /* masks: full, broadcast, whole -inf rows; f16/bf16 masks */
+  const attn_mask masks[] = {ATTN_MASK_FULL, ATTN_MASK_BROADCAST, ATTN_MASK_INF_ROWS};
+  for (int mi = 0; mi < 3; ++mi)
+    for (int mt = 1; mt <= 3; ++mt) {
+      if (small && mt > 1) continue;
+      c = base(2, 2, 1, small ? 4 : 19, small ? 5 : 37, 16, 16);
+      c.mask = masks[mi], c.desc.mask_type = (clforge_dtype)mt, c.lse = 1;
+      add(c);
+    }
+  /* soft cap (with a mask, and with large logits) */
+  c = base(1, 2, 2, small ? 3 : 25, small ? 4 : 50, 32, 32);
+  c.desc.softcap = 30.0f, c.q_scale = 40.0f, c.lse = 1;
+  add(c);
+  c.mask = ATTN_MASK_FULL, c.desc.causal = CLFORGE_CAUSAL_TOP_LEFT;
+  add(c);
+  /* layouts */
+  c = base(2, 3, 3, small ? 4 : 21, small ? 4 : 21, 16, 16);
+  c.layout = ATTN_BSHD, c.lse = 1;
+  add(c);
+  c.layout = ATTN_PACKED_QKV, c.desc.causal = CLFORGE_CAUSAL_TOP_LEFT;
+  add(c);
+  c = base(2, 4, 2, small ? 3 : 9, small ? 5 : 30, 16, 8);
+  c.layout = ATTN_BSHD;
+  add(c);
+  /* every dtype mix of Q, KV, O; large logits (|s| ~ 1e4) with f16 storage */
+  for (int qt = 1; qt <= 3; ++qt)
+    for (int kt = 1; kt <= 3; ++kt)
+      for (int ot = 1; ot <= 3; ++ot) {
+        if (small && (qt + kt + ot) % 3) continue;
+        c = base(1, 2, 1, small ? 3 : 13, small ? 5 : 29, 16, 16);
+        c.desc.q_type = (clforge_dtype)qt, c.desc.kv_type = (clforge_dtype)kt, c.desc.o_type = (clforge_dtype)ot;
+        c.lse = 1;
+        add(c);
+      }
+  c = base(1, 2, 2, small ? 3 : 30, small ? 5 : 60, 64, 64);
+  c.desc.q_type = c.desc.kv_type = c.desc.o_type = CLFORGE_F16, c.q_scale = 100.0f, c.desc.scale = 1.0f, c.lse = 1;
+  add(c);
+}
+
+int main(int argc, char **argv) {
+  const int small = argc > 1 && !strcmp(argv[1], "--small");
+  reference_closed_form();
+  clforge_context ctx = tu_context();
+  if (!ctx) return 1;
+  if (small) keep_start(ctx);
+  build(small);
+  int ran[CLFORGE_ATTENTION_ALGO_COUNT] = {0};
+  for (int i = 0; i < ncases; ++i)
+    for (int a = 0; a < CLFORGE_ATTENTION_ALGO_COUNT; ++a) {
+      attn_case c = cases[i];
+      c.desc.algo = (clforge_attention_algo)a;
+      if (attn_run_case(ctx, &c) == ATTN_RAN) ++ran[a];
+    }
+  for (int a = 0; a < CLFORGE_ATTENTION_ALGO_COUNT; ++a)
+    CHECK(ran[a] > ncases / 2, "%s ran only %d of %d cases", clforge_attention_algo_name((clforge_attention_algo)a),
+          ran[a], ncases);
+  printf("%d cases\n", ncases);
+  keep_end(ctx);
+  clforge_context_destroy(ctx);
+  return tu_summary();
+}
