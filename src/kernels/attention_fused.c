@@ -31,8 +31,8 @@ static int fused_allowed(const int *v, const clforge_device_info *dev, char *why
   /* Private memory per work-item: Q^T and the O^T accumulators (TQ rows of
    * D and Dv floats), and the staging block without local memory. */
   const size_t priv = (size_t)ATTF_MAX_DIMS * 4u * ((size_t)tq + (v[ATTF_STAGE] ? 0u : (size_t)tk));
-  if (priv > 64u * 1024u) {
-    snprintf(why, why_cap, "%zu bytes of private memory per work-item exceed 64 KiB (TQ=%d, TK=%d)", priv, tq, tk);
+  if (priv > 256u * 1024u) {
+    snprintf(why, why_cap, "%zu bytes of private memory per work-item exceed 256 KiB (TQ=%d, TK=%d)", priv, tq, tk);
     return 0;
   }
   if (v[ATTF_STAGE]) {
