@@ -22,7 +22,7 @@ static int nkept, nkept_pw;
 
 /* Turn keeping on for ctx: both workspaces get 16 MiB now (call before any
  * test lowers ctx->workspace.cap; smaller later requests reuse them). */
-static void keep_start(clforge_context ctx) {
+static inline void keep_start(clforge_context ctx) {
   cl_mem b;
   cl_event busy;
   keep_on = 1;
@@ -30,7 +30,7 @@ static void keep_start(clforge_context ctx) {
   CHECK_OK(ctx, clforge__workspace_get_from(ctx, &ctx->workspace, (size_t)16 << 20, &b, &busy));
 }
 
-static void keep_release(cl_mem m) {
+static inline void keep_release(cl_mem m) {
   if (!m) return;
   if (keep_on && nkept < KEEP_MAX) kept[nkept++] = m;
   else clReleaseMemObject(m);
@@ -43,7 +43,7 @@ static inline void keep_release_weights(clforge_context ctx, clforge_conv2d_weig
 }
 
 /* Release everything kept (at the end of the run). */
-static void keep_end(clforge_context ctx) {
+static inline void keep_end(clforge_context ctx) {
   for (int i = 0; i < nkept_pw; ++i) CHECK_OK(ctx, clforge_conv2d_weights_release(kept_pw[i]));
   for (int i = 0; i < nkept; ++i) clReleaseMemObject(kept[i]);
   nkept = nkept_pw = 0;

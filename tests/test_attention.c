@@ -73,7 +73,7 @@ static void reference_closed_form(void) {
 
 static void build(int small) {
   attn_case c;
-  const int32_t kvl[4] = {5, 0, 1000, 3}, ql[4] = {2, 7, 0, 1};
+  static const int32_t kvl[4] = {5, 0, 1000, 3}, ql[4] = {2, 7, 0, 1}; /* the cases keep pointers */
   /* shapes: sizes off every tile, Sq != Sk both ways, decode */
   const size_t sizes[][2] = {{1, 1}, {7, 7}, {1, 129}, {7, 129}, {129, 7}, {129, 129}, {16, 1000}, {1, 1000}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
@@ -160,6 +160,42 @@ static void build(int small) {
   add(c);
 }
 
+/* Validation mode checks every call, and catches a wrong result. */
+static void validation(clforge_context ctx) {
+  attn_case c = base(1, 2, 1, 9, 21, 16, 16);
+  c.lse = 1, c.desc.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT;
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
+  CHECK(attn_run_case(ctx, &c) == ATTN_RAN, "validation mode: a right result was refused");
+  clforge__test_set_fault(ctx, "attention");
+  attn_apply_layout(&c);
+  const size_t bytes = 4096 * sizeof(float);
+  cl_mem q = tu_buffer(ctx, bytes), k = tu_buffer(ctx, bytes), v = tu_buffer(ctx, bytes), o = tu_buffer(ctx, bytes);
+  CHECK_FAILS(ctx, clforge_attention(ctx, &c.desc, q, k, v, o, NULL, 0, NULL, NULL), CLFORGE_VALIDATION_FAILED,
+              "attention");
+  clforge__test_set_fault(ctx, NULL);
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
+  keep_release(q), keep_release(k), keep_release(v), keep_release(o);
+}
+
+/* No scratch memory grows with Sq * Sk: fused needs none, split_kv its
+ * partial rows (B * Hq * Sq * splits * (Dv + 2) floats). */
+static void scratch_bounds(clforge_context ctx) {
+  clforge_attention_desc d = attn_desc(1, 32, 8, 4096, 4096, 128, 128);
+  clforge_attention_choice ch;
+  CHECK_OK(ctx, clforge_attention_explain(ctx, &d, &ch));
+  CHECK(ch.algo == CLFORGE_ATTENTION_ALGO_FUSED && ch.workspace_bytes == 0, "prefill: %s with %zu bytes of scratch",
+        clforge_attention_algo_name(ch.algo), ch.workspace_bytes);
+  d = attn_desc(1, 32, 8, 1, 16384, 128, 128);
+  CHECK_OK(ctx, clforge_attention_explain(ctx, &d, &ch));
+  CHECK(ch.algo == CLFORGE_ATTENTION_ALGO_SPLIT_KV && ch.splits >= 1, "decode: %s, %d splits",
+        clforge_attention_algo_name(ch.algo), ch.splits);
+  CHECK(ch.workspace_bytes <= (size_t)32 * ch.splits * (128 + 2) * sizeof(float),
+        "decode: %zu bytes of scratch for %d splits", ch.workspace_bytes, ch.splits);
+  size_t bytes = 1;
+  CHECK_OK(ctx, clforge_attention_workspace_size(ctx, &d, &bytes));
+  CHECK(bytes == ch.workspace_bytes, "workspace_size %zu != explain's %zu", bytes, ch.workspace_bytes);
+}
+
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   reference_closed_form();
@@ -177,6 +213,8 @@ int main(int argc, char **argv) {
   for (int a = 0; a < CLFORGE_ATTENTION_ALGO_COUNT; ++a)
     CHECK(ran[a] > ncases / 2, "%s ran only %d of %d cases", clforge_attention_algo_name((clforge_attention_algo)a),
           ran[a], ncases);
+  validation(ctx);
+  scratch_bounds(ctx);
   printf("%d cases\n", ncases);
   keep_end(ctx);
   clforge_context_destroy(ctx);

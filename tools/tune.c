@@ -165,7 +165,7 @@ static int parse_number(const char *opt, const char *v, double lo, double hi, do
 
 int clforge_cli_tune(int argc, char **argv) {
   clforge_tune_options o = {0};
-  o.layouts = "nn,nchw"; /* each op's first layout: GEMM without transposes, NCHW convolutions */
+  o.layouts = "nn,nchw,bhsd"; /* each op's first layout: GEMM without transposes, NCHW convolutions, BHSD attention */
   int quiet = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

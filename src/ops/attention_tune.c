@@ -1,0 +1,192 @@
+/* Attention for the tuner: a shape class's problem with random inputs, the
+ * reference at sampled query rows, one run with the candidate (the tuner
+ * forces the family, so the op runs that family's algorithm: fused for the
+ * prefill classes, split_kv for the decode ones), the check. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/attention_classes.h"
+#include "../kernels/families.h"
+#include "../ref/attention.h"
+#include "../ref/compare.h"
+#include "../tuning/tune_op.h"
+#include "../validate.h"
+#include "attention_algo.h"
+
+/* Query rows checked against the reference per candidate: spread over
+ * batch, heads and positions (the first and last rows included). */
+enum { CHECKED_ROWS = 48 };
+
+typedef struct {
+  clforge_context ctx;
+  clforge_attention_desc desc;
+  clforge__attn d;
+  cl_mem q, k, v, o;
+  size_t row[CHECKED_ROWS]; /* b * Hq * Sq + h * Sq + i */
+  float *want;              /* CHECKED_ROWS x Dv, stored as O's type and widened */
+} attn_problem;
+
+static int parse_key(const char *dtypes, const char *layout, clforge_attention_desc *d) {
+  clforge_dtype t[3];
+  if (clforge__tune_parse_dtypes(dtypes, t) || strcmp(layout, "bhsd")) return -1;
+  d->q_type = t[0], d->kv_type = t[1], d->o_type = t[2];
+  return 0;
+}
+
+static void shape_desc(const size_t *s, clforge_attention_desc *d) {
+  d->batch = s[ATTN_DIM_B], d->heads_q = s[ATTN_DIM_HQ], d->heads_kv = s[ATTN_DIM_HKV];
+  d->seq_q = s[ATTN_DIM_SQ], d->seq_kv = s[ATTN_DIM_SK];
+  d->head_dim = d->head_dim_v = s[ATTN_DIM_D];
+  d->causal = (clforge_causal)s[ATTN_DIM_CAUSAL];
+}
+
+static void attn_teardown(void *state) {
+  attn_problem *p = state;
+  if (!p) return;
+  cl_mem all[] = {p->q, p->k, p->v, p->o};
+  for (int i = 0; i < 4; ++i)
+    if (all[i]) clReleaseMemObject(all[i]);
+  free(p->want);
+  free(p);
+}
+
+static cl_mem device_copy(clforge_context ctx, const void *host, size_t bytes, cl_int *err) {
+  if (*err != CL_SUCCESS) return NULL;
+  return clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)host, err);
+}
+
+static clforge_status attn_setup(clforge_context ctx, const char *dtypes, const char *layout, const size_t *shape,
+                                 void **state) {
+  *state = NULL;
+  attn_problem *p = calloc(1, sizeof *p);
+  if (!p) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune attention: no memory");
+  p->ctx = ctx;
+  shape_desc(shape, &p->desc);
+  if (parse_key(dtypes, layout, &p->desc)) {
+    free(p);
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune attention: bad dtypes \"%s\" or layout \"%s\"", dtypes,
+                         layout);
+  }
+  clforge_status st = clforge__attn_resolve(ctx, &p->desc, NULL, &p->d);
+  if (st != CLFORGE_SUCCESS) {
+    free(p);
+    return st;
+  }
+  const clforge__attn *d = &p->d;
+  void *hq = clforge__random_storage(d->q.extent, d->q.type, 1);
+  void *hk = clforge__random_storage(d->k.extent, d->k.type, 2);
+  void *hv = clforge__random_storage(d->v.extent, d->v.type, 3);
+  p->want = malloc(CHECKED_ROWS * d->dv * sizeof *p->want);
+  double *row = malloc(d->dv * sizeof *row), *scores = malloc(d->sk * sizeof *scores);
+  if (!hq || !hk || !hv || !p->want || !row || !scores)
+    st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune attention: no memory for inputs");
+  const size_t rows = d->b * d->hq * d->sq;
+  for (size_t r = 0; st == CLFORGE_SUCCESS && r < CHECKED_ROWS; ++r) {
+    size_t e = r == CHECKED_ROWS - 1 ? rows - 1 : (r * 7919u + r * (rows / CHECKED_ROWS)) % rows;
+    p->row[r] = e;
+    const size_t b = e / (d->hq * d->sq), h = (e / d->sq) % d->hq, i = e % d->sq;
+    double lse;
+    clforge__ref_attention_row(d, hq, hk, hv, NULL, b, h, i, d->sk, d->sq, scores, row, &lse);
+    for (size_t c = 0; c < d->dv; ++c) {
+      float v = (float)row[c];
+      unsigned char raw[4];
+      clforge_ref_convert(1, &v, CLFORGE_F32, raw, d->o.type);
+      clforge_ref_convert(1, raw, d->o.type, &p->want[r * d->dv + c], CLFORGE_F32);
+    }
+  }
+  cl_int err = CL_SUCCESS;
+  if (st == CLFORGE_SUCCESS) {
+    p->q = device_copy(ctx, hq, d->q.extent * clforge_dtype_size(d->q.type), &err);
+    p->k = device_copy(ctx, hk, d->k.extent * clforge_dtype_size(d->k.type), &err);
+    p->v = device_copy(ctx, hv, d->v.extent * clforge_dtype_size(d->v.type), &err);
+    if (err == CL_SUCCESS)
+      p->o = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, d->o.extent * clforge_dtype_size(d->o.type), NULL, &err);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune attention: clCreateBuffer");
+  }
+  free(hq), free(hk), free(hv), free(row), free(scores);
+  if (st != CLFORGE_SUCCESS) {
+    attn_teardown(p);
+    return st;
+  }
+  *state = p;
+  return CLFORGE_SUCCESS;
+}
+
+/* The families list only the classes their algorithm is for. */
+static int attn_applicable(const clforge__family *f, const int *v, const size_t *shape) {
+  (void)f, (void)v, (void)shape;
+  return 1;
+}
+
+static clforge_status attn_run(void *state) {
+  attn_problem *p = state;
+  return clforge_attention(p->ctx, &p->desc, p->q, p->k, p->v, p->o, NULL, 0, NULL, NULL);
+}
+
+static void attn_prepare(void *state) {
+  attn_problem *p = state;
+  cl_uchar ones = 0xff; /* NaN in every storage type */
+  clEnqueueFillBuffer(p->ctx->queue, p->o, &ones, 1, 0, p->d.o.extent * clforge_dtype_size(p->d.o.type), 0, NULL, NULL);
+}
+
+static clforge_status attn_check(void *state, int corrupt, char *why, size_t why_cap) {
+  attn_problem *p = state;
+  const clforge__attn *d = &p->d;
+  const size_t os = clforge_dtype_size(d->o.type), n = CHECKED_ROWS * d->dv;
+  unsigned char *got = malloc(d->o.extent * os);
+  float *sample = malloc(n * sizeof *sample);
+  clforge_status st = got && sample ? clforge__read_buffer(p->ctx, p->o, 0, d->o.extent * os, got)
+                                    : clforge__fail(p->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune attention: no memory");
+  for (size_t r = 0; st == CLFORGE_SUCCESS && r < CHECKED_ROWS; ++r) {
+    const size_t e = p->row[r], b = e / (d->hq * d->sq), h = (e / d->sq) % d->hq, i = e % d->sq;
+    for (size_t c = 0; c < d->dv; ++c) {
+      const size_t at = d->o.offset + b * d->o.stride[0] + h * d->o.stride[1] + i * d->o.stride[2] + c * d->o.stride[3];
+      clforge_ref_convert(1, got + at * os, d->o.type, &sample[r * d->dv + c], CLFORGE_F32);
+    }
+  }
+  if (st == CLFORGE_SUCCESS && corrupt) sample[0] = 12345.0f; /* tests only */
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__validate(p->ctx, "tune attention", CLFORGE_F32, n, sample, p->want, clforge__tolerance_for(d->o.type));
+  if (st != CLFORGE_SUCCESS) snprintf(why, why_cap, "%s", clforge_last_error(p->ctx));
+  free(got);
+  free(sample);
+  return st;
+}
+
+static double attn_flops(const size_t *s) {
+  clforge_attention_desc desc = {0};
+  shape_desc(s, &desc);
+  clforge__attn d;
+  return clforge__attn_resolve(NULL, &desc, NULL, &d) == CLFORGE_SUCCESS ? d.flops : 0.0;
+}
+
+static int attn_tune_variant(const char *dtypes, const char *layout, const size_t *shape) {
+  clforge_attention_desc desc = {0};
+  shape_desc(shape, &desc);
+  if (parse_key(dtypes, layout, &desc)) return 0;
+  clforge__attn d;
+  return clforge__attn_resolve(NULL, &desc, NULL, &d) == CLFORGE_SUCCESS ? clforge__attn_variant(&d) : 0;
+}
+
+/* f32 throughout, an f16 KV cache under an f32 query (the decoder's), and
+ * f16 throughout. */
+const clforge__tune_op clforge__tune_attention = {
+    .op = "attention",
+    .dtypes = (const char *const[]){"f32,f32,f32", "f32,f16,f32", "f16,f16,f16", NULL},
+    .layouts = (const char *const[]){"bhsd", NULL},
+    .peer = NULL,
+    .ndims = CLFORGE_ATTN_NDIMS,
+    .setup = attn_setup,
+    .applicable = attn_applicable,
+    .run = attn_run,
+    .prepare = attn_prepare,
+    .check = attn_check,
+    .flops = attn_flops,
+    .variant = attn_tune_variant,
+    .teardown = attn_teardown,
+};

@@ -1,0 +1,97 @@
+/* Tuning attention: `clforge_tune --op attention` on one prefill and one
+ * decode class (a couple of candidates each, checked by the tuner against
+ * the reference), then a fresh context takes the tuned parameters for
+ * calls of those classes, and its result is still right. The automatic
+ * choice by shape, CLFORGE_ATTENTION_ALGO and explain are checked here too.
+ * The tuning file is the test's own (the harness's HOME). */
+#include <unistd.h>
+
+#include "attention_cases.h"
+
+static char file[512];
+static int done_count, wrong_count;
+
+static void on_progress(const clforge_tune_event *e, void *user) {
+  (void)user;
+  if (e->kind == CLFORGE_TUNE_PROBLEM_DONE) ++done_count;
+  if (e->kind == CLFORGE_TUNE_CANDIDATE && e->outcome == CLFORGE_TUNE_WRONG) ++wrong_count;
+}
+
+static clforge_attention_choice explain(clforge_context ctx, const clforge_attention_desc *d) {
+  clforge_attention_choice c;
+  memset(&c, 0, sizeof c);
+  CHECK_OK(ctx, clforge_attention_explain(ctx, d, &c));
+  return c;
+}
+
+static void choice_by_shape(clforge_context ctx) {
+  clforge_attention_desc d = attn_desc(1, 32, 8, 1, 4096, 128, 128);
+  clforge_attention_choice c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_ATTENTION_ALGO_SPLIT_KV && c.nkernels == 2, "decode: %s, %d kernels (%s)",
+        clforge_attention_algo_name(c.algo), c.nkernels, c.why);
+  CHECK(!strcmp(c.kernels[0].shape_class, "decode_sq8_sk4096") || !strcmp(c.kernels[0].shape_class, "decode_sk8192") ||
+            !strcmp(c.kernels[0].shape_class, "decode_sk1024"),
+        "decode class %s", c.kernels[0].shape_class);
+  d = attn_desc(1, 8, 8, 2048, 2048, 64, 64);
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_ATTENTION_ALGO_FUSED && c.splits == 1 && c.workspace_bytes == 0, "prefill: %s (%s)",
+        clforge_attention_algo_name(c.algo), c.why);
+  CHECK(!strcmp(c.kernels[0].shape_class, "prefill_d64_s2048"), "prefill class %s", c.kernels[0].shape_class);
+  d.seq_kv = 100; /* few keys: one pass even for one query */
+  d.seq_q = 1;
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_ATTENTION_ALGO_FUSED, "short decode: %s (%s)", clforge_attention_algo_name(c.algo), c.why);
+  setenv("CLFORGE_ATTENTION_ALGO", "split_kv", 1);
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_ATTENTION_ALGO_SPLIT_KV && strstr(c.why, "CLFORGE_ATTENTION_ALGO"), "env: %s (%s)",
+        clforge_attention_algo_name(c.algo), c.why);
+  setenv("CLFORGE_ATTENTION_ALGO", "flash", 1);
+  CHECK_FAILS(ctx, clforge_attention_explain(ctx, &d, &c), CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_ATTENTION_ALGO");
+  unsetenv("CLFORGE_ATTENTION_ALGO");
+}
+
+static void tune_and_use(void) {
+  unlink(file);
+  clforge_context ctx = tu_context();
+  clforge_tune_options o = {.ops = "attention", .shapes = "prefill_d64_s512,decode_sk1024", .dtypes = "f32",
+                            .layouts = "bhsd", .budget_s = 60, .max_evals = 2, .file = file, .progress = on_progress};
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  clforge_context_destroy(ctx);
+  /* two dtype keys start with f32 (f32,f32,f32 and f32,f16,f32), one family per class */
+  CHECK(done_count >= 2 && wrong_count == 0 && access(file, F_OK) == 0, "tune: %d problems done, %d wrong, file %s",
+        done_count, wrong_count, access(file, F_OK) ? "missing" : "written");
+  ctx = tu_context();
+  clforge_attention_desc d = attn_desc(1, 8, 8, 500, 500, 64, 64);
+  clforge_attention_choice c = explain(ctx, &d);
+  CHECK(c.kernels[0].source == CLFORGE_PARAMS_FROM_TUNED && c.kernels[0].tuned_gflops > 0,
+        "prefill after tuning: parameters from %s", clforge_params_source_name(c.kernels[0].source));
+  d = attn_desc(1, 32, 8, 1, 1000, 128, 128);
+  d.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT;
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_ATTENTION_ALGO_SPLIT_KV && c.kernels[0].source == CLFORGE_PARAMS_FROM_TUNED,
+        "decode after tuning: %s, parameters from %s", clforge_attention_algo_name(c.algo),
+        clforge_params_source_name(c.kernels[0].source));
+  /* the tuned parameters compute the right thing */
+  attn_case ac = {.desc = attn_desc(1, 4, 1, 1, 1000, 128, 128), .lse = 1};
+  ac.desc.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT;
+  CHECK(attn_run_case(ctx, &ac) == ATTN_RAN, "decode with tuned parameters");
+  ac = (attn_case){.desc = attn_desc(1, 2, 2, 300, 300, 64, 64)};
+  CHECK(attn_run_case(ctx, &ac) == ATTN_RAN, "prefill with tuned parameters");
+  clforge_context_destroy(ctx);
+  unlink(file);
+}
+
+int main(void) {
+  const char *home = getenv("HOME");
+  snprintf(file, sizeof file, "%s/attention-tuning.json", home && *home ? home : ".");
+  setenv("CLFORGE_TUNING_FILE", file, 1);
+  setenv("CLFORGE_SYSTEM_TUNING_FILE", "off", 1);
+  unsetenv("CLFORGE_ATTENTION_ALGO");
+  unlink(file);
+  clforge_context ctx = tu_context();
+  if (!ctx) return 1;
+  choice_by_shape(ctx);
+  clforge_context_destroy(ctx);
+  tune_and_use();
+  return tu_summary();
+}
