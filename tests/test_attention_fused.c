@@ -21,8 +21,9 @@ static const char *const param_sets[] = {
     "attention_fused:VW=4,QW=2,WGQ=4,TK=8,DCH=4,KU=2,STAGE=1",   /* local staging, 2 rows per item */
     "attention_fused:VW=1,QW=1,WGQ=64,TK=16,DCH=4,KU=4,STAGE=1", /* GPU default: more items than rows */
     "attention_fused:VW=8,QW=4,WGQ=2,TK=4,DCH=8,KU=8,STAGE=0",   /* several items, no barriers */
-    "attention_fused:VW=2,QW=1,WGQ=1,TK=32,DCH=16,KU=8,STAGE=1", /* local staging, one item */
+    "attention_fused:VW=2,QW=1,WGQ=1,TK=16,DCH=16,KU=8,STAGE=1", /* local staging, one item */
     "attention_fused:VW=16,QW=2,WGQ=1,TK=8,DCH=8,KU=4,STAGE=0",
+    "attention_fused:VW=16,QW=1,WGQ=1,TK=32,DCH=16,KU=2,STAGE=0",
 };
 enum { NSETS = sizeof param_sets / sizeof param_sets[0] };
 
@@ -235,7 +236,10 @@ static void strided_d(clforge_context ctx, clforge_dtype kvt, int small) {
 }
 
 static void run_list(clforge_context ctx, const attn_case *list, int n, const char *params) {
-  CHECK_OK(ctx, clforge_context_set_params(ctx, params));
+  if (clforge_context_set_params(ctx, params) != CLFORGE_SUCCESS) { /* checked in main */
+    printf("skipped on this device: %s\n", params);
+    return;
+  }
   for (int i = 0; i < n; ++i) {
     const attn_outcome out = attn_run_case(ctx, &list[i]);
     CHECK(out == ATTN_RAN, "[%s] case %d did not run", params ? params : "default", i);
@@ -250,22 +254,25 @@ int main(int argc, char **argv) {
   build_full(small);
   build_structural(small);
 
-  /* Every set is a valid point of the family's space on this device. */
+  /* Every set is a valid point of the family's space on a device with
+   * work-groups of 64 and 32 KiB of local memory (PoCL, Oclgrind, GPUs);
+   * elsewhere the sets that do not fit are skipped. */
   clforge_device_info dev;
   CHECK_OK(ctx, clforge_context_device_info(ctx, &dev));
+  const int roomy = dev.max_work_group_size >= 64 && dev.local_mem_bytes >= 32768;
   for (int s = 0; s < NSETS; ++s) {
     int v[CLFORGE_MAX_PARAMS];
     clforge__family_default(&clforge__family_attention_fused, dev.device_class, 0, v);
     char why[256] = "";
-    CHECK(clforge__family_parse_params(&clforge__family_attention_fused, param_sets[s], v, why, sizeof why) == 1 &&
-              clforge__family_check(&clforge__family_attention_fused, v, &dev, why, sizeof why),
-          "%s: not allowed: %s", param_sets[s], why);
+    const int ok = clforge__family_parse_params(&clforge__family_attention_fused, param_sets[s], v, why, sizeof why) == 1 &&
+                   clforge__family_check(&clforge__family_attention_fused, v, &dev, why, sizeof why);
+    CHECK(ok || !roomy, "%s: not allowed: %s", param_sets[s], why);
   }
 
   run_list(ctx, full, nfull, NULL); /* the device's defaults */
   for (int s = 0; s < NSETS; ++s) run_list(ctx, structural, nstruct, param_sets[s]);
   for (int s = 0; s < NSETS; s += small ? 3 : 1) {
-    CHECK_OK(ctx, clforge_context_set_params(ctx, param_sets[s]));
+    if (clforge_context_set_params(ctx, param_sets[s]) != CLFORGE_SUCCESS) continue; /* skipped above */
     strided_d(ctx, s % 2 ? CLFORGE_F16 : CLFORGE_F32, small);
   }
 
