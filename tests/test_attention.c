@@ -170,6 +170,12 @@ static void validation(clforge_context ctx) {
   attn_apply_layout(&c);
   const size_t bytes = 4096 * sizeof(float);
   cl_mem q = tu_buffer(ctx, bytes), k = tu_buffer(ctx, bytes), v = tu_buffer(ctx, bytes), o = tu_buffer(ctx, bytes);
+  /* inputs of known size (stale memory could hold values so large that
+   * one wrong element would hide within the relative tolerance) */
+  float host[4096];
+  unsigned seed = 5;
+  attn_fill(host, CLFORGE_F32, 4096, 1.0f, &seed);
+  tu_write(ctx, q, 0, bytes, host), tu_write(ctx, k, 0, bytes, host), tu_write(ctx, v, 0, bytes, host);
   CHECK_FAILS(ctx, clforge_attention(ctx, &c.desc, q, k, v, o, NULL, 0, NULL, NULL), CLFORGE_VALIDATION_FAILED,
               "attention");
   clforge__test_set_fault(ctx, NULL);

@@ -32,5 +32,6 @@ const clforge__family *const clforge__all_families[] = {
     &clforge__family_conv_fft,
     &clforge__family_conv_depthwise,
     &clforge__family_attention_fused,
+    &clforge__family_attention_split_kv, &clforge__family_attention_combine,
     NULL,
 };

@@ -48,6 +48,7 @@ extern const clforge__family clforge__family_conv_winograd_4x4;
 extern const clforge__family clforge__family_conv_fft;
 extern const clforge__family clforge__family_conv_depthwise;
 extern const struct clforge__tune_op clforge__tune_conv;
+extern const clforge__family clforge__family_attention_split_kv, clforge__family_attention_combine;
 extern const struct clforge__tune_op clforge__tune_attention;
 extern const clforge__family clforge__family_attention_fused;
 

@@ -1,16 +1,117 @@
-/* Placeholder: the split_kv algorithm's table row until its kernel lands. */
+/* The split-KV (flash-decoding) attention algorithm
+ * (cl/attention_split_kv.cl): every shape the descriptor allows, made for
+ * small Sq. Two launches chained by an event: the split pass (a work-item
+ * per chunk of one (batch item, kv head)'s keys, all its query heads and
+ * queries at once) writes partials to the workspace; the combine merges
+ * each row's partials into O and LSE. The workspace holds
+ * B*Hq*Sq*P*(Dv+2) floats, P = SPLITS * WG chunks per (b, kv head): it
+ * never grows with Sq*Sk. */
+#include <stdint.h>
 #include <stdio.h>
 
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/attention_split_kv.h"
+#include "../kernels/families.h"
 #include "attention_algo.h"
 
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
 static int supports(clforge_context ctx, const clforge__attn *d, char *why, size_t cap) {
-  (void)ctx, (void)d;
-  snprintf(why, cap, "split_kv is not built yet");
-  return 0;
+  (void)ctx, (void)d, (void)why, (void)cap;
+  return 1;
+}
+
+/* Splits per (b, kv head) with values v: SPLITS, or when 0 enough
+ * work-groups for ~3 per compute unit, never more chunks than key blocks. */
+static size_t splits_of(clforge_context ctx, const clforge__attn *d, const int *v) {
+  if (v[ASKV_SPLITS] > 0) return (size_t)v[ASKV_SPLITS];
+  const size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
+  const size_t heads = d->b * d->hkv, wg = (size_t)v[ASKV_WG];
+  size_t s = ceil_div(3 * cus, heads);
+  const size_t max_s = ceil_div(d->sk, (size_t)v[ASKV_KB]) / wg;
+  if (s > max_s) s = max_s;
+  return s ? s : 1;
+}
+
+static int splits(clforge_context ctx, const clforge__attn *d, const int *v) {
+  const size_t s = splits_of(ctx, d, v) * (size_t)v[ASKV_WG];
+  return s > INT32_MAX ? INT32_MAX : (int)s;
+}
+
+static size_t workspace(clforge_context ctx, const clforge__attn *d, const int *v) {
+  const size_t p = splits_of(ctx, d, v) * (size_t)v[ASKV_WG];
+  return d->b * d->hq * d->sq * p * (d->dv + 2) * sizeof(float);
+}
+
+static clforge_status enqueue(const clforge__attn_exec *e) {
+  clforge_context ctx = e->ctx;
+  const clforge__attn *d = e->d;
+  const int *v = e->v, *v2 = e->v2;
+  if (!v2) return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention split_kv: no combine parameters");
+  const size_t wg = (size_t)v[ASKV_WG], kb = (size_t)v[ASKV_KB];
+  const size_t p = splits_of(ctx, d, v) * wg;
+  const size_t chunk = ceil_div(ceil_div(d->sk, kb), p) * kb;
+  const size_t cwg = (size_t)v2[ACMB_CWG], cvw = (size_t)v2[ACMB_CVW];
+  if (p > UINT32_MAX || d->b * d->hq > UINT32_MAX || chunk > UINT32_MAX || d->sk > INT32_MAX)
+    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "attention split_kv: the launch exceeds 2^32 work-items");
+  if (e->ws_bytes < workspace(ctx, d, v))
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention split_kv: workspace too small");
+
+  char extra[64];
+  snprintf(extra, sizeof extra, "-DKV_UNIT=%d", d->k.stride[3] == 1 && d->v.stride[3] == 1);
+  cl_kernel ks, kc;
+  clforge_status st = clforge__attn_kernel(ctx, &clforge__family_attention_split_kv, "clforge_attention_split_kv", v,
+                                           d, extra, wg, &ks);
+  if (st != CLFORGE_SUCCESS) return st;
+  st = clforge__attn_kernel(ctx, &clforge__family_attention_combine, "clforge_attention_combine", v2, d, NULL, cwg,
+                            &kc);
+  if (st != CLFORGE_SUCCESS) return st;
+
+  /* Absent optional buffers: any buffer as a dummy (never read). */
+  const cl_mem mask = e->mask ? e->mask : e->q, lse = e->lse ? e->lse : e->o;
+  const cl_uint uchunk = (cl_uint)chunk, up = (cl_uint)p;
+  cl_uint a = 0;
+  cl_int err = clSetKernelArg(ks, a++, sizeof(cl_mem), &e->q);
+  err |= clforge__attn_tensor_args(ks, &a, &d->q);
+  err |= clSetKernelArg(ks, a++, sizeof(cl_mem), &e->k);
+  err |= clforge__attn_tensor_args(ks, &a, &d->k);
+  err |= clSetKernelArg(ks, a++, sizeof(cl_mem), &e->v_);
+  err |= clforge__attn_tensor_args(ks, &a, &d->v);
+  err |= clSetKernelArg(ks, a++, sizeof(cl_mem), &mask);
+  err |= clforge__attn_tensor_args(ks, &a, &d->mask);
+  err |= clSetKernelArg(ks, a++, sizeof(cl_mem), &e->ws);
+  err |= clSetKernelArg(ks, a++, sizeof uchunk, &uchunk);
+  err |= clforge__attn_common_args(ks, &a, e);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention split_kv)");
+  a = 0;
+  err = clSetKernelArg(kc, a++, sizeof(cl_mem), &e->ws);
+  err |= clSetKernelArg(kc, a++, sizeof up, &up);
+  err |= clSetKernelArg(kc, a++, sizeof(cl_mem), &e->o);
+  err |= clforge__attn_tensor_args(kc, &a, &d->o);
+  err |= clSetKernelArg(kc, a++, sizeof(cl_mem), &lse);
+  err |= clforge__attn_tensor_args(kc, &a, &d->lse);
+  err |= clforge__attn_common_args(kc, &a, e);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention combine)");
+
+  const size_t g1[2] = {p, d->b * d->hkv}, l1[2] = {wg, 1};
+  cl_event split_done;
+  err = clEnqueueNDRangeKernel(ctx->queue, ks, 2, NULL, g1, l1, e->nwait, e->nwait ? e->wait : NULL, &split_done);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (attention split_kv)");
+  const size_t g2[3] = {ceil_div(ceil_div(d->dv, cvw), cwg) * cwg, d->sq, d->b * d->hq}, l2[3] = {cwg, 1, 1};
+  err = clEnqueueNDRangeKernel(ctx->queue, kc, 3, NULL, g2, l2, 1, &split_done, e->event);
+  clReleaseEvent(split_done);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (attention combine)");
+  return CLFORGE_SUCCESS;
 }
 
 const clforge__attn_algo_impl clforge__attention_split_kv = {
     .algo = CLFORGE_ATTENTION_ALGO_SPLIT_KV,
     .name = "split_kv",
+    .family = &clforge__family_attention_split_kv,
+    .family2 = &clforge__family_attention_combine,
     .supports = supports,
+    .splits = splits,
+    .workspace = workspace,
+    .enqueue = enqueue,
 };

@@ -1,0 +1,383 @@
+// Split-KV attention (flash-decoding) for small Sq: the key range of each
+// (batch item, kv head) is cut into P = SPLITS * WG contiguous chunks; one
+// work-item streams one chunk for ALL the group's query heads and all Sq
+// queries at once (so K and V are read from memory once), keeps an online
+// softmax per row and writes its partial (acc[Dv] unnormalized, m, l) to the
+// workspace. clforge_attention_combine merges a row's P partials through
+// their maxima into O and LSE. src/ops/attention_split_kv.c launches both.
+//
+// Family parameters (-D, src/kernels/attention_split_kv.c):
+//   KB    keys per block: scores of a block first, one rescale per block
+//   ROWS  query rows (head, query) per pass over the chunk; more rows than
+//         that take several passes (the chunk is then re-read, from cache)
+//   VW    vector width along D and Dv
+//   HCVT  f16 K/V widened by vload_half (1) or cl/common.cl's integer
+//         conversion (0)
+// Host options (-D): KV_UNIT (K's and V's d-stride is 1: vector loads),
+// Q_UNIT likewise for Q. Combine: CVW elements of Dv per work-item.
+//
+// Remainders are written x - q * y: the compiler's div/rem pairing would
+// emit an LLVM `freeze`, which Oclgrind cannot run.
+//
+// Partial slot of row (b, hq, i) and chunk p: ((b*Hq + hq)*Sq + i)*P + p,
+// each DV2 = HEAD_DV + 2 floats: acc[0..Dv), m, l.
+
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, Q_T) q_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, KV_T) kv_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, O_T) o_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
+
+#define DV2 (HEAD_DV + 2)
+
+#define ATTN_COMMON_ARGS                                                                          \
+  __global const int *kv_lens, const ulong kvl_off, __global const int *q_lens, const ulong ql_off, \
+      const uint B, const uint Hq, const uint Hkv, const uint group, const uint Sq, const uint Sk,   \
+      const uint window, const float scale, const float softcap
+
+#ifdef VW
+#define CLFORGE_UNROLL_(x) _Pragma(#x)
+#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
+
+// Sums and maxima of a vector's lanes as trees (short dependency chains):
+// halves combined down to two lanes, then dot() for the last sum (a plain
+// a.x + a.y is folded into a shuffle with an undefined lane, which
+// Oclgrind's uninitialized-value check crashes on); 16 lanes halve through
+// private memory (Oclgrind loses track of .lo/.hi of a float16; PoCL
+// compiles both alike).
+static inline float attn_hsum1(float v) { return v; }
+static inline float attn_hsum2(float2 v) { return dot(v, (float2)(1.0f, 1.0f)); }
+static inline float attn_hsum4(float4 v) { return attn_hsum2(v.lo + v.hi); }
+static inline float attn_hsum8(float8 v) { return attn_hsum4(v.lo + v.hi); }
+static inline float attn_hsum16(float16 v) {
+  float t[16];
+  vstore16(v, 0, t);
+  return attn_hsum8(vload8(0, t) + vload8(1, t));
+}
+static inline float attn_hmax1(float v) { return v; }
+static inline float attn_hmax2(float2 v) { return fmax(v.x, v.y); }
+static inline float attn_hmax4(float4 v) { return attn_hmax2(fmax(v.lo, v.hi)); }
+static inline float attn_hmax8(float8 v) { return attn_hmax4(fmax(v.lo, v.hi)); }
+static inline float attn_hmax16(float16 v) {
+  float t[16];
+  vstore16(v, 0, t);
+  return attn_hmax8(fmax(vload8(0, t), vload8(1, t)));
+}
+
+#if VW == 1
+typedef float floatv;
+#define UINTV uint
+#define FLOATV float
+#define VLOAD(p) (*(p))
+#define VSTORE(x, p) (*(p) = (x))
+#define CVT_UINTV(x) ((uint)(x))
+#else
+typedef CLFORGE_CAT(float, VW) floatv;
+#define UINTV CLFORGE_CAT(uint, VW)
+#define FLOATV CLFORGE_CAT(float, VW)
+#define VLOAD(p) CLFORGE_CAT(vload, VW)(0, p)
+#define VSTORE(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
+#define CVT_UINTV(x) CLFORGE_CAT(convert_uint, VW)(x)
+#endif
+
+// exp(x) for the softmax weights, written out so it vectorizes (PoCL's
+// builtin is a call per element): x = n ln2 + r, |r| <= ln2 / 2, e^r by
+// a degree-6 polynomial (relative error ~2e-7), times 2^n through the
+// exponent bits. x < -87.3 gives 0 (as exp's result would flush), NaN
+// stays NaN; x is never above 0 here (scores minus their running max).
+#define ATTN_DEFINE_EXP(name, ft, it)                                                        \
+  static inline ft name(ft x) {                                               \
+    const ft xc = fmax(x, (ft)(-87.3f));                                               \
+    const ft n = rint(xc * 1.44269504f);                                               \
+    const ft r = fma(n, (ft)(-0.693359375f), fma(n, (ft)(2.12194440e-4f), xc));        \
+    ft p = fma((ft)1.3888949e-3f, r, (ft)8.3333836e-3f);                               \
+    p = fma(p, r, (ft)4.1666807e-2f);                                                  \
+    p = fma(p, r, (ft)1.6666667e-1f);                                                  \
+    p = fma(p, r, (ft)0.5f);                                                           \
+    p = fma(p, r, (ft)1.0f);                                                           \
+    p = fma(p, r, (ft)1.0f);                                                           \
+    const ft y = p * CLFORGE_CAT(as_, ft)((CLFORGE_CAT(convert_, it)(n) + (it)127) << 23); \
+    return select(select(y, (ft)0.0f, CLFORGE_CAT(convert_, it)(x < (ft)(-87.3f)) != (it)0), x, \
+                  CLFORGE_CAT(convert_, it)(isnan(x)) != (it)0);                       \
+  }
+
+ATTN_DEFINE_EXP(attn_exp_float, float, int)
+
+// Score vectors for exp: EV of a block's KB scores at a time.
+#if KB >= 16
+#define EV 16
+#else
+#define EV KB
+#endif
+#if EV == 1
+typedef float floatev;
+#define EXPV(x) attn_exp_float(x)
+#define EVLOAD(p) (*(p))
+#define EVSTORE(x, p) (*(p) = (x))
+#define EVSUM(e) (e)
+#define EVMAX(e) (e)
+#else
+typedef CLFORGE_CAT(float, EV) floatev;
+#define FLOATEV CLFORGE_CAT(float, EV)
+#define INTEV CLFORGE_CAT(int, EV)
+ATTN_DEFINE_EXP(attn_exp_v, FLOATEV, INTEV)
+#define EXPV(x) attn_exp_v(x)
+#define EVLOAD(p) CLFORGE_CAT(vload, EV)(0, p)
+#define EVSTORE(x, p) CLFORGE_CAT(vstore, EV)(x, 0, p)
+#define EVSUM(e) CLFORGE_CAT(attn_hsum, EV)(e)
+#define EVMAX(e) CLFORGE_CAT(attn_hmax, EV)(e)
+#endif
+
+// Stage a block of K and V in private memory as f32 when a load is more
+// than a vector load (16-bit storage, strided d): converted once, read by
+// every row. (f16 by vload_half unstaged, converted again by each row:
+// 1.4x slower at Sk = 8192.)
+#define STAGE (KV_T != CLFORGE_DT_F32 || !KV_UNIT)
+
+#define ND ((HEAD_D + VW - 1) / VW)   // vectors along D (the last one may be partial)
+#define NDV ((HEAD_DV + VW - 1) / VW) // vectors along Dv
+
+#define HSUM CLFORGE_CAT(attn_hsum, VW)
+static inline float hsum(floatv v) { return HSUM(v); }
+
+// VW contiguous storage elements from p as f32 (the caller knows they exist).
+static inline floatv vload_kv(const __global kv_t *p) {
+#if KV_T == CLFORGE_DT_F32
+  return VLOAD(p);
+#elif KV_T == CLFORGE_DT_F16 && HCVT
+  // the builtin: one instruction per vector where the CPU converts f16
+  // (PoCL on x86 with F16C emits vcvtph2ps), a routine on some drivers
+#if VW == 1
+  return vload_half(0, (const __global half *)p);
+#else
+  return CLFORGE_CAT(vload_half, VW)(0, (const __global half *)p);
+#endif
+#elif KV_T == CLFORGE_DT_F16
+  return CLFORGE_CAT(clforge_f32_from_f16_bits_, UINTV)(CVT_UINTV(VLOAD(p)));
+#else
+  return CLFORGE_CAT(as_, FLOATV)(CVT_UINTV(VLOAD(p)) << 16);
+#endif
+}
+
+// Vector vd of a K or V row (n = D or Dv valid elements, stride sd between
+// them): a vector load when whole and contiguous, else element by element
+// with zeros past n (never reads past the row: a neighbour's NaN times a
+// zero of q would still be NaN).
+static inline floatv load_kv_vec(const __global kv_t *p, aidx base, aidx sd, int vd, int n) {
+#if KV_UNIT
+  if (vd * VW + VW <= n) return vload_kv(p + base + (aidx)(vd * VW));
+#endif
+  float t[VW];
+  UNROLL(VW)
+  for (int e = 0; e < VW; ++e) {
+    const int d = vd * VW + e;
+    t[e] = d < n ? LOAD1(KV_T, p, base + (aidx)d * sd) : 0.0f;
+  }
+#if VW == 1
+  return t[0];
+#else
+  return VLOAD(t);
+#endif
+}
+
+static inline floatv load_q_vec(const __global q_t *p, aidx base, aidx sd, int vd) {
+  float t[VW];
+  UNROLL(VW)
+  for (int e = 0; e < VW; ++e) {
+    const int d = vd * VW + e;
+    t[e] = d < HEAD_D ? LOAD1(Q_T, p, base + (aidx)d * sd) : 0.0f;
+  }
+#if VW == 1
+  return t[0];
+#else
+  return VLOAD(t);
+#endif
+}
+
+// global (P, B*Hkv), local (WG, 1): work-item p streams chunk p of its
+// (b, kv head)'s keys [0, Sk); chunks are `chunk` keys long (a multiple
+// of KB), so trailing ones may be empty (they write m = -inf, l = 0).
+__kernel void clforge_attention_split_kv(
+    const __global q_t *q, const ulong q_off, const ulong qs0, const ulong qs1, const ulong qs2, const ulong qs3,
+    const __global kv_t *k, const ulong k_off, const ulong ks0, const ulong ks1, const ulong ks2, const ulong ks3,
+    const __global kv_t *v, const ulong v_off, const ulong vs0, const ulong vs1, const ulong vs2, const ulong vs3,
+    const __global mask_t *mask, const ulong m_off, const ulong ms0, const ulong ms1, const ulong ms2,
+    const ulong ms3, __global float *ws, const uint chunk, ATTN_COMMON_ARGS) {
+  const uint p = get_global_id(0), P = get_global_size(0);
+  const uint bh = get_global_id(1), b = bh / Hkv, kvh = bh - b * Hkv;
+  const int kv_len = attn_kv_len(kv_lens, kvl_off, b, Sk);
+  const int q_len = attn_q_len(q_lens, ql_off, b, Sq);
+  const int c_lo = (int)min((ulong)p * chunk, (ulong)Sk), c_hi = (int)min((ulong)(p + 1) * chunk, (ulong)Sk);
+  const uint R = group * Sq; // rows of this kv head: r = g * Sq + i, query head kvh * group + g
+  const aidx kb = (aidx)(k_off + b * ks0 + kvh * ks1), vb = (aidx)(v_off + b * vs0 + kvh * vs1);
+  const aidx ks = (aidx)ks2, kd = (aidx)ks3, vs = (aidx)vs2, vd_ = (aidx)vs3;
+  (void)mask, (void)m_off, (void)ms0, (void)ms1, (void)ms2, (void)ms3, (void)softcap, (void)B;
+
+  for (uint r0 = 0; r0 < R; r0 += ROWS) {
+    floatv qr[ROWS][ND], acc[ROWS][NDV];
+    float m[ROWS], l[ROWS];
+    int lo[ROWS], hi[ROWS], act[ROWS], ulo = c_hi, uhi = c_lo;
+#if HAS_MASK
+    aidx mrow[ROWS];
+#endif
+    UNROLL(ROWS)
+    for (int r = 0; r < ROWS; ++r) {
+      const uint rr = r0 + (uint)r, g = rr / Sq, i = rr - g * Sq, hq = kvh * group + g;
+      m[r] = -INFINITY;
+      l[r] = 0.0f;
+      lo[r] = hi[r] = 0;
+      act[r] = rr < R && (int)i < q_len;
+      if (act[r]) {
+        attn_key_range((int)i, kv_len, q_len, window, &lo[r], &hi[r]);
+        lo[r] = max(lo[r], c_lo);
+        hi[r] = min(hi[r], c_hi);
+        if (lo[r] < hi[r]) ulo = min(ulo, lo[r]), uhi = max(uhi, hi[r]);
+      }
+      const aidx qb = (aidx)(q_off + b * qs0 + hq * qs1 + i * qs2);
+      UNROLL(ND)
+      for (int d = 0; d < ND; ++d) qr[r][d] = rr < R ? scale * load_q_vec(q, qb, (aidx)qs3, d) : (floatv)0.0f;
+      UNROLL(NDV)
+      for (int d = 0; d < NDV; ++d) acc[r][d] = (floatv)0.0f;
+#if HAS_MASK
+      mrow[r] = (aidx)(m_off + b * ms0 + hq * ms1 + i * ms2);
+#endif
+    }
+
+    for (int j0 = ulo; j0 < uhi; j0 += KB) {
+      const int jn = min(KB, uhi - j0); // keys in this block
+#if STAGE
+      // The block's K and V rows as f32, converted once for all the rows.
+      floatv kbuf[KB][ND], vbuf[KB][NDV];
+      for (int jj = 0; jj < jn; ++jj) {
+        UNROLL(ND)
+        for (int d = 0; d < ND; ++d) kbuf[jj][d] = load_kv_vec(k, kb + (aidx)(j0 + jj) * ks, kd, d, HEAD_D);
+        UNROLL(NDV)
+        for (int d = 0; d < NDV; ++d) vbuf[jj][d] = load_kv_vec(v, vb + (aidx)(j0 + jj) * vs, vd_, d, HEAD_DV);
+      }
+#define KROW(jj, d) kbuf[jj][d]
+#define VROW(jj, d) vbuf[jj][d]
+#else
+#define KROW(jj, d) load_kv_vec(k, kb + (aidx)(j0 + (jj)) * ks, kd, d, HEAD_D)
+#define VROW(jj, d) load_kv_vec(v, vb + (aidx)(j0 + (jj)) * vs, vd_, d, HEAD_DV)
+#endif
+      // Row by row (the block stays in L1): q and acc of one row live in
+      // registers while it runs over the block's keys, and a row visits
+      // only the keys it sees (a contiguous range), so no per-key checks.
+      for (int r = 0; r < ROWS; ++r) {
+        const int ja = clamp(lo[r] - j0, 0, jn), jb = clamp(hi[r] - j0, 0, jn);
+        float sr[KB];
+        UNROLL(KB)
+        for (int jj = 0; jj < KB; ++jj) sr[jj] = -INFINITY;
+        floatv q_[ND];
+        UNROLL(ND)
+        for (int d = 0; d < ND; ++d) q_[d] = qr[r][d];
+        for (int jj = ja; jj < jb; ++jj) {
+          floatv t0 = q_[0] * KROW(jj, 0), t1 = (floatv)0.0f;
+          UNROLL(ND)
+          for (int d = 1; d < ND; ++d) {
+            if (d & 1)
+              t1 = fma(q_[d], KROW(jj, d), t1);
+            else
+              t0 = fma(q_[d], KROW(jj, d), t0);
+          }
+          float x = attn_softcap(hsum(t0 + t1), softcap);
+#if HAS_MASK
+          x += LOAD1(MASK_T, mask, mrow[r] + (aidx)(j0 + jj) * (aidx)ms3);
+#endif
+          sr[jj] = x;
+        }
+        // Online softmax: the block's max, one rescale, exp on vectors.
+        floatev mv = EVLOAD(sr);
+        UNROLL(KB / EV)
+        for (int c0 = EV; c0 < KB; c0 += EV) mv = fmax(mv, EVLOAD(&sr[c0]));
+        const float mb = fmax(m[r], EVMAX(mv));
+        float c = 1.0f;
+        // never (-inf) - (-inf): an unchanged max (also -inf) keeps the scale
+        if (mb != m[r]) c = attn_exp_float(m[r] - mb), m[r] = mb;
+        float ls = 0.0f;
+        UNROLL(KB / EV)
+        for (int c0 = 0; c0 < KB; c0 += EV) {
+          const floatev x = EVLOAD(&sr[c0]);
+          const floatev e = select(EXPV(x - mb), (floatev)0.0f, x == (floatev)(-INFINITY)); // no (-inf) - (-inf)
+          EVSTORE(e, &sr[c0]);
+          ls += EVSUM(e);
+        }
+        l[r] = fma(l[r], c, ls);
+        floatv a_[NDV];
+        UNROLL(NDV)
+        for (int d = 0; d < NDV; ++d) a_[d] = acc[r][d] * c;
+        for (int jj = ja; jj < jb; ++jj) {
+          const floatv e = (floatv)sr[jj];
+          UNROLL(NDV)
+          for (int d = 0; d < NDV; ++d) a_[d] = fma(e, VROW(jj, d), a_[d]);
+        }
+        UNROLL(NDV)
+        for (int d = 0; d < NDV; ++d) acc[r][d] = a_[d];
+      }
+#undef KROW
+#undef VROW
+    }
+
+    UNROLL(ROWS)
+    for (int r = 0; r < ROWS; ++r) {
+      const uint rr = r0 + (uint)r, g = rr / Sq, i = rr - g * Sq, hq = kvh * group + g;
+      if (rr >= R || (int)i >= q_len) continue;
+      __global float *w = ws + (((ulong)(b * Hq + hq) * Sq + i) * P + p) * DV2;
+      UNROLL(NDV)
+      for (int d = 0; d < NDV; ++d) {
+        if (d * VW + VW <= HEAD_DV) {
+          VSTORE(acc[r][d], w + d * VW);
+        } else {
+          float t[VW];
+#if VW == 1
+          t[0] = acc[r][d];
+#else
+          VSTORE(acc[r][d], t);
+#endif
+          for (int e = 0; d * VW + e < HEAD_DV; ++e) w[d * VW + e] = t[e];
+        }
+      }
+      w[HEAD_DV] = m[r];
+      w[HEAD_DV + 1] = l[r];
+    }
+  }
+}
+#endif // VW
+
+#ifdef CVW
+// global (ceil(Dv / CVW) rounded up to CWG, Sq, B*Hq), local (CWG, 1, 1):
+// a work-item merges CVW elements of row (b, hq, i) over the row's P
+// partials: O = sum_p acc_p e^(m_p - M) / sum_p l_p e^(m_p - M), M = max m_p.
+__kernel void clforge_attention_combine(
+    const __global float *ws, const uint P, __global o_t *o, const ulong o_off, const ulong os0, const ulong os1,
+    const ulong os2, const ulong os3, __global float *lse, const ulong l_off, const ulong ls0, const ulong ls1,
+    const ulong ls2, const ulong ls3, ATTN_COMMON_ARGS) {
+  const uint d0 = get_global_id(0) * CVW, i = get_global_id(1), bh = get_global_id(2);
+  const uint b = bh / Hq, hq = bh - b * Hq;
+  (void)ls3, (void)kv_lens, (void)kvl_off, (void)Hkv, (void)group, (void)Sk, (void)window, (void)scale, (void)softcap,
+      (void)B, (void)lse, (void)l_off, (void)ls0, (void)ls1, (void)ls2;
+  if (d0 >= HEAD_DV || (int)i >= attn_q_len(q_lens, ql_off, b, Sq)) return;
+  const __global float *w = ws + ((ulong)bh * Sq + i) * P * DV2;
+  float M = -INFINITY;
+  for (uint p = 0; p < P; ++p) M = fmax(M, w[p * DV2 + HEAD_DV]);
+  // Partials with l = 0 saw no key (their m is -inf, acc 0) and are
+  // skipped; a NaN l still counts, so NaN propagates.
+  float L = 0.0f, a[CVW];
+  for (int e = 0; e < CVW; ++e) a[e] = 0.0f;
+  for (uint p = 0; p < P; ++p) {
+    const __global float *wp = w + p * DV2;
+    const float mp = wp[HEAD_DV], lp = wp[HEAD_DV + 1];
+    if (lp == 0.0f) continue;
+    const float c = mp == M ? 1.0f : exp(mp - M);
+    L = fma(lp, c, L);
+    for (int e = 0; e < CVW; ++e)
+      if (d0 + e < HEAD_DV) a[e] = fma(wp[d0 + e], c, a[e]);
+  }
+  const float inv = L == 0.0f ? 0.0f : 1.0f / L;
+  const aidx ob = (aidx)(o_off + b * os0 + hq * os1 + i * os2);
+  for (int e = 0; e < CVW; ++e)
+    if (d0 + e < HEAD_DV) STORE1(O_T, a[e] * inv, o, ob + (aidx)(d0 + e) * (aidx)os3);
+#if HAS_LSE
+  if (d0 == 0) lse[l_off + b * ls0 + hq * ls1 + i * ls2] = L == 0.0f ? -INFINITY : M + log(L);
+#endif
+}
+#endif // CVW
