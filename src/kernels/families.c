@@ -14,6 +14,7 @@ const clforge__family *const clforge__tunable_families[] = {
     &clforge__family_conv_gemm_1x1,
     &clforge__family_conv_im2col,
     &clforge__family_conv_implicit_gemm,
+    &clforge__family_softmax,
     NULL,
 };
 
@@ -33,5 +34,6 @@ const clforge__family *const clforge__all_families[] = {
     &clforge__family_conv_depthwise,
     &clforge__family_attention_fused,
     &clforge__family_attention_split_kv, &clforge__family_attention_combine,
+    &clforge__family_softmax,
     NULL,
 };
