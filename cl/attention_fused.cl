@@ -20,7 +20,8 @@
 // Tuned parameters (-D, src/kernels/attention_fused.c): VW, QW, WGQ, TK,
 // DCH (Dv accumulators kept in registers at a time in P*V), KU (unroll of
 // the D loop in Q*K^T), STAGE. Problem options: attention_common.cl, plus
-// K_UNIT / V_UNIT (1 when K's / V's d stride is 1: rows load as vectors).
+// K_UNIT / V_UNIT (1 when K's / V's d stride is 1: rows load as vectors)
+// and KV_DIRECT (below).
 
 #define TQ (VW * QW)
 #define BQ (WGQ * TQ)
@@ -53,8 +54,14 @@ typedef CLFORGE_CAT(int, VW) intv;
 #define WLOAD16_3(p) as_float16(convert_uint16(vload16(0, p)) << 16)
 #define WLOAD16(T, p) CLFORGE_CAT(WLOAD16_, T)(p)
 
+// KV_DIRECT (f32 K and V with unit d strides, STAGE 0): the block is read
+// where it lies, rows row-stride apart, no copy; the rows of a last,
+// partial block past its end repeat its last row (their scores are masked,
+// so they weigh 0).
 #if STAGE
 #define KV_AS local
+#elif KV_DIRECT
+#define KV_AS global
 #else
 #define KV_AS private
 #endif
@@ -103,7 +110,7 @@ static inline void stage_block(KV_AS float *kb, KV_AS float *vb, const global kv
     for (int k = 0; k < TK; ++k) {                                               \
       UNROLL(n)                                                                  \
       for (int c = 0; c < (n); ++c) {                                            \
-        const floatv vv = (floatv)vb[k * HEAD_DV + (dc) + c];                    \
+        const floatv vv = (floatv)vb[vo[k] + (dc) + c];                          \
         UNROLL(QW)                                                               \
         for (int w = 0; w < QW; ++w) a_[c][w] = fma(vv, s[k][w], a_[c][w]);      \
       }                                                                          \
@@ -118,10 +125,16 @@ static inline void stage_block(KV_AS float *kb, KV_AS float *vb, const global kv
 // One key block [j0, j0 + TK) against the work-item's queries: scores, the
 // online-softmax update of m and l (log2 domain), and acc += P^T V.
 // masked: some score of the block is outside its row's [lo, hi).
+// kb, vb: the block's first K and V rows, rows krs and vrs floats apart,
+// nk of them (the rest repeat the last).
 static inline __attribute__((always_inline)) void fused_block(
-    floatv qt[HEAD_D][QW], const KV_AS float *kb, const KV_AS float *vb, floatv acc[HEAD_DV][QW], floatv m[QW],
-    floatv l[QW], const int j0, const int masked, const intv lo[QW], const intv hi[QW], const global mask_t *M,
-    const aidx m_si, const aidx m_sj, const int i0, const int sq, const int sk, const float softcap) {
+    floatv qt[HEAD_D][QW], const KV_AS float *kb, const KV_AS float *vb, const aidx krs, const aidx vrs, const int nk,
+    floatv acc[HEAD_DV][QW], floatv m[QW], floatv l[QW], const int j0, const int masked, const intv lo[QW],
+    const intv hi[QW], const global mask_t *M, const aidx m_si, const aidx m_sj, const int i0, const int sq,
+    const int sk, const float softcap) {
+  aidx ko[TK], vo[TK];
+  UNROLL(TK)
+  for (int k = 0; k < TK; ++k) ko[k] = (aidx)min(k, nk - 1) * krs, vo[k] = (aidx)min(k, nk - 1) * vrs;
   floatv s[TK][QW];
   UNROLL(TK)
   for (int k = 0; k < TK; ++k) {
@@ -134,7 +147,7 @@ static inline __attribute__((always_inline)) void fused_block(
     for (int u = 0; u < KU; ++u) {
       UNROLL(TK)
       for (int k = 0; k < TK; ++k) {
-        const floatv kv = (floatv)kb[k * HEAD_D + d + u];
+        const floatv kv = (floatv)kb[ko[k] + d + u];
         UNROLL(QW)
         for (int w = 0; w < QW; ++w) s[k][w] = fma(kv, qt[d + u][w], s[k][w]);
       }
@@ -143,7 +156,7 @@ static inline __attribute__((always_inline)) void fused_block(
   for (; d < HEAD_D; ++d) {
     UNROLL(TK)
     for (int k = 0; k < TK; ++k) {
-      const floatv kv = (floatv)kb[k * HEAD_D + d];
+      const floatv kv = (floatv)kb[ko[k] + d];
       UNROLL(QW)
       for (int w = 0; w < QW; ++w) s[k][w] = fma(kv, qt[d][w], s[k][w]);
     }
@@ -281,8 +294,10 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
   if (!active) return;
   const int wlo = ulo, whi = uhi;
   (void)t0, (void)t1;
+#if !KV_DIRECT
   float kb[TK * HEAD_D];
   float vb[TK * HEAD_DV];
+#endif
 #endif
 
   // This item's queries, transposed, times scale (and log2(e) when the
@@ -319,13 +334,22 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
     stage_block(kb, vb, K, (aidx)k_ss, (aidx)k_sd, V, (aidx)v_ss, (aidx)v_sd, j0, whi, lid, WGQ);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!active || j0 >= uhi || j0 + TK <= ulo) continue; // outside this item's rows
-#else
+#elif !KV_DIRECT
     stage_block(kb, vb, K, (aidx)k_ss, (aidx)k_sd, V, (aidx)v_ss, (aidx)v_sd, j0, whi, 0, 1);
+#endif
+#if KV_DIRECT && !STAGE
+    const global float *kb = K + (aidx)j0 * (aidx)k_ss, *vb = V + (aidx)j0 * (aidx)v_ss;
+    const aidx krs = (aidx)k_ss, vrs = (aidx)v_ss;
+    const int nk = min(TK, whi - j0);
+#else
+    const aidx krs = HEAD_D, vrs = HEAD_DV;
+    const int nk = TK; // staged rows past the end are zeros
 #endif
     // One copy of the block for both cases (a branch around the masking,
     // not two inlined copies: half the code to compile, no measured cost).
     const int masked = j0 < xlo || j0 + TK > xhi;
-    fused_block(qt, kb, vb, acc, m, l, j0, masked, lo, hi, M, (aidx)m_si, (aidx)m_sj, i0, (int)sq, (int)sk, softcap);
+    fused_block(qt, kb, vb, krs, vrs, nk, acc, m, l, j0, masked, lo, hi, M, (aidx)m_si, (aidx)m_sj, i0, (int)sq, (int)sk,
+                softcap);
   }
   if (!active) return;
 
