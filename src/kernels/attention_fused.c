@@ -4,6 +4,7 @@
 
 #include "../ops/attention_algo.h"
 #include "attention_fused.h"
+#include "attention_classes.h"
 #include "families.h"
 
 /* Private and local sizes are checked at the largest head dimensions the
@@ -92,5 +93,9 @@ const clforge__family clforge__family_attention_fused = {
         {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__ATTN_VARIANT_HALF, CLFORGE__ATTN_VARIANT_HALF, ATTF_KU, 4},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = fused_allowed,
+    .tune = &clforge__tune_attention,
+    .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_PREFILL_D64_S512, CLFORGE_ATTN_CLASS_PREFILL_D64_S2048,
+                                              CLFORGE_ATTN_CLASS_PREFILL_D128_S512,
+                                              CLFORGE_ATTN_CLASS_PREFILL_D128_S2048_GQA, CLFORGE_ATTN_CLASS_END},
 };
 /* clang-format on */
