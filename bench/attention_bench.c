@@ -395,6 +395,7 @@ typedef struct {
   int progress; /* stderr is a terminal */
   attn_table table;
   double peak_gflops, peak_gbps;
+  unsigned long long cache_bytes; /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE; 0 = unknown */
   /* GFLOP/s of the full S x S work each composite reached on its last
    * prefill [0] and decode [1] case (decode's thin GEMMs run far slower); 0 = none yet */
   double peer_rate[2][2];
@@ -1147,13 +1148,16 @@ static void measure_read(attn_case *c, attn_row *r) {
   r->gflops = 0;
 }
 
-/* A row faster than the measured FLOP peak means the peak was taken while
- * other work held part of the device: measure it again, keep the larger.
- * Bandwidth is not a sign of that here: a decode case's K and V can fit in
- * the cache, and then read faster than the streaming peak (% read, against
- * the same bytes, is the figure for those). */
+/* A row faster than the measured peak means the peak was taken while other
+ * work held part of the device: measure it again, keep the larger. For
+ * bandwidth only rows that stream at least 4x the device's cache count (as
+ * many as bench peak streams): a decode case's K and V can fit in the cache
+ * and read faster than memory (% read, against the same bytes, is the
+ * figure for those). */
 static void refresh_peak(bench_env *env, const attn_row *r) {
-  if (!env->o->peak || r->status != ROW_OK || r->gflops <= env->peak_gflops) return;
+  if (!env->o->peak || r->status != ROW_OK) return;
+  const int streams = env->cache_bytes > 0 && r->bytes >= 4.0 * (double)env->cache_bytes;
+  if (r->gflops <= env->peak_gflops && (!streams || r->gbps <= env->peak_gbps)) return;
   clforge_bench_peak p;
   if (clforge_bench_peak_measure(env->ctx, &p)) return;
   double g = clforge_bench_peak_gflops(&p), b = clforge_bench_peak_gbps(&p);
@@ -1396,6 +1400,11 @@ int clforge_bench_attention_main(int argc, char **argv) {
     return 1;
   }
   clforge_bench_device_label(env.info.name, env.device, sizeof env.device);
+  cl_device_id dev;
+  cl_ulong cache = 0;
+  if (clforge_context_device(env.ctx, &dev) == CLFORGE_SUCCESS &&
+      clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) == CL_SUCCESS)
+    env.cache_bytes = cache;
   if (o.peak) {
     if (env.progress) {
       fputs("  measuring the device's peak ...", stderr);
