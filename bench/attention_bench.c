@@ -254,6 +254,16 @@ static int parse_shape(const char *v, attn_shape *s, char *err, size_t cap) {
   return 0;
 }
 
+int clforge_bench_attention_parse_shape(const char *v, clforge_attention_desc *d, char *err, size_t cap) {
+  attn_shape s;
+  if (parse_shape(v, &s, err, cap)) return -1;
+  memset(d, 0, sizeof *d);
+  d->batch = s.b, d->heads_q = s.hq, d->heads_kv = s.hkv, d->seq_q = s.sq, d->seq_kv = s.sk;
+  d->head_dim = d->head_dim_v = s.d;
+  d->causal = s.causal ? CLFORGE_CAUSAL_BOTTOM_RIGHT : CLFORGE_CAUSAL_NONE;
+  return 0;
+}
+
 static int parse_dtypes(const char *v, clforge_dtype *out, int *n) {
   char tok[16];
   const char *s = v;
