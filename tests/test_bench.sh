@@ -339,6 +339,194 @@ run no_icd bench conv --shape n=1,c=3,h=9,k=4,r=3 --reps 3 --json
 check "no device: bench conv exits 1, nothing on stdout, a message on stderr" \
   '[ $rc -eq 1 ] && [ ! -s "$OUT" ] && [ -s "$ERR" ]'
 
+# ------------------------------------------------------------ attention
+# --quick: three tiny shapes (MHA prefill, causal GQA prefill, GQA decode with
+# f32 and f16 KV: four cases of four rows), the harness in a few seconds.
+run "$BIN" bench --help
+check "bench --help lists attention and softmax" '[ $rc -eq 0 ] && grep -q "^  attention " "$OUT" && grep -q "^  softmax " "$OUT"'
+run "$BIN" bench attention --help
+check "bench attention --help exits 0 with its options" \
+  '[ $rc -eq 0 ] && grep -q -- "--shapes" "$OUT" && grep -q -- "--kv-dtype" "$OUT" && grep -q -- "--peers" "$OUT" &&
+   grep -q -- "--quick" "$OUT" && grep -q -- "--reps" "$OUT"'
+bad_option "attention: unknown option" bench attention --no-such-option
+bad_option "attention: --shapes 1,2,3" bench attention --shapes 1,2,3
+bad_option "attention: --shapes Hq not a multiple of Hkv" bench attention --shapes 1,3,2,4,4,8
+bad_option "attention: --shapes D 300" bench attention --shapes 1,2,2,4,4,300
+bad_option "attention: --shapes bad mask word" bench attention --shapes 1,2,2,4,4,8,sideways
+bad_option "attention: --shapes nope" bench attention --shapes nope
+bad_option "attention: --dtype f64" bench attention --dtype f64
+bad_option "attention: --kv-dtype x" bench attention --kv-dtype x
+bad_option "attention: --peers some" bench attention --peers some
+bad_option "attention: --reps 2" bench attention --reps 2
+bad_option "attention: --max-run x" bench attention --max-run x
+
+"$BIN" bench attention --quick --json >"$JSON" 2>"$ERR"
+rc=$?
+cp "$JSON" "$OUT"
+check "bench attention --quick --json exits 0 with 16 lines (4 cases x 4 rows)" \
+  '[ $rc -eq 0 ] && [ "$(wc -l <"$JSON")" -eq 16 ] && [ "$(grep -c "^{.*}$" "$JSON")" -eq 16 ]'
+if command -v python3 >/dev/null 2>&1; then
+  cat >"$TMP/check_attn.py" <<'EOF'
+import json, sys
+
+required = ["op", "kind", "b", "hq", "hkv", "sq", "sk", "d", "causal", "q_dtype", "kv_dtype", "o_dtype", "provider",
+            "status", "median_ms", "p95_ms", "gflops", "gbps", "flops", "bytes", "extra_bytes", "peak_gflops",
+            "peak_gbps", "frac_peak_flops", "frac_peak_bw", "kv_read_gbps", "frac_kv_read", "vs_clforge", "runs",
+            "timer", "device"]
+number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+close = lambda a, b: abs(a - b) <= 1e-4 * max(abs(a), abs(b))
+sizes = {"f32": 4, "f16": 2, "bf16": 2}
+problems, cases = [], {}
+for no, line in enumerate(open(sys.argv[1]), 1):
+    o = json.loads(line)
+    missing = [f for f in required if f not in o]
+    if missing:
+        problems.append("line %d lacks %s" % (no, ", ".join(missing)))
+        continue
+    key = (o["b"], o["hq"], o["hkv"], o["sq"], o["sk"], o["d"], o["causal"], o["q_dtype"], o["kv_dtype"])
+    cases.setdefault(key, []).append(o)
+    where = "line %d (%s %s)" % (no, o["provider"], key)
+    if o["op"] != "attention" or not o["device"]:
+        problems.append("%s: op/device %r/%r" % (where, o["op"], o["device"]))
+    if o["status"] == "error":
+        problems.append("%s: error: %s" % (where, o.get("error")))
+    if o["status"] == "n/a" and not o.get("note"):
+        problems.append("%s: n/a without a note" % where)
+    if o["status"] == "ok":
+        for f in ("median_ms", "p95_ms", "gbps"):
+            if not (number(o[f]) and o[f] > 0):
+                problems.append("%s: %s is %r" % (where, f, o[f]))
+        if o["p95_ms"] < o["median_ms"] or o["runs"] < 3 or o["timer"] not in ("events", "wall"):
+            problems.append("%s: p95/median/runs/timer %r/%r/%r/%r"
+                            % (where, o["p95_ms"], o["median_ms"], o["runs"], o["timer"]))
+        if o["flops"] > 0 and not close(o["gflops"], o["flops"] / (o["median_ms"] * 1e-3) * 1e-9):
+            problems.append("%s: gflops %r is not flops / median" % (where, o["gflops"]))
+        # the plain read's GB/s is from its fastest run (at least the median's rate)
+        ms = o["median_ms"] if o["provider"] != "read K+V" else o["bytes"] / (o["gbps"] * 1e9) * 1e3
+        if not close(o["gbps"], o["bytes"] / (ms * 1e-3) * 1e-9) or ms > o["median_ms"] * (1 + 1e-4):
+            problems.append("%s: gbps %r is not bytes / median (best, for read K+V)" % (where, o["gbps"]))
+        if o["provider"] == "read K+V" and o["runs"] < 20:
+            problems.append("%s: %r runs, want at least 20" % (where, o["runs"]))
+for key, rows in cases.items():
+    b, hq, hkv, sq, sk, d, causal, qt, kvt = key
+    by = {r["provider"].split(":")[0]: r for r in rows}
+    yard = "read K+V" if sq <= 16 else "gemm QK^T"
+    if sorted(by) != sorted(["clforge", "unfused-clforge", "unfused-clblast", yard]):
+        problems.append("%s: rows %s" % (key, sorted(by)))
+        continue
+    c = by["clforge"]
+    flops = 4.0 * b * hq * sq * sk * d / (2 if causal else 1)
+    if c["status"] != "ok" or c["flops"] != flops or c.get("algo") not in ("fused", "split_kv"):
+        problems.append("%s: clforge status/flops/algo %r/%r/%r" % (key, c["status"], c["flops"], c.get("algo")))
+    if c["vs_clforge"] is not None or not number(c["extra_bytes"]):
+        problems.append("%s: clforge vs_clforge/extra_bytes %r/%r" % (key, c["vs_clforge"], c["extra_bytes"]))
+    s_bytes = b * hq * sq * sk * sizes[qt] + (sq * sk * 4 if causal else 0)
+    for p in ("unfused-clforge", "unfused-clblast"):
+        r = by[p]
+        if r["extra_bytes"] != s_bytes:
+            problems.append("%s: %s extra_bytes %r, want the S buffer %r" % (key, p, r["extra_bytes"], s_bytes))
+        want_ok = p == "unfused-clforge" or (qt, kvt) == ("f32", "f32")
+        if want_ok and r["status"] != "ok":
+            problems.append("%s: %s is %s: %s" % (key, p, r["status"], r.get("note") or r.get("error")))
+        if not want_ok and r["status"] != "n/a":
+            problems.append("%s: %s is %s, want n/a (f32 only)" % (key, p, r["status"]))
+        if r["status"] == "ok" and c["status"] == "ok" and not close(r["vs_clforge"], c["gflops"] / r["gflops"]):
+            problems.append("%s: %s vs_clforge %r is not clforge's GFLOP/s over its" % (key, p, r["vs_clforge"]))
+    y = by[yard]
+    if y["status"] != "ok":
+        problems.append("%s: %s is %s: %s" % (key, yard, y["status"], y.get("note") or y.get("error")))
+    elif sq <= 16:
+        if not (number(c["kv_read_gbps"]) and close(c["kv_read_gbps"], y["gbps"]) and
+                close(c["frac_kv_read"], c["gbps"] / y["gbps"])):
+            problems.append("%s: kv_read_gbps/frac_kv_read %r/%r, read K+V at %r"
+                            % (key, c["kv_read_gbps"], c["frac_kv_read"], y["gbps"]))
+        if y["bytes"] > 2 * b * hkv * sk * d * sizes[kvt]:
+            problems.append("%s: read K+V reads %r bytes, more than K and V" % (key, y["bytes"]))
+    elif y["flops"] != 2.0 * b * hq * sq * sk * d:
+        problems.append("%s: gemm QK^T flops %r" % (key, y["flops"]))
+if len(cases) != int(sys.argv[2]):
+    problems.append("%d cases, want %s" % (len(cases), sys.argv[2]))
+for p in problems:
+    print(p)
+sys.exit(1 if problems else 0)
+EOF
+  run python3 "$TMP/check_attn.py" "$JSON" 4
+  check "bench attention --quick --json: fields, every row checked, the composites' S bytes, yardsticks" '[ $rc -eq 0 ]'
+fi
+
+run "$BIN" bench attention --quick --no-peak
+check "bench attention --quick (table) exits 0 with the header and 16 rows, none an error" \
+  '[ $rc -eq 0 ] && grep -q "median ms" "$OUT" && grep -q "extra MiB" "$OUT" && grep -q "% read" "$OUT" &&
+   [ "$(grep -c "^ *1  " "$OUT")" -eq 16 ] && grep -q " clforge:" "$OUT" && grep -q " unfused-clblast " "$OUT" &&
+   grep -q " gemm QK^T " "$OUT" && grep -q " read K+V " "$OUT" && ! grep -q " error" "$OUT"'
+
+run "$BIN" bench attention --shapes 1,2,1,24,32,16,causal --peers none --no-peak --json
+check "bench attention --peers none: the clforge row only" \
+  '[ $rc -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 1 ] && grep -q "\"provider\":\"clforge:" "$OUT" &&
+   grep -q "\"status\":\"ok\"" "$OUT"'
+
+# ------------------------------------------------------------ softmax
+run "$BIN" bench softmax --help
+check "bench softmax --help exits 0 with its options" \
+  '[ $rc -eq 0 ] && grep -q -- "--shapes" "$OUT" && grep -q -- "--inplace" "$OUT" && grep -q -- "--quick" "$OUT"'
+bad_option "softmax: unknown option" bench softmax --no-such-option
+bad_option "softmax: --shapes 10" bench softmax --shapes 10
+bad_option "softmax: --shapes 0x5" bench softmax --shapes 0x5
+bad_option "softmax: --shapes 4x8," bench softmax --shapes 4x8,
+bad_option "softmax: --dtype f64" bench softmax --dtype f64
+bad_option "softmax: --inplace maybe" bench softmax --inplace maybe
+bad_option "softmax: --reps 1" bench softmax --reps 1
+
+"$BIN" bench softmax --quick --json >"$JSON" 2>"$ERR"
+rc=$?
+cp "$JSON" "$OUT"
+check "bench softmax --quick --json exits 0 with 12 lines (2 shapes x 3 dtypes x in place or not)" \
+  '[ $rc -eq 0 ] && [ "$(wc -l <"$JSON")" -eq 12 ] && [ "$(grep -c "^{.*}$" "$JSON")" -eq 12 ]'
+if command -v python3 >/dev/null 2>&1; then
+  cat >"$TMP/check_softmax.py" <<'EOF'
+import json, sys
+number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+fields = ("op", "rows", "n", "dtype", "inplace", "kernel", "status", "median_ms", "p95_ms", "gbps", "bytes",
+          "peak_gbps", "frac_peak_bw", "runs", "timer", "device")
+problems, seen = [], set()
+for no, line in enumerate(open(sys.argv[1]), 1):
+    o = json.loads(line)
+    where = "line %d" % no
+    missing = [f for f in fields if f not in o]
+    if missing:
+        problems.append("%s lacks %s" % (where, ", ".join(missing)))
+        continue
+    seen.add((o["rows"], o["n"], o["dtype"], o["inplace"]))
+    es = {"f32": 4, "f16": 2, "bf16": 2}[o["dtype"]]
+    if o["op"] != "softmax" or o["status"] != "ok" or o["bytes"] != 2 * o["rows"] * o["n"] * es:
+        problems.append("%s: op/status/bytes %r/%r/%r (%s)" % (where, o["op"], o["status"], o["bytes"], o.get("error")))
+    elif not (number(o["gbps"]) and o["gbps"] > 0 and o["p95_ms"] >= o["median_ms"] > 0 and number(o["frac_peak_bw"])):
+        problems.append("%s: gbps/p95/median/frac %r/%r/%r/%r"
+                        % (where, o["gbps"], o["p95_ms"], o["median_ms"], o["frac_peak_bw"]))
+    elif abs(o["gbps"] - o["bytes"] / (o["median_ms"] * 1e-3) * 1e-9) > 1e-4 * o["gbps"]:
+        problems.append("%s: gbps is not bytes / median" % where)
+if len(seen) != 12:
+    problems.append("%d distinct rows, want 12" % len(seen))
+for p in problems:
+    print(p)
+sys.exit(1 if problems else 0)
+EOF
+  run python3 "$TMP/check_softmax.py" "$JSON"
+  check "bench softmax --quick --json: fields, every row checked against the reference, GB/s = bytes / median" \
+    '[ $rc -eq 0 ]'
+fi
+run "$BIN" bench softmax --shapes 5x300 --dtype f16 --inplace yes --log --reps 3 --no-peak
+check "bench softmax --log (table) exits 0 with the header and 1 row" \
+  '[ $rc -eq 0 ] && grep -q "median ms" "$OUT" && [ "$(grep -c "^       5     300  f16 " "$OUT")" -eq 1 ] &&
+   ! grep -q "error" "$OUT"'
+
+run no_icd bench attention --quick --json
+check "no device: bench attention exits 1, nothing on stdout, a message on stderr" \
+  '[ $rc -eq 1 ] && [ ! -s "$OUT" ] && [ -s "$ERR" ]'
+run no_icd bench softmax --quick --json
+check "no device: bench softmax exits 1, nothing on stdout, a message on stderr" \
+  '[ $rc -eq 1 ] && [ ! -s "$OUT" ] && [ -s "$ERR" ]'
+
 # ------------------------------------------------------------ no device
 run no_icd bench gemm --sizes 8 --runs 3 --json
 check "no device: exits 1, nothing on stdout, a message on stderr" '[ $rc -eq 1 ] && [ ! -s "$OUT" ] && [ -s "$ERR" ]'

@@ -138,5 +138,15 @@ run env CLFORGE_TUNING_FILE=off CLFORGE_SYSTEM_TUNING_FILE=off "$BIN" explain ge
 check "explain: defaults, with the shape class" '[ $rc -eq 0 ] && grep -q "large" "$OUT" && grep -q "device-default" "$OUT"'
 run "$BIN" explain gemm 10 x 10
 check "explain: a bad size is a usage error" '[ $rc -eq 2 ]'
+run env CLFORGE_TUNING_FILE=off CLFORGE_SYSTEM_TUNING_FILE=off "$BIN" explain attention --shape 1,32,8,1,8192,128,causal --kv-dtype f16
+check "explain attention: decode runs split_kv, with its splits and both kernels" \
+  '[ $rc -eq 0 ] && grep -q "algorithm: split_kv" "$OUT" && grep -q "decode_sk8192" "$OUT" && grep -q "attention_combine" "$OUT" && grep -q "f32,f16,f32" "$OUT"'
+run env CLFORGE_TUNING_FILE=off CLFORGE_SYSTEM_TUNING_FILE=off "$BIN" explain attention --shape 1,8,8,2048,2048,64
+check "explain attention: prefill runs fused without scratch" \
+  '[ $rc -eq 0 ] && grep -q "algorithm: fused" "$OUT" && grep -q "workspace: 0 bytes" "$OUT"'
+run "$BIN" explain attention --shape 1,6,4,1,8,64
+check "explain attention: Hq not a multiple of Hkv is a usage error" '[ $rc -eq 2 ]'
+run "$BIN" explain conv --shape n=1,c=8,h=10,k=8,r=3,pad=1
+check "explain conv: the algorithm and its source" '[ $rc -eq 0 ] && grep -q "algorithm:" "$OUT"'
 
 summary

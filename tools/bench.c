@@ -4,10 +4,12 @@
 
 #include <string.h>
 
+#include "attention_bench.h" /* bench/ */
 #include "cli_util.h"
-#include "conv_bench.h" /* bench/ */
+#include "conv_bench.h"
 #include "gemm_bench.h"
 #include "peak.h"
+#include "softmax_bench.h"
 
 /* The benchmarks, one per op; each parses its own options (argv[0] is the op). */
 static const struct {
@@ -19,6 +21,10 @@ static const struct {
      clforge_bench_gemm_main},
     {"conv", "clforge_conv2d's algorithms vs CLBlast convgemm and oneDNN: ResNet-50, MobileNetV2, AlexNet layers",
      clforge_bench_conv_main},
+    {"attention", "clforge_attention vs the unfused GEMM + softmax + GEMM (clforge's, CLBlast's): prefill and decode",
+     clforge_bench_attention_main},
+    {"softmax", "clforge_softmax's bandwidth: attention scores, vocabulary logits, short rows; f32, f16, bf16",
+     clforge_bench_softmax_main},
     {"peak", "the device's peak multiply-add rate and memory bandwidth (every op's % peak)", clforge_bench_peak_main},
 };
 
@@ -30,7 +36,7 @@ void clforge_cli_bench_help(FILE *f) {
           "next to other libraries on the same data, and print a table or JSON lines.\n"
           "\n"
           "Ops:\n");
-  for (size_t i = 0; i < CLI_COUNT(bench_ops); ++i) fprintf(f, "  %-10s %s\n", bench_ops[i].name, bench_ops[i].summary);
+  for (size_t i = 0; i < CLI_COUNT(bench_ops); ++i) fprintf(f, "  %-11s %s\n", bench_ops[i].name, bench_ops[i].summary);
   fprintf(f,
           "\n"
           "Options:\n"

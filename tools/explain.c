@@ -13,9 +13,12 @@ void clforge_cli_explain_help(FILE *f) {
           "usage: clforge explain gemm M N K [options]\n"
           "       clforge explain conv --shape n=N,c=C,h=H,w=W,k=K,r=R,s=S,stride=U,pad=P,dil=D,groups=G\n"
           "                            [--layout nchw|nhwc] [--dtype T] [--algo A]\n"
+          "       clforge explain attention --shape B,Hq,Hkv,Sq,Sk,D[,causal] [--dtype T]\n"
+          "                            [--kv-dtype T] [--algo auto|fused|split_kv]\n"
           "\n"
-          "Show which kernels and parameters clforge_gemm (or, for conv, which\n"
-          "algorithm clforge_conv2d, and its kernels) uses for one call on the\n"
+          "Show which kernels and parameters clforge_gemm (or, for conv and attention,\n"
+          "which algorithm clforge_conv2d / clforge_attention, and its kernels) uses\n"
+          "for one call on the\n"
           "default device (CLFORGE_DEVICE), and where they come from: an override\n"
           "(CLFORGE_PARAMS), the tuning file (this shape class, or the nearest tuned\n"
           "shape), or a built-in default. Nothing is run.\n"
@@ -28,6 +31,8 @@ void clforge_cli_explain_help(FILE *f) {
           "conv: --shape takes n c h w k r s stride pad dil groups (c, h, k, r needed; w\n"
           "  defaults to h, s to r, n to 1), as clforge bench conv --shape does;\n"
           "  --algo auto|direct|implicit_gemm|gemm_1x1|im2col|winograd_2x2|winograd_4x4|fft|depthwise\n"
+          "attention: --shape as clforge bench attention --shapes takes it (tight BHSD,\n"
+          "  causal aligned bottom-right); --dtype sets Q and O, --kv-dtype K and V\n"
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 on success, 1 when no device was found or the call is\n"
@@ -49,6 +54,7 @@ int clforge_cli_explain(int argc, char **argv) {
     return 0;
   }
   if (argc > 1 && !strcmp(argv[1], "conv")) return clforge_cli_explain_conv(argc, argv);
+  if (argc > 1 && !strcmp(argv[1], "attention")) return clforge_cli_explain_attention(argc, argv);
   clforge_gemm_desc d = {.alpha = 1.0f, .beta = 0.0f};
   if (argc < 5 || strcmp(argv[1], "gemm") || parse_size(argv[2], &d.m) || parse_size(argv[3], &d.n) ||
       parse_size(argv[4], &d.k)) {

@@ -21,16 +21,22 @@ void clforge_cli_tune_help(FILE *f) {
           "CLBlast on the same problems, and save the winners to the tuning file.\n"
           "\n"
           "Options:\n"
-          "  --op OP             gemm, conv or all (default all)\n"
+          "  --op OP             gemm, conv, softmax, attention or all (default all)\n"
           "  --budget SECONDS    wall-clock budget for the whole run (default 120)\n"
           "  --shapes LIST       shape classes, comma-separated: GEMM's small, medium,\n"
           "                      large, huge, skinny_m, skinny_n; conv's r50_3x3_56,\n"
           "                      r50_3x3_28, r50_1x1_56, r50_7x7s2, mbv2_dw_112,\n"
-          "                      mbv2_1x1_112, alex_11x11s4 (default all)\n"
+          "                      mbv2_1x1_112, alex_11x11s4 (and each with _n1);\n"
+          "                      softmax's attn_2048, attn_512, vocab, short_128;\n"
+          "                      attention's prefill_d64_s512, prefill_d64_s2048,\n"
+          "                      prefill_d128_s512, prefill_d128_s2048_gqa,\n"
+          "                      decode_sk1024, decode_sk8192, decode_sq8_sk4096\n"
+          "                      (default all)\n"
           "  --dtypes LIST       storage types: f32, f16, bf16 (default all)\n"
           "  --layouts LIST      GEMM: transposes in the row-major view: nn, nt, tn, tt;\n"
-          "                      conv: nchw (with KCRS filters), nhwc (with KRSC)\n"
-          "                      (default nn,nchw; 'all' tunes every case)\n"
+          "                      conv: nchw (with KCRS filters), nhwc (with KRSC);\n"
+          "                      attention: bhsd; softmax: rows\n"
+          "                      (default nn,nchw,bhsd,rows; 'all' tunes every case)\n"
           "  --strategy S        auto, exhaustive, random or anneal (default auto:\n"
           "                      exhaustive for small spaces, else random + local search)\n"
           "  --space SPEC        restrict the candidates, e.g. \"gemm:MWG=64|128,VW=8|16\"\n"
@@ -165,7 +171,8 @@ static int parse_number(const char *opt, const char *v, double lo, double hi, do
 
 int clforge_cli_tune(int argc, char **argv) {
   clforge_tune_options o = {0};
-  o.layouts = "nn,nchw,bhsd"; /* each op's first layout: GEMM without transposes, NCHW convolutions, BHSD attention */
+  /* each op's first layout: GEMM without transposes, NCHW convolutions, BHSD attention, softmax rows */
+  o.layouts = "nn,nchw,bhsd,rows";
   int quiet = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "attention_split_kv.h"
+#include "attention_classes.h"
 #include "families.h"
 
 static int split_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
@@ -58,6 +59,9 @@ const clforge__family clforge__family_attention_split_kv = {
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = split_allowed,
+    .tune = &clforge__tune_attention,
+    .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_DECODE_SK1024, CLFORGE_ATTN_CLASS_DECODE_SK8192,
+                                              CLFORGE_ATTN_CLASS_DECODE_SQ8_SK4096, CLFORGE_ATTN_CLASS_END},
 };
 
 const clforge__family clforge__family_attention_combine = {

@@ -14,6 +14,9 @@ const clforge__family *const clforge__tunable_families[] = {
     &clforge__family_conv_gemm_1x1,
     &clforge__family_conv_im2col,
     &clforge__family_conv_implicit_gemm,
+    &clforge__family_softmax,
+    &clforge__family_attention_fused,
+    &clforge__family_attention_split_kv,
     NULL,
 };
 
@@ -31,6 +34,8 @@ const clforge__family *const clforge__all_families[] = {
     &clforge__family_conv_winograd_4x4,
     &clforge__family_conv_fft,
     &clforge__family_conv_depthwise,
+    &clforge__family_attention_fused,
     &clforge__family_attention_split_kv, &clforge__family_attention_combine,
+    &clforge__family_softmax,
     NULL,
 };

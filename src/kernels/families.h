@@ -50,6 +50,9 @@ extern const clforge__family clforge__family_conv_depthwise;
 extern const struct clforge__tune_op clforge__tune_conv;
 extern const clforge__family clforge__family_attention_split_kv, clforge__family_attention_combine;
 extern const struct clforge__tune_op clforge__tune_attention;
+extern const struct clforge__tune_op clforge__tune_softmax;
+extern const clforge__family clforge__family_softmax; /* src/kernels/softmax.c */
+extern const clforge__family clforge__family_attention_fused;
 
 /* The families the tuner knows, NULL-terminated. */
 extern const clforge__family *const clforge__tunable_families[];

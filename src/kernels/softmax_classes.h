@@ -1,0 +1,20 @@
+/* Softmax shape classes (rows, n), from the calls models make: attention
+ * scores (B*H*Sq rows of Sk), a vocabulary's logits, short rows. A call
+ * belongs to the class whose row length is nearest (log scale); the tuner
+ * measures the family on each. */
+#ifndef CLFORGE_SRC_KERNELS_SOFTMAX_CLASSES_H
+#define CLFORGE_SRC_KERNELS_SOFTMAX_CLASSES_H
+
+#include <stddef.h>
+
+#include "family.h"
+
+enum { CLFORGE_SOFTMAX_NDIMS = 2 };
+
+/* The classes, NULL-terminated (the family's .classes). */
+extern const clforge__shape_class clforge__softmax_classes[];
+
+/* The class of a call with rows x n. */
+const char *clforge__softmax_shape_class(size_t rows, size_t n);
+
+#endif

@@ -1,0 +1,79 @@
+#include "softmax_desc.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+
+/* Positions past this many elements are refused: byte counts of 8-byte
+ * elements stay within size_t. */
+#define ELEMS_LIMIT (SIZE_MAX / 8)
+
+static clforge_status tensor(clforge_context ctx, const clforge__softmax *d, clforge__softmax_tensor *t,
+                             const char *name, clforge_dtype type, size_t offset, size_t stride, int broadcast_ok) {
+  t->name = name;
+  t->type = type ? type : CLFORGE_F32;
+  if (!clforge_dtype_size(t->type))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax: unknown %s_type %d", name, (int)type);
+  t->offset = offset;
+  t->stride = stride == 0 && !broadcast_ok ? d->n : stride;
+  if (t->stride != 0 && t->stride < d->n)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "softmax: %s_stride %zu is less than n = %zu (rows would overlap)%s", name, stride, d->n,
+                         broadcast_ok ? "; 0 broadcasts one mask row" : "");
+  if (offset > ELEMS_LIMIT)
+    return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "softmax: %s_offset %zu is too large", name, offset);
+  t->extent = offset;
+  if (!d->rows || !d->n) return CLFORGE_SUCCESS;
+  /* offset + (rows - 1) * stride + n, each step checked */
+  const size_t rows = t->stride ? d->rows - 1 : 0;
+  if (rows && t->stride > (ELEMS_LIMIT - offset) / rows)
+    return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "softmax: the extent of %s (%zu rows %zu apart) overflows",
+                         name, d->rows, t->stride);
+  const size_t last = offset + rows * t->stride;
+  if (d->n > ELEMS_LIMIT - last)
+    return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "softmax: the extent of %s overflows", name);
+  t->extent = last + d->n;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge__softmax_resolve(clforge_context ctx, const clforge_softmax_desc *desc, int has_mask,
+                                        clforge__softmax *d) {
+  memset(d, 0, sizeof *d);
+  if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax: desc is NULL");
+  if ((unsigned)desc->kind > CLFORGE_LOG_SOFTMAX)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "softmax: kind %d is not known (CLFORGE_SOFTMAX = 0, CLFORGE_LOG_SOFTMAX = 1)",
+                         (int)desc->kind);
+  for (size_t i = 0; i < sizeof desc->reserved / sizeof desc->reserved[0]; ++i)
+    if (desc->reserved[i])
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax: reserved[%zu] must be NULL", i);
+  if (!isfinite(desc->scale))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax: scale %g is not finite", (double)desc->scale);
+  d->kind = desc->kind;
+  d->rows = desc->rows, d->n = desc->n;
+  d->scale = desc->scale == 0.0f ? 1.0f : desc->scale;
+  d->has_mask = has_mask;
+  clforge_status st = tensor(ctx, d, &d->x, "x", desc->x_type, desc->x_offset, desc->x_stride, 0);
+  if (st == CLFORGE_SUCCESS) st = tensor(ctx, d, &d->y, "y", desc->y_type, desc->y_offset, desc->y_stride, 0);
+  /* The mask's type and stride are checked even without a mask buffer: a
+   * descriptor is valid or not on its own. */
+  if (st == CLFORGE_SUCCESS)
+    st = tensor(ctx, d, &d->mask, "mask", desc->mask_type, desc->mask_offset, desc->mask_stride, 1);
+  if (st != CLFORGE_SUCCESS) return st;
+  d->idx64 = d->n > UINT32_MAX;
+  return CLFORGE_SUCCESS;
+}
+
+clforge__footprint clforge__softmax_footprint(const clforge__softmax *d, const clforge__softmax_tensor *t) {
+  const size_t es = clforge_dtype_size(t->type);
+  clforge__footprint f = {t->offset * es, d->n * es, t->stride * es, t->stride ? d->rows : 1, 0, 1};
+  if (!d->rows || !d->n) f.rows = 0;
+  return f;
+}
+
+void clforge__softmax_dtypes_key(const clforge__softmax *d, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s,%s", clforge_dtype_name(d->x.type), clforge_dtype_name(d->y.type));
+}
