@@ -61,9 +61,10 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
 
   char extra[128];
   const int direct = p == 1;
-  /* Oclgrind loses the initialized state of shufflevector results: lanes
-   * move through private memory there (slow elsewhere). */
-  const int shuf = strstr(ctx->info.platform_name, "Oclgrind") == NULL;
+  /* Lanes move by clang's __builtin_shufflevector on CPUs (PoCL), through
+   * private memory elsewhere: Oclgrind loses the initialized state of
+   * shufflevector results, and a GPU driver's compiler may lack it. */
+  const int shuf = strstr(ctx->info.platform_name, "Oclgrind") == NULL && (ctx->info.type & CL_DEVICE_TYPE_CPU);
   /* CPUs: prefetch 2 key blocks ahead into L1 (2x at Sk = 8192 f32 on
    * PoCL, 2 threads; 4 blocks or L2 hints were slower). */
   const int pf = shuf && d->k.stride[3] == 1 && d->v.stride[3] == 1 && (ctx->info.type & CL_DEVICE_TYPE_CPU) ? 2 : 0;
