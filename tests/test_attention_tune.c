@@ -27,8 +27,10 @@ static clforge_attention_choice explain(clforge_context ctx, const clforge_atten
 static void choice_by_shape(clforge_context ctx) {
   clforge_attention_desc d = attn_desc(1, 32, 8, 1, 4096, 128, 128);
   clforge_attention_choice c = explain(ctx, &d);
-  CHECK(c.algo == CLFORGE_ATTENTION_ALGO_SPLIT_KV && c.nkernels == 2, "decode: %s, %d kernels (%s)",
-        clforge_attention_algo_name(c.algo), c.nkernels, c.why);
+  CHECK(c.algo == CLFORGE_ATTENTION_ALGO_SPLIT_KV && c.nkernels == (c.splits > 1 ? 2 : 1) &&
+            (c.splits > 1) == (c.workspace_bytes > 0),
+        "decode: %s, %d splits, %d kernels, %zu bytes of scratch (%s)", clforge_attention_algo_name(c.algo), c.splits,
+        c.nkernels, c.workspace_bytes, c.why);
   CHECK(!strcmp(c.kernels[0].shape_class, "decode_sq8_sk4096") || !strcmp(c.kernels[0].shape_class, "decode_sk8192") ||
             !strcmp(c.kernels[0].shape_class, "decode_sk1024"),
         "decode class %s", c.kernels[0].shape_class);

@@ -140,7 +140,7 @@ run "$BIN" explain gemm 10 x 10
 check "explain: a bad size is a usage error" '[ $rc -eq 2 ]'
 run env CLFORGE_TUNING_FILE=off CLFORGE_SYSTEM_TUNING_FILE=off "$BIN" explain attention --shape 1,32,8,1,8192,128,causal --kv-dtype f16
 check "explain attention: decode runs split_kv, with its splits and both kernels" \
-  '[ $rc -eq 0 ] && grep -q "algorithm: split_kv" "$OUT" && grep -q "decode_sk8192" "$OUT" && grep -q "attention_combine" "$OUT" && grep -q "f32,f16,f32" "$OUT"'
+  '[ $rc -eq 0 ] && grep -q "algorithm: split_kv" "$OUT" && grep -q "decode_sk8192" "$OUT" && grep -q "splits:" "$OUT" && grep -q "attention_split_kv" "$OUT" && grep -q "f32,f16,f32" "$OUT"'
 run env CLFORGE_TUNING_FILE=off CLFORGE_SYSTEM_TUNING_FILE=off "$BIN" explain attention --shape 1,8,8,2048,2048,64
 check "explain attention: prefill runs fused without scratch" \
   '[ $rc -eq 0 ] && grep -q "algorithm: fused" "$OUT" && grep -q "workspace: 0 bytes" "$OUT"'

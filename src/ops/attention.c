@@ -121,6 +121,8 @@ static clforge_status make_plan(clforge_context ctx, const clforge__attn *d, att
   if (st != CLFORGE_SUCCESS) return st;
   c->splits = p->impl->splits ? p->impl->splits(ctx, d, p->v) : 1;
   c->workspace_bytes = p->impl->workspace ? p->impl->workspace(ctx, d, p->v) : 0;
+  /* unsplit, split_kv's first kernel writes O itself: its combine does not run */
+  if (c->splits == 1 && p->impl->family2) c->nkernels = 1;
   /* The automatic choice's scratch must fit the bound; the fused algorithm needs none. */
   if (!forced && c->workspace_bytes > clforge__workspace_cap(ctx) && algo != CLFORGE_ATTENTION_ALGO_FUSED) {
     snprintf(why, sizeof why, "%s needs %zu bytes of workspace: fused", clforge_attention_algo_name(algo),

@@ -42,6 +42,7 @@ static int splits(clforge_context ctx, const clforge__attn *d, const int *v) {
 
 static size_t workspace(clforge_context ctx, const clforge__attn *d, const int *v) {
   const size_t p = splits_of(ctx, d, v) * (size_t)v[ASKV_WG];
+  if (p == 1) return 0; /* one chunk per row: the split pass writes O and LSE itself */
   return d->b * d->hq * d->sq * p * (d->dv + 2) * sizeof(float);
 }
 
