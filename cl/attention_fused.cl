@@ -96,15 +96,15 @@ static inline void stage_block(KV_AS float *kb, KV_AS float *vb, const global kv
   }
 }
 
-// Multiply the accumulators of Dv elements [dc, dc + n) by alpha and add
-// P^T * V for the block's keys, n of them in registers at a time.
+// Add P^T * V for the block's keys to the accumulators of Dv elements
+// [dc, dc + n), n of them in registers at a time.
 #define PV_CHUNK(dc, n)                                                          \
   do {                                                                           \
     floatv a_[n][QW];                                                            \
     UNROLL(n)                                                                    \
     for (int c = 0; c < (n); ++c) {                                              \
       UNROLL(QW)                                                                 \
-      for (int w = 0; w < QW; ++w) a_[c][w] = acc[(dc) + c][w] * alpha[w];       \
+      for (int w = 0; w < QW; ++w) a_[c][w] = acc[(dc) + c][w];                  \
     }                                                                            \
     UNROLL(TK)                                                                   \
     for (int k = 0; k < TK; ++k) {                                               \
@@ -121,6 +121,19 @@ static inline void stage_block(KV_AS float *kb, KV_AS float *vb, const global kv
       for (int w = 0; w < QW; ++w) acc[(dc) + c][w] = a_[c][w];                  \
     }                                                                            \
   } while (0)
+
+// Lazy rescaling: the weights are taken against a reference max m that
+// moves only when some row's block max exceeds it by more than RESCALE_GAP
+// (log2 units), so a weight is at most 2^RESCALE_GAP and l and acc, both
+// against the same m, stay exact; after the first blocks the max rarely
+// moves that far, and the multiply of every accumulator by alpha (a
+// load, a multiply and a store per accumulator and block) is skipped.
+#define RESCALE_GAP 8.0f
+#if VW == 1
+#define ANYV(x) (x)
+#else
+#define ANYV(x) any(x)
+#endif
 
 // One key block [j0, j0 + TK) against the work-item's queries: scores, the
 // online-softmax update of m and l (log2 domain), and acc += P^T V.
@@ -199,24 +212,40 @@ static inline __attribute__((always_inline)) void fused_block(
 
   // Online softmax. A row that has seen no finite score keeps m = -inf; its
   // weights are taken against 0 (exp2(-inf) = 0), so -inf - -inf never
-  // happens, while a NaN score still makes a NaN weight.
-  floatv alpha[QW];
+  // happens, while a NaN score still makes a NaN weight (fmax ignores it).
+  floatv mx[QW];
+  int grow = 0;
   UNROLL(QW)
   for (int w = 0; w < QW; ++w) {
-    floatv mx = s[0][w];
+    mx[w] = s[0][w];
     UNROLL(TK)
-    for (int k = 1; k < TK; ++k) mx = fmax(mx, s[k][w]);
-    const floatv mn = fmax(m[w], mx);
-    const floatv ms = select(mn, (floatv)0.0f, mn == (floatv)(-INFINITY));
-    alpha[w] = exp2(m[w] - ms);
+    for (int k = 1; k < TK; ++k) mx[w] = fmax(mx[w], s[k][w]);
+    grow |= ANYV(mx[w] > m[w] + RESCALE_GAP);
+  }
+  if (grow) {
+    floatv alpha[QW];
+    UNROLL(QW)
+    for (int w = 0; w < QW; ++w) {
+      const floatv mn = fmax(m[w], mx[w]);
+      alpha[w] = exp2(m[w] - select(mn, (floatv)0.0f, mn == (floatv)(-INFINITY)));
+      l[w] *= alpha[w];
+      m[w] = mn;
+    }
+    for (int dd = 0; dd < HEAD_DV; ++dd) {
+      UNROLL(QW)
+      for (int w = 0; w < QW; ++w) acc[dd][w] *= alpha[w];
+    }
+  }
+  UNROLL(QW)
+  for (int w = 0; w < QW; ++w) {
+    const floatv ms = select(m[w], (floatv)0.0f, m[w] == (floatv)(-INFINITY));
     floatv rs = (floatv)0.0f;
     UNROLL(TK)
     for (int k = 0; k < TK; ++k) {
       s[k][w] = exp2(s[k][w] - ms);
       rs += s[k][w];
     }
-    l[w] = fma(l[w], alpha[w], rs);
-    m[w] = mn;
+    l[w] += rs;
   }
 
   int dc = 0;
