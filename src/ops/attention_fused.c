@@ -45,7 +45,11 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   const int ku = d->k.stride[3] == 1, vu = d->v.stride[3] == 1;
   const int direct = ku && vu && d->k.type == CLFORGE_F32 && !v[ATTF_STAGE];
   char extra[64];
-  snprintf(extra, sizeof extra, "-DK_UNIT=%d -DV_UNIT=%d -DKV_DIRECT=%d", ku, vu, direct);
+  /* CPUs widen f16 with vload_half (one instruction with F16C); other
+   * drivers keep cl/common.cl's integer route (vload_half is a slow
+   * routine on some) */
+  const int hcvt = ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU;
+  snprintf(extra, sizeof extra, "-DK_UNIT=%d -DV_UNIT=%d -DKV_DIRECT=%d -DHCVT=%d", ku, vu, direct, hcvt);
   cl_kernel k;
   clforge_status st =
       clforge__attn_kernel(ctx, &clforge__family_attention_fused, "clforge_attention_fused", v, d, extra, wgq, &k);
