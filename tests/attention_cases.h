@@ -17,7 +17,7 @@
 #include "test_util.h"
 
 enum { ATTN_GUARD = 29 };               /* elements before O and LSE (and after) */
-#define ATTN_FULL_CHECK_FLOPS 6.0e7     /* above: sampled rows */
+#define ATTN_FULL_CHECK_FLOPS 2.0e7     /* above: sampled rows */
 enum { ATTN_SAMPLED_ROWS = 96 };
 
 /* Where Q, K, V and O live: tight BHSD; BSHD (heads interleaved in each

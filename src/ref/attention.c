@@ -27,13 +27,14 @@ void clforge__ref_attention_row(const clforge__attn *d, const void *q, const voi
   double m = -INFINITY;
   for (size_t c = 0; c < d->dv; ++c) out[c] = 0.0;
   *lse = -INFINITY;
+  double qr[CLFORGE_ATTENTION_MAX_HEAD_DIM]; /* the query row, widened once */
+  for (size_t c = 0; c < d->d; ++c) qr[c] = (double)clforge__ref_load(q, d->q.type, at(&d->q, b, h, i, c));
   for (size_t j = 0; j < d->sk; ++j) {
     s[j] = -INFINITY;
     if (!clforge__attn_key_visible(d, i, j, kv_len, q_len)) continue;
     double dot = 0.0;
     for (size_t c = 0; c < d->d; ++c)
-      dot += (double)clforge__ref_load(q, d->q.type, at(&d->q, b, h, i, c)) *
-             (double)clforge__ref_load(k, d->k.type, at(&d->k, b, hk, j, c));
+      dot += qr[c] * (double)clforge__ref_load(k, d->k.type, at(&d->k, b, hk, j, c));
     double x = (double)d->scale * dot;
     if (d->softcap > 0.0f) x = (double)d->softcap * tanh(x / (double)d->softcap);
     if (mask) x += (double)clforge__ref_load(mask, d->mask.type, at(&d->mask, b, h, i, j));
