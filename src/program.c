@@ -9,6 +9,7 @@
 #include "context.h"
 #include "embedded_sources.h"
 #include "error.h"
+#include "kernels/family.h"
 #include "log.h"
 #include "paths.h"
 #include "validate.h"
@@ -273,4 +274,18 @@ clforge_status clforge__kernel_fits(clforge_context ctx, cl_kernel k, const char
                          "choose smaller tiles with CLFORGE_PARAMS",
                          op, family, options, kmax, wgs);
   return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge__family_kernel(clforge_context ctx, const char *op, const clforge__family *f, const char *name,
+                                      const int *v, const char *more, size_t wgs, cl_kernel *k) {
+  char opts[2048] = "";
+  if (v && clforge__family_options(f, v, opts, sizeof opts))
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "%s: build options too long", op);
+  if (more) {
+    const size_t used = strlen(opts);
+    if (snprintf(opts + used, sizeof opts - used, " %s", more) >= (int)(sizeof opts - used))
+      return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "%s: build options too long", op);
+  }
+  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, name, k);
+  return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, op, f->name, opts, wgs) : st;
 }

@@ -35,6 +35,14 @@ clforge_status clforge__kernel_get(clforge_context ctx, const char *const *sourc
 clforge_status clforge__kernel_fits(clforge_context ctx, cl_kernel k, const char *op, const char *family,
                                     const char *options, size_t wgs);
 
+struct clforge__family;
+/* Kernel `name` of family f built with its values v (NULL: none) and the
+ * op's own options `more` (problem options, switches; may be NULL), checked
+ * to fit wgs work-items (clforge__kernel_fits): what every op's algorithms
+ * build their kernels with. */
+clforge_status clforge__family_kernel(clforge_context ctx, const char *op, const struct clforge__family *f,
+                                      const char *name, const int *v, const char *more, size_t wgs, cl_kernel *k);
+
 /* Build options every program gets, ahead of the family's own. */
 /* -w: some drivers (PoCL) print compiler warnings to the application's stderr. */
 #define CLFORGE_COMMON_BUILD_OPTIONS "-cl-std=CL1.2 -w"

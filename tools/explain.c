@@ -39,6 +39,15 @@ void clforge_cli_explain_help(FILE *f) {
           "invalid, 2 on a usage error.\n");
 }
 
+void clforge_cli_explain_print_kernel(const clforge_kernel_choice *k) {
+  printf("  %-18s parameters from %s", k->family, clforge_params_source_name(k->source));
+  if (k->source == CLFORGE_PARAMS_FROM_TUNED || k->source == CLFORGE_PARAMS_FROM_NEAREST)
+    printf(" (%.1f GFLOP/s measured)", k->tuned_gflops);
+  printf("\n  %-18s", "");
+  for (int p = 0; p < k->nparams; ++p) printf(" %s=%d", k->names[p], k->values[p]);
+  printf("\n");
+}
+
 static int parse_size(const char *s, size_t *out) {
   char *end;
   errno = 0;

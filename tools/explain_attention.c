@@ -62,15 +62,7 @@ int clforge_cli_explain_attention(int argc, char **argv) {
            c.nkernels ? c.kernels[0].shape_class : "?");
     printf("  algorithm: %s (%s)\n", clforge_attention_algo_name(c.algo), c.why);
     printf("  splits: %d, workspace: %zu bytes\n", c.splits, c.workspace_bytes);
-    for (int i = 0; i < c.nkernels && i < 2; ++i) {
-      const clforge_kernel_choice *k = &c.kernels[i];
-      printf("  %-18s parameters from %s", k->family, clforge_params_source_name(k->source));
-      if (k->source == CLFORGE_PARAMS_FROM_TUNED || k->source == CLFORGE_PARAMS_FROM_NEAREST)
-        printf(" (%.1f GFLOP/s measured)", k->tuned_gflops);
-      printf("\n  %-18s", "");
-      for (int p = 0; p < k->nparams; ++p) printf(" %s=%d", k->names[p], k->values[p]);
-      printf("\n");
-    }
+    for (int i = 0; i < c.nkernels && i < 2; ++i) clforge_cli_explain_print_kernel(&c.kernels[i]);
   }
   clforge_context_destroy(ctx);
   return rc;

@@ -55,15 +55,7 @@ int clforge_cli_explain_conv(int argc, char **argv) {
     printf("  algorithm: %s (from %s: %s)\n", clforge_conv_algo_name(c.algo),
            clforge_conv_algo_source_name(c.source), c.why);
     printf("  workspace: %zu bytes\n", c.workspace_bytes);
-    for (int i = 0; i < c.nkernels && i < 4; ++i) {
-      const clforge_kernel_choice *k = &c.kernels[i];
-      printf("  %-18s parameters from %s", k->family, clforge_params_source_name(k->source));
-      if (k->source == CLFORGE_PARAMS_FROM_TUNED || k->source == CLFORGE_PARAMS_FROM_NEAREST)
-        printf(" (%.1f GFLOP/s measured)", k->tuned_gflops);
-      printf("\n  %-18s", "");
-      for (int p = 0; p < k->nparams; ++p) printf(" %s=%d", k->names[p], k->values[p]);
-      printf("\n");
-    }
+    for (int i = 0; i < c.nkernels && i < 4; ++i) clforge_cli_explain_print_kernel(&c.kernels[i]);
   }
   clforge_context_destroy(ctx);
   return rc;

@@ -87,16 +87,13 @@ void clforge__attn_problem_options(const clforge__attn *d, char *buf, size_t cap
 
 clforge_status clforge__attn_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
                                     const clforge__attn *d, const char *extra, size_t wgs, cl_kernel *k) {
-  char opts[1536] = "";
-  if (f && v && clforge__family_options(f, v, opts, sizeof opts))
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention: build options too long");
-  clforge__attn_problem_options(d, opts, sizeof opts);
+  char more[1024] = "";
+  clforge__attn_problem_options(d, more, sizeof more);
   if (extra) {
-    size_t used = strlen(opts);
-    snprintf(opts + used, sizeof opts - used, " %s", extra);
+    const size_t used = strlen(more);
+    snprintf(more + used, sizeof more - used, " %s", extra);
   }
-  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, name, k);
-  return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "attention", f->name, opts, wgs) : st;
+  return clforge__family_kernel(ctx, "attention", f, name, v, more, wgs, k);
 }
 
 cl_int clforge__attn_tensor_args(cl_kernel k, cl_uint *a, const clforge__attn_tensor *t) {
