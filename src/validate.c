@@ -38,3 +38,14 @@ clforge_status clforge__validate(clforge_context ctx, const char *op, clforge_dt
 }
 
 int clforge__test_fault_armed(clforge_context ctx, const char *op) { return !strcmp(ctx->test_fault, op); }
+
+clforge_status clforge__test_fault_apply(clforge_context ctx, const char *op, cl_mem buf, size_t offset,
+                                         clforge_dtype dtype) {
+  if (!clforge__test_fault_armed(ctx, op)) return CLFORGE_SUCCESS;
+  const size_t es = clforge_dtype_size(dtype);
+  float bad = 12345.0f;
+  unsigned char raw[4];
+  clforge_ref_convert(1, &bad, CLFORGE_F32, raw, dtype);
+  cl_int err = clEnqueueWriteBuffer(ctx->queue, buf, CL_TRUE, offset * es, es, raw, 0, NULL, NULL);
+  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "test fault injection");
+}

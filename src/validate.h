@@ -16,4 +16,9 @@ clforge_status clforge__validate(clforge_context ctx, const char *op, clforge_dt
 /* 1 when the test hook asks to corrupt the result of `op` (tests only). */
 int clforge__test_fault_armed(clforge_context ctx, const char *op);
 
+/* Tests only: when the hook is armed for `op`, overwrite element `offset`
+ * of buf (stored as dtype) with 12345, so that validation must catch it. */
+clforge_status clforge__test_fault_apply(clforge_context ctx, const char *op, cl_mem buf, size_t offset,
+                                         clforge_dtype dtype);
+
 #endif

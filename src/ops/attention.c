@@ -294,13 +294,7 @@ static clforge_status validate_attention(clforge_context ctx, const clforge__att
   clforge_status st = CLFORGE_SUCCESS;
   if (!ho || (d->has_lse && !hl) || !got || !want || !row || !scores)
     st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "attention validation: no memory");
-  if (st == CLFORGE_SUCCESS && clforge__test_fault_armed(ctx, "attention")) { /* tests only */
-    float bad = 12345.0f;
-    unsigned char raw[4];
-    clforge_ref_convert(1, &bad, CLFORGE_F32, raw, d->o.type);
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, o, CL_TRUE, d->o.offset * os, os, raw, 0, NULL, NULL);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "test fault injection");
-  }
+  if (st == CLFORGE_SUCCESS) st = clforge__test_fault_apply(ctx, "attention", o, d->o.offset, d->o.type); /* tests only */
   if (st == CLFORGE_SUCCESS) st = clforge__read_buffer(ctx, o, 0, d->o.extent * os, ho);
   if (st == CLFORGE_SUCCESS && hl) st = clforge__read_buffer(ctx, lse, 0, d->lse.extent * sizeof *hl, hl);
   size_t n = 0, nl = 0;

@@ -391,13 +391,8 @@ static void free_copies(host_copies *h) {
 static clforge_status validate_gemm(clforge_context ctx, const clforge_gemm_desc *desc, const clforge__gemm *g,
                                     const clforge__gemm_buffers *bf, host_copies *h) {
   size_t cs = clforge_dtype_size(g->c.type), n = g->c.extent;
-  if (clforge__test_fault_armed(ctx, "gemm")) { /* tests only: make the device result wrong */
-    float bad = 12345.0f;
-    unsigned char raw[4];
-    clforge_ref_convert(1, &bad, CLFORGE_F32, raw, g->c.type);
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, bf->c, CL_TRUE, g->c.offset * cs, cs, raw, 0, NULL, NULL);
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "test fault injection");
-  }
+  clforge_status fault = clforge__test_fault_apply(ctx, "gemm", bf->c, g->c.offset, g->c.type); /* tests only */
+  if (fault != CLFORGE_SUCCESS) return fault;
   void *got = malloc(n * cs);
   if (!got) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "gemm validation: no memory for c");
   clforge_status st = clforge__read_buffer(ctx, bf->c, 0, n * cs, got);

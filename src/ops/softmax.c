@@ -167,13 +167,8 @@ static void free_copies(host_copies *h) {
 static clforge_status validate(clforge_context ctx, const clforge_softmax_desc *desc, const clforge__softmax *d,
                                cl_mem y, host_copies *h) {
   const size_t ys = clforge_dtype_size(d->y.type), n = d->y.extent;
-  if (clforge__test_fault_armed(ctx, "softmax")) { /* tests only: make the device result wrong */
-    float bad = 12345.0f;
-    unsigned char raw[4];
-    clforge_ref_convert(1, &bad, CLFORGE_F32, raw, d->y.type);
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, y, CL_TRUE, d->y.offset * ys, ys, raw, 0, NULL, NULL);
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "test fault injection");
-  }
+  clforge_status fault = clforge__test_fault_apply(ctx, "softmax", y, d->y.offset, d->y.type); /* tests only */
+  if (fault != CLFORGE_SUCCESS) return fault;
   void *got = malloc(n * ys);
   if (!got) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "softmax validation: no memory for y");
   clforge_status st = clforge__read_buffer(ctx, y, 0, n * ys, got);
