@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "reserved.h"
 
 static int mul_ok(size_t a, size_t b, size_t *out) {
   if (a && b > SIZE_MAX / a) return 0;
@@ -69,15 +70,15 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
   if (desc->kind != CLFORGE_ATTENTION_FORWARD)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: kind %d is not known (0 = forward)",
                          (int)desc->kind);
-  for (int i = 0; i < 8; ++i)
-    if (desc->reserved_sizes[i])
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: reserved_sizes[%d] must be 0", i);
-  for (int i = 0; i < 4; ++i)
-    if (desc->reserved[i]) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: reserved[%d] must be NULL", i);
-  if (extra)
-    for (int i = 0; i < 8; ++i)
-      if (extra->reserved[i])
-        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: buffers.reserved[%d] must be NULL", i);
+  clforge_status st = clforge__check_reserved_sizes(ctx, "attention", "clforge_attention_desc.reserved_sizes",
+                                                    desc->reserved_sizes, CLFORGE_COUNT_OF(desc->reserved_sizes));
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__check_reserved_ptrs(ctx, "attention", "clforge_attention_desc.reserved", desc->reserved,
+                                      CLFORGE_COUNT_OF(desc->reserved));
+  if (st == CLFORGE_SUCCESS && extra)
+    st = clforge__check_reserved_ptrs(ctx, "attention", "clforge_attention_buffers.reserved", extra->reserved,
+                                      CLFORGE_COUNT_OF(extra->reserved));
+  if (st != CLFORGE_SUCCESS) return st;
 
   d->b = desc->batch ? desc->batch : 1;
   d->hq = desc->heads_q;
@@ -128,7 +129,6 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
                          "attention: batch, heads, seq_q and seq_kv must each be below 2^31 (%zu, %zu, %zu, %zu)",
                          d->b, d->hq, d->sq, d->sk);
 
-  clforge_status st;
   if ((st = tensor(ctx, &d->q, "q", qt, desc->q_offset, d->b, d->hq, d->sq, d->d, desc->q_strides, 4)) ||
       (st = tensor(ctx, &d->k, "k", kvt, desc->k_offset, d->b, d->hkv, d->sk, d->d, desc->k_strides, 4)) ||
       (st = tensor(ctx, &d->v, "v", kvt, desc->v_offset, d->b, d->hkv, d->sk, d->dv, desc->v_strides, 4)) ||

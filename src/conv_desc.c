@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "reserved.h"
 
 static int mul_ok(size_t a, size_t b, size_t *out) {
   if (a && b > SIZE_MAX / a) return 0;
@@ -74,9 +75,12 @@ clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_d
                          (unsigned)desc->activation > CLFORGE_ACT_GELU_ERF ? (int)desc->activation
                          : (unsigned)desc->alpha_mode > CLFORGE_ALPHA_AS_GIVEN ? (int)desc->alpha_mode
                                                                                  : (int)desc->algo);
-  for (size_t i = 0; i < sizeof desc->reserved_sizes / sizeof desc->reserved_sizes[0]; ++i)
-    if (desc->reserved_sizes[i])
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: reserved_sizes[%zu] must be 0", i);
+  clforge_status st = clforge__check_reserved_sizes(ctx, "conv2d", "clforge_conv2d_desc.reserved_sizes",
+                                                    desc->reserved_sizes, CLFORGE_COUNT_OF(desc->reserved_sizes));
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__check_reserved_ptrs(ctx, "conv2d", "clforge_conv2d_desc.reserved", desc->reserved,
+                                      CLFORGE_COUNT_OF(desc->reserved));
+  if (st != CLFORGE_SUCCESS) return st;
   d->x.type = desc->x_type, d->w_.type = desc->w_type, d->y.type = desc->y_type, d->bias.type = desc->bias_type;
   if (!dtype_ok(&d->x.type) || !dtype_ok(&d->w_.type) || !dtype_ok(&d->y.type) || !dtype_ok(&d->bias.type))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: unknown storage type (x %d, w %d, y %d, bias %d)",
@@ -129,7 +133,7 @@ clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_d
   dense(&d->y, yd, d->y_layout == CLFORGE_NHWC ? nhwc : nchw);
   d->bias.dims[0] = has_bias ? d->k : 0, d->bias.dims[1] = d->bias.dims[2] = d->bias.dims[3] = 1;
   d->bias.stride[0] = 1;
-  clforge_status st = extent(ctx, &d->x, 4);
+  st = extent(ctx, &d->x, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->w_, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->y, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->bias, 1);

@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "log.h"
+#include "reserved.h"
 
 static int mul_ok(size_t a, size_t b, size_t *out) {
   if (a && b > SIZE_MAX / a) return 0;
@@ -62,6 +63,9 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
                          "alpha_mode %d)",
                          (int)d->layout, (int)d->trans_a, (int)d->trans_b, (int)d->bias_mode, (int)d->activation,
                          (int)d->alpha_mode);
+  clforge_status st = clforge__check_reserved_ptrs(ctx, "gemm", "clforge_gemm_desc.reserved", d->reserved,
+                                                   CLFORGE_COUNT_OF(d->reserved));
+  if (st != CLFORGE_SUCCESS) return st;
   clforge_dtype at = d->a_type, bt = d->b_type, ct = d->c_type, biast = d->bias_type;
   if (!dtype_ok(&at) || !dtype_ok(&bt) || !dtype_ok(&ct) || !dtype_ok(&biast))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype (a %d, b %d, c %d, bias %d)",
@@ -106,7 +110,6 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
   if (g->m == 0 || g->n == 0) { /* nothing is computed: nothing is read */
     g->a.rows = g->b.rows = g->c.rows = g->bias.rows = 0;
   }
-  clforge_status st = CLFORGE_SUCCESS;
   clforge__gemm_operand *ops[4] = {&g->a, &g->b, &g->c, &g->bias};
   for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
     clforge__gemm_operand *o = ops[i];

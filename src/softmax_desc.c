@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "reserved.h"
 
 /* Positions past this many elements are refused: byte counts of 8-byte
  * elements stay within size_t. */
@@ -47,16 +48,16 @@ clforge_status clforge__softmax_resolve(clforge_context ctx, const clforge_softm
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "softmax: kind %d is not known (CLFORGE_SOFTMAX = 0, CLFORGE_LOG_SOFTMAX = 1)",
                          (int)desc->kind);
-  for (size_t i = 0; i < sizeof desc->reserved / sizeof desc->reserved[0]; ++i)
-    if (desc->reserved[i])
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax: reserved[%zu] must be NULL", i);
+  clforge_status st = clforge__check_reserved_ptrs(ctx, "softmax", "clforge_softmax_desc.reserved", desc->reserved,
+                                                   CLFORGE_COUNT_OF(desc->reserved));
+  if (st != CLFORGE_SUCCESS) return st;
   if (!isfinite(desc->scale))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax: scale %g is not finite", (double)desc->scale);
   d->kind = desc->kind;
   d->rows = desc->rows, d->n = desc->n;
   d->scale = desc->scale == 0.0f ? 1.0f : desc->scale;
   d->has_mask = has_mask;
-  clforge_status st = tensor(ctx, d, &d->x, "x", desc->x_type, desc->x_offset, desc->x_stride, 0);
+  st = tensor(ctx, d, &d->x, "x", desc->x_type, desc->x_offset, desc->x_stride, 0);
   if (st == CLFORGE_SUCCESS) st = tensor(ctx, d, &d->y, "y", desc->y_type, desc->y_offset, desc->y_stride, 0);
   /* The mask's type and stride are checked even without a mask buffer: a
    * descriptor is valid or not on its own. */

@@ -8,6 +8,25 @@
 
 enum { BB = 8192 }; /* bytes of every buffer */
 
+/* d or x has reserved field `field`[i] set (x: the buffers struct's): the
+ * op refuses it by name (also when Sq = 0), and so does the reference (for
+ * the descriptor's own fields; it takes no buffers struct), which writes
+ * nothing. */
+static void refused_reserved(clforge_context ctx, clforge_attention_desc d, const clforge_attention_buffers *x,
+                             cl_mem q, cl_mem k, cl_mem v, cl_mem o, const char *field, int i) {
+  char needle[96];
+  snprintf(needle, sizeof needle, "attention: clforge_attention_%s.%s[%d] must be %s", x ? "buffers" : "desc", field, i,
+           strcmp(field, "reserved") ? "0" : "NULL");
+  CHECK_FAILS(ctx, clforge_attention(ctx, &d, q, k, v, o, x, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, needle);
+  d.seq_q = 0;
+  CHECK_FAILS(ctx, clforge_attention(ctx, &d, q, k, v, o, x, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, needle);
+  if (x) return;
+  float h[4] = {7, 7, 7, 7};
+  d.batch = d.heads_q = d.heads_kv = d.seq_q = d.seq_kv = d.head_dim = 1;
+  CHECK_FAILS(NULL, clforge_ref_attention(&d, h, h, h, NULL, NULL, NULL, h, NULL), CLFORGE_INVALID_ARGUMENT, needle);
+  CHECK(h[0] == 7 && h[3] == 7, "the reference wrote o: %g %g", (double)h[0], (double)h[3]);
+}
+
 int main(void) {
   clforge_context ctx = tu_context();
   if (!ctx) return 1;
@@ -51,9 +70,19 @@ int main(void) {
   BAD(d.algo = CLFORGE_ATTENTION_ALGO_COUNT, CLFORGE_INVALID_ARGUMENT, "algo = 3");
   BAD(d.q_type = (clforge_dtype)7, CLFORGE_INVALID_ARGUMENT, "unknown dtype");
   BAD(d.mask_type = (clforge_dtype)-1, CLFORGE_INVALID_ARGUMENT, "unknown dtype");
-  BAD(d.reserved_sizes[3] = 1, CLFORGE_INVALID_ARGUMENT, "reserved_sizes[3]");
-  BAD(d.reserved[0] = &d, CLFORGE_INVALID_ARGUMENT, "reserved[0]");
-  BAD(x.reserved[1] = &d, CLFORGE_INVALID_ARGUMENT, "buffers.reserved[1]");
+  /* every reserved field, set alone */
+  for (int i = 0; i < 8; ++i) {
+    d = good;
+    d.reserved_sizes[i] = 1;
+    refused_reserved(ctx, d, NULL, q, k, v, o, "reserved_sizes", i);
+    memset(&x, 0, sizeof x);
+    x.reserved[i] = &x;
+    refused_reserved(ctx, good, &x, q, k, v, o, "reserved", i);
+    if (i >= 4) continue;
+    d = good;
+    d.reserved[i] = &d;
+    refused_reserved(ctx, d, NULL, q, k, v, o, "reserved", i);
+  }
   BAD(d.window = 4, CLFORGE_INVALID_ARGUMENT, "needs causal");
   BAD(d.softcap = -1.0f, CLFORGE_INVALID_ARGUMENT, "softcap");
   BAD(d.scale = NAN, CLFORGE_INVALID_ARGUMENT, "scale");
@@ -105,8 +134,30 @@ int main(void) {
   CHECK_FAILS(NULL, clforge_ref_attention(&d, h, h, h, NULL, NULL, NULL, h, NULL), CLFORGE_INVALID_ARGUMENT,
               "not a multiple");
 
+  /* Sq = 0 (B 2, Hq 4, D 64) with tight strides computed from the shape,
+   * O (0, 0, 64, 1) and LSE (0, 0, 1): empty tensors share no element, so
+   * the call is a no-op, even with O and LSE over Q; no buffers are needed;
+   * an event comes back; O and LSE are untouched (checked below). The
+   * descriptor is still checked. */
+  {
+    clforge_attention_desc e = {.batch = 2, .heads_q = 4, .heads_kv = 2, .seq_q = 0, .seq_kv = 5, .head_dim = 64,
+                                .q_strides = {0, 0, 64, 1}, .o_strides = {0, 0, 64, 1}, .lse_strides = {0, 0, 1}};
+    memset(&x, 0, sizeof x);
+    x.lse = lse;
+    cl_event ev = NULL;
+    CHECK_OK(ctx, clforge_attention(ctx, &e, q, k, v, o, &x, 0, NULL, &ev));
+    CHECK(ev && clWaitForEvents(1, &ev) == CL_SUCCESS, "%s", "no completed event for Sq = 0");
+    if (ev) clReleaseEvent(ev);
+    x.lse = o;
+    CHECK_OK(ctx, clforge_attention(ctx, &e, o, k, v, o, &x, 0, NULL, NULL));
+    CHECK_OK(ctx, clforge_attention(ctx, &e, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
+    CHECK_OK(NULL, clforge_ref_attention(&e, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+    e.causal = (clforge_causal)3;
+    CHECK_FAILS(ctx, clforge_attention(ctx, &e, q, k, v, o, NULL, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "causal = 3");
+  }
+
   tu_read(ctx, o, 0, BB, after);
-  CHECK(memcmp(sentinel, after, BB) == 0, "o was modified by a failed call");
+  CHECK(memcmp(sentinel, after, BB) == 0, "o was modified by a failed or empty call");
   tu_read(ctx, lse, 0, BB, after);
   CHECK(memcmp(sentinel, after, BB) == 0, "lse was modified by a failed call");
   cl_mem all[] = {q, k, v, o, mask, lse, lens, small, ro};

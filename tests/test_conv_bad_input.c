@@ -7,6 +7,22 @@
 
 enum { YB = 4096 }; /* bytes of every buffer */
 
+/* d has reserved field `field`[i] set: the op refuses it by name (also when
+ * the problem is empty) and so does the reference, which writes nothing. */
+static void refused_reserved(clforge_context ctx, clforge_conv2d_desc d, cl_mem x, cl_mem w, cl_mem bias, cl_mem y,
+                             const char *field, int i) {
+  char needle[80];
+  snprintf(needle, sizeof needle, "conv2d: clforge_conv2d_desc.%s[%d] must be %s", field, i,
+           strcmp(field, "reserved") ? "0" : "NULL");
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, w, bias, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, needle);
+  float h[4] = {7, 7, 7, 7};
+  d.n = 0;
+  CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, w, bias, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, needle);
+  d.n = 1, d.c = 1, d.h = d.w = 1, d.k = 1, d.r = d.s = 1;
+  CHECK_FAILS(NULL, clforge_ref_conv2d(&d, h, h, NULL, h), CLFORGE_INVALID_ARGUMENT, needle);
+  CHECK(h[0] == 7 && h[3] == 7, "the reference wrote y: %g %g", h[0], h[3]);
+}
+
 int main(void) {
   clforge_context ctx = tu_context();
   cl_mem x = tu_buffer(ctx, YB), w = tu_buffer(ctx, YB), y = tu_buffer(ctx, YB), bias = tu_buffer(ctx, YB);
@@ -42,7 +58,16 @@ int main(void) {
   BAD(d.alpha_mode = (clforge_alpha_mode)3, CLFORGE_INVALID_ARGUMENT, "alpha_mode 3");
   BAD(d.kind = (clforge_conv_kind)1, CLFORGE_INVALID_ARGUMENT, "kind 1");
   BAD(d.spatial_dims = 3, CLFORGE_INVALID_ARGUMENT, "spatial_dims = 3");
-  BAD(d.reserved_sizes[2] = 1, CLFORGE_INVALID_ARGUMENT, "reserved_sizes[2]");
+  /* every reserved field, set alone */
+  for (int i = 0; i < 8; ++i) {
+    d = good;
+    d.reserved_sizes[i] = 1;
+    refused_reserved(ctx, d, x, w, bias, y, "reserved_sizes", i);
+    if (i >= 4) continue;
+    d = good;
+    d.reserved[i] = &d;
+    refused_reserved(ctx, d, x, w, bias, y, "reserved", i);
+  }
   BAD(d.x_type = (clforge_dtype)4, CLFORGE_INVALID_ARGUMENT, "storage type");
   BAD(d.bias_type = (clforge_dtype)-2, CLFORGE_INVALID_ARGUMENT, "storage type");
   /* shapes */
@@ -116,8 +141,26 @@ int main(void) {
               "CLFORGE_CONV_ALGO=\"fastest\"");
   unsetenv("CLFORGE_CONV_ALGO");
 
+  /* n = 0 or k = 0: nothing to compute. Empty tensors share no element, so
+   * even y in x's (or w's) bytes passes; no buffers are needed; an event
+   * comes back; y is untouched (checked below). The descriptor is still
+   * checked. */
+  for (int e = 0; e < 2; ++e) {
+    d = good;
+    if (e) d.k = 0;
+    else d.n = 0;
+    cl_event ev = NULL;
+    CHECK_OK(ctx, clforge_conv2d(ctx, &d, e ? x : y, e ? y : w, NULL, y, 0, NULL, &ev));
+    CHECK(ev && clWaitForEvents(1, &ev) == CL_SUCCESS, "no completed event for the empty call (%s = 0)", e ? "k" : "n");
+    if (ev) clReleaseEvent(ev);
+    CHECK_OK(ctx, clforge_conv2d(ctx, &d, NULL, NULL, NULL, NULL, 0, NULL, NULL));
+    CHECK_OK(NULL, clforge_ref_conv2d(&d, NULL, NULL, NULL, NULL));
+    d.y_layout = (clforge_tensor_layout)2;
+    CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, w, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "y layout 2");
+  }
+
   tu_read(ctx, y, 0, YB, after);
-  CHECK(memcmp(sentinel, after, YB) == 0, "y was modified by a failed call");
+  CHECK(memcmp(sentinel, after, YB) == 0, "y was modified by a failed or empty call");
 
   /* the queries */
   size_t p = 0, q = 0;

@@ -3,7 +3,10 @@
  * A "no" must always be right (a missed overlap would let a kernel race);
  * where the function promises exactness (equal pitches or one row, items
  * one or equally strided) its "yes" must be right too. */
+#include <stdint.h>
+
 #include "../src/footprint.h"
+#include "../src/ops/buffer_check.h"
 #include "test_util.h"
 
 enum { SPACE = 4096 };
@@ -74,5 +77,32 @@ int main(void) {
   }
   CHECK(exact_cases > 5000 && overlapping > 2000 && overlapping < 18000, "%d exact cases, %d overlapping", exact_cases,
         overlapping);
+
+  /* An empty pattern (no items, rows or width: an operand of an empty
+   * problem, whose strides computed from the shape may be 0) touches no
+   * byte: it overlaps nothing, not even placed inside a dense one, and its
+   * items do not overlap each other; the same pattern with one row more
+   * does overlap, so these checks can fail. */
+  for (int it = 0; it < 3000; ++it) {
+    clforge__footprint dense = {pick(0, 100), 400, 400, 1, 400, 1}, e = random_footprint(0);
+    e.begin = dense.begin + pick(0, 300);
+    e.stride = tu_rand(&seed) % 2 ? 0 : e.stride, e.items = pick(2, 5);
+    clforge__footprint full = e;
+    if (it % 3 == 0) e.items = 0;
+    else if (it % 3 == 1) e.rows = 0;
+    else e.width = 0;
+    CHECK(!clforge__footprints_overlap(&dense, &e) && !clforge__footprints_overlap(&e, &dense) &&
+              !clforge__footprints_overlap(&e, &e) && !clforge__footprint_items_overlap(&e),
+          "empty {%zu %zu %zu %zu %zu %zu} overlaps", e.begin, e.width, e.pitch, e.rows, e.stride, e.items);
+    CHECK(clforge__footprints_overlap(&dense, &full), "{%zu %zu %zu %zu %zu %zu} inside dense does not overlap",
+          full.begin, full.width, full.pitch, full.rows, full.stride, full.items);
+  }
+  /* byte ranges (convolution's check): empty ones share no byte */
+  const cl_mem root = (cl_mem)(uintptr_t)0x1000;
+  const clforge__byte_range whole = {root, 0, 4096}, empty_inside = {root, 100, 100}, one = {root, 100, 101};
+  CHECK(!clforge__ranges_alias(&whole, &empty_inside) && !clforge__ranges_alias(&empty_inside, &whole) &&
+            !clforge__ranges_alias(&empty_inside, &empty_inside),
+        "%s", "an empty byte range aliases");
+  CHECK(clforge__ranges_alias(&whole, &one) && clforge__ranges_alias(&one, &whole), "%s", "a byte inside does not alias");
   return tu_summary();
 }

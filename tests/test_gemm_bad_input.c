@@ -6,6 +6,21 @@
 
 enum { N = 64 };
 
+/* d has reserved field `field`[i] set: the op refuses it by name (also when
+ * the problem is empty) and so does the reference, which writes nothing. */
+static void refused_reserved(clforge_context ctx, clforge_gemm_desc d, cl_mem a, cl_mem b, cl_mem c, cl_mem bias,
+                             const char *field, int i) {
+  char needle[80];
+  snprintf(needle, sizeof needle, "gemm: clforge_gemm_desc.%s[%d] must be NULL", field, i);
+  CHECK_FAILS(ctx, clforge_gemm(ctx, &d, a, b, c, bias, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, needle);
+  d.m = 0;
+  CHECK_FAILS(ctx, clforge_gemm(ctx, &d, a, b, c, bias, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, needle);
+  float h[4] = {7, 7, 7, 7};
+  d.m = d.n = d.k = 2;
+  CHECK_FAILS(NULL, clforge_ref_gemm(&d, h, h, h, NULL), CLFORGE_INVALID_ARGUMENT, needle);
+  CHECK(h[0] == 7 && h[3] == 7, "the reference wrote C: %g %g", (double)h[0], (double)h[3]);
+}
+
 int main(void) {
   clforge_context ctx = tu_context();
   cl_context c;
@@ -61,6 +76,12 @@ int main(void) {
   BAD(d.k = (size_t)1 << 31, CLFORGE_LIMIT_EXCEEDED, "2^31");
   BAD(d.lda = (size_t)1 << 33, CLFORGE_LIMIT_EXCEEDED, "2^32");
   BAD(d.alpha_mode = (clforge_alpha_mode)2, CLFORGE_INVALID_ARGUMENT, "alpha_mode 2");
+  /* every reserved field, set alone */
+  for (int i = 0; i < 4; ++i) {
+    d = good;
+    d.reserved[i] = &d;
+    refused_reserved(ctx, d, a, b, cm, bias, "reserved", i);
+  }
   /* batch items of C that overlap */
   BAD((d.batch = 2, d.stride_c = 10), CLFORGE_INVALID_ARGUMENT, "overlap");
   BAD((d.batch = 2, d.stride_c = 0), CLFORGE_INVALID_ARGUMENT, "overlap");
@@ -115,11 +136,28 @@ int main(void) {
   CHECK_FAILS(ctx, clforge_gemm(ctx, &good, a, b, cm, NULL, 0, NULL, NULL), CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_GEMM_PATH");
   unsetenv("CLFORGE_GEMM_PATH");
 
+  /* Empty problems, batched, with strides computed from the shape (stride_c
+   * = m * n = 0: every item at one place): they share no element, so they
+   * pass, write nothing (C checked below) and give an event; the reference
+   * writes nothing either. */
+  for (int s = 0; s < 2; ++s) {
+    d = good;
+    d.m = s ? N : 0, d.n = s ? 0 : N, d.batch = 3, d.beta = 1.0f, d.bias_mode = CLFORGE_BIAS_ROW;
+    d.stride_a = d.m * d.k, d.stride_b = d.k * d.n, d.stride_c = d.m * d.n;
+    ev = NULL;
+    CHECK_OK(ctx, clforge_gemm(ctx, &d, a, b, cm, bias, 0, NULL, &ev));
+    CHECK(ev && clWaitForEvents(1, &ev) == CL_SUCCESS, "no completed event for the empty %zu x %zu batch", d.m, d.n);
+    if (ev) clReleaseEvent(ev);
+    float hc[4] = {7, 7, 7, 7};
+    CHECK_OK(NULL, clforge_ref_gemm(&d, hc, hc, hc, hc));
+    CHECK(hc[0] == 7 && hc[3] == 7, "the reference wrote C of an empty problem: %g %g", hc[0], hc[3]);
+  }
+
   cl_command_queue q;
   clforge_context_queue(ctx, &q);
   clFinish(q);
   tu_read(ctx, cm, 0, sizeof after, after);
-  CHECK(!memcmp(after, sentinel, sizeof after), "%s", "no bad call wrote to C");
+  CHECK(!memcmp(after, sentinel, sizeof after), "%s", "no bad or empty call wrote to C");
 
   /* Valid edge cases: m = 0 or n = 0 is a no-op needing no buffers; k = 0
    * needs no A or B. */

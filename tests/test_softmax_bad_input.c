@@ -9,6 +9,21 @@
 
 enum { YB = 4096 }; /* bytes of every buffer */
 
+/* d has reserved field `field`[i] set: the op refuses it by name (also when
+ * there are no rows) and so does the reference, which writes nothing. */
+static void refused_reserved(clforge_context ctx, clforge_softmax_desc d, cl_mem x, cl_mem mask, cl_mem y,
+                             const char *field, int i) {
+  char needle[80];
+  snprintf(needle, sizeof needle, "softmax: clforge_softmax_desc.%s[%d] must be NULL", field, i);
+  CHECK_FAILS(ctx, clforge_softmax(ctx, &d, x, mask, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, needle);
+  d.rows = 0;
+  CHECK_FAILS(ctx, clforge_softmax(ctx, &d, x, mask, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, needle);
+  float h[4] = {7, 7, 7, 7};
+  d.rows = 1, d.n = 4;
+  CHECK_FAILS(NULL, clforge_ref_softmax(&d, h, NULL, h), CLFORGE_INVALID_ARGUMENT, needle);
+  CHECK(h[0] == 7 && h[3] == 7, "the reference wrote y: %g %g", (double)h[0], (double)h[3]);
+}
+
 int main(void) {
   clforge_context ctx = tu_context();
   cl_mem x = tu_buffer(ctx, YB), y = tu_buffer(ctx, YB), mask = tu_buffer(ctx, YB), small = tu_buffer(ctx, 16);
@@ -42,7 +57,12 @@ int main(void) {
   BAD(d.x_type = (clforge_dtype)4, CLFORGE_INVALID_ARGUMENT, "x_type 4");
   BAD(d.y_type = (clforge_dtype)-3, CLFORGE_INVALID_ARGUMENT, "y_type -3");
   BAD(d.mask_type = (clforge_dtype)9, CLFORGE_INVALID_ARGUMENT, "mask_type 9");
-  BAD(d.reserved[3] = &d, CLFORGE_INVALID_ARGUMENT, "reserved[3]");
+  /* every reserved field, set alone */
+  for (int i = 0; i < 4; ++i) {
+    d = good;
+    d.reserved[i] = &d;
+    refused_reserved(ctx, d, x, mask, y, "reserved", i);
+  }
   BAD(d.scale = NAN, CLFORGE_INVALID_ARGUMENT, "scale");
   BAD(d.scale = INFINITY, CLFORGE_INVALID_ARGUMENT, "not finite");
   /* strides below n */
@@ -112,8 +132,28 @@ int main(void) {
   CHECK_FAILS(ctx, clforge_context_set_params(ctx, "softmax:VW=3"), CLFORGE_INVALID_ARGUMENT, "VW=3");
   CHECK_FAILS(ctx, clforge_context_set_params(ctx, "softmax:TILE=3"), CLFORGE_INVALID_ARGUMENT, "TILE");
 
+  /* rows = 0 or n = 0 with tight strides (0: n): nothing to do. Empty
+   * tensors share no element, so y partly over x passes; no buffers are
+   * needed; an event comes back; y is untouched (checked below). The
+   * descriptor is still checked. */
+  for (int e = 0; e < 2; ++e) {
+    d = good;
+    if (e) d.n = 0;
+    else d.rows = 0;
+    d.x_offset = 3;
+    cl_event ev = NULL;
+    CHECK_OK(ctx, clforge_softmax(ctx, &d, y, mask, y, 0, NULL, &ev));
+    CHECK(ev && clWaitForEvents(1, &ev) == CL_SUCCESS, "no completed event for the empty call (%s = 0)",
+          e ? "n" : "rows");
+    if (ev) clReleaseEvent(ev);
+    CHECK_OK(ctx, clforge_softmax(ctx, &d, NULL, NULL, NULL, 0, NULL, NULL));
+    CHECK_OK(NULL, clforge_ref_softmax(&d, NULL, NULL, NULL));
+    d.kind = (clforge_softmax_kind)2;
+    CHECK_FAILS(ctx, clforge_softmax(ctx, &d, y, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "kind 2");
+  }
+
   tu_read(ctx, y, 0, YB, after);
-  CHECK(memcmp(sentinel, after, YB) == 0, "y was modified by a failed call");
+  CHECK(memcmp(sentinel, after, YB) == 0, "y was modified by a failed or empty call");
 
   /* what is fine: in place through a sub-buffer of x's buffer, and x and y
    * rows interleaved in one buffer (x rows at 0, 20, ..., y rows at 10, 30, ...) */

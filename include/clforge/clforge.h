@@ -291,15 +291,16 @@ typedef struct clforge_gemm_desc {
   size_t bias_offset;       /* the same bias serves every batch item */
   clforge_activation activation;
   clforge_alpha_mode alpha_mode; /* 0: alpha = +0.0 means 1; CLFORGE_ALPHA_AS_GIVEN: as written */
-  void *reserved[4];        /* room to grow without breaking the ABI; leave zero */
+  void *reserved[4];        /* room to grow without breaking the ABI; leave zero (refused otherwise) */
 } clforge_gemm_desc;
 
 /** Run `desc` on device buffers. `bias` may be NULL when bias_mode is NONE.
- *  Everything is checked before anything is enqueued: a bad descriptor or
- *  a buffer too small for it returns an error and leaves C untouched, and so
- *  does a kernel that fails to build. A call made of several launches that
- *  fails to enqueue a later one (CL_OUT_OF_RESOURCES, out of host memory)
- *  may have updated part of C. */
+ *  m or n of 0 is a no-op needing no buffers (an event, if asked for, is a
+ *  marker); k of 0 needs no A or B. Everything is checked before anything
+ *  is enqueued: a bad descriptor or a buffer too small for it returns an
+ *  error and leaves C untouched, and so does a kernel that fails to build.
+ *  A call made of several launches that fails to enqueue a later one
+ *  (CL_OUT_OF_RESOURCES, out of host memory) may have updated part of C. */
 CLFORGE_API clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, cl_mem a, cl_mem b,
                                         cl_mem c, cl_mem bias, cl_uint num_events_in_wait_list,
                                         const cl_event *event_wait_list, cl_event *event);
@@ -505,8 +506,8 @@ typedef struct clforge_conv2d_desc {
   clforge_activation activation;
   clforge_conv_algo algo;        /* 0 = automatic; a forced algorithm that cannot do the
                                     shape fails with CLFORGE_UNSUPPORTED saying why */
-  size_t reserved_sizes[8];      /* room for 3-D and transposed convolution; leave zero */
-  void *reserved[4];             /* room to grow without breaking the ABI; leave zero */
+  size_t reserved_sizes[8];      /* room for 3-D and transposed convolution; leave zero (refused otherwise) */
+  void *reserved[4];             /* room to grow without breaking the ABI; leave zero (refused otherwise) */
 } clforge_conv2d_desc;
 
 /** The output's height P and width Q. CLFORGE_INVALID_ARGUMENT (with the
@@ -519,7 +520,9 @@ CLFORGE_API clforge_status clforge_conv2d_output_size(const clforge_conv2d_desc 
  *  (allocated on demand, reused, freed with it; when the chosen algorithm's
  *  cannot be had the call falls back to one that needs less, else returns
  *  CLFORGE_OUT_OF_DEVICE_MEMORY). Everything is checked before anything is
- *  enqueued: y is untouched by any error. y must not overlap x, w or bias. */
+ *  enqueued: y is untouched by any error. y must not overlap x, w or bias.
+ *  n or k of 0 is a no-op needing no buffers (an event, if asked for, is a
+ *  marker). */
 CLFORGE_API clforge_status clforge_conv2d(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem w,
                                           cl_mem bias, cl_mem y, cl_uint num_events_in_wait_list,
                                           const cl_event *event_wait_list, cl_event *event);
@@ -611,7 +614,7 @@ typedef struct clforge_softmax_desc {
   size_t x_offset, y_offset, mask_offset;
   size_t x_stride, y_stride, mask_stride;
   float scale;                             /* 0 = 1 (1/temperature) */
-  void *reserved[4];                       /* room to grow without breaking the ABI; leave zero */
+  void *reserved[4];                       /* room to grow without breaking the ABI; leave zero (refused otherwise) */
 } clforge_softmax_desc;
 
 /** Run `desc`; `mask` may be NULL (no mask). Checked before anything is
@@ -693,7 +696,7 @@ typedef struct clforge_attention_desc {
                                           keys ending at its diagonal */
   clforge_attention_algo algo;         /* 0 = automatic */
   /* Room for paged KV caches (block tables), ALiBi slopes and the backward
-   * pass without breaking the ABI; leave zero. */
+   * pass without breaking the ABI; leave zero (refused otherwise). */
   size_t reserved_sizes[8];
   void *reserved[4];
 } clforge_attention_desc;
@@ -704,14 +707,15 @@ typedef struct clforge_attention_buffers {
   cl_mem kv_lens;  /* B int32 key lengths (padding): keys at or past kv_lens[b] are masked */
   cl_mem q_lens;   /* B int32 query lengths: rows at or past q_lens[b] are not written */
   cl_mem lse;      /* f32 [B, Hq, Sq] output: log-sum-exp of each row's scores */
-  void *reserved[8]; /* leave NULL */
+  void *reserved[8]; /* leave NULL (refused otherwise) */
 } clforge_attention_buffers;
 
 /** Run `desc` on device buffers q, k, v and o; `extra` may be NULL. Scratch
  *  memory (the split-KV partial results: B*Hq*Sq*splits*(Dv+2) floats, never
  *  Sq*Sk) comes from the context. Everything is checked before anything is
  *  enqueued: o and lse are untouched by any error. o and lse must not
- *  overlap each other or any input. */
+ *  overlap each other or any input. Sq = 0 is a no-op needing no buffers
+ *  (an event, if asked for, is a marker). */
 CLFORGE_API clforge_status clforge_attention(clforge_context ctx, const clforge_attention_desc *desc, cl_mem q,
                                              cl_mem k, cl_mem v, cl_mem o, const clforge_attention_buffers *extra,
                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,

@@ -150,13 +150,16 @@ static clforge_status check_tensor(clforge_context ctx, const clforge__attn_tens
 /* 1 when two elements of an output tensor share a byte: its axes, sorted
  * by stride, must each step past everything the inner ones span. Exact for
  * every nested layout (BHSD, BSHD, views of packed buffers); conservative
- * for layouts whose axes interleave. */
+ * for layouts whose axes interleave. An empty tensor has no two elements,
+ * whatever its strides (tight strides of Sq = 0 are 0 on b and h). */
 static int self_overlaps(const clforge__attn_tensor *t) {
   const size_t es = clforge_dtype_size(t->type);
   size_t dims[4], strides[4];
   int n = 0;
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < 4; ++i) {
+    if (t->dims[i] == 0) return 0;
     if (t->dims[i] > 1) dims[n] = t->dims[i], strides[n] = t->stride[i] * es, ++n;
+  }
   for (int i = 1; i < n; ++i)
     for (int j = i; j > 0 && strides[j] < strides[j - 1]; --j) {
       size_t a = dims[j], b = strides[j];
@@ -341,9 +344,12 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
   clforge__attn d;
   clforge_status st = clforge__attn_resolve(ctx, desc, extra, &d);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "attention", num_events_in_wait_list, event_wait_list);
-  if (st == CLFORGE_SUCCESS) st = check_buffers(ctx, &d, q, k, v, o, extra);
   if (st != CLFORGE_SUCCESS) return st;
+  /* Sq = 0 reads and writes nothing: a no-op needing no buffers, as every
+   * op's empty call (GEMM's m or n = 0, softmax's rows or n = 0). */
   if (d.sq == 0) return enqueue_marker(ctx, num_events_in_wait_list, event_wait_list, event);
+  st = check_buffers(ctx, &d, q, k, v, o, extra);
+  if (st != CLFORGE_SUCCESS) return st;
 
   attn_plan p;
   st = make_plan(ctx, &d, &p);

@@ -50,7 +50,8 @@ clforge_status clforge__buffer_range(clforge_context ctx, cl_mem buf, size_t byt
 }
 
 int clforge__ranges_alias(const clforge__byte_range *a, const clforge__byte_range *b) {
-  return a->root == b->root && a->begin < b->end && b->begin < a->end;
+  /* an empty range holds no byte, even where it sits inside the other */
+  return a->root == b->root && a->begin < a->end && b->begin < b->end && a->begin < b->end && b->begin < a->end;
 }
 
 clforge_status clforge__check_wait_list(clforge_context ctx, const char *op, cl_uint n, const cl_event *list) {

@@ -30,7 +30,7 @@ typedef struct clforge__byte_range {
 clforge_status clforge__buffer_range(clforge_context ctx, cl_mem buf, size_t byte_offset, size_t bytes,
                                      clforge__byte_range *out);
 
-/* 1 when the two ranges share a byte. */
+/* 1 when the two ranges share a byte (never for an empty one). */
 int clforge__ranges_alias(const clforge__byte_range *a, const clforge__byte_range *b);
 
 #endif
