@@ -299,6 +299,9 @@ static void test_bad_options(void) {
   o.space = "gemm_direct:VW=";
   CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "VW");
   o = small_options(&ev);
+  o.reserved[5] = &o;
+  CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "clforge_tune_options.reserved[5] must be NULL");
+  o = small_options(&ev);
   o.file = "off";
   CHECK_FAILS(ctx, clforge_tune(ctx, &o), CLFORGE_INVALID_ARGUMENT, "off");
   CHECK(access(file, F_OK) != 0, "a refused run wrote the file");

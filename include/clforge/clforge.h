@@ -425,7 +425,7 @@ typedef struct clforge_tune_options {
   /* When it becomes nonzero (a signal handler may set it) the run ends after
    * the current candidate, keeping what it measured. */
   const volatile sig_atomic_t *stop;
-  void *reserved[8];        /* room to grow without breaking the ABI; leave zero */
+  void *reserved[8];        /* room to grow without breaking the ABI; leave zero (refused otherwise) */
 } clforge_tune_options;
 
 /** Tune ctx's device: for each problem (op family x shape class x dtypes x

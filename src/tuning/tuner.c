@@ -16,6 +16,7 @@
 #include "../kernels/families.h"
 #include "../log.h"
 #include "../paths.h"
+#include "../reserved.h"
 #include "../validate.h"
 #include "db.h"
 #include "measure.h"
@@ -454,6 +455,9 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
       (unsigned)o.strategy > (unsigned)CLFORGE_TUNE_ANNEAL)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: budget_s (%g), max_evals (%d) or strategy (%d) is invalid",
                          o.budget_s, o.max_evals, (int)o.strategy);
+  clforge_status rst =
+      clforge__check_reserved_ptrs(ctx, "tune", "clforge_tune_options.reserved", o.reserved, CLFORGE_COUNT_OF(o.reserved));
+  if (rst != CLFORGE_SUCCESS) return rst;
   if (o.budget_s == 0) o.budget_s = DEFAULT_BUDGET_S;
   char path[4096];
   size_t need;
