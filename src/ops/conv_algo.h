@@ -70,6 +70,12 @@ typedef struct clforge__conv_key {
 } clforge__conv_key;
 void clforge__conv_make_key(const clforge__conv *d, clforge__conv_key *k);
 
+/* Where the heuristic table (src/ops/conv.c) puts algo for d: 0 for its
+ * choice, 1 for the next algorithm it would take, ...; algorithms no row
+ * offers for d come after all that are. The tuner measures a class's
+ * first two before anything else. */
+int clforge__conv_heuristic_rank(clforge_context ctx, const clforge__conv *d, clforge_conv_algo algo);
+
 /* The variant bits conv families' defaults may depend on. */
 enum {
   CLFORGE__CONV_VARIANT_NHWC = 1,    /* x in NHWC */
