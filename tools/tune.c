@@ -76,7 +76,9 @@ typedef struct {
   row *rows;
   int nrows, cap;
   size_t tried;
-  int problems, baselines;
+  int problems;
+  char (*baselined)[96]; /* the problems whose baseline saved an entry */
+  int nbaselined;
 } progress_state;
 
 static void describe(const clforge_tune_event *e, char *buf, size_t cap) {
@@ -116,7 +118,10 @@ static void on_progress(const clforge_tune_event *e, void *user) {
     add_row(ps, e, what);
     ps->problems = e->problems;
   }
-  if (e->kind == CLFORGE_TUNE_BASELINE && e->default_gflops > 0) ++ps->baselines;
+  if (e->kind == CLFORGE_TUNE_BASELINE && e->default_gflops > 0 && ps->nbaselined < e->problems) {
+    if (!ps->baselined) ps->baselined = calloc((size_t)e->problems, sizeof *ps->baselined);
+    if (ps->baselined) snprintf(ps->baselined[ps->nbaselined++], sizeof ps->baselined[0], "%s", what);
+  }
   if (ps->quiet || e->kind == CLFORGE_TUNE_NOT_REACHED) return; /* the summary lists those */
   const char *role = e->rank == 0 ? "the heuristic's" : "its rival";
   if (e->kind == CLFORGE_TUNE_BASELINE) {
@@ -175,6 +180,12 @@ static void on_progress(const clforge_tune_event *e, void *user) {
   fflush(stdout);
 }
 
+static int baselined(const progress_state *ps, const char *what) {
+  for (int i = 0; i < ps->nbaselined; ++i)
+    if (!strcmp(ps->baselined[i], what)) return 1;
+  return 0;
+}
+
 static void print_table(const progress_state *ps) {
   printf("\n%-44s %9s %9s %9s %8s %-8s %s\n", "problem (GFLOP/s)", "default", "tuned", "CLBlast", "speed-up",
          "provider", "parameters");
@@ -186,7 +197,9 @@ static void print_table(const progress_state *ps) {
     if (r->peer > 0) snprintf(peer, sizeof peer, "%.1f", r->peer);
     if (r->tuned > 0) snprintf(tuned, sizeof tuned, "%.1f", r->tuned);
     if (r->def > 0 && r->tuned > 0) snprintf(speed, sizeof speed, "%.2fx", best / r->def);
-    if (r->searched) snprintf(params, sizeof params, "%s", r->tuned > 0 ? r->params : "not tuned: no candidate passed");
+    if (r->searched && r->tuned > 0) snprintf(params, sizeof params, "%s", r->params);
+    else if (r->searched && baselined(ps, r->problem)) snprintf(params, sizeof params, "search saved nothing; baseline kept");
+    else if (r->searched) snprintf(params, sizeof params, "not tuned: no candidate passed");
     else if (r->def > 0) snprintf(params, sizeof params, "search not reached; default saved: %s", r->params);
     else if (r->tuned > 0) snprintf(params, sizeof params, "search not reached; kept: %s", r->params);
     else snprintf(params, sizeof params, "not measured: budget");
@@ -327,6 +340,7 @@ int clforge_cli_tune(int argc, char **argv) {
     printf("\nsaved to %s\n", o.file);
   }
   free(ps.rows);
+  free(ps.baselined);
   clforge_context_destroy(ctx);
   return rc;
 }

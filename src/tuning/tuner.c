@@ -1,8 +1,8 @@
-/* clforge_tune: the generic tuner. Breadth first: for every shape class,
- * the family a call runs without a tuning file (the op's heuristic) and then
- * its main rival get their built-in default measured and saved (the
- * baseline), so that even a short budget lets every class compare what the
- * file would choose against what a call does without it. Then for each
+/* clforge_tune: the generic tuner. Breadth first: class by class, the
+ * family a call runs without a tuning file (the op's heuristic) and its main
+ * rival get their built-in default measured and saved (the baseline), so
+ * that even a short budget lets each class it reaches compare what the file
+ * would choose against what a call does without it. Then for each
  * problem (family x shape class x dtypes x layout) it enumerates the
  * family's space on this device, searches it within a slice of the rest of
  * the budget, verifies every candidate against the CPU reference, times
@@ -38,6 +38,7 @@ typedef struct {
   double weight;
   int preference;            /* the op's rank hook (tune_op.h) */
   int rank;                  /* in its class: 0 the heuristic's family, 1 its rival, 2 the others */
+  int class_seq;             /* the seq of its class's first problem (the baseline's order) */
   int searched;              /* its search ran */
   double base_default, base_tuned; /* GFLOP/s of its baseline (0: not measured) */
   char base_params[256];
@@ -107,23 +108,27 @@ static void rank_problems(clforge_context ctx, problem *p, int n) {
   }
   for (int i = 0; i < n; ++i) {
     int before = 0; /* families of the class the heuristic takes first (ties: as declared) */
-    for (int j = 0; j < n; ++j)
-      if (j != i && same_class(&p[i], &p[j]) &&
-          (p[j].preference < p[i].preference || (p[j].preference == p[i].preference && p[j].seq < p[i].seq)))
-        ++before;
+    p[i].class_seq = p[i].seq;
+    for (int j = 0; j < n; ++j) {
+      if (j == i || !same_class(&p[i], &p[j])) continue;
+      if (p[j].preference < p[i].preference || (p[j].preference == p[i].preference && p[j].seq < p[i].seq)) ++before;
+      if (p[j].seq < p[i].class_seq) p[i].class_seq = p[j].seq;
+    }
     p[i].rank = before < 2 ? before : 2;
   }
 }
 
-/* The baseline's order: every class's heuristic family before any rival,
- * each as the run's order, but the heavier classes of a dtype first. */
+/* The baseline's order: class by class, the heuristic's family and then its
+ * rival (one without the other compares nothing: a call runs the heuristic
+ * where its family alone was measured), the classes as the run's order but
+ * the heavier ones of a dtype first. */
 static int by_baseline(const void *a, const void *b) {
   const problem *x = *(const problem *const *)a, *y = *(const problem *const *)b;
-  if (x->rank != y->rank) return x->rank - y->rank;
   if (x->dtype_index != y->dtype_index) return x->dtype_index - y->dtype_index;
   if (x->layout_index != y->layout_index) return x->layout_index - y->layout_index;
   if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
-  return x->seq - y->seq;
+  if (x->class_seq != y->class_seq) return x->class_seq - y->class_seq;
+  return x->rank - y->rank;
 }
 
 static clforge_status make_problems(clforge_context ctx, const clforge_tune_options *o, problem **out, int *count) {
@@ -339,7 +344,6 @@ static void confirm(tuner *t, contender *c, int n) {
     c[i].s = c[i].samples[c[i].n / 2];
   }
 }
-
 
 /* The event fields every event of the current problem has. */
 static clforge_tune_event problem_event(const tuner *t, clforge_tune_event_kind kind, int index, int count) {
@@ -647,7 +651,7 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
   t.known = &known;
   t.fault_tests = clforge__test_fault_armed(ctx, "tune");
   if (t.fault_tests) ctx->test_fault[0] = '\0';
-  /* First, breadth first: each class's heuristic family, then its rival. */
+  /* First, breadth first: each class's heuristic family and its rival. */
   for (int i = 0; i < nfirst && st == CLFORGE_SUCCESS && !stop_requested(&t) && clforge__now() < t.deadline; ++i) {
     t.pb = first[i];
     st = baseline(&t, i, nfirst);
