@@ -10,10 +10,11 @@
 # file and with CLFORGE_TUNING_FILE=off, one bench process per case, the two
 # runs of a case back to back in alternating order so that the machine's load
 # drifts hit both alike, and prints per row the ratio tuned / untuned. Rows
-# below 0.95x are measured a second time: below again is reported as SLOWER,
-# else as noise. A report, not a test: the exit status is 0 whatever the
-# ratios, 1 when a bench or the tune fails or a row has no pair, 2 on a usage
-# error. The benches' JSON lines are kept in the work directory it names.
+# below 0.95x are measured three times more: when the median of those
+# ratios is below 0.95x too, the row is reported as SLOWER, else as noise.
+# A report, not a test: the exit status is 0 whatever the ratios, 1 when a
+# bench or the tune fails or a row has no pair, 2 on a usage error. The
+# benches' JSON lines are kept in the work directory it names.
 set -u
 
 usage() {
@@ -110,7 +111,7 @@ measure() {
     for w in "$@"; do [ "$w" = all ] || [ "$w" = "$id" ] && want=1; done
     [ $want -eq 1 ] || continue
     i=$((i + 1))
-    if [ $((i % 2)) -eq 1 ]; then
+    if [ $(((i + pass) % 2)) -eq 0 ]; then
       run_case "$id" "$args" on "$pass"
       run_case "$id" "$args" off "$pass"
     else
@@ -177,19 +178,27 @@ pair() {
 
 measure 1 all
 pair 1 >"$WORK/pass1"
-# A second measurement of the cases with a row below 0.95x: noise or real?
+# The cases with a row below 0.95x, three times more: noise or real?
 flagged=$(awk -F'|' '$1 != "ERROR" && $5 < 0.95 { print $1 }' "$WORK/pass1" | sort -u)
-if [ -n "$flagged" ]; then
+: >"$WORK/again"
+for pass in 2 3 4; do
+  [ -n "$flagged" ] || break
   # shellcheck disable=SC2086 # one word per case
-  measure 2 $flagged
-  pair 2 >"$WORK/pass2"
-else
-  : >"$WORK/pass2"
-fi
+  measure $pass $flagged
+  pair "$pass" >>"$WORK/again"
+done
 
 echo
-awk -F'|' -v pass2="$WORK/pass2" '
-  BEGIN { while ((getline l < pass2) > 0) { split(l, f, "|"); if (f[1] != "ERROR") second[f[2]] = f[5] } }
+awk -F'|' -v againf="$WORK/again" '
+  # the median of the ratios of each row in the later passes
+  BEGIN {
+    while ((getline l < againf) > 0) { split(l, f, "|"); if (f[1] != "ERROR") r[f[2], ++n[f[2]]] = f[5] + 0 }
+    for (k in n) {
+      for (i = 1; i <= n[k]; ++i) for (j = i + 1; j <= n[k]; ++j)
+        if (r[k, j] < r[k, i]) { t = r[k, i]; r[k, i] = r[k, j]; r[k, j] = t }
+      second[k] = r[k, int((n[k] + 1) / 2)]
+    }
+  }
   BEGIN { printf "%-52s %9s %9s %6s %6s  %-8s %s\n", "row (GFLOP/s)", "untuned", "tuned", "ratio", "again", "verdict", "choice: untuned -> tuned" }
   $1 == "ERROR" { printf "%-52s %s (untuned: %s, tuned: %s)\n", $3, "ERROR", $4, $5; errors++; next }
   {
@@ -202,7 +211,7 @@ awk -F'|' -v pass2="$WORK/pass2" '
     printf "%-52s %9.1f %9.1f %6.2f %6s  %-8s %s -> %s\n", $2, $3, $4, $5, again, verdict, $6, $7
   }
   END {
-    printf "\n%d rows: %d below 0.95x at first, %d below again on a second run (SLOWER)%s\n", rows, flagged, slower,
+    printf "\n%d rows: %d below 0.95x at first, %d below again in the median of three more runs (SLOWER)%s\n", rows, flagged, slower,
            errors ? sprintf("; %d rows failed", errors) : ""
     if (errors) exit 1
   }' "$WORK/pass1" || failed=1
