@@ -220,7 +220,7 @@ static void print_reach(const progress_state *ps, double budget) {
     else if (r->tuned > 0) ++kept;
     else ++none;
   }
-  printf("\nbudget %.0f s: %d of %d problems searched", budget, searched, ps->problems);
+  printf("\nbudget %g s: %d of %d problems searched", budget, searched, ps->problems);
   if (searched == ps->problems) {
     printf("\n");
     return;
@@ -237,7 +237,7 @@ static void print_reach(const progress_state *ps, double budget) {
         printf(pass == 0 ? "  heuristic's family not measured (calls of these classes run the heuristic with "
                            "built-in parameters):\n"
                          : "  other families not measured:\n");
-      printf("    %s %s %s %s\n", r->family, r->cls, r->dtypes, r->layout);
+      printf("    %s %s %s %s%s\n", r->family, r->cls, r->dtypes, r->layout, r->rank == 1 ? " (the rival)" : "");
     }
   }
 }

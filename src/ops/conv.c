@@ -118,18 +118,23 @@ static clforge_conv_algo heuristic(clforge_context ctx, const clforge__conv *d, 
 
 int clforge__conv_heuristic_rank(clforge_context ctx, const clforge__conv *d, clforge_conv_algo algo) {
   char ignored[160];
+  const clforge_conv_algo heur = heuristic(ctx, d, ignored, sizeof ignored);
+  if (algo == heur) return 0;
+  /* The others in the table's order, whether their row's condition holds
+   * or not: the row just past a threshold is the choice's closest rival
+   * (Winograd F(4x4) for a layer just below its tile count). */
   heuristic_row rows[HEURISTIC_ROWS];
   heuristic_rows(d, rows);
-  int rank = 0;
+  int rank = 1;
   clforge_conv_algo seen[HEURISTIC_ROWS];
   for (int i = 0; i < HEURISTIC_ROWS; ++i) {
-    if (!rows[i].when || !supported(ctx, d, rows[i].algo, ignored, sizeof ignored)) continue;
+    if (rows[i].algo == heur || !supported(ctx, d, rows[i].algo, ignored, sizeof ignored)) continue;
     if (rows[i].algo == algo) return rank;
     int again = 0; /* an algorithm counts once, at its first row */
-    for (int j = 0; j < rank; ++j) again |= seen[j] == rows[i].algo;
-    if (!again) seen[rank++] = rows[i].algo;
+    for (int j = 0; j < rank - 1; ++j) again |= seen[j] == rows[i].algo;
+    if (!again) seen[rank++ - 1] = rows[i].algo;
   }
-  return HEURISTIC_ROWS + (int)algo; /* no row names it for d (FFT): after all that do */
+  return HEURISTIC_ROWS + (int)algo; /* no row names it (FFT): after all that do */
 }
 
 /* algo's tuning entry of class cls itself (not a nearest one), with key's
