@@ -251,6 +251,18 @@ static void test_partial_file(void) {
   clforge_conv_choice c = explain(ctx, &d);
   CHECK(c.algo == CLFORGE_CONV_ALGO_GEMM_1X1 && strstr(c.why, "gemm_1x1 not measured in r50_1x1_56, direct is"),
         "r50_1x1_56 with direct alone: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
+  /* measured faster by less than the margin (5 %): not enough to leave the heuristic's */
+  char eg[4096];
+  entry(ed, sizeof ed, &clforge__family_conv_direct, "f32,f32,f32", "nchw,kcrs", "r50_1x1_56", "8,256,56,64,1,1,0,1",
+        104.0, NULL);
+  entry(eg, sizeof eg, &clforge__family_conv_gemm_1x1, "f32,f32,f32", "nchw,kcrs", "r50_1x1_56",
+        "8,256,56,64,1,1,0,1", 100.0, NULL);
+  const char *close[2] = {ed, eg};
+  write_file(close, 2);
+  CHECK_OK(ctx, clforge_context_reload_tuning(ctx));
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_GEMM_1X1 && c.source == CLFORGE_CONV_ALGO_FROM_TUNED && strstr(c.why, "within 5%"),
+        "direct 104 against gemm_1x1 100: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
   clforge_context_destroy(ctx);
   unlink(file);
 }
@@ -358,7 +370,14 @@ static void test_find(void) {
   clforge_conv_choice c = explain(ctx, &d);
   CHECK(c.source == CLFORGE_CONV_ALGO_FROM_TUNED, "after the find: %s from %d (%s)", clforge_conv_algo_name(c.algo),
         (int)c.source, c.why);
-  /* it is the fastest of the families the tuner stored */
+  /* it is the fastest of the families the tuner stored, unless that beat
+   * the heuristic's by less than the margin */
+  setenv("CLFORGE_TUNING_FILE", "off", 1);
+  clforge_context plain = tu_context();
+  const clforge_conv_algo heur = explain(plain, &d).algo;
+  clforge_context_destroy(plain);
+  setenv("CLFORGE_TUNING_FILE", file, 1);
+  double heur_rate = 0;
   clforge__conv r;
   clforge__conv_resolve(NULL, &d, 0, &r);
   clforge__conv_key key;
@@ -375,9 +394,11 @@ static void test_find(void) {
         kc.source != CLFORGE_PARAMS_FROM_TUNED)
       continue;
     if (kc.tuned_gflops > best) best = kc.tuned_gflops, best_algo = (clforge_conv_algo)a;
+    if (a == (int)heur) heur_rate = kc.tuned_gflops;
   }
-  CHECK(best_algo == c.algo && best > 0, "chosen %s, fastest stored %s (%.1f GFLOP/s)", clforge_conv_algo_name(c.algo),
-        clforge_conv_algo_name(best_algo), best);
+  const clforge_conv_algo want = best > heur_rate * CLFORGE__TUNED_MARGIN ? best_algo : heur;
+  CHECK(want == c.algo && best > 0 && heur_rate > 0, "chosen %s, fastest stored %s (%.1f GFLOP/s; the heuristic's %s %.1f)",
+        clforge_conv_algo_name(c.algo), clforge_conv_algo_name(best_algo), best, clforge_conv_algo_name(heur), heur_rate);
   CHECK(conv_run_case(ctx, &d, 1) == CONV_RAN, "the tuned choice's result");
   d = conv_desc(4, 16, 112, 112, 96, 1, 1, 0);
   c = explain(ctx, &d);

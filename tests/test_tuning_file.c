@@ -335,6 +335,16 @@ static void test_route_partial(void) {
   c = explain(1024, 1024, 1024, NULL);
   CHECK(!strcmp(c.family, "gemm_packed") && !strcmp(c.provider, "clforge"), "only CLBlast over tiled: %s %s (%s)",
         c.provider, c.family, c.route);
+  /* the tiled route measured faster than the packed by less than the margin: packed */
+  char close[2048];
+  entry_at(close, sizeof close, NULL, NULL, "gemm", "f32,f32,f32", "nn", "large", 1024, 1024, 1024, "clforge", P1,
+           310.0);
+  entry_at(packed, sizeof packed, NULL, NULL, "gemm_packed", "f32,f32,f32", "nn", "large", 1024, 1024, 1024, "clforge",
+           pp, 300.0);
+  write_entries(user_path, close, packed, NULL);
+  c = explain(1024, 1024, 1024, NULL);
+  CHECK(!strcmp(c.family, "gemm_packed") && !strcmp(c.route, "tuned: packed 300 ~ tiled 310 (within 5%)"),
+        "tiled 310, packed 300: %s (%s)", c.family, c.route);
   /* the packed route measured: against CLBlast's rate */
   for (int i = 0; i < 2; ++i) {
     entry_at(packed, sizeof packed, NULL, NULL, "gemm_packed", "f32,f32,f32", "nn", "large", 1024, 1024, 1024,

@@ -86,6 +86,12 @@ int clforge__family_options(const clforge__family *f, const int *values, char *b
 clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int variant,
                                       const clforge__problem_key *key, int *values, clforge_kernel_choice *choice);
 
+/* The tuning file moves a call off the family it runs without the file
+ * only to one measured at least this much faster in the call's class: two
+ * measurements minutes apart on a shared machine do not tell a few per
+ * cent apart (docs/tuning.md, "Tuning never makes a call slower"). */
+#define CLFORGE__TUNED_MARGIN 1.05
+
 struct clforge__tuning_entry;
 /* The tuning entry clforge__family_select takes for f and key (key->dtypes
  * set) on ctx's device: of key's shape class (CLFORGE__TUNING_EXACT), else

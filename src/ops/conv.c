@@ -159,7 +159,7 @@ static int tuned_class(const char *cls) {
  * algorithm"). Without the file d runs the heuristic's algorithm `heur`, so
  * another one runs only where it beat heur in one shape class: both have an
  * entry of that class (d's own; for a call of no tuned class, the class of
- * heur's nearest entry) and its measured rate is higher. A class where heur
+ * heur's nearest entry) and its measured rate is higher by the margin. A class where heur
  * was not measured (a tune cut short) is left to the heuristic (AUTO):
  * `note` then says what was measured instead; so is one where only heur
  * was. Entries of f32 storage stand in when d's storage types have none. */
@@ -206,13 +206,14 @@ static clforge_conv_algo tuned_choice(clforge_context ctx, const clforge__conv *
     *from_f32 = pass == 1;
     char kind[64];
     snprintf(kind, sizeof kind, "%s%s%s", own ? "tuned" : "nearest tuned ", own ? "" : cls, pass ? " (f32)" : "");
-    if (other_rate > he->gflops) {
+    if (other_rate > he->gflops * CLFORGE__TUNED_MARGIN) {
       snprintf(why, cap, "%s: %s %.0f > heuristic's %s %.0f GFLOP/s", kind, clforge_conv_algo_name(other), other_rate,
                clforge_conv_algo_name(heur), he->gflops);
       return other;
     }
-    snprintf(why, cap, "%s: heuristic's %s %.0f >= %s %.0f GFLOP/s", kind, clforge_conv_algo_name(heur), he->gflops,
-             clforge_conv_algo_name(other), other_rate);
+    snprintf(why, cap, other_rate > he->gflops ? "%s: heuristic's %s %.0f ~ %s %.0f (within 5%%)"
+                                               : "%s: heuristic's %s %.0f >= %s %.0f GFLOP/s",
+             kind, clforge_conv_algo_name(heur), he->gflops, clforge_conv_algo_name(other), other_rate);
     return heur;
   }
   return CLFORGE_CONV_ALGO_AUTO;

@@ -206,7 +206,8 @@ static int names_clblast(const clforge_kernel_choice *c) {
  *    without it: the heuristic's route H (4.) must have an entry of the
  *    call's class; then the fastest measured of H, the other route and
  *    CLBlast (where an entry of the class says CLBlast won and CLBlast can
- *    compute the call) runs. An entry CLBlast won gives no clforge rate: a
+ *    compute the call) runs, H unless another beat it by the margin
+ *    (CLFORGE__TUNED_MARGIN). An entry CLBlast won gives no clforge rate: a
  *    route whose entry it is does not compete by rate (CLBlast beat it);
  * 4. else the heuristic: packed on CPUs for big shapes that are not skinny
  *    (PACKED_FROM_* above); below 128^3 the direct kernel, so H is then
@@ -252,16 +253,22 @@ static int choose_route(clforge_context ctx, const clforge__gemm *g, const gemm_
   for (int i = 0; i < 3 && eligible; ++i)
     if (names_clblast(all[i]) && all[i]->tuned_gflops > rp) rp = all[i]->tuned_gflops, *peer = all[i];
   const double rh = h->tuned_gflops, ro = o ? clforge_rate(o) : 0.0;
-  const int other = ro > rh;
+  const int other = ro > rh * CLFORGE__TUNED_MARGIN;
   const double best = other ? ro : rh;
-  if (*peer && rp > best) {
-    snprintf(why, cap, "tuned: CLBlast %.0f > %s %.0f GFLOP/s", rp, other ? on : hn, best);
+  const char *bn = other ? on : hn;
+  if (*peer && rp > best * CLFORGE__TUNED_MARGIN) {
+    snprintf(why, cap, "tuned: CLBlast %.0f > %s %.0f GFLOP/s", rp, bn, best);
     return heur;
   }
-  if (ro > 0) /* else H alone was measured: the heuristic's rule stands as the reason */
-    snprintf(why, cap, "tuned: %s %.0f > %s %.0f GFLOP/s", other ? on : hn, best, other ? hn : on, other ? rh : ro);
-  else if (*peer)
-    snprintf(why, cap, "tuned: %s %.0f > CLBlast %.0f GFLOP/s", hn, rh, rp);
+  /* else H alone was measured: the heuristic's rule stands as the reason */
+  if (*peer && rp > ro)
+    snprintf(why, cap, rp > best ? "tuned: %s %.0f ~ CLBlast %.0f (within 5%%)" : "tuned: %s %.0f > CLBlast %.0f GFLOP/s",
+             bn, best, rp);
+  else if (other)
+    snprintf(why, cap, "tuned: %s %.0f > %s %.0f GFLOP/s", on, ro, hn, rh);
+  else if (ro > 0)
+    snprintf(why, cap, ro > rh ? "tuned: %s %.0f ~ %s %.0f (within 5%%)" : "tuned: %s %.0f > %s %.0f GFLOP/s", hn, rh, on,
+             ro);
   *peer = NULL;
   return other ? !heur : heur;
 }
