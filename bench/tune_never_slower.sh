@@ -9,9 +9,12 @@
 # and `bench attention` (one shape per attention shape class) with the tuning
 # file and with CLFORGE_TUNING_FILE=off, one bench process per case, the two
 # runs of a case back to back in alternating order so that the machine's load
-# drifts hit both alike, and prints per row the ratio tuned / untuned. Rows
-# below 0.95x are measured three times more: when the median of those
-# ratios is below 0.95x too, the row is reported as SLOWER, else as noise.
+# drifts hit both alike, and prints per row the ratio tuned / untuned. A row
+# below 0.95x whose call runs the same kernels with the parameters either
+# way (`clforge explain` with and without the file) is reported as `same`:
+# the file cannot have slowed it. The others are measured three times more:
+# when the median of those ratios is below 0.95x too, the row is reported as
+# SLOWER, else as noise.
 # A report, not a test: the exit status is 0 whatever the ratios, 1 when a
 # bench or the tune fails or a row has no pair, 2 on a usage error. The
 # benches' JSON lines are kept in the work directory it names.
@@ -121,7 +124,8 @@ measure() {
   done <"$WORK/cases"
 }
 
-# rows PASS: one line per bench row of the pass: "case id|row|mode|GFLOP/s|choice|status".
+# rows PASS: one line per bench row of the pass: "case id|row|mode|GFLOP/s|choice|status|explain
+# arguments" (what `clforge explain` takes for the row's call).
 # The benches' JSON lines are flat objects; jget reads one field of one.
 rows() {
   for f in "$WORK"/*."$1".json; do
@@ -142,27 +146,38 @@ rows() {
         if (op == "conv") {
           row = "conv " jget($0, "layer") " n=" jget($0, "n") " " jget($0, "layout") " " jget($0, "dtype")
           choice = jget($0, "algo_chosen") " (" jget($0, "algo_source") ")"
+          ex = "conv --shape n=" jget($0, "n") ",c=" jget($0, "c") ",h=" jget($0, "h") ",w=" jget($0, "w") \
+               ",k=" jget($0, "k") ",r=" jget($0, "r") ",s=" jget($0, "s") ",stride=" jget($0, "stride") \
+               ",pad=" jget($0, "pad") ",dil=" jget($0, "dilation") ",groups=" jget($0, "groups") \
+               " --layout " jget($0, "layout") " --dtype " jget($0, "dtype")
         } else if (op == "gemm") {
           row = "gemm " jget($0, "m") "x" jget($0, "n") "x" jget($0, "k") " " jget($0, "dtype") " " jget($0, "trans")
           choice = jget($0, "provider") " (" jget($0, "params") ")"
+          ex = "gemm " jget($0, "m") " " jget($0, "n") " " jget($0, "k") " --dtype " jget($0, "dtype") \
+               " --trans " jget($0, "trans") " --batch " jget($0, "batch")
         } else if (op == "attention") {
           if (jget($0, "provider") !~ /^clforge/) next
           row = "attention " jget($0, "kind") " hq=" jget($0, "hq") "/" jget($0, "hkv") " sq=" jget($0, "sq") \
                 " sk=" jget($0, "sk") " d=" jget($0, "d") (jget($0, "causal") == "true" ? " causal" : "") \
                 " " jget($0, "q_dtype") "/" jget($0, "kv_dtype")
           choice = jget($0, "provider")
+          ex = "attention --shape " jget($0, "b") "," jget($0, "hq") "," jget($0, "hkv") "," jget($0, "sq") "," \
+               jget($0, "sk") "," jget($0, "d") (jget($0, "causal") == "true" ? ",causal" : "") \
+               " --dtype " jget($0, "q_dtype") " --kv-dtype " jget($0, "kv_dtype")
         } else next
         g = jget($0, "gflops"); if (g == "null" || g == "") { g = 0; if (st == "ok") st = "no number" }
-        print id "|" row "|" mode "|" g "|" choice "|" st
+        print id "|" row "|" mode "|" g "|" choice "|" st "|" ex
       }' "$f"
   done
 }
 
-# pair PASS: "case id|row|off|on|ratio|off choice|on choice" per row; a row
-# without its pair or with a failed status is reported and counted.
+# pair PASS: "case id|row|off|on|ratio|off choice|on choice|explain arguments"
+# per row; a row without its pair or with a failed status is reported and
+# counted.
 pair() {
   rows "$1" | sort -t'|' -k2,2 -k3,3 | awk -F'|' '
     { key = $2; ids[key] = $1; n[key]++
+      ex[key] = $7
       if ($3 == "on") { on[key] = $4; onc[key] = $5; ons[key] = $6 } else { off[key] = $4; offc[key] = $5; offs[key] = $6 } }
     END {
       for (k in n) {
@@ -171,15 +186,38 @@ pair() {
           continue
         }
         r = off[k] > 0 ? on[k] / off[k] : 0
-        printf "%s|%s|%.1f|%.1f|%.3f|%s|%s\n", ids[k], k, off[k], on[k], r, offc[k], onc[k]
+        printf "%s|%s|%.1f|%.1f|%.3f|%s|%s|%s\n", ids[k], k, off[k], on[k], r, offc[k], onc[k], ex[k]
       }
     }' | sort -t'|' -k2,2
 }
 
+# explain_as MODE ARGS: what `clforge explain ARGS` says with the file (on) or
+# without (off), less where the choice comes from: the kernels, their
+# parameters and the algorithm remain.
+explain_as() {
+  tf=$FILE
+  [ "$1" = off ] && tf=off
+  # shellcheck disable=SC2086 # ARGS is a list of words
+  CLFORGE_TUNING_FILE=$tf "$BIN" explain $2 2>&1 | sed -e '/route:/d' -e 's/ *parameters from.*//' \
+    -e 's/^\(  algorithm: [a-z0-9_]*\).*/\1/'
+}
+
 measure 1 all
 pair 1 >"$WORK/pass1"
-# The cases with a row below 0.95x, three times more: noise or real?
-flagged=$(awk -F'|' '$1 != "ERROR" && $5 < 0.95 { print $1 }' "$WORK/pass1" | sort -u)
+# Below 0.95x: the same kernels either way (the file cannot have slowed it),
+# or a case to measure three times more: noise or real?
+: >"$WORK/same"
+: >"$WORK/flagged"
+while IFS='|' read -r id key _ _ ratio _ _ ex; do
+  [ "$id" = ERROR ] && continue
+  awk -v r="$ratio" 'BEGIN { exit !(r < 0.95) }' || continue
+  if [ "$(explain_as on "$ex")" = "$(explain_as off "$ex")" ]; then
+    echo "$key" >>"$WORK/same"
+  else
+    echo "$id" >>"$WORK/flagged"
+  fi
+done <"$WORK/pass1"
+flagged=$(sort -u "$WORK/flagged")
 : >"$WORK/again"
 for pass in 2 3 4; do
   [ -n "$flagged" ] || break
@@ -189,9 +227,10 @@ for pass in 2 3 4; do
 done
 
 echo
-awk -F'|' -v againf="$WORK/again" '
+awk -F'|' -v againf="$WORK/again" -v samef="$WORK/same" '
   # the median of the ratios of each row in the later passes
   BEGIN {
+    while ((getline l < samef) > 0) same[l] = 1
     while ((getline l < againf) > 0) { split(l, f, "|"); if (f[1] != "ERROR") r[f[2], ++n[f[2]]] = f[5] + 0 }
     for (k in n) {
       for (i = 1; i <= n[k]; ++i) for (j = i + 1; j <= n[k]; ++j)
@@ -203,16 +242,17 @@ awk -F'|' -v againf="$WORK/again" '
   $1 == "ERROR" { printf "%-52s %s (untuned: %s, tuned: %s)\n", $3, "ERROR", $4, $5; errors++; next }
   {
     again = "-"; verdict = "ok"
-    if ($5 < 0.95) {
+    if ($5 < 0.95 && ($2 in same)) verdict = "same"
+    else if ($5 < 0.95) {
       if ($2 in second) { again = sprintf("%.2f", second[$2]); verdict = second[$2] < 0.95 ? "SLOWER" : "noise" }
       else verdict = "SLOWER?"
     }
-    rows++; if (verdict == "SLOWER") slower++; if ($5 < 0.95) flagged++
+    rows++; if (verdict == "SLOWER") slower++; if (verdict == "same") alike++; if ($5 < 0.95) flagged++
     printf "%-52s %9.1f %9.1f %6.2f %6s  %-8s %s -> %s\n", $2, $3, $4, $5, again, verdict, $6, $7
   }
   END {
-    printf "\n%d rows: %d below 0.95x at first, %d below again in the median of three more runs (SLOWER)%s\n", rows, flagged, slower,
-           errors ? sprintf("; %d rows failed", errors) : ""
+    printf "\n%d rows: %d below 0.95x at first (%d running the same kernels either way), %d below again in the " \
+           "median of three more runs (SLOWER)%s\n", rows, flagged, alike, slower, errors ? sprintf("; %d rows failed", errors) : ""
     if (errors) exit 1
   }' "$WORK/pass1" || failed=1
 echo "tune_never_slower: $(($(date +%s) - start)) s in all; JSON lines in $WORK"
