@@ -1,15 +1,19 @@
 /* How a convolution's algorithm is chosen, and the ways of calling it:
  * the heuristic table, desc.algo over CLFORGE_CONV_ALGO over the tuning
- * file (the faster measured family; f32 entries for f16 calls; the nearest
- * shape; damaged and unfit entries passed over), the workspace fallback,
- * a caller's workspace, prepared weights, validation mode, and the tuner's
- * find: it measures, verifies and stores, and a fresh context uses it. The
- * tuning files are written here by hand (except the tuner's). */
+ * file (the faster measured family, only where the heuristic's was measured
+ * in the class too: a partial file never changes the choice; f32 entries
+ * for f16 calls; the nearest shape; damaged and unfit entries passed over),
+ * the workspace fallback, a caller's workspace, prepared weights,
+ * validation mode, and the tuner's find: it measures, verifies and stores,
+ * and a fresh context uses it. The tuning files are written here by hand
+ * (except the tuner's). */
 #include <unistd.h>
 
 #include "../src/context.h"
+#include "../src/kernels/conv_classes.h"
 #include "../src/kernels/families.h"
 #include "conv_cases.h"
+#include "tuning_entries.h"
 
 static char file[512];
 static clforge_device_info dev;
@@ -24,39 +28,14 @@ static clforge_conv_choice explain(clforge_context ctx, const clforge_conv2d_des
 
 /* One tuning entry for this device: family f's built-in default
  * parameters (valid by construction) or `params` as given. */
-static int entry(char *buf, size_t cap, const clforge__family *f, const char *dtypes, const char *layout,
-                 const char *cls, const char *shape, double gflops, const char *params) {
-  char pv[600] = "", v[300], nm[300], dr[300];
-  if (!params) {
-    int vals[CLFORGE_MAX_PARAMS];
-    clforge__family_default(f, dev.device_class, 0, vals);
-    size_t o = 0;
-    for (int i = 0; i < f->nparams; ++i)
-      o += (size_t)snprintf(pv + o, sizeof pv - o, "%s\"%s\":%d", i ? "," : "", f->params[i].name, vals[i]);
-    params = pv;
-  }
-  tu_json_escape(dev.vendor, v, sizeof v);
-  tu_json_escape(dev.name, nm, sizeof nm);
-  tu_json_escape(dev.driver_version, dr, sizeof dr);
-  return snprintf(buf, cap,
-                  "{\"device\":{\"vendor\":\"%s\",\"name\":\"%s\",\"driver\":\"%s\",\"compute_units\":%u},"
-                  "\"family\":\"%s\",\"dtypes\":\"%s\",\"layout\":\"%s\",\"shape_class\":\"%s\",\"shape\":[%s],"
-                  "\"provider\":\"clforge\",\"params\":{%s},\"median_ms\":1.5,\"gflops\":%.1f,"
-                  "\"date\":\"2026-12-01T00:00:00Z\"}",
-                  v, nm, dr, dev.compute_units, f->name, dtypes, layout, cls, shape, params, gflops);
+static void entry(char *buf, size_t cap, const clforge__family *f, const char *dtypes, const char *layout,
+                  const char *cls, const char *shape, double gflops, const char *params) {
+  char pv[600];
+  if (!params) tu_default_params(f, &dev, pv, sizeof pv);
+  tu_tuning_entry(buf, cap, &dev, f->name, dtypes, layout, cls, shape, "clforge", params ? params : pv, gflops);
 }
 
-static void write_file(const char *const *entries, int n) {
-  FILE *fp = fopen(file, "wb");
-  if (!fp) {
-    perror(file);
-    exit(1);
-  }
-  fputs("{\"format\":\"clforge-tuning\",\"format_version\":1,\"library_version\":\"0.1.0\",\"entries\":[", fp);
-  for (int i = 0; i < n; ++i) fprintf(fp, "%s%s", i ? "," : "", entries[i]);
-  fputs("]}", fp);
-  fclose(fp);
-}
+static void write_file(const char *const *entries, int n) { tu_write_tuning_file(file, entries, n); }
 
 /* The r50_3x3_28 class's layer (shape as in src/kernels/conv_classes.h), but
  * with N = 4: nearer to that class's N = 8 than to r50_3x3_28_n1's 1. */
@@ -107,24 +86,29 @@ static void test_order(clforge_context ctx) {
 }
 
 static void test_tuning_file(void) {
-  char e1[4096], e2[4096], e3[4096], e4[4096];
+  char e1[4096], e2[4096], e3[4096], e4[4096], ew[4096], ei[4096];
   const clforge__family *fd = &clforge__family_conv_direct, *fi = &clforge__family_conv_implicit_gemm;
+  /* the layer's heuristic choice is Winograd F(2x2): measured, and beaten by direct */
   entry(e1, sizeof e1, fd, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28, 500.0, NULL);
   entry(e2, sizeof e2, fi, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28, 100.0, NULL);
-  const char *both[2] = {e1, e2};
-  write_file(both, 2);
+  entry(ew, sizeof ew, &clforge__family_conv_winograd_2x2, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28,
+        300.0, NULL);
+  entry(ei, sizeof ei, &clforge__family_conv_im2col, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28, 200.0,
+        NULL);
+  const char *both[4] = {e1, e2, ew, ei};
+  write_file(both, 4);
   clforge_context ctx = tu_context();
   clforge_conv2d_desc d = layer_3x3();
   clforge_conv_choice c = explain(ctx, &d);
   CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && c.source == CLFORGE_CONV_ALGO_FROM_TUNED &&
-            strstr(c.why, "direct 500 > implicit_gemm 100"),
+            strstr(c.why, "direct 500 > heuristic's winograd_2x2 300"),
         "tuned: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
   CHECK(c.kernels[0].source == CLFORGE_PARAMS_FROM_TUNED, "the direct family's parameters: %s",
         clforge_params_source_name(c.kernels[0].source));
   /* f16 storage: no f16 entries, the f32 ones decide (and give parameters) */
   d.x_type = d.w_type = d.y_type = CLFORGE_F16;
   c = explain(ctx, &d);
-  CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && strstr(c.why, "f32 entries") &&
+  CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && strstr(c.why, "(f32)") &&
             c.kernels[0].source == CLFORGE_PARAMS_FROM_TUNED,
         "f16 from f32 entries: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
   /* NHWC has no entries of its own layout: the heuristic */
@@ -132,17 +116,21 @@ static void test_tuning_file(void) {
   d.x_layout = d.y_layout = CLFORGE_NHWC, d.w_layout = CLFORGE_KRSC;
   c = explain(ctx, &d);
   CHECK(c.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC, "nhwc: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
-  /* a 5x5 layer is in no class: the nearest tuned shape */
+  /* a 5x5 layer is in no class: its heuristic's (im2col's) nearest tuned
+   * class decides, where direct beat it */
   d = conv_desc(4, 64, 28, 28, 64, 5, 1, 2);
   c = explain(ctx, &d);
-  CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && c.source == CLFORGE_CONV_ALGO_FROM_NEAREST, "5x5: %s from %d (%s)",
-        clforge_conv_algo_name(c.algo), (int)c.source, c.why);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && c.source == CLFORGE_CONV_ALGO_FROM_NEAREST &&
+            strstr(c.why, "r50_3x3_28") && strstr(c.why, "heuristic's im2col 200"),
+        "5x5: %s from %d (%s)", clforge_conv_algo_name(c.algo), (int)c.source, c.why);
   clforge_context_destroy(ctx);
   /* a class whose shape has a 0 (no padding): the file reads it back */
   entry(e3, sizeof e3, &clforge__family_conv_im2col, "f32,f32,f32", "nchw,kcrs", "r50_1x1_56", "8,256,56,64,1,1,0,1",
         999.0, NULL);
-  const char *one[3] = {e1, e2, e3};
-  write_file(one, 3);
+  entry(e4, sizeof e4, &clforge__family_conv_gemm_1x1, "f32,f32,f32", "nchw,kcrs", "r50_1x1_56",
+        "8,256,56,64,1,1,0,1", 400.0, NULL);
+  const char *one[4] = {e1, e2, e3, e4};
+  write_file(one, 4);
   ctx = tu_context();
   d = conv_desc(4, 256, 56, 56, 64, 1, 1, 0);
   c = explain(ctx, &d);
@@ -166,8 +154,10 @@ static void test_tuning_file(void) {
   for (int b = 0; b < 2; ++b) {
     entry(e3, sizeof e3, fd, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28, 900.0, bad_params[b]);
     entry(e4, sizeof e4, fi, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28, 100.0, NULL);
-    const char *two[2] = {e3, e4};
-    write_file(two, 2);
+    entry(ew, sizeof ew, &clforge__family_conv_winograd_2x2, "f32,f32,f32", "nchw,kcrs", "r50_3x3_28", SHAPE_3X3_28,
+          50.0, NULL);
+    const char *two[3] = {e3, e4, ew};
+    write_file(two, 3);
     ctx = tu_context();
     d = layer_3x3();
     c = explain(ctx, &d);
@@ -177,6 +167,103 @@ static void test_tuning_file(void) {
     CHECK(o == CONV_RAN, "the call after a %s entry", b ? "unfit" : "damaged");
     clforge_context_destroy(ctx);
   }
+  unlink(file);
+}
+
+/* 1 when family f is tuned on class cls. */
+static int lists_class(const clforge__family *f, const char *cls) {
+  for (const clforge__shape_class *c = f->classes; c && c->name; ++c)
+    if (!strcmp(c->name, cls)) return 1;
+  return 0;
+}
+
+/* A partial tuning file never changes the automatic choice (issue 15): for
+ * every class's layer and every other algorithm tuned on it, a file with
+ * only that algorithm's entry for the class, however fast, leaves the
+ * choice to the heuristic, f32 and f16 calls alike (the issue's case:
+ * r50_1x1_56 with only direct measured ran direct at half gemm_1x1's rate);
+ * with the heuristic's entry beside it, measured slower, the file's
+ * algorithm runs; measured faster, the heuristic's. Explain only: nothing
+ * is built. */
+static void test_partial_file(void) {
+  unlink(file);
+  clforge_context ctx = tu_context();
+  int checked = 0;
+  for (const clforge__shape_class *cls = clforge__conv_all_classes; cls->name; ++cls) {
+    const size_t *sh = cls->shape;
+    clforge_conv2d_desc d = conv_desc(sh[0], sh[1], sh[2], sh[2], sh[3], sh[4], sh[5], sh[6]), h16 = d;
+    d.groups = h16.groups = sh[7];
+    h16.x_type = h16.w_type = h16.y_type = CLFORGE_F16;
+    char shape[96];
+    snprintf(shape, sizeof shape, "%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu", sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], sh[6],
+             sh[7]);
+    CHECK_OK(ctx, clforge_context_reload_tuning(ctx));
+    const clforge_conv_choice none = explain(ctx, &d), none16 = explain(ctx, &h16);
+    CHECK(none.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC, "%s without a file: from %d", cls->name, (int)none.source);
+    const clforge__conv_algo_impl *hi = clforge__conv_algo_impl_of(none.algo);
+    clforge__conv r;
+    clforge__conv_resolve(NULL, &d, 0, &r);
+    for (int a = 1; a < CLFORGE_CONV_ALGO_COUNT; ++a) {
+      const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of((clforge_conv_algo)a);
+      char ignored[160], ea[4096], eh[4096];
+      if (a == (int)none.algo || !impl->family || !lists_class(impl->family, cls->name) ||
+          !impl->supports(ctx, &r, ignored, sizeof ignored))
+        continue;
+      entry(ea, sizeof ea, impl->family, "f32,f32,f32", "nchw,kcrs", cls->name, shape, 9999.0, NULL);
+      const char *only[1] = {ea};
+      write_file(only, 1);
+      CHECK_OK(ctx, clforge_context_reload_tuning(ctx));
+      clforge_conv_choice c = explain(ctx, &d), c16 = explain(ctx, &h16);
+      CHECK(c.algo == none.algo && c.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC && strstr(c.why, "not measured in") &&
+                c16.algo == none16.algo,
+            "%s, only %s measured: %s from %d (%s), f16 %s; without the file %s", cls->name, impl->name,
+            clforge_conv_algo_name(c.algo), (int)c.source, c.why, clforge_conv_algo_name(c16.algo),
+            clforge_conv_algo_name(none.algo));
+      /* the heuristic's family measured too, slower: the file decides */
+      entry(eh, sizeof eh, hi->family, "f32,f32,f32", "nchw,kcrs", cls->name, shape, 10.0, NULL);
+      const char *pair[2] = {ea, eh};
+      write_file(pair, 2);
+      CHECK_OK(ctx, clforge_context_reload_tuning(ctx));
+      c = explain(ctx, &d);
+      CHECK(c.algo == (clforge_conv_algo)a && c.source == CLFORGE_CONV_ALGO_FROM_TUNED,
+            "%s, %s 9999 beside the heuristic's %s 10: %s from %d (%s)", cls->name, impl->name, hi->name,
+            clforge_conv_algo_name(c.algo), (int)c.source, c.why);
+      /* ... faster: the heuristic's, now measured */
+      entry(ea, sizeof ea, impl->family, "f32,f32,f32", "nchw,kcrs", cls->name, shape, 5.0, NULL);
+      write_file(pair, 2);
+      CHECK_OK(ctx, clforge_context_reload_tuning(ctx));
+      c = explain(ctx, &d);
+      CHECK(c.algo == none.algo && c.source == CLFORGE_CONV_ALGO_FROM_TUNED && strstr(c.why, "heuristic's"),
+            "%s, %s 5 beside the heuristic's %s 10: %s from %d (%s)", cls->name, impl->name, hi->name,
+            clforge_conv_algo_name(c.algo), (int)c.source, c.why);
+      ++checked;
+    }
+  }
+  CHECK(checked >= 20, "only %d (class, algorithm) pairs checked", checked);
+  /* the issue's own case, as explain says it */
+  clforge_conv2d_desc d = conv_desc(8, 256, 56, 56, 64, 1, 1, 0);
+  char ed[4096];
+  entry(ed, sizeof ed, &clforge__family_conv_direct, "f32,f32,f32", "nchw,kcrs", "r50_1x1_56", "8,256,56,64,1,1,0,1",
+        78.0, NULL);
+  const char *only[1] = {ed};
+  write_file(only, 1);
+  CHECK_OK(ctx, clforge_context_reload_tuning(ctx));
+  clforge_conv_choice c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_GEMM_1X1 && strstr(c.why, "gemm_1x1 not measured in r50_1x1_56, direct is"),
+        "r50_1x1_56 with direct alone: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
+  /* measured faster by less than the margin (5 %): not enough to leave the heuristic's */
+  char eg[4096];
+  entry(ed, sizeof ed, &clforge__family_conv_direct, "f32,f32,f32", "nchw,kcrs", "r50_1x1_56", "8,256,56,64,1,1,0,1",
+        104.0, NULL);
+  entry(eg, sizeof eg, &clforge__family_conv_gemm_1x1, "f32,f32,f32", "nchw,kcrs", "r50_1x1_56",
+        "8,256,56,64,1,1,0,1", 100.0, NULL);
+  const char *close[2] = {ed, eg};
+  write_file(close, 2);
+  CHECK_OK(ctx, clforge_context_reload_tuning(ctx));
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_GEMM_1X1 && c.source == CLFORGE_CONV_ALGO_FROM_TUNED && strstr(c.why, "within 5%"),
+        "direct 104 against gemm_1x1 100: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
+  clforge_context_destroy(ctx);
   unlink(file);
 }
 
@@ -283,7 +370,14 @@ static void test_find(void) {
   clforge_conv_choice c = explain(ctx, &d);
   CHECK(c.source == CLFORGE_CONV_ALGO_FROM_TUNED, "after the find: %s from %d (%s)", clforge_conv_algo_name(c.algo),
         (int)c.source, c.why);
-  /* it is the fastest of the families the tuner stored */
+  /* it is the fastest of the families the tuner stored, unless that beat
+   * the heuristic's by less than the margin */
+  setenv("CLFORGE_TUNING_FILE", "off", 1);
+  clforge_context plain = tu_context();
+  const clforge_conv_algo heur = explain(plain, &d).algo;
+  clforge_context_destroy(plain);
+  setenv("CLFORGE_TUNING_FILE", file, 1);
+  double heur_rate = 0;
   clforge__conv r;
   clforge__conv_resolve(NULL, &d, 0, &r);
   clforge__conv_key key;
@@ -300,9 +394,11 @@ static void test_find(void) {
         kc.source != CLFORGE_PARAMS_FROM_TUNED)
       continue;
     if (kc.tuned_gflops > best) best = kc.tuned_gflops, best_algo = (clforge_conv_algo)a;
+    if (a == (int)heur) heur_rate = kc.tuned_gflops;
   }
-  CHECK(best_algo == c.algo && best > 0, "chosen %s, fastest stored %s (%.1f GFLOP/s)", clforge_conv_algo_name(c.algo),
-        clforge_conv_algo_name(best_algo), best);
+  const clforge_conv_algo want = best > heur_rate * CLFORGE__TUNED_MARGIN ? best_algo : heur;
+  CHECK(want == c.algo && best > 0 && heur_rate > 0, "chosen %s, fastest stored %s (%.1f GFLOP/s; the heuristic's %s %.1f)",
+        clforge_conv_algo_name(c.algo), clforge_conv_algo_name(best_algo), best, clforge_conv_algo_name(heur), heur_rate);
   CHECK(conv_run_case(ctx, &d, 1) == CONV_RAN, "the tuned choice's result");
   d = conv_desc(4, 16, 112, 112, 96, 1, 1, 0);
   c = explain(ctx, &d);
@@ -328,6 +424,7 @@ int main(void) {
   test_validation(ctx);
   clforge_context_destroy(ctx);
   test_tuning_file();
+  test_partial_file();
   test_find();
   return tu_summary();
 }

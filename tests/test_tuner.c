@@ -1,8 +1,11 @@
 /* clforge_tune: a candidate with a wrong result and one that fails to build
  * are discarded (test hook) and never saved; the winner is saved and used
  * by a fresh context; dry runs save nothing; a stop request keeps what was
- * measured; the strategies respect the space and the evaluation cap;
- * candidates fit the shape; bad options are refused. */
+ * measured; a re-tune measures the old entry and saves; the work is breadth
+ * first (each class's heuristic family, then its rival, before any search)
+ * and what the run did not reach is reported; the strategies respect the
+ * space and the evaluation cap; candidates fit the shape; bad options are
+ * refused. */
 #include <unistd.h>
 
 #include "../src/context.h"
@@ -12,7 +15,15 @@
 static char dir[256], file[300];
 
 typedef struct {
-  int starts, dones, candidates;
+  int starts, dones, candidates, baselines, not_reached;
+  /* the run's events in order: kind, rank, family and class of each */
+  struct {
+    int kind, rank;
+    double default_gflops;
+    char family[32], cls[32];
+  } seq[16];
+  int nseq;
+  int stop_at_start;            /* set *stop at the first search */
   int outcomes[64];
   char params[64][160];
   char message[64][1024];
@@ -24,6 +35,15 @@ typedef struct {
 
 static void on_event(const clforge_tune_event *e, void *user) {
   events *ev = user;
+  if (e->kind != CLFORGE_TUNE_CANDIDATE && ev->nseq < 16) {
+    ev->seq[ev->nseq].kind = (int)e->kind, ev->seq[ev->nseq].rank = e->rank;
+    ev->seq[ev->nseq].default_gflops = e->default_gflops;
+    snprintf(ev->seq[ev->nseq].family, sizeof ev->seq[0].family, "%s", e->family);
+    snprintf(ev->seq[ev->nseq++].cls, sizeof ev->seq[0].cls, "%s", e->shape_class);
+  }
+  if (e->kind == CLFORGE_TUNE_BASELINE) ++ev->baselines;
+  if (e->kind == CLFORGE_TUNE_NOT_REACHED) ++ev->not_reached;
+  if (e->kind == CLFORGE_TUNE_PROBLEM_START && ev->stop_at_start) ev->stop = 1;
   if (e->kind == CLFORGE_TUNE_PROBLEM_START) ++ev->starts;
   if (e->kind == CLFORGE_TUNE_PROBLEM_DONE) {
     ++ev->dones;
@@ -241,9 +261,68 @@ static void test_retune_keeps(void) {
     CHECK(!memcmp(before.entries[0].values, after.entries[0].values, sizeof before.entries[0].values) &&
               before.entries[0].median_s == after.entries[0].median_s,
           "a run that measured nothing replaced the entry");
+  CHECK(ev.not_reached == 1 && ev.baselines == 0, "stopped re-tune: %d not reached, %d baselines (the file had one)",
+        ev.not_reached, ev.baselines);
+  /* a re-tune that runs measures the entry first and saves its winner */
+  o = small_options(&ev);
+  o.max_evals = 2;
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  CHECK(ev.dones == 1 && ev.done.tuned_gflops > 0 && ev.baselines == 0,
+        "re-tune: %d dones, tuned %g GFLOP/s (0: it saved nothing), %d baselines", ev.dones, ev.done.tuned_gflops,
+        ev.baselines);
   clforge__tuning_free(&before);
   clforge__tuning_free(&after);
   clforge_context_destroy(ctx);
+}
+
+/* Breadth first: before any search, class by class, the heuristic's family
+ * (rank 0: what a call runs without the file) and its rival get their
+ * default measured and saved; a run stopped at its first search keeps them
+ * and reports each problem it did not search. GEMM's large and medium
+ * classes, f32 nn: the tiled and the packed family each. */
+static void test_breadth_first(void) {
+  unlink(file);
+  clforge_context ctx = tu_context();
+  /* what each class's calls run without a tuning file */
+  char plain[2][32];
+  const size_t sizes[2][3] = {{1024, 1024, 1024}, {512, 512, 512}};
+  for (int i = 0; i < 2; ++i) {
+    clforge_gemm_desc d = {.m = sizes[i][0], .n = sizes[i][1], .k = sizes[i][2], .alpha = 1, .beta = 0};
+    clforge_kernel_choice ch[2];
+    int n = 0;
+    CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
+    snprintf(plain[i], sizeof plain[i], "%s", n ? ch[0].family : "");
+  }
+  events ev;
+  clforge_tune_options o = small_options(&ev);
+  o.shapes = "large,medium";
+  o.max_evals = 1;
+  ev.stop_at_start = 1;
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  CHECK(ev.nseq == 9 && ev.baselines == 4 && ev.starts == 1 && ev.dones == 1 && ev.not_reached == 3,
+        "%d events: %d baselines, %d starts, %d dones, %d not reached", ev.nseq, ev.baselines, ev.starts, ev.dones,
+        ev.not_reached);
+  for (int i = 0; i < 4 && i < ev.nseq; ++i) {
+    CHECK(ev.seq[i].kind == CLFORGE_TUNE_BASELINE && ev.seq[i].rank == i % 2 && ev.seq[i].default_gflops > 0,
+          "event %d: kind %d rank %d (%s %s), default %g", i, ev.seq[i].kind, ev.seq[i].rank, ev.seq[i].family,
+          ev.seq[i].cls, ev.seq[i].default_gflops);
+    /* the heavier class first (large: weight 2), in each the heuristic's family first */
+    const int large = !strcmp(ev.seq[i].cls, "large");
+    CHECK(large == (i < 2), "event %d: class %s", i, ev.seq[i].cls);
+    if (i % 2 == 0)
+      CHECK(!strcmp(ev.seq[i].family, plain[large ? 0 : 1]), "%s: baseline of %s first, a plain call runs %s",
+            ev.seq[i].cls, ev.seq[i].family, plain[large ? 0 : 1]);
+  }
+  for (int i = 6; i < ev.nseq; ++i)
+    CHECK(ev.seq[i].kind == CLFORGE_TUNE_NOT_REACHED && ev.seq[i].default_gflops > 0,
+          "event %d: kind %d, default %g (its baseline's)", i, ev.seq[i].kind, ev.seq[i].default_gflops);
+  clforge__tuning_db db = {NULL, 0, 0};
+  char why[512] = "";
+  CHECK(clforge__tuning_load_file(file, &db, why, sizeof why) == 0 && db.count == 4, "%zu entries saved %s", db.count,
+        why);
+  clforge__tuning_free(&db);
+  clforge_context_destroy(ctx);
+  unlink(file);
 }
 
 /* A problem the device cannot run at all (every build fails, the default's
@@ -326,6 +405,7 @@ int main(void) {
   test_strategies();
   test_overrides_ignored();
   test_retune_keeps();
+  test_breadth_first();
   test_unrunnable_problem();
   test_bad_options();
 

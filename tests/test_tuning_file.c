@@ -1,14 +1,15 @@
 /* The tuning file as a GEMM call sees it: lookup order (API override, env
  * override, this device's entry for the shape class, nearest tuned shape,
  * built-in default), user over system entries, device and driver mismatch,
- * entries that do not fit, CLBlast as provider, damaged files (ignored with
- * one warning, results still right), and one read per context. The files
+ * entries that do not fit, CLBlast as provider, a partial file that never
+ * moves the route, damaged files (ignored with one warning, results still
+ * right), and one read per context. The files
  * are written here by hand, not by the code under test. */
 #include <math.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "test_util.h"
+#include "tuning_entries.h"
 
 static char dir[256], user_path[300], system_path[300], log_path[300];
 static clforge_device_info dev;
@@ -22,23 +23,23 @@ static const int P1V[10] = {64, 64, 4, 16, 8, 8, 0, 0, 1, 0};
 static const char *const P2 = "\"MWG\":32,\"NWG\":32,\"MWI\":4,\"NWI\":8,\"KWG\":8,\"VW\":4,\"SA\":0,\"SB\":0,\"KU\":2,\"KSYNC\":0";
 static const int P2V[10] = {32, 32, 4, 8, 8, 4, 0, 0, 2, 0};
 
-/* One entry for this device (device name and driver overridable). */
+/* One entry for this device (device name and driver overridable),
+ * measured at `gflops`. */
+static void entry_at(char *buf, size_t cap, const char *name, const char *driver, const char *family,
+                     const char *dtypes, const char *layout, const char *cls, size_t m, size_t n, size_t k,
+                     const char *provider, const char *params, double gflops) {
+  clforge_device_info d = dev;
+  if (name) snprintf(d.name, sizeof d.name, "%s", name);
+  if (driver) snprintf(d.driver_version, sizeof d.driver_version, "%s", driver);
+  char shape[96];
+  snprintf(shape, sizeof shape, "%zu,%zu,%zu", m, n, k);
+  tu_tuning_entry(buf, cap, &d, family, dtypes, layout, cls, shape, provider, params, gflops);
+}
+
 static void entry(char *buf, size_t cap, const char *name, const char *driver, const char *family,
                   const char *dtypes, const char *layout, const char *cls, size_t m, size_t n, size_t k,
                   const char *provider, const char *params) {
-  char v[300], nm[300], dr[300];
-  tu_json_escape(dev.vendor, v, sizeof v);
-  tu_json_escape(name ? name : dev.name, nm, sizeof nm);
-  tu_json_escape(driver ? driver : dev.driver_version, dr, sizeof dr);
-  int len = snprintf(buf, cap,
-           "{\"device\":{\"vendor\":\"%s\",\"name\":\"%s\",\"driver\":\"%s\",\"compute_units\":%u},"
-           "\"family\":\"%s\",\"dtypes\":\"%s\",\"layout\":\"%s\",\"shape_class\":\"%s\",\"shape\":[%zu,%zu,%zu],"
-           "\"provider\":\"%s\",\"params\":{%s},\"median_ms\":1.5,\"gflops\":123.4,\"date\":\"2026-11-30T00:00:00Z\"}",
-           v, nm, dr, dev.compute_units, family, dtypes, layout, cls, m, n, k, provider, params);
-  if (len < 0 || (size_t)len >= cap) {
-    fprintf(stderr, "test entry too long\n");
-    exit(1);
-  }
+  entry_at(buf, cap, name, driver, family, dtypes, layout, cls, m, n, k, provider, params, 123.4);
 }
 
 static void write_file(const char *path, const char *text) {
@@ -305,6 +306,62 @@ static void test_clblast_provider(void) {
   clforge_context_destroy(ctx);
 }
 
+/* The route (tiled, packed or CLBlast) follows the file only where it
+ * measured the route a call takes without it (issue 15): on CPUs 1024^3
+ * runs packed untuned, so a file with only the tiled family's entry, or
+ * with CLBlast's win over the tiled kernels, never moves it; with the
+ * packed entry beside them, the faster measured runs. Explain only. */
+static void test_route_partial(void) {
+  if (dev.device_class != CLFORGE_DEVICE_CLASS_CPU) {
+    printf("skipped: partial route files: the heuristic's route at 1024^3 is packed on CPUs only\n");
+    return;
+  }
+  char tiled[2048], tiled_peer[2048], packed[2048];
+  /* the packed family's built-in CPU values */
+  const char *pp = "\"MR\":12,\"NR\":32,\"VW\":16,\"MC\":24,\"NC\":32,\"KC\":384,\"KU\":2,\"ORD\":0";
+  entry_at(tiled, sizeof tiled, NULL, NULL, "gemm", "f32,f32,f32", "nn", "large", 1024, 1024, 1024, "clforge", P1,
+           9999.0);
+  entry_at(tiled_peer, sizeof tiled_peer, NULL, NULL, "gemm", "f32,f32,f32", "nn", "large", 1024, 1024, 1024,
+           "clblast", P1, 500.0);
+  unlink(user_path);
+  clforge_kernel_choice none = explain(1024, 1024, 1024, NULL);
+  CHECK(!strcmp(none.family, "gemm_packed") && !strncmp(none.route, "heuristic: CPU", 14), "no file: %s (%s)",
+        none.family, none.route);
+  write_entries(user_path, tiled, NULL, NULL);
+  clforge_kernel_choice c = explain(1024, 1024, 1024, NULL);
+  CHECK(!strcmp(c.family, "gemm_packed") && !strcmp(c.route, "heuristic: packed (only tiled is tuned)"),
+        "only tiled tuned: %s (%s)", c.family, c.route);
+  write_entries(user_path, tiled_peer, NULL, NULL);
+  c = explain(1024, 1024, 1024, NULL);
+  CHECK(!strcmp(c.family, "gemm_packed") && !strcmp(c.provider, "clforge"), "only CLBlast over tiled: %s %s (%s)",
+        c.provider, c.family, c.route);
+  /* the tiled route measured faster than the packed by less than the margin: packed */
+  char close[2048];
+  entry_at(close, sizeof close, NULL, NULL, "gemm", "f32,f32,f32", "nn", "large", 1024, 1024, 1024, "clforge", P1,
+           310.0);
+  entry_at(packed, sizeof packed, NULL, NULL, "gemm_packed", "f32,f32,f32", "nn", "large", 1024, 1024, 1024, "clforge",
+           pp, 300.0);
+  write_entries(user_path, close, packed, NULL);
+  c = explain(1024, 1024, 1024, NULL);
+  CHECK(!strcmp(c.family, "gemm_packed") && !strcmp(c.route, "tuned: packed 300 ~ tiled 310 (within 5%)"),
+        "tiled 310, packed 300: %s (%s)", c.family, c.route);
+  /* the packed route measured: against CLBlast's rate */
+  for (int i = 0; i < 2; ++i) {
+    entry_at(packed, sizeof packed, NULL, NULL, "gemm_packed", "f32,f32,f32", "nn", "large", 1024, 1024, 1024,
+             "clforge", pp, i ? 400.0 : 600.0);
+    write_entries(user_path, tiled_peer, packed, NULL);
+    c = explain(1024, 1024, 1024, NULL);
+    if (i == 0)
+      CHECK(!strcmp(c.family, "gemm_packed") && !strcmp(c.provider, "clforge") &&
+                !strcmp(c.route, "tuned: packed 600 > CLBlast 500 GFLOP/s"),
+            "packed 600, CLBlast 500: %s %s (%s)", c.provider, c.family, c.route);
+    else
+      CHECK(!strcmp(c.provider, "clblast") && !strcmp(c.route, "tuned: CLBlast 500 > packed 400 GFLOP/s"),
+            "packed 400, CLBlast 500: %s %s (%s)", c.provider, c.family, c.route);
+  }
+  unlink(user_path);
+}
+
 /* Count the warnings about the tuning file in the captured log. */
 static int warnings_in_log(void) {
   FILE *f = fopen(log_path, "r");
@@ -431,6 +488,7 @@ int main(void) {
   test_lookup_order();
   unsetenv("CLFORGE_GEMM_PATH");
   test_clblast_provider();
+  test_route_partial();
   test_damaged_files();
   test_read_once();
 

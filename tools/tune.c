@@ -19,6 +19,11 @@ void clforge_cli_tune_help(FILE *f) {
           "Search each kernel family's parameters on the default device (CLFORGE_DEVICE)\n"
           "for every shape class, check each candidate against the CPU reference, time\n"
           "CLBlast on the same problems, and save the winners to the tuning file.\n"
+          "Breadth first: before any search, class by class, the built-in default of the\n"
+          "family a call runs without a tuning file and of its main rival are measured and\n"
+          "saved, so that a short budget still compares them (calls use the file only\n"
+          "where it measured what they run without it). The summary lists what the budget\n"
+          "did not reach.\n"
           "\n"
           "Options:\n"
           "  --op OP             gemm, conv, softmax, attention or all (default all)\n"
@@ -65,8 +70,10 @@ static void on_sigint(int sig) {
 
 typedef struct {
   char problem[96], params[160], provider[16];
+  char family[32], cls[32], dtypes[32], layout[16], op[16];
   double def, tuned, peer;
-  int tried, failures;
+  int tried, failures, rank;
+  int searched; /* 0: the budget did not reach its search (a NOT_REACHED event) */
 } row;
 
 typedef struct {
@@ -74,6 +81,9 @@ typedef struct {
   row *rows;
   int nrows, cap;
   size_t tried;
+  int problems;
+  char (*baselined)[96]; /* the problems whose baseline saved an entry */
+  int nbaselined;
 } progress_state;
 
 static void describe(const clforge_tune_event *e, char *buf, size_t cap) {
@@ -81,26 +91,57 @@ static void describe(const clforge_tune_event *e, char *buf, size_t cap) {
            e->shape[1], e->shape[2]);
 }
 
+/* A row of the final table for a searched problem or one the budget did
+ * not reach. */
+static void add_row(progress_state *ps, const clforge_tune_event *e, const char *what) {
+  if (ps->nrows == ps->cap) {
+    int cap = ps->cap ? ps->cap * 2 : 16;
+    row *r = realloc(ps->rows, (size_t)cap * sizeof *r);
+    if (!r) return;
+    ps->rows = r;
+    ps->cap = cap;
+  }
+  row *r = &ps->rows[ps->nrows++];
+  snprintf(r->problem, sizeof r->problem, "%s", what);
+  snprintf(r->params, sizeof r->params, "%s", e->params ? e->params : "-");
+  snprintf(r->provider, sizeof r->provider, "%s", e->provider ? e->provider : "-");
+  snprintf(r->op, sizeof r->op, "%s", e->op);
+  snprintf(r->family, sizeof r->family, "%s", e->family);
+  snprintf(r->cls, sizeof r->cls, "%s", e->shape_class);
+  snprintf(r->dtypes, sizeof r->dtypes, "%s", e->dtypes);
+  snprintf(r->layout, sizeof r->layout, "%s", e->layout);
+  r->def = e->default_gflops, r->tuned = e->tuned_gflops, r->peer = e->clblast_gflops;
+  r->tried = (int)e->tried, r->failures = e->failures, r->rank = e->rank;
+  r->searched = e->kind == CLFORGE_TUNE_PROBLEM_DONE;
+}
+
 static void on_progress(const clforge_tune_event *e, void *user) {
   progress_state *ps = user;
   char what[96];
   describe(e, what, sizeof what);
-  if (e->kind == CLFORGE_TUNE_PROBLEM_DONE) {
-    if (ps->nrows == ps->cap) {
-      int cap = ps->cap ? ps->cap * 2 : 16;
-      row *r = realloc(ps->rows, (size_t)cap * sizeof *r);
-      if (!r) return;
-      ps->rows = r;
-      ps->cap = cap;
-    }
-    row *r = &ps->rows[ps->nrows++];
-    snprintf(r->problem, sizeof r->problem, "%s", what);
-    snprintf(r->params, sizeof r->params, "%s", e->params ? e->params : "-");
-    snprintf(r->provider, sizeof r->provider, "%s", e->provider ? e->provider : "-");
-    r->def = e->default_gflops, r->tuned = e->tuned_gflops, r->peer = e->clblast_gflops;
-    r->tried = (int)e->tried, r->failures = e->failures;
+  if (e->kind == CLFORGE_TUNE_PROBLEM_DONE || e->kind == CLFORGE_TUNE_NOT_REACHED) {
+    add_row(ps, e, what);
+    ps->problems = e->problems;
   }
-  if (ps->quiet) return;
+  if (e->kind == CLFORGE_TUNE_BASELINE && e->default_gflops > 0 && ps->nbaselined < e->problems) {
+    if (!ps->baselined) ps->baselined = calloc((size_t)e->problems, sizeof *ps->baselined);
+    if (ps->baselined) snprintf(ps->baselined[ps->nbaselined++], sizeof ps->baselined[0], "%s", what);
+  }
+  if (ps->quiet || e->kind == CLFORGE_TUNE_NOT_REACHED) return; /* the summary lists those */
+  const char *role = e->rank == 0 ? "the heuristic's" : "its rival";
+  if (e->kind == CLFORGE_TUNE_BASELINE) {
+    if (ps->tty)
+      printf("\r\033[K[%d/%d] baseline %s (%s): default %.1f GFLOP/s, %.0fs left", e->problem + 1, e->problems, what,
+             role, e->default_gflops, e->left_s);
+    else if (e->default_gflops > 0)
+      printf("tune baseline [%d/%d] %s (%s): default %.1f GFLOP/s, saved\n", e->problem + 1, e->problems, what, role,
+             e->default_gflops);
+    else
+      printf("tune baseline [%d/%d] %s (%s): the default failed; nothing saved\n", e->problem + 1, e->problems, what,
+             role);
+    fflush(stdout);
+    return;
+  }
   if (ps->tty) {
     if (e->kind == CLFORGE_TUNE_CANDIDATE) {
       printf("\r\033[K[%d/%d] %s  %zu/%zu tried  best %.1f GFLOP/s  %.0fs elapsed, %.0fs left", e->problem + 1,
@@ -138,8 +179,16 @@ static void on_progress(const clforge_tune_event *e, void *user) {
         printf("tune [%d/%d] %s: best %.1f GFLOP/s, default %.1f, CLBlast %.1f; provider %s\n", e->problem + 1,
                e->problems, what, e->tuned_gflops, e->default_gflops, e->clblast_gflops, e->provider);
       break;
+    default: /* BASELINE and NOT_REACHED are handled above */
+      break;
   }
   fflush(stdout);
+}
+
+static int baselined(const progress_state *ps, const char *what) {
+  for (int i = 0; i < ps->nbaselined; ++i)
+    if (!strcmp(ps->baselined[i], what)) return 1;
+  return 0;
 }
 
 static void print_table(const progress_state *ps) {
@@ -148,12 +197,53 @@ static void print_table(const progress_state *ps) {
   for (int i = 0; i < ps->nrows; ++i) {
     const row *r = &ps->rows[i];
     double best = r->tuned > r->peer ? r->tuned : r->peer;
-    char peer[16] = "-", speed[16] = "-", tuned[16] = "-";
+    char def[16] = "-", peer[16] = "-", speed[16] = "-", tuned[16] = "-", params[200];
+    if (r->def > 0) snprintf(def, sizeof def, "%.1f", r->def);
     if (r->peer > 0) snprintf(peer, sizeof peer, "%.1f", r->peer);
     if (r->tuned > 0) snprintf(tuned, sizeof tuned, "%.1f", r->tuned);
     if (r->def > 0 && r->tuned > 0) snprintf(speed, sizeof speed, "%.2fx", best / r->def);
-    printf("%-44s %9.1f %9s %9s %8s %-8s %s\n", r->problem, r->def, tuned, peer, speed, r->provider,
-           r->tuned > 0 ? r->params : "not tuned: budget");
+    if (r->searched && r->tuned > 0) snprintf(params, sizeof params, "%s", r->params);
+    else if (r->searched && baselined(ps, r->problem)) snprintf(params, sizeof params, "search saved nothing; baseline kept");
+    else if (r->searched) snprintf(params, sizeof params, "not tuned: no candidate passed");
+    else if (r->def > 0) snprintf(params, sizeof params, "search not reached; default saved: %s", r->params);
+    else if (r->tuned > 0) snprintf(params, sizeof params, "search not reached; kept: %s", r->params);
+    else snprintf(params, sizeof params, "not measured: budget");
+    printf("%-44s %9s %9s %9s %8s %-8s %s\n", r->problem, def, tuned, peer, speed, r->searched ? r->provider : "-",
+           params);
+  }
+}
+
+/* What the budget did not reach, after the table: problems measured only
+ * by the baseline, and those not measured at all (a class whose heuristic
+ * family is among them gets the heuristic and built-in parameters). */
+static void print_reach(const progress_state *ps, double budget) {
+  int searched = 0, baselined = 0, kept = 0, none = 0;
+  for (int i = 0; i < ps->nrows; ++i) {
+    const row *r = &ps->rows[i];
+    if (r->searched) ++searched;
+    else if (r->def > 0) ++baselined;
+    else if (r->tuned > 0) ++kept;
+    else ++none;
+  }
+  printf("\nbudget %g s: %d of %d problems searched", budget, searched, ps->problems);
+  if (searched == ps->problems) {
+    printf("\n");
+    return;
+  }
+  printf("; not reached: %d with only their default measured (the breadth-first pass), %d keeping an earlier "
+         "tune's entry, %d not measured at all\n",
+         baselined, kept, none);
+  for (int pass = 0; pass < 2 && none; ++pass) {
+    int n = 0;
+    for (int i = 0; i < ps->nrows; ++i) {
+      const row *r = &ps->rows[i];
+      if (r->searched || r->def > 0 || r->tuned > 0 || (pass == 0) != (r->rank == 0)) continue;
+      if (n++ == 0)
+        printf(pass == 0 ? "  heuristic's family not measured (calls of these classes run the heuristic with "
+                           "built-in parameters):\n"
+                         : "  other families not measured:\n");
+      printf("    %s %s %s %s%s\n", r->family, r->cls, r->dtypes, r->layout, r->rank == 1 ? " (the rival)" : "");
+    }
   }
 }
 
@@ -236,7 +326,7 @@ int clforge_cli_tune(int argc, char **argv) {
   if (!quiet)
     printf("tuning \"%s\" (%s), budget %.0f s%s%s\n", info.name, info.driver_version, o.budget_s ? o.budget_s : 120.0,
            o.dry_run ? ", dry run" : ", saving to ", o.dry_run ? "" : o.file);
-  progress_state ps = {isatty(STDOUT_FILENO), quiet, NULL, 0, 0, 0};
+  progress_state ps = {.tty = isatty(STDOUT_FILENO), .quiet = quiet};
   o.progress = on_progress;
   o.user = &ps;
   o.stop = &stop_flag;
@@ -246,6 +336,7 @@ int clforge_cli_tune(int argc, char **argv) {
   if (ps.tty && !quiet) printf("\r\033[K");
   if (stop_flag) printf("stopped by Ctrl-C; %s\n", o.dry_run ? "nothing saved (dry run)" : "what was measured is saved");
   print_table(&ps);
+  print_reach(&ps, o.budget_s ? o.budget_s : 120.0);
   int rc = 0;
   if (st != CLFORGE_SUCCESS) {
     fprintf(stderr, "clforge tune: %s\n", clforge_last_error(ctx));
@@ -254,6 +345,7 @@ int clforge_cli_tune(int argc, char **argv) {
     printf("\nsaved to %s\n", o.file);
   }
   free(ps.rows);
+  free(ps.baselined);
   clforge_context_destroy(ctx);
   return rc;
 }

@@ -368,9 +368,19 @@ typedef enum clforge_tune_strategy {
 } clforge_tune_strategy;
 
 typedef enum clforge_tune_event_kind {
-  CLFORGE_TUNE_PROBLEM_START = 1, /* a (family, shape class, dtypes, layout) begins */
+  CLFORGE_TUNE_PROBLEM_START = 1, /* a (family, shape class, dtypes, layout) begins its search */
   CLFORGE_TUNE_CANDIDATE = 2,     /* one candidate measured, cut short or discarded */
-  CLFORGE_TUNE_PROBLEM_DONE = 3   /* the winner is known (and saved unless dry run) */
+  CLFORGE_TUNE_PROBLEM_DONE = 3,  /* the winner is known (and saved unless dry run) */
+  /* The first, breadth-first pass over each class's heuristic family and its
+   * main rival (rank 0 and 1) that the file has no entry for: the built-in
+   * default measured and saved (default_gflops = tuned_gflops); the search
+   * comes later, budget permitting. problem/problems count this pass. */
+  CLFORGE_TUNE_BASELINE = 4,
+  /* After the run, one per problem whose search did not run (budget spent,
+   * stopped): default_gflops is its baseline's measurement, tuned_gflops and
+   * params the entry it has (the baseline's or an earlier tune's); 0 and
+   * NULL when neither exists. */
+  CLFORGE_TUNE_NOT_REACHED = 5
 } clforge_tune_event_kind;
 
 typedef enum clforge_tune_outcome {
@@ -402,6 +412,9 @@ typedef struct clforge_tune_event {
   double default_gflops, tuned_gflops, clblast_gflops;
   const char *provider;          /* "clforge" or "clblast" */
   int failures;                  /* candidates discarded on this problem */
+  /* The family's place in its class for a call without a tuning file: 0 the
+   * one it runs (the op's heuristic), 1 its main rival, 2 any other. */
+  int rank;
 } clforge_tune_event;
 
 typedef struct clforge_tune_options {

@@ -152,6 +152,14 @@ static int entry_fits(const clforge__tuning_entry *e, void *user) {
   return 0;
 }
 
+int clforge__family_lookup(clforge_context ctx, const clforge__family *f, const clforge__problem_key *key,
+                           const clforge__tuning_entry **entry) {
+  fits_ctx fc = {f, &ctx->info};
+  clforge__tuning_query q = {f->name, key->dtypes, key->layout, key->shape_class, key->shape, key->ndims,
+                             entry_fits, &fc};
+  return (int)clforge__tuning_lookup(ctx, &q, entry);
+}
+
 clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int variant,
                                       const clforge__problem_key *key, int *values, clforge_kernel_choice *choice) {
   char why[256];
@@ -178,10 +186,7 @@ clforge_status clforge__family_select(clforge_context ctx, const clforge__family
                            f->name, why);
   }
   if (key && key->dtypes) {
-    fits_ctx fc = {f, &ctx->info};
-    clforge__tuning_query q = {f->name, key->dtypes, key->layout, key->shape_class, key->shape, key->ndims,
-                               entry_fits, &fc};
-    clforge__tuning_match m = clforge__tuning_lookup(ctx, &q, &entry);
+    const int m = clforge__family_lookup(ctx, f, key, &entry);
     int tuned[CLFORGE_MAX_PARAMS];
     if (m != CLFORGE__TUNING_NONE && clforge__family_entry_values(f, entry, &ctx->info, tuned, why, sizeof why) == 0) {
       memcpy(values, tuned, sizeof(int) * (size_t)f->nparams);

@@ -86,6 +86,21 @@ int clforge__family_options(const clforge__family *f, const int *values, char *b
 clforge_status clforge__family_select(clforge_context ctx, const clforge__family *f, int variant,
                                       const clforge__problem_key *key, int *values, clforge_kernel_choice *choice);
 
+/* The tuning file moves a call off the family it runs without the file
+ * only to one measured at least this much faster in the call's class: two
+ * measurements minutes apart on a shared machine do not tell a few per
+ * cent apart (docs/tuning.md, "Tuning never makes a call slower"). */
+#define CLFORGE__TUNED_MARGIN 1.05
+
+struct clforge__tuning_entry;
+/* The tuning entry clforge__family_select takes for f and key (key->dtypes
+ * set) on ctx's device: of key's shape class (CLFORGE__TUNING_EXACT), else
+ * the nearest tuned shape (CLFORGE__TUNING_NEAREST), passing over entries
+ * whose parameters do not fit; *entry NULL when none (0). The ops' choices
+ * of algorithm and route compare the families' entries found this way. */
+int clforge__family_lookup(clforge_context ctx, const clforge__family *f, const clforge__problem_key *key,
+                           const struct clforge__tuning_entry **entry);
+
 /* Parse "fam:NAME=V,...;fam2:..." for family f into values; 1 if f was
  * named, 0 if not, -1 with why on a malformed entry. */
 int clforge__family_parse_params(const clforge__family *f, const char *spec, int *values, char *why, size_t why_cap);
@@ -96,7 +111,6 @@ int clforge__family_parse_params(const clforge__family *f, const char *spec, int
  * a call uses them. */
 clforge_status clforge__params_validate(clforge_context ctx, const char *spec, const clforge__family *const *families);
 
-struct clforge__tuning_entry;
 /* A tuning entry's parameters as f's values: 0 when they fit (every
  * parameter named once, candidates, constraints on dev), else -1 with why. */
 int clforge__family_entry_values(const clforge__family *f, const struct clforge__tuning_entry *e,

@@ -8,8 +8,10 @@
 
 #include "../context.h"
 #include "../error.h"
+#include "../kernels/conv_classes.h"
 #include "../log.h"
 #include "../ref/compare.h"
+#include "../tuning/db.h"
 #include "../validate.h"
 #include "../workspace.h"
 #include "buffer_check.h"
@@ -67,19 +69,23 @@ static int supported(clforge_context ctx, const clforge__conv *d, clforge_conv_a
 }
 
 /* The built-in table when nothing was measured (docs/tuning.md, "Which
- * convolution algorithm"): the first row whose algorithm can do d. */
-static clforge_conv_algo heuristic(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {
-  char ignored[160];
+ * convolution algorithm"), in order; a row counts for d when it applies and
+ * its algorithm can do d. */
+typedef struct {
+  int when;
+  clforge_conv_algo algo;
+  const char *rule;
+} heuristic_row;
+
+enum { HEURISTIC_ROWS = 7 };
+
+static void heuristic_rows(const clforge__conv *d, heuristic_row rows[HEURISTIC_ROWS]) {
   const int dw = d->groups > 1 && d->groups == d->c;
   const int one = d->r == 1 && d->s == 1 && d->stride_h == 1 && d->stride_w == 1 && !d->pad_t && !d->pad_b &&
                   !d->pad_l && !d->pad_r;
   const int three = d->r == 3 && d->s == 3 && d->stride_h == 1 && d->stride_w == 1 && d->dil_h == 1 && d->dil_w == 1;
   const size_t cg = d->cg, kg = d->kg;
-  struct {
-    int when;
-    clforge_conv_algo algo;
-    const char *rule;
-  } rows[] = {
+  const heuristic_row t[HEURISTIC_ROWS] = {
       {dw, CLFORGE_CONV_ALGO_DEPTHWISE, "heuristic: depthwise"},
       {one, CLFORGE_CONV_ALGO_GEMM_1X1, "heuristic: 1x1, stride 1, no padding: GEMM"},
       /* F(4x4) needs many tiles to beat F(2x2): measured on PoCL, 4x4 won at 8 x 56^2 outputs
@@ -93,7 +99,15 @@ static clforge_conv_algo heuristic(clforge_context ctx, const clforge__conv *d, 
        "heuristic: C*R*S >= 32, K >= 16: implicit GEMM"},
       {1, CLFORGE_CONV_ALGO_DIRECT, "heuristic: direct"},
   };
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+  memcpy(rows, t, sizeof t);
+}
+
+/* The table's choice for d: the first row that counts. */
+static clforge_conv_algo heuristic(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {
+  char ignored[160];
+  heuristic_row rows[HEURISTIC_ROWS];
+  heuristic_rows(d, rows);
+  for (int i = 0; i < HEURISTIC_ROWS; ++i)
     if (rows[i].when && supported(ctx, d, rows[i].algo, ignored, sizeof ignored)) {
       snprintf(why, cap, "%s", rows[i].rule);
       return rows[i].algo;
@@ -102,52 +116,105 @@ static clforge_conv_algo heuristic(clforge_context ctx, const clforge__conv *d, 
   return CLFORGE_CONV_ALGO_DIRECT;
 }
 
-/* The tuning file's fastest algorithm for d: among the algorithms that can
- * do d, those whose family has an entry for d's shape class (else the
- * nearest tuned shape), compared by their measured rates. Entries of f32
- * storage stand in when none has d's storage types. */
-static clforge_conv_algo tuned_choice(clforge_context ctx, const clforge__conv *d, clforge_conv_algo_source *source,
-                                      int *from_f32, char *why, size_t cap) {
+int clforge__conv_heuristic_rank(clforge_context ctx, const clforge__conv *d, clforge_conv_algo algo) {
+  char ignored[160];
+  const clforge_conv_algo heur = heuristic(ctx, d, ignored, sizeof ignored);
+  if (algo == heur) return 0;
+  /* The others in the table's order, whether their row's condition holds
+   * or not: the row just past a threshold is the choice's closest rival
+   * (Winograd F(4x4) for a layer just below its tile count). */
+  heuristic_row rows[HEURISTIC_ROWS];
+  heuristic_rows(d, rows);
+  int rank = 1;
+  clforge_conv_algo seen[HEURISTIC_ROWS];
+  for (int i = 0; i < HEURISTIC_ROWS; ++i) {
+    if (rows[i].algo == heur || !supported(ctx, d, rows[i].algo, ignored, sizeof ignored)) continue;
+    if (rows[i].algo == algo) return rank;
+    int again = 0; /* an algorithm counts once, at its first row */
+    for (int j = 0; j < rank - 1; ++j) again |= seen[j] == rows[i].algo;
+    if (!again) seen[rank++ - 1] = rows[i].algo;
+  }
+  return HEURISTIC_ROWS + (int)algo; /* no row names it (FFT): after all that do */
+}
+
+/* algo's tuning entry of class cls itself (not a nearest one), with key's
+ * other fields; NULL when it has none. */
+static const clforge__tuning_entry *class_entry(clforge_context ctx, clforge_conv_algo algo,
+                                                const clforge__problem_key *key, const char *cls) {
+  const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of(algo);
+  clforge__problem_key k = *key;
+  k.shape_class = cls;
+  const clforge__tuning_entry *e = NULL;
+  return impl && impl->family && clforge__family_lookup(ctx, impl->family, &k, &e) == CLFORGE__TUNING_EXACT ? e : NULL;
+}
+
+/* 1 when cls is one of the conv shape classes the tuner measures. */
+static int tuned_class(const char *cls) {
+  for (const clforge__shape_class *c = clforge__conv_all_classes; c->name; ++c)
+    if (!strcmp(c->name, cls)) return 1;
+  return 0;
+}
+
+/* The tuning file's choice for d (docs/tuning.md, "Which convolution
+ * algorithm"). Without the file d runs the heuristic's algorithm `heur`, so
+ * another one runs only where it beat heur in one shape class: both have an
+ * entry of that class (d's own; for a call of no tuned class, the class of
+ * heur's nearest entry) and its measured rate is higher by the margin. A class where heur
+ * was not measured (a tune cut short) is left to the heuristic (AUTO):
+ * `note` then says what was measured instead; so is one where only heur
+ * was. Entries of f32 storage stand in when d's storage types have none. */
+static clforge_conv_algo tuned_choice(clforge_context ctx, const clforge__conv *d, clforge_conv_algo heur,
+                                      clforge_conv_algo_source *source, int *from_f32, char *why, size_t cap,
+                                      char *note, size_t note_cap) {
   clforge__conv_key key;
   clforge__conv_make_key(d, &key);
+  const int own = tuned_class(key.shape_class);
+  note[0] = '\0';
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1) {
       if (!strcmp(key.dtypes, "f32,f32,f32")) break;
       snprintf(key.dtypes, sizeof key.dtypes, "f32,f32,f32");
     }
-    for (int want = CLFORGE_PARAMS_FROM_TUNED; want <= CLFORGE_PARAMS_FROM_NEAREST; ++want) {
-      clforge_conv_algo best = CLFORGE_CONV_ALGO_AUTO, second = CLFORGE_CONV_ALGO_AUTO;
-      double best_rate = 0, second_rate = 0;
-      for (int a = 1; a < CLFORGE_CONV_ALGO_COUNT; ++a) {
-        char ignored[160];
-        const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of((clforge_conv_algo)a);
-        if (!impl->family || !supported(ctx, d, (clforge_conv_algo)a, ignored, sizeof ignored)) continue;
-        int v[CLFORGE_MAX_PARAMS];
-        clforge_kernel_choice kc;
-        if (clforge__family_select(ctx, impl->family, clforge__conv_variant(d), &key.key, v, &kc) != CLFORGE_SUCCESS) {
-          clforge__clear_error(ctx);
-          continue;
-        }
-        if ((int)kc.source != want) continue;
-        if (kc.tuned_gflops > best_rate) {
-          second = best, second_rate = best_rate;
-          best = (clforge_conv_algo)a, best_rate = kc.tuned_gflops;
-        } else if (kc.tuned_gflops > second_rate) {
-          second = (clforge_conv_algo)a, second_rate = kc.tuned_gflops;
-        }
-      }
-      if (best == CLFORGE_CONV_ALGO_AUTO) continue;
-      *source = want == CLFORGE_PARAMS_FROM_TUNED ? CLFORGE_CONV_ALGO_FROM_TUNED : CLFORGE_CONV_ALGO_FROM_NEAREST;
-      *from_f32 = pass == 1;
-      const char *kind = want == CLFORGE_PARAMS_FROM_TUNED ? "tuned" : "nearest tuned";
-      if (second != CLFORGE_CONV_ALGO_AUTO)
-        snprintf(why, cap, "%s%s: %s %.0f > %s %.0f GFLOP/s", kind, pass ? " (f32 entries)" : "",
-                 clforge_conv_algo_name(best), best_rate, clforge_conv_algo_name(second), second_rate);
-      else
-        snprintf(why, cap, "%s%s: %s %.0f GFLOP/s, the only one measured", kind, pass ? " (f32 entries)" : "",
-                 clforge_conv_algo_name(best), best_rate);
-      return best;
+    const char *cls = key.shape_class;
+    const clforge__tuning_entry *he = NULL;
+    if (own) {
+      he = class_entry(ctx, heur, &key.key, cls);
+    } else { /* the class of the heuristic's nearest entry */
+      const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of(heur);
+      if (impl && impl->family && clforge__family_lookup(ctx, impl->family, &key.key, &he) == CLFORGE__TUNING_NONE)
+        he = NULL;
+      if (he) cls = he->shape_class;
     }
+    /* the fastest other algorithm that can do d with an entry of cls */
+    clforge_conv_algo other = CLFORGE_CONV_ALGO_AUTO;
+    double other_rate = 0;
+    for (int a = 1; a < CLFORGE_CONV_ALGO_COUNT; ++a) {
+      char ignored[160];
+      if (a == (int)heur || !supported(ctx, d, (clforge_conv_algo)a, ignored, sizeof ignored)) continue;
+      const clforge__tuning_entry *e = class_entry(ctx, (clforge_conv_algo)a, &key.key, cls);
+      if (e && (other == CLFORGE_CONV_ALGO_AUTO || e->gflops > other_rate))
+        other = (clforge_conv_algo)a, other_rate = e->gflops;
+    }
+    if (!he) {
+      if (other != CLFORGE_CONV_ALGO_AUTO && !note[0])
+        snprintf(note, note_cap, "%s not measured in %s, %s is", clforge_conv_algo_name(heur), cls,
+                 clforge_conv_algo_name(other));
+      continue;
+    }
+    if (other == CLFORGE_CONV_ALGO_AUTO) return CLFORGE_CONV_ALGO_AUTO; /* heur alone measured: nothing to compare */
+    *source = own ? CLFORGE_CONV_ALGO_FROM_TUNED : CLFORGE_CONV_ALGO_FROM_NEAREST;
+    *from_f32 = pass == 1;
+    char kind[64];
+    snprintf(kind, sizeof kind, "%s%s%s", own ? "tuned" : "nearest tuned ", own ? "" : cls, pass ? " (f32)" : "");
+    if (other_rate > he->gflops * CLFORGE__TUNED_MARGIN) {
+      snprintf(why, cap, "%s: %s %.0f > heuristic's %s %.0f GFLOP/s", kind, clforge_conv_algo_name(other), other_rate,
+               clforge_conv_algo_name(heur), he->gflops);
+      return other;
+    }
+    snprintf(why, cap, other_rate > he->gflops ? "%s: heuristic's %s %.0f ~ %s %.0f (within 5%%)"
+                                               : "%s: heuristic's %s %.0f >= %s %.0f GFLOP/s",
+             kind, clforge_conv_algo_name(heur), he->gflops, clforge_conv_algo_name(other), other_rate);
+    return heur;
   }
   return CLFORGE_CONV_ALGO_AUTO;
 }
@@ -192,10 +259,16 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, con
     if (!supported(ctx, d, algo, reason, sizeof reason))
       return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "conv2d: %s (%s): %s", clforge_conv_algo_name(algo), why, reason);
   } else {
-    algo = tuned_choice(ctx, d, &source, &from_f32, why, sizeof why);
+    char rule[120], note[80];
+    const clforge_conv_algo heur = heuristic(ctx, d, rule, sizeof rule);
+    algo = tuned_choice(ctx, d, heur, &source, &from_f32, why, sizeof why, note, sizeof note);
     if (algo == CLFORGE_CONV_ALGO_AUTO) {
       source = CLFORGE_CONV_ALGO_FROM_HEURISTIC;
-      algo = heuristic(ctx, d, why, sizeof why);
+      algo = heur;
+      if (note[0]) /* the file measured other algorithms, not this one: say so */
+        snprintf(why, sizeof why, "heuristic (%s):%.70s", note, rule + strlen("heuristic:"));
+      else
+        snprintf(why, sizeof why, "%s", rule);
     }
     char reason[160];
     if (!supported(ctx, d, algo, reason, sizeof reason))

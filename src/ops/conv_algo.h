@@ -70,6 +70,13 @@ typedef struct clforge__conv_key {
 } clforge__conv_key;
 void clforge__conv_make_key(const clforge__conv *d, clforge__conv_key *k);
 
+/* Where the heuristic table (src/ops/conv.c) puts algo for d: 0 for its
+ * choice, then the other algorithms that can do d in the table's row order
+ * (a row's condition aside: the next row is the closest rival); FFT, which
+ * no row names, last. The tuner measures a class's first two before
+ * anything else. */
+int clforge__conv_heuristic_rank(clforge_context ctx, const clforge__conv *d, clforge_conv_algo algo);
+
 /* The variant bits conv families' defaults may depend on. */
 enum {
   CLFORGE__CONV_VARIANT_NHWC = 1,    /* x in NHWC */

@@ -171,6 +171,20 @@ static int conv_tune_variant(const char *dtypes, const char *layout, const size_
   return clforge__conv_resolve(NULL, &desc, 0, &d) == CLFORGE_SUCCESS ? clforge__conv_variant(&d) : 0;
 }
 
+/* The heuristic table's order for the class's layer (src/ops/conv.c). */
+static int conv_rank(clforge_context ctx, const clforge__family *f, const char *dtypes, const char *layout,
+                     const size_t *shape) {
+  clforge_conv2d_desc desc = {0};
+  shape_desc(shape, &desc);
+  clforge__conv d;
+  if (parse_key(dtypes, layout, &desc) || clforge__conv_resolve(NULL, &desc, 0, &d) != CLFORGE_SUCCESS) return 0;
+  for (int a = 1; a < CLFORGE_CONV_ALGO_COUNT; ++a) {
+    const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of((clforge_conv_algo)a);
+    if (impl && impl->family == f) return clforge__conv_heuristic_rank(ctx, &d, (clforge_conv_algo)a);
+  }
+  return 0;
+}
+
 /* f32 only: f16 and bf16 calls choose their algorithm, and take its
  * parameters, from the f32 entries (src/ops/conv.c, tuned_choice); a budget
  * covers more layers this way. */
@@ -186,6 +200,7 @@ const clforge__tune_op clforge__tune_conv = {
     .prepare = conv_prepare,
     .check = conv_check,
     .flops = conv_flops,
+    .rank = conv_rank,
     .variant = conv_tune_variant,
     .teardown = conv_teardown,
 };

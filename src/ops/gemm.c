@@ -171,18 +171,52 @@ typedef struct {
   clforge_kernel_choice ct, cd, cp; /* where vt, vd and vp come from */
 } gemm_plan;
 
-/* Packed or not, for the automatic path (docs/tuning.md, "Which path"):
+int clforge__gemm_heuristic_packed(clforge_context ctx, size_t m, size_t n, size_t k, char *why, size_t cap) {
+  const double operands = 4.0 * (double)k * ((double)m + (double)n);
+  const int big = (double)m * (double)n * (double)k >= PACKED_FROM_MNK;
+  const int wide = m >= PACKED_FROM_MN && n >= PACKED_FROM_MN, spills = operands > PACKED_FROM_BYTES;
+  const int cpu = ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU;
+  const int skinny = !strncmp(clforge__gemm_shape_class(m, n, k), "skinny", 6);
+  const int packed = cpu && !skinny && big && (wide || spills);
+  if (!why) return packed;
+  if (packed)
+    snprintf(why, cap, "heuristic: CPU, >= 768^3, %s", wide ? "m and n >= 768" : "A+B > 32 MiB");
+  else
+    snprintf(why, cap, "heuristic: %s", !cpu ? "not a CPU: tiled" : skinny ? "skinny: tiled" : !big ? "below 768^3: tiled"
+                                                                                       : "m or n < 768, A+B fit L3");
+  return packed;
+}
+
+/* A family's clforge rate in the call's class, as the tuning file measured
+ * it: 0 when unknown (no entry of this class, or CLBlast won there: the
+ * entry then holds CLBlast's rate). */
+static double clforge_rate(const clforge_kernel_choice *c) {
+  return c->source == CLFORGE_PARAMS_FROM_TUNED && !strcmp(c->provider, "clforge") ? c->tuned_gflops : 0.0;
+}
+
+static int names_clblast(const clforge_kernel_choice *c) {
+  return c->source == CLFORGE_PARAMS_FROM_TUNED && !strcmp(c->provider, "clblast");
+}
+
+/* Packed or not, and whether CLBlast runs the call (*peer), for the
+ * automatic path (docs/tuning.md, "Which path"):
  * 1. the tuner's family, when it is measuring one;
  * 2. an override of one family's parameters asks for that family;
- * 3. the tuning file: where both the tiled and the packed family have an
- *    entry for this shape class, the faster (as each was measured) runs;
+ * 3. the tuning file, but only where it measured what the call runs
+ *    without it: the heuristic's route H (4.) must have an entry of the
+ *    call's class; then the fastest measured of H, the other route and
+ *    CLBlast (where an entry of the class says CLBlast won and CLBlast can
+ *    compute the call) runs, H unless another beat it by the margin
+ *    (CLFORGE__TUNED_MARGIN). An entry CLBlast won gives no clforge rate: a
+ *    route whose entry it is does not compete by rate (CLBlast beat it);
  * 4. else the heuristic: packed on CPUs for big shapes that are not skinny
- *    (PACKED_FROM_* above). Where only one family was tuned (a tune cut
- *    short by its budget, a file from before the packed family) there is no
- *    measured comparison: the heuristic decides, and the family it picks
- *    uses its entry if it has one. */
-static int choose_packed(clforge_context ctx, const clforge__gemm *g, const gemm_plan *p, const char *shape_class,
-                         char *why, size_t cap) {
+ *    (PACKED_FROM_* above); below 128^3 the direct kernel, so H is then
+ *    gemm_direct's entry. Where only the other route was tuned (a tune cut
+ *    short) nothing measured says it beats H: H runs, and uses its own
+ *    family's entry (nearest) if it has one. */
+static int choose_route(clforge_context ctx, const clforge__gemm *g, const gemm_plan *p,
+                        const clforge_kernel_choice **peer, char *why, size_t cap) {
+  *peer = NULL;
   const clforge__family *tuning = ctx->tuning_active ? ctx->tune_force.path : NULL;
   /* A convolution family being tuned runs GEMM inside: its GEMMs take the
    * usual route. */
@@ -199,25 +233,44 @@ static int choose_packed(clforge_context ctx, const clforge__gemm *g, const gemm
     snprintf(why, cap, "override names %s only", forced_p ? "gemm_packed" : "gemm");
     return forced_p;
   }
-  const int tuned_t = p->ct.source == CLFORGE_PARAMS_FROM_TUNED, tuned_p = p->cp.source == CLFORGE_PARAMS_FROM_TUNED;
-  if (tuned_t && tuned_p) {
-    const int packed = p->cp.tuned_gflops > p->ct.tuned_gflops;
-    snprintf(why, cap, "tuned: %s %.0f > %s %.0f GFLOP/s", packed ? "packed" : "tiled",
-             packed ? p->cp.tuned_gflops : p->ct.tuned_gflops, packed ? "tiled" : "packed",
-             packed ? p->ct.tuned_gflops : p->cp.tuned_gflops);
-    return packed;
+  char rule[64];
+  const int heur = clforge__gemm_heuristic_packed(ctx, g->m, g->n, g->k, rule, sizeof rule);
+  const int small = (double)g->m * (double)g->n * (double)g->k < DIRECT_BELOW_MNK;
+  const clforge_kernel_choice *h = small ? &p->cd : heur ? &p->cp : &p->ct, *o = small ? NULL : heur ? &p->ct : &p->cp;
+  const char *hn = small ? "direct" : heur ? "packed" : "tiled", *on = heur ? "tiled" : "packed";
+  snprintf(why, cap, "%.47s", rule);
+  if (h->source != CLFORGE_PARAMS_FROM_TUNED) { /* H not measured in this class */
+    if (o && o->source == CLFORGE_PARAMS_FROM_TUNED) snprintf(why, cap, "heuristic: %s (only %s is tuned)", hn, on);
+    return heur;
   }
-  const double operands = 4.0 * (double)g->k * ((double)g->m + (double)g->n);
-  const int big = (double)g->m * (double)g->n * (double)g->k >= PACKED_FROM_MNK;
-  const int wide = g->m >= PACKED_FROM_MN && g->n >= PACKED_FROM_MN, spills = operands > PACKED_FROM_BYTES;
-  const int cpu = ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU, skinny = !strncmp(shape_class, "skinny", 6);
-  const int packed = cpu && !skinny && big && (wide || spills);
-  if (packed)
-    snprintf(why, cap, "heuristic: CPU, >= 768^3, %s", wide ? "m and n >= 768" : "A+B > 32 MiB");
-  else
-    snprintf(why, cap, "heuristic: %s", !cpu ? "not a CPU: tiled" : skinny ? "skinny: tiled" : !big ? "below 768^3: tiled"
-                                                                                       : "m or n < 768, A+B fit L3");
-  return packed;
+  const int eligible = clforge__clblast_gemm_eligible(g);
+  if (names_clblast(h)) { /* CLBlast beat H's kernels in this class */
+    if (eligible) *peer = h, snprintf(why, cap, "tuned: CLBlast beat %s here", hn);
+    return heur;
+  }
+  const clforge_kernel_choice *all[3] = {&p->ct, &p->cd, &p->cp};
+  double rp = 0; /* CLBlast's best measured rate in this class */
+  for (int i = 0; i < 3 && eligible; ++i)
+    if (names_clblast(all[i]) && all[i]->tuned_gflops > rp) rp = all[i]->tuned_gflops, *peer = all[i];
+  const double rh = h->tuned_gflops, ro = o ? clforge_rate(o) : 0.0;
+  const int other = ro > rh * CLFORGE__TUNED_MARGIN;
+  const double best = other ? ro : rh;
+  const char *bn = other ? on : hn;
+  if (*peer && rp > best * CLFORGE__TUNED_MARGIN) {
+    snprintf(why, cap, "tuned: CLBlast %.0f > %s %.0f GFLOP/s", rp, bn, best);
+    return heur;
+  }
+  /* else H alone was measured: the heuristic's rule stands as the reason */
+  if (*peer && rp > ro)
+    snprintf(why, cap, rp > best ? "tuned: %s %.0f ~ CLBlast %.0f (within 5%%)" : "tuned: %s %.0f > CLBlast %.0f GFLOP/s",
+             bn, best, rp);
+  else if (other)
+    snprintf(why, cap, "tuned: %s %.0f > %s %.0f GFLOP/s", on, ro, hn, rh);
+  else if (ro > 0)
+    snprintf(why, cap, ro > rh ? "tuned: %s %.0f ~ %s %.0f (within 5%%)" : "tuned: %s %.0f > %s %.0f GFLOP/s", hn, rh, on,
+             ro);
+  *peer = NULL;
+  return other ? !heur : heur;
 }
 
 /* The tuning key of g: storage types of a, b, c and the transposes, in the
@@ -252,41 +305,39 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
    * gemm_packed override, or a device its defaults do not fit, fails the
    * calls that would pack, not every GEMM. */
   int packable = 1;
+  char why[sizeof p->ct.route] = "";
+  const clforge_kernel_choice *peer = NULL;
   clforge_status sp = clforge__family_select(ctx, &clforge__family_gemm_packed, variant, &key, p->vp, &p->cp);
   if (sp != CLFORGE_SUCCESS) {
-    char ignored[48];
     memset(&p->cp, 0, sizeof p->cp);
-    if (path == PATH_PACKED || (path == PATH_AUTO && choose_packed(ctx, g, p, key.shape_class, ignored, sizeof ignored)))
-      return sp;
+    if (path == PATH_PACKED || (path == PATH_AUTO && choose_route(ctx, g, p, &peer, why, sizeof why))) return sp;
     clforge__clear_error(ctx);
     packable = 0;
   }
-  /* A tuning entry of any family (for this call's class) may say that
-   * CLBlast won; it runs the whole call when it can compute it. */
-  clforge_kernel_choice *peer = !strcmp(p->ct.provider, "clblast")   ? &p->ct
-                                : !strcmp(p->cd.provider, "clblast") ? &p->cd
-                                : !strcmp(p->cp.provider, "clblast") ? &p->cp
-                                                                     : NULL;
-  if (peer) {
-    if (clforge__clblast_gemm_eligible(g) && path == PATH_AUTO) {
-      p->clblast = 1;
-      p->ct = *peer;
-      snprintf(p->ct.route, sizeof p->ct.route, "%s", peer->source == CLFORGE_PARAMS_FROM_TUNER
-                                                          ? "tuner: measuring CLBlast"
-                                                          : "tuned: CLBlast measured fastest");
-      return CLFORGE_SUCCESS;
-    }
-    if (peer->source == CLFORGE_PARAMS_FROM_TUNER) /* the tuner asked to time CLBlast */
-      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: CLBlast cannot run %s (f32 without bias or activation only)",
-                           dtypes);
-    snprintf(peer->provider, sizeof peer->provider, "clforge"); /* CLBlast cannot do this call: our kernels can */
+  /* The tuner timing CLBlast on this problem: it runs the whole call. */
+  clforge_kernel_choice *all[3] = {&p->ct, &p->cd, &p->cp};
+  const clforge_kernel_choice *timing = NULL;
+  for (int i = 0; i < 3 && !timing; ++i)
+    if (!strcmp(all[i]->provider, "clblast") && all[i]->source == CLFORGE_PARAMS_FROM_TUNER) timing = all[i];
+  if (timing && !(clforge__clblast_gemm_eligible(g) && path == PATH_AUTO))
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: CLBlast cannot run %s (f32 without bias or activation only)",
+                         dtypes);
+  if (path != PATH_AUTO) snprintf(why, sizeof why, "CLFORGE_GEMM_PATH=%s", path_names[path]);
+  const int want_packed = path == PATH_PACKED || (path == PATH_AUTO && choose_route(ctx, g, p, &peer, why, sizeof why));
+  if (timing) peer = timing, snprintf(why, sizeof why, "tuner: measuring CLBlast");
+  if (peer && path == PATH_AUTO) { /* CLBlast runs the whole call */
+    p->clblast = 1;
+    p->ct = *peer;
+    memcpy(p->ct.route, why, sizeof why);
+    return CLFORGE_SUCCESS;
   }
+  /* Our kernels run the call: an entry CLBlast won still gives them its
+   * clforge parameters. */
+  for (int i = 0; i < 3; ++i)
+    if (!strcmp(all[i]->provider, "clblast")) snprintf(all[i]->provider, sizeof all[i]->provider, "clforge");
   /* The packed path does the whole call, edges included; its panels must
    * fit the workspace (one MC x NC block at least), else the tiled path. */
-  char why[sizeof p->ct.route] = "";
-  if (path != PATH_AUTO) snprintf(why, sizeof why, "CLFORGE_GEMM_PATH=%s", path_names[path]);
-  p->packed = packable &&
-              (path == PATH_PACKED || (path == PATH_AUTO && choose_packed(ctx, g, p, key.shape_class, why, sizeof why)));
+  p->packed = packable && want_packed;
   if (!packable && path == PATH_AUTO) snprintf(why, sizeof why, "packed parameters unusable here: tiled");
   if (p->packed && !clforge__gemm_packed_fits(ctx, g, p->vp)) {
     /* The tuner measuring the packed family must not time the tiled route

@@ -11,6 +11,7 @@
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
 #include "../validate.h"
+#include "gemm_launch.h"
 
 /* Above this many multiply-adds the reference (plain C, double accumulation)
  * would take a good part of a problem's budget: candidates are then checked
@@ -141,6 +142,16 @@ static int gemm_tune_variant(const char *dtypes, const char *layout, const size_
   return clforge__gemm_variant(layout[0] == 't', layout[1] == 't', t[0], t[1], shape[1]);
 }
 
+/* A class of both routes: the one a plain call of the shape takes first
+ * (src/ops/gemm.c); the direct kernel's class is its own. */
+static int gemm_rank(clforge_context ctx, const clforge__family *f, const char *dtypes, const char *layout,
+                     const size_t *shape) {
+  (void)dtypes, (void)layout;
+  if (f != &clforge__family_gemm && f != &clforge__family_gemm_packed) return 0;
+  const int packed = clforge__gemm_heuristic_packed(ctx, shape[0], shape[1], shape[2], NULL, 0);
+  return (f == &clforge__family_gemm_packed) != packed;
+}
+
 const clforge__tune_op clforge__tune_gemm = {
     .op = "gemm",
     .dtypes = (const char *const[]){"f32,f32,f32", "f16,f16,f16", "bf16,bf16,bf16", NULL},
@@ -153,6 +164,7 @@ const clforge__tune_op clforge__tune_gemm = {
     .prepare = gemm_prepare,
     .check = gemm_check,
     .flops = gemm_flops,
+    .rank = gemm_rank,
     .variant = gemm_tune_variant,
     .teardown = gemm_teardown,
 };

@@ -32,6 +32,13 @@ typedef struct clforge__tune_op {
    * output first. */
   clforge_status (*check)(void *state, int corrupt, char *why, size_t why_cap);
   double (*flops)(const size_t *shape);
+  /* Optional: where a call of `shape` without a tuning file puts family f
+   * among the families tuned on the same class: 0 for the one it runs (the
+   * op's heuristic), 1 for the next it would take, more for the others
+   * (only the order counts). NULL: each class has one family. The tuner
+   * measures each class's first two before any search. */
+  int (*rank)(clforge_context ctx, const clforge__family *f, const char *dtypes, const char *layout,
+              const size_t *shape);
   /* The variant bits the family's built-in defaults depend on. */
   int (*variant)(const char *dtypes, const char *layout, const size_t *shape);
   void (*teardown)(void *state);

@@ -1,9 +1,13 @@
-/* clforge_tune: the generic tuner. For each problem (family x shape class x
- * dtypes x layout) it enumerates the family's space on this device, searches
- * it within a slice of the budget, verifies every candidate against the CPU
- * reference, times CLBlast where the op has it as a peer, and saves the
- * winner. Everything family-specific comes from the descriptor and its op's
- * tune hooks. */
+/* clforge_tune: the generic tuner. Breadth first: class by class, the
+ * family a call runs without a tuning file (the op's heuristic) and its main
+ * rival get their built-in default measured and saved (the baseline), so
+ * that even a short budget lets each class it reaches compare what the file
+ * would choose against what a call does without it. Then for each
+ * problem (family x shape class x dtypes x layout) it enumerates the
+ * family's space on this device, searches it within a slice of the rest of
+ * the budget, verifies every candidate against the CPU reference, times
+ * CLBlast where the op has it as a peer, and saves the winner. Everything
+ * family-specific comes from the descriptor and its op's tune hooks. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +37,12 @@ typedef struct {
   const char *dtypes, *layout;
   int dtype_index, layout_index, seq; /* for the order of the run */
   double weight;
+  int preference;            /* the op's rank hook (tune_op.h) */
+  int rank;                  /* in its class: 0 the heuristic's family, 1 its rival, 2 the others */
+  int class_seq;             /* the seq of its class's first problem (the baseline's order) */
+  int searched;              /* its search ran */
+  double base_default, base_tuned; /* GFLOP/s of its baseline (0: not measured) */
+  char base_params[256];
 } problem;
 
 /* 1 when the list entry name[0..len) names value; "f16" names "f16,f16,f16". */
@@ -85,6 +95,43 @@ static int by_order(const void *a, const void *b) {
   return x->seq - y->seq;
 }
 
+static int same_class(const problem *a, const problem *b) {
+  return !strcmp(a->family->tune->op, b->family->tune->op) && !strcmp(a->cls->name, b->cls->name) &&
+         !strcmp(a->dtypes, b->dtypes) && !strcmp(a->layout, b->layout);
+}
+
+/* Each problem's rank among the families of its class (same op, class,
+ * dtypes and layout) in the order the op's heuristic prefers them. */
+static void rank_problems(clforge_context ctx, problem *p, int n) {
+  for (int i = 0; i < n; ++i) {
+    const clforge__tune_op *op = p[i].family->tune;
+    p[i].preference = op->rank ? op->rank(ctx, p[i].family, p[i].dtypes, p[i].layout, p[i].cls->shape) : 0;
+  }
+  for (int i = 0; i < n; ++i) {
+    int before = 0; /* families of the class the heuristic takes first (ties: as declared) */
+    p[i].class_seq = p[i].seq;
+    for (int j = 0; j < n; ++j) {
+      if (j == i || !same_class(&p[i], &p[j])) continue;
+      if (p[j].preference < p[i].preference || (p[j].preference == p[i].preference && p[j].seq < p[i].seq)) ++before;
+      if (p[j].seq < p[i].class_seq) p[i].class_seq = p[j].seq;
+    }
+    p[i].rank = before < 2 ? before : 2;
+  }
+}
+
+/* The baseline's order: class by class, the heuristic's family and then its
+ * rival (one without the other compares nothing: a call runs the heuristic
+ * where its family alone was measured), the classes as the run's order but
+ * the heavier ones of a dtype first. */
+static int by_baseline(const void *a, const void *b) {
+  const problem *x = *(const problem *const *)a, *y = *(const problem *const *)b;
+  if (x->dtype_index != y->dtype_index) return x->dtype_index - y->dtype_index;
+  if (x->layout_index != y->layout_index) return x->layout_index - y->layout_index;
+  if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
+  if (x->class_seq != y->class_seq) return x->class_seq - y->class_seq;
+  return x->rank - y->rank;
+}
+
 static clforge_status make_problems(clforge_context ctx, const clforge_tune_options *o, problem **out, int *count) {
   int n = 0;
   for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
@@ -99,8 +146,9 @@ static clforge_status make_problems(clforge_context ctx, const clforge_tune_opti
       for (int di = 0; (*f)->tune->dtypes[di]; ++di)
         for (int li = 0; (*f)->tune->layouts[li]; ++li, ++n)
           /* The op's first dtype (f32) is the most used: three times the share. */
-          p[n] = (problem){*f, c, (*f)->tune->dtypes[di], (*f)->tune->layouts[li], di, li, n,
-                           (di == 0 ? 3.0 : 1.0) * c->weight};
+          p[n] = (problem){.family = *f, .cls = c, .dtypes = (*f)->tune->dtypes[di],
+                           .layout = (*f)->tune->layouts[li], .dtype_index = di, .layout_index = li, .seq = n,
+                           .weight = (di == 0 ? 3.0 : 1.0) * c->weight};
   clforge_status st = check_list(ctx, "op", o->ops, p, n, FIELD_OP);
   if (st == CLFORGE_SUCCESS) st = check_list(ctx, "shape class", o->shapes, p, n, FIELD_CLASS);
   if (st == CLFORGE_SUCCESS) st = check_list(ctx, "dtype", o->dtypes, p, n, FIELD_DTYPES);
@@ -117,6 +165,7 @@ static clforge_status make_problems(clforge_context ctx, const clforge_tune_opti
     return st;
   }
   qsort(p, (size_t)kept, sizeof *p, by_order);
+  rank_problems(ctx, p, kept);
   *out = p;
   *count = kept;
   return CLFORGE_SUCCESS;
@@ -125,7 +174,7 @@ static clforge_status make_problems(clforge_context ctx, const clforge_tune_opti
 typedef struct {
   clforge_context ctx;
   const clforge_tune_options *o;
-  const problem *pb;
+  problem *pb;
   void *state;
   const size_t *shape;
   double t_start, deadline, problem_deadline;
@@ -137,9 +186,9 @@ typedef struct {
   int start_failed;   /* ... were discarded: never fall back to them */
   double search_deadline;
   int default_failed; /* the plain call failed: the problem may not run on this device at all */
-  const clforge__tuning_db *existing; /* the target file's entries (re-tuning keeps the better of old and new) */
+  clforge__tuning_db *known; /* the target file's entries and this run's (re-tuning keeps the better of old and new) */
   const int *old;     /* this problem's existing entry's values, or NULL */
-  int old_measured;   /* ... were evaluated in this run */
+  int old_measured;   /* ... were evaluated in this run (or are the default's, measured) */
   /* The fastest verified candidates of the search, fastest first: they meet
    * the default and the peer again, side by side, at the end. */
   struct {
@@ -222,6 +271,7 @@ static double evaluate(const int *values, void *user) {
   ++t->evals;
   double flops = f->tune->flops(t->shape);
   if (outcome == CLFORGE_TUNE_OK) remember(t, v, m.median_s);
+  if (t->old && !memcmp(values, t->old, sizeof(int) * (size_t)f->nparams)) t->old_measured = 1;
   if (outcome >= CLFORGE_TUNE_BUILD_FAILED) {
     ++t->failures;
     if (t->start && !memcmp(values, t->start, sizeof(int) * (size_t)f->nparams)) t->start_failed = 1;
@@ -251,17 +301,18 @@ static int search_should_stop(int evals, void *user) {
          (t->o->max_evals > 0 && t->evals >= t->o->max_evals);
 }
 
-/* Build, check and time the default or the peer on their own; 0 when it
- * cannot run or is wrong. */
-static double measure_plain(tuner *t, run_kind kind) {
+/* Build, check and time the default, the peer or one set of values on
+ * their own; 0 when it cannot run, is wrong or (best_s > 0) is cut short
+ * as 3x slower. */
+static double measure_plain(tuner *t, run_kind kind, const int *values, double best_s) {
   char why[1024];
   clforge__measurement m;
-  force(t, kind, NULL);
-  clforge_tune_outcome out = clforge__measure(t->ctx, t->pb->family->tune, t->state, 0, 0.0, &m, why, sizeof why);
+  force(t, kind, values);
+  clforge_tune_outcome out = clforge__measure(t->ctx, t->pb->family->tune, t->state, 0, best_s, &m, why, sizeof why);
   unforce(t);
   if (out != CLFORGE_TUNE_OK) {
     clforge__log(CLFORGE_LOG_INFO, "tune %s %s: %s not measured: %s", t->pb->family->name, t->pb->cls->name,
-                 kind == RUN_PEER ? t->pb->family->tune->peer : "the default", why);
+                 kind == RUN_PEER ? t->pb->family->tune->peer : kind == RUN_DEFAULT ? "the default" : "the entry", why);
     return 0.0;
   }
   return m.median_s;
@@ -295,16 +346,132 @@ static void confirm(tuner *t, contender *c, int n) {
   }
 }
 
-static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuning_db *results) {
+/* The event fields every event of the current problem has. */
+static clforge_tune_event problem_event(const tuner *t, clforge_tune_event_kind kind, int index, int count) {
+  const problem *pb = t->pb;
+  const clforge__tune_op *op = pb->family->tune;
+  clforge_tune_event ev = {0};
+  ev.kind = kind;
+  ev.op = op->op, ev.family = pb->family->name, ev.shape_class = pb->cls->name, ev.dtypes = pb->dtypes;
+  ev.layout = pb->layout;
+  ev.ndims = op->ndims < 4 ? op->ndims : 4; /* the public event shows 4 */
+  memcpy(ev.shape, pb->cls->shape, sizeof ev.shape);
+  ev.problem = index, ev.problems = count;
+  ev.rank = pb->rank;
+  return ev;
+}
+
+/* The known entry for the current problem, if its values still fit (into
+ * old; *entry the entry itself when entry is not NULL); NULL when none. */
+static const int *find_old(const tuner *t, int *old, const clforge__tuning_entry **entry) {
+  const problem *pb = t->pb;
+  const clforge__family *f = pb->family;
+  char why[256];
+  const int *found = NULL;
+  for (size_t i = 0; t->known && i < t->known->count; ++i) {
+    const clforge__tuning_entry *e = &t->known->entries[i];
+    if (clforge__tuning_same_device(e, &t->ctx->info) && !strcmp(e->family, f->name) &&
+        !strcmp(e->dtypes, pb->dtypes) && !strcmp(e->layout, pb->layout) && !strcmp(e->shape_class, pb->cls->name) &&
+        clforge__family_entry_values(f, e, &t->ctx->info, old, why, sizeof why) == 0) {
+      found = old;
+      if (entry) *entry = e;
+    }
+  }
+  return found;
+}
+
+/* The values a plain call runs (tuning files hidden, no override): the
+ * built-in default, or the generic one where the device rules it out. */
+static clforge_status plain_values(tuner *t, int *values) {
+  const problem *pb = t->pb;
+  const clforge__tune_op *op = pb->family->tune;
+  return clforge__family_select(t->ctx, pb->family, op->variant(pb->dtypes, pb->layout, pb->cls->shape), NULL, values,
+                                NULL);
+}
+
+/* The winner as an entry: into the known entries and, unless dry run, the
+ * file (each problem's as soon as it is known: an interrupted run keeps what
+ * it measured, and concurrent tuners merge under the file's lock). params
+ * gets its values as text. */
+static clforge_status record(tuner *t, const int *values, double s, const char *provider, char *params, size_t cap) {
+  const problem *pb = t->pb;
+  const clforge__family *f = pb->family;
+  clforge__family_format(f, values, params, cap);
+  clforge__tuning_entry e;
+  memset(&e, 0, sizeof e);
+  clforge__tuning_stamp(&e, &t->ctx->info);
+  snprintf(e.family, sizeof e.family, "%s", f->name);
+  snprintf(e.dtypes, sizeof e.dtypes, "%s", pb->dtypes);
+  snprintf(e.layout, sizeof e.layout, "%s", pb->layout);
+  snprintf(e.shape_class, sizeof e.shape_class, "%s", pb->cls->name);
+  e.ndims = f->tune->ndims;
+  memcpy(e.shape, pb->cls->shape, sizeof e.shape);
+  snprintf(e.provider, sizeof e.provider, "%s", provider);
+  e.nparams = f->nparams;
+  for (int p = 0; p < f->nparams; ++p) {
+    snprintf(e.names[p], sizeof e.names[p], "%s", f->params[p].name);
+    e.values[p] = values[p];
+  }
+  e.median_s = s;
+  e.gflops = f->tune->flops(pb->cls->shape) / s / 1e9;
+  if (clforge__tuning_put(t->known, &e)) return clforge__fail(t->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
+  if (t->o->dry_run) return CLFORGE_SUCCESS;
+  clforge__tuning_db one = {&e, 1, 1};
+  char why[600];
+  int rc = clforge__tuning_save(t->o->file, &one, why, sizeof why);
+  if (rc < 0) return clforge__fail(t->ctx, CLFORGE_IO_ERROR, "tune: %s", why);
+  if (rc > 0) clforge__log(CLFORGE_LOG_WARN, "tune: %s", why);
+  return CLFORGE_SUCCESS;
+}
+
+/* The breadth-first pass for one problem: the built-in default measured,
+ * checked and saved, so that the op can compare the class's families with
+ * what a call runs without the file (src/ops/conv.c, gemm.c). No search,
+ * no peer. A problem the file already has an entry for (an earlier tune)
+ * is measured already: it waits for its search. */
+static clforge_status baseline(tuner *t, int index, int count) {
+  problem *pb = t->pb;
+  const clforge__tune_op *op = pb->family->tune;
+  clforge_context ctx = t->ctx;
+  int plain[CLFORGE_MAX_PARAMS] = {0};
+  const clforge__tuning_entry *known = NULL;
+  if (find_old(t, plain, &known)) {
+    pb->base_tuned = known->gflops;
+    clforge__family_format(pb->family, plain, pb->base_params, sizeof pb->base_params);
+    return CLFORGE_SUCCESS;
+  }
+  clforge_status st = op->setup(ctx, pb->dtypes, pb->layout, pb->cls->shape, &t->state);
+  if (st != CLFORGE_SUCCESS) { /* e.g. buffers too big for a small device: its search will say so */
+    clforge__log(CLFORGE_LOG_WARN, "tune %s %s %s %s: baseline skipped: %s", pb->family->name, pb->cls->name,
+                 pb->dtypes, pb->layout, clforge_last_error(ctx));
+    clforge__clear_error(ctx);
+    return CLFORGE_SUCCESS;
+  }
+  const double s = measure_plain(t, RUN_DEFAULT, NULL, 0.0);
+  char params[256] = "";
+  if (s > 0) {
+    st = plain_values(t, plain);
+    if (st == CLFORGE_SUCCESS) st = record(t, plain, s, "clforge", params, sizeof params);
+  }
+  clforge_tune_event ev = problem_event(t, CLFORGE_TUNE_BASELINE, index, count);
+  ev.default_gflops = ev.tuned_gflops = ev.best_gflops = s > 0 ? op->flops(pb->cls->shape) / s / 1e9 : 0.0;
+  ev.params = params[0] ? params : NULL;
+  ev.provider = "clforge";
+  pb->base_default = pb->base_tuned = ev.default_gflops;
+  snprintf(pb->base_params, sizeof pb->base_params, "%s", params);
+  emit(t, &ev);
+  op->teardown(t->state);
+  t->state = NULL;
+  clforge__program_cache_release(&ctx->programs);
+  return st;
+}
+
+static clforge_status tune_problem(tuner *t, int index, int count) {
   const problem *pb = t->pb;
   const clforge__family *f = pb->family;
   const clforge__tune_op *op = f->tune;
   clforge_context ctx = t->ctx;
-  clforge_tune_event ev = {0};
-  ev.op = op->op, ev.family = f->name, ev.shape_class = pb->cls->name, ev.dtypes = pb->dtypes, ev.layout = pb->layout;
-  ev.ndims = op->ndims < 4 ? op->ndims : 4; /* the public event shows 4 */
-  memcpy(ev.shape, pb->cls->shape, sizeof ev.shape);
-  ev.problem = index, ev.problems = count;
+  clforge_tune_event ev = problem_event(t, CLFORGE_TUNE_PROBLEM_START, index, count);
 
   clforge__search_space space;
   clforge_status st = clforge__space_build(ctx, f, op, pb->cls->shape, t->o->space, &space);
@@ -312,7 +479,6 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   ev.total = space.count;
   t->ev = ev;
   t->evals = t->failures = 0;
-  ev.kind = CLFORGE_TUNE_PROBLEM_START;
   emit(t, &ev);
   if (space.count == 0) {
     clforge__log(CLFORGE_LOG_WARN, "tune %s %s: no candidate fits this device and shape", f->name, pb->cls->name);
@@ -329,7 +495,7 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   t->shape = pb->cls->shape;
   t->ntop = 0;
   double flops = op->flops(pb->cls->shape);
-  double default_s = measure_plain(t, RUN_DEFAULT);
+  double default_s = measure_plain(t, RUN_DEFAULT, NULL, 0.0);
   t->default_failed = default_s <= 0;
 
   /* The search starts from the built-in default when it is in the space,
@@ -338,19 +504,16 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   clforge__family_default(f, ctx->info.device_class, op->variant(pb->dtypes, pb->layout, pb->cls->shape), start);
   t->start = start;
   t->start_failed = 0;
-  /* The file's entry for this problem, if it still fits, is measured first:
-   * a re-tune keeps it unless something beats it now. */
-  int old[CLFORGE_MAX_PARAMS];
-  char why[256];
-  t->old = NULL;
+  /* The known entry for this problem (the file's, or this run's baseline),
+   * if it still fits, is measured first: a re-tune keeps it unless
+   * something beats it now. The default's own values were measured as the
+   * default (they need not be in the space). */
+  int old[CLFORGE_MAX_PARAMS], plain[CLFORGE_MAX_PARAMS];
+  t->old = find_old(t, old, NULL);
   t->old_measured = 0;
-  for (size_t i = 0; t->existing && i < t->existing->count; ++i) {
-    const clforge__tuning_entry *e = &t->existing->entries[i];
-    if (clforge__tuning_same_device(e, &ctx->info) && !strcmp(e->family, f->name) && !strcmp(e->dtypes, pb->dtypes) &&
-        !strcmp(e->layout, pb->layout) && !strcmp(e->shape_class, pb->cls->name) &&
-        clforge__family_entry_values(f, e, &ctx->info, old, why, sizeof why) == 0)
-      t->old = old;
-  }
+  if (t->old && default_s > 0 && plain_values(t, plain) == CLFORGE_SUCCESS &&
+      !memcmp(t->old, plain, sizeof(int) * (size_t)f->nparams))
+    t->old_measured = 1;
   double slice = t->problem_deadline - clforge__now();
   t->search_deadline = t->problem_deadline - (slice > 5.0 ? 1.0 : 0.2 * slice);
   clforge__search_hooks hooks = {evaluate, search_should_stop, t};
@@ -358,8 +521,12 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   clforge__search(&space, t->o->strategy, seeds, 2, t->o->seed ? t->o->seed : 0x5eed, &hooks);
   t->start = NULL;
 
+  /* The peer within the problem's share only, and cut short when it is 3x
+   * slower than our best (CLBlast runs 2048^3 in seconds on PoCL: a short
+   * budget would go to it). */
   double peer_s = 0;
-  if (op->peer && !t->o->skip_peers && !stop_requested(t)) peer_s = measure_plain(t, RUN_PEER);
+  if (op->peer && !t->o->skip_peers && !stop_requested(t) && clforge__now() < t->problem_deadline)
+    peer_s = measure_plain(t, RUN_PEER, NULL, t->ntop ? t->top[0].s : default_s);
 
   /* Side by side: the default, the search's best, the peer. The default
    * cannot win when its values gave a wrong result in the search. */
@@ -387,9 +554,7 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   /* The default won: the entry records what a plain call uses (e.g. a skinny
    * shape the default runs on the direct kernel, out of the search's reach). */
   int win_values[CLFORGE_MAX_PARAMS];
-  if (win && win->kind == RUN_DEFAULT &&
-      clforge__family_select(ctx, f, op->variant(pb->dtypes, pb->layout, pb->cls->shape), NULL, win_values, NULL) !=
-          CLFORGE_SUCCESS)
+  if (win && win->kind == RUN_DEFAULT && plain_values(t, win_values) != CLFORGE_SUCCESS)
     win = NULL;
   else if (win && win->kind == RUN_CANDIDATE)
     memcpy(win_values, win->values, sizeof win_values);
@@ -413,26 +578,8 @@ static clforge_status tune_problem(tuner *t, int index, int count, clforge__tuni
   ev.provider = peer_wins ? op->peer : "clforge";
   char params[256] = "";
   if (win_s > 0) {
-    clforge__family_format(f, win_values, params, sizeof params);
+    st = record(t, win_values, peer_wins ? peer_s : win_s, ev.provider, params, sizeof params);
     ev.params = params;
-    clforge__tuning_entry e;
-    memset(&e, 0, sizeof e);
-    clforge__tuning_stamp(&e, &ctx->info);
-    snprintf(e.family, sizeof e.family, "%s", f->name);
-    snprintf(e.dtypes, sizeof e.dtypes, "%s", pb->dtypes);
-    snprintf(e.layout, sizeof e.layout, "%s", pb->layout);
-    snprintf(e.shape_class, sizeof e.shape_class, "%s", pb->cls->name);
-    e.ndims = op->ndims;
-    memcpy(e.shape, pb->cls->shape, sizeof e.shape);
-    snprintf(e.provider, sizeof e.provider, "%s", ev.provider);
-    e.nparams = f->nparams;
-    for (int p = 0; p < f->nparams; ++p) {
-      snprintf(e.names[p], sizeof e.names[p], "%s", f->params[p].name);
-      e.values[p] = win_values[p];
-    }
-    e.median_s = peer_wins ? peer_s : win_s;
-    e.gflops = flops / e.median_s / 1e9;
-    if (clforge__tuning_put(results, &e)) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
   } else {
     clforge__log(CLFORGE_LOG_WARN, "tune %s %s %s %s: no candidate passed; nothing saved", f->name, pb->cls->name,
                  pb->dtypes, pb->layout);
@@ -476,9 +623,18 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
   clforge_status st = clforge__space_validate(ctx, o.space);
   if (st == CLFORGE_SUCCESS) st = make_problems(ctx, &o, &problems, &count);
   if (st != CLFORGE_SUCCESS) return st;
-  clforge__tuning_db existing = {NULL, 0, 0};
+  problem **first = malloc((size_t)count * sizeof *first); /* the baseline pass, in its order */
+  if (!first) {
+    free(problems);
+    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
+  }
+  int nfirst = 0;
+  for (int i = 0; i < count; ++i)
+    if (problems[i].rank <= 1) first[nfirst++] = &problems[i];
+  qsort(first, (size_t)nfirst, sizeof *first, by_baseline);
+  clforge__tuning_db known = {NULL, 0, 0};
   char lwhy[512];
-  if (!o.dry_run) clforge__tuning_load_file(o.file, &existing, lwhy, sizeof lwhy); /* a damaged file: nothing to keep */
+  if (!o.dry_run) clforge__tuning_load_file(o.file, &known, lwhy, sizeof lwhy); /* a damaged file: nothing to keep */
 
   /* Measure against the built-in defaults: hide the tuning files' entries
    * (and the app's override) while tuning, and restore them after. */
@@ -496,35 +652,45 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
   t.o = &o;
   t.t_start = clforge__now();
   t.deadline = t.t_start + o.budget_s;
-  t.existing = &existing;
+  t.known = &known;
   t.fault_tests = clforge__test_fault_armed(ctx, "tune");
   if (t.fault_tests) ctx->test_fault[0] = '\0';
+  /* First, breadth first: each class's heuristic family and its rival. */
+  for (int i = 0; i < nfirst && st == CLFORGE_SUCCESS && !stop_requested(&t) && clforge__now() < t.deadline; ++i) {
+    t.pb = first[i];
+    st = baseline(&t, i, nfirst);
+  }
+  /* Then the searches, the rest of the budget split by weight. */
   double weight_left = 0;
   for (int i = 0; i < count; ++i) weight_left += problems[i].weight;
-  clforge__tuning_db results = {NULL, 0, 0};
   for (int i = 0; i < count && st == CLFORGE_SUCCESS && !stop_requested(&t); ++i) {
     double now = clforge__now();
-    if (now >= t.deadline) {
-      clforge__log(CLFORGE_LOG_WARN, "tune: budget spent; %d of %d problems not tuned", count - i, count);
-      break;
-    }
+    if (now >= t.deadline) break;
     t.pb = &problems[i];
+    problems[i].searched = 1;
     t.problem_deadline = now + (t.deadline - now) * problems[i].weight / weight_left;
     weight_left -= problems[i].weight;
-    size_t before = results.count;
-    st = tune_problem(&t, i, count, &results);
-    /* Saved after each problem: an interrupted run keeps what it measured,
-     * and concurrent tuners merge under the file's lock. */
-    if (st == CLFORGE_SUCCESS && !o.dry_run && results.count > before) {
-      clforge__tuning_db one = {&results.entries[results.count - 1], 1, 1};
-      char why[600];
-      int rc = clforge__tuning_save(o.file, &one, why, sizeof why);
-      if (rc < 0) st = clforge__fail(ctx, CLFORGE_IO_ERROR, "tune: %s", why);
-      else if (rc > 0) clforge__log(CLFORGE_LOG_WARN, "tune: %s", why);
-    }
+    st = tune_problem(&t, i, count);
   }
-  clforge__tuning_free(&results);
-  clforge__tuning_free(&existing);
+  /* What the budget (or a stop) left out: calls of those classes use the
+   * baseline's entries where there are some, else the defaults. */
+  int left = 0;
+  for (int i = 0; i < count && st == CLFORGE_SUCCESS; ++i) {
+    if (problems[i].searched) continue;
+    ++left;
+    t.pb = &problems[i];
+    clforge_tune_event ev = problem_event(&t, CLFORGE_TUNE_NOT_REACHED, i, count);
+    ev.default_gflops = problems[i].base_default, ev.tuned_gflops = problems[i].base_tuned;
+    ev.best_gflops = ev.tuned_gflops;
+    ev.params = problems[i].base_params[0] ? problems[i].base_params : NULL;
+    ev.provider = "clforge";
+    emit(&t, &ev);
+  }
+  if (left)
+    clforge__log(CLFORGE_LOG_WARN, "tune: %s; %d of %d problems not searched", stop_requested(&t) ? "stopped" : "budget spent",
+                 left, count);
+  clforge__tuning_free(&known);
+  free(first);
   free(problems);
   ctx->tuning_active = 0;
   clforge__tuning_view_release(&ctx->tuning);
