@@ -404,8 +404,7 @@ typedef struct {
   const attn_options *o;
   int progress; /* stderr is a terminal */
   attn_table table;
-  double peak_gflops, peak_gbps;
-  unsigned long long cache_bytes; /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE; 0 = unknown */
+  clforge_bench_peaks peak;
   /* GFLOP/s of the full S x S work each composite reached on its last
    * prefill [0] and decode [1] case (decode's thin GEMMs run far slower); 0 = none yet */
   double peer_rate[2][2];
@@ -524,10 +523,13 @@ static void fmt_ms(char *buf, size_t cap, double v) {
   else snprintf(buf, cap, "%.4f", v);
 }
 
-static void fmt_percent(char *buf, size_t cap, double value, double peak) {
-  double v = 100.0 * clforge_bench_fraction(value, peak);
-  if (!(peak > 0) || !(value > 0)) snprintf(buf, cap, "-");
-  else snprintf(buf, cap, v >= 10 ? "%.0f%%" : "%.1f%%", v);
+/* A decode row above its case's plain read of K+V: the read (best of
+ * READ_RUNS) was measured low. 1 and the note, or 0. */
+static int read_note(const attn_row *r, char *note, size_t cap) {
+  if (!(r->read_gbps > 0) || !(r->gbps > r->read_gbps)) return 0;
+  snprintf(note, cap, "read K+V measured low: %.0f%% of the case's plain read of K+V (%.1f GB/s), measured while the "
+           "device was busy", 100 * r->gbps / r->read_gbps, r->read_gbps);
+  return 1;
 }
 
 static void dtype_label(char *buf, size_t cap, const attn_row *r) {
@@ -537,9 +539,9 @@ static void dtype_label(char *buf, size_t cap, const attn_row *r) {
              clforge_dtype_name(r->o_type));
 }
 
-static void table_row(attn_table *t, const attn_row *r, double peak_gflops, double peak_gbps) {
+static void table_row(attn_table *t, const attn_row *r, const clforge_bench_peaks *pk) {
   if (!t->printed_header) {
-    t->peak_columns = peak_gflops > 0 || peak_gbps > 0;
+    t->peak_columns = pk->gflops > 0 || pk->gbps > 0;
     table_header(t);
   }
   FILE *f = t->out;
@@ -578,12 +580,14 @@ static void table_row(attn_table *t, const attn_row *r, double peak_gflops, doub
   else snprintf(buf, sizeof buf, "-");
   fprintf(f, "  %*s", W_EXTRA, buf);
   if (t->peak_columns) {
-    fmt_percent(buf, sizeof buf, r->gflops, peak_gflops);
+    k = clforge_bench_peak_note(pk, r->gflops, r->gbps, r->bytes, note, sizeof note) ? add_note(t, note) : 0;
+    clforge_bench_fmt_percent(buf, sizeof buf, r->gflops, pk->gflops, k);
     fprintf(f, "  %*s", W_PCT, buf);
-    fmt_percent(buf, sizeof buf, r->gbps, peak_gbps);
+    clforge_bench_fmt_percent(buf, sizeof buf, r->gbps, pk->gbps, k);
     fprintf(f, "  %*s", W_PCT, buf);
   }
-  fmt_percent(buf, sizeof buf, r->gbps, r->read_gbps);
+  k = read_note(r, note, sizeof note) ? add_note(t, note) : 0;
+  clforge_bench_fmt_percent(buf, sizeof buf, r->gbps, r->read_gbps, k);
   fprintf(f, "  %*s", W_PCT, buf);
   if (r->vs > 0) snprintf(buf, sizeof buf, "%.2fx", r->vs);
   else if (r->vs_base > 0) {
@@ -642,14 +646,11 @@ static int print_json(FILE *out, const attn_row *r, const bench_env *env) {
   clforge_bench_json_number(o, "flops", 1, r->flops);
   clforge_bench_json_number(o, "bytes", 1, r->bytes);
   clforge_bench_json_number(o, "extra_bytes", r->have_extra, (double)r->extra_bytes);
-  clforge_bench_json_number(o, "peak_gflops", env->peak_gflops > 0, env->peak_gflops);
-  clforge_bench_json_number(o, "peak_gbps", env->peak_gbps > 0, env->peak_gbps);
-  clforge_bench_json_number(o, "frac_peak_flops", ok && env->peak_gflops > 0,
-                            clforge_bench_fraction(r->gflops, env->peak_gflops));
-  clforge_bench_json_number(o, "frac_peak_bw", ok && env->peak_gbps > 0,
-                            clforge_bench_fraction(r->gbps, env->peak_gbps));
+  clforge_bench_json_peaks(o, &env->peak, ok, r->gflops, r->gbps, r->bytes);
   clforge_bench_json_number(o, "kv_read_gbps", r->read_gbps > 0, r->read_gbps);
   clforge_bench_json_number(o, "frac_kv_read", ok && r->read_gbps > 0, clforge_bench_fraction(r->gbps, r->read_gbps));
+  char note[400];
+  if (ok && read_note(r, note, sizeof note)) cJSON_AddStringToObject(o, "kv_read_note", note);
   clforge_bench_json_number(o, "vs_clforge", ok && r->vs > 0, r->vs);
   if (r->base) {
     clforge_bench_json_string(o, "base", r->base);
@@ -1158,31 +1159,21 @@ static void measure_read(attn_case *c, attn_row *r) {
   r->gflops = 0;
 }
 
-/* A row faster than the measured peak means the peak was taken while other
- * work held part of the device: measure it again, keep the larger. For
- * bandwidth only rows that stream at least 4x the device's cache count (as
- * many as bench peak streams): a decode case's K and V can fit in the cache
- * and read faster than memory (% read, against the same bytes, is the
- * figure for those). */
+/* A row faster than the measured peak: measure it again, keep the larger
+ * (a decode case's K and V within the cache read faster than memory: % read,
+ * against the same bytes, is the figure for those). */
 static void refresh_peak(bench_env *env, const attn_row *r) {
-  if (!env->o->peak || r->status != ROW_OK) return;
-  const int streams = env->cache_bytes > 0 && r->bytes >= 4.0 * (double)env->cache_bytes;
-  if (r->gflops <= env->peak_gflops && (!streams || r->gbps <= env->peak_gbps)) return;
-  clforge_bench_peak p;
-  if (clforge_bench_peak_measure(env->ctx, &p)) return;
-  double g = clforge_bench_peak_gflops(&p), b = clforge_bench_peak_gbps(&p);
-  warn(env, "%s ran at %.1f GFLOP/s, %.1f GB/s, above the peak measured before (%.1f GFLOP/s, %.1f GB/s): the "
-       "device was busy then; measured again: %.1f GFLOP/s, %.1f GB/s (the larger are used from this row on)",
-       r->provider, r->gflops, r->gbps, env->peak_gflops, env->peak_gbps, g, b);
-  if (g > env->peak_gflops) env->peak_gflops = g;
-  if (b > env->peak_gbps) env->peak_gbps = b;
+  char msg[512];
+  if (env->o->peak && r->status == ROW_OK &&
+      clforge_bench_peak_recheck(env->ctx, &env->peak, r->gflops, r->gbps, r->bytes, msg, sizeof msg))
+    warn(env, "%s %s", r->provider, msg);
 }
 
 static void emit(bench_env *env, attn_row *r) {
   progress_clear(env);
   refresh_peak(env, r);
   if (env->o->json) print_json(stdout, r, env);
-  else table_row(&env->table, r, env->peak_gflops, env->peak_gbps);
+  else table_row(&env->table, r, &env->peak);
   if (env->nkept == env->kept_cap) {
     size_t cap = env->kept_cap ? 2 * env->kept_cap : 64;
     attn_row *p = realloc(env->kept, cap * sizeof *p);
@@ -1410,11 +1401,6 @@ int clforge_bench_attention_main(int argc, char **argv) {
     return 1;
   }
   clforge_bench_device_label(env.info.name, env.device, sizeof env.device);
-  cl_device_id dev;
-  cl_ulong cache = 0;
-  if (clforge_context_device(env.ctx, &dev) == CLFORGE_SUCCESS &&
-      clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) == CL_SUCCESS)
-    env.cache_bytes = cache;
   if (o.peak) {
     if (env.progress) {
       fputs("  measuring the device's peak ...", stderr);
@@ -1423,9 +1409,10 @@ int clforge_bench_attention_main(int argc, char **argv) {
     clforge_bench_peak peak;
     int peak_rc = clforge_bench_peak_measure(env.ctx, &peak);
     progress_clear(&env);
-    env.peak_gflops = clforge_bench_peak_gflops(&peak);
-    env.peak_gbps = clforge_bench_peak_gbps(&peak);
+    clforge_bench_peak_denominators(&peak, &env.peak);
+    char why[512];
     if (peak_rc) warn(&env, "the device's peak: %s (see 'clforge bench peak')", peak.error);
+    else if (clforge_bench_peak_shortfall(&peak, why, sizeof why)) warn(&env, "%s", why);
   }
   if (!o.json) {
     char platform[160];
@@ -1440,9 +1427,9 @@ int clforge_bench_attention_main(int argc, char **argv) {
              "       and data; each O compared with clforge_attention's before its time counts\n",
              o.peers == PEERS_CLFORGE ? "clforge_gemm" : o.peers == PEERS_CLBLAST ? "CLBlast's GEMMs"
                                                                                   : "clforge_gemm or CLBlast's GEMMs");
-    if (env.peak_gflops > 0 || env.peak_gbps > 0)
+    if (env.peak.gflops > 0 || env.peak.gbps > 0)
       printf("peak (clforge bench peak): %.1f GFLOP/s f32 multiply-add, %.1f GB/s streaming: %% flop and %% bw\n",
-             env.peak_gflops, env.peak_gbps);
+             env.peak.gflops, env.peak.gbps);
     printf("%% read (decode): GB/s over the case's plain read of the K+V bytes; vs: clforge's rate over the row's\n\n");
     fflush(stdout);
     memset(&env.table, 0, sizeof env.table);

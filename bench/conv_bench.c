@@ -535,7 +535,7 @@ typedef struct {
   const conv_options *o;
   int progress; /* stderr is a terminal */
   conv_table table;
-  double peak_gflops, peak_gbps;
+  clforge_bench_peaks peak;
 } bench_env;
 
 typedef struct {
@@ -644,15 +644,9 @@ static void fmt_ms(char *buf, size_t cap, double v) {
   else snprintf(buf, cap, "%.4f", v);
 }
 
-static void fmt_percent(char *buf, size_t cap, double value, double peak) {
-  double v = 100.0 * clforge_bench_fraction(value, peak);
-  if (!(peak > 0)) snprintf(buf, cap, "-");
-  else snprintf(buf, cap, v >= 10 ? "%.0f%%" : "%.1f%%", v);
-}
-
-static void table_row(conv_table *t, const conv_row *r, double peak_gflops, double peak_gbps) {
+static void table_row(conv_table *t, const conv_row *r, const clforge_bench_peaks *pk) {
   if (!t->printed_header) {
-    t->peak_columns = peak_gflops > 0 || peak_gbps > 0;
+    t->peak_columns = pk->gflops > 0 || pk->gbps > 0;
     table_header(t, r);
   }
   FILE *f = t->out;
@@ -683,9 +677,12 @@ static void table_row(conv_table *t, const conv_row *r, double peak_gflops, doub
     fmt_rate(buf, sizeof buf, r->gbps);
     fprintf(f, "  %*s", W_RATE, buf);
     if (t->peak_columns) {
-      fmt_percent(buf, sizeof buf, r->gflops, peak_gflops);
+      const int k = clforge_bench_peak_note(pk, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6, note, sizeof note)
+                        ? add_note(t, note)
+                        : 0;
+      clforge_bench_fmt_percent(buf, sizeof buf, r->gflops, pk->gflops, k);
       fprintf(f, "  %*s", W_PCT, buf);
-      fmt_percent(buf, sizeof buf, r->gbps, peak_gbps);
+      clforge_bench_fmt_percent(buf, sizeof buf, r->gbps, pk->gbps, k);
       fprintf(f, "  %*s", W_PCT, buf);
     }
     snprintf(buf, sizeof buf, "%zu", r->workspace);
@@ -726,8 +723,8 @@ static void table_finish(conv_table *t) {
 
 /* ------------------------------------------------------------------- JSON */
 
-static int print_json(FILE *out, const conv_row *r, const char *device, int runs, int warmup, double peak_gflops,
-                      double peak_gbps) {
+static int print_json(FILE *out, const conv_row *r, const char *device, int runs, int warmup,
+                      const clforge_bench_peaks *pk) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return -1;
   const int ok = r->status == ROW_OK;
@@ -752,11 +749,7 @@ static int print_json(FILE *out, const conv_row *r, const char *device, int runs
   clforge_bench_json_number(o, "p95_ms", ok, r->p95_ms);
   clforge_bench_json_number(o, "gflops", ok, r->gflops);
   clforge_bench_json_number(o, "gbps", ok, r->gbps);
-  clforge_bench_json_number(o, "peak_gflops", peak_gflops > 0, peak_gflops);
-  clforge_bench_json_number(o, "peak_gbps", peak_gbps > 0, peak_gbps);
-  clforge_bench_json_number(o, "frac_peak_flops", ok && peak_gflops > 0,
-                            clforge_bench_fraction(r->gflops, peak_gflops));
-  clforge_bench_json_number(o, "frac_peak_bw", ok && peak_gbps > 0, clforge_bench_fraction(r->gbps, peak_gbps));
+  clforge_bench_json_peaks(o, pk, ok, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
   clforge_bench_json_number(o, "workspace_bytes", r->have_ws, (double)r->workspace);
   cJSON_AddNumberToObject(o, "runs", runs);
   cJSON_AddNumberToObject(o, "warmup", warmup);
@@ -1413,23 +1406,19 @@ static void measure_onednn(conv_case *c, clforge_bench_peer_result *p, const flo
 /* A row faster than the measured peak means the peak was taken while other
  * work held part of the device: measure it again, keep the larger. */
 static void refresh_peak(bench_env *env, const conv_row *r) {
-  if (!env->o->peak || r->status != ROW_OK || (r->gflops <= env->peak_gflops && r->gbps <= env->peak_gbps)) return;
-  clforge_bench_peak p;
-  if (clforge_bench_peak_measure(env->ctx, &p)) return;
-  double g = clforge_bench_peak_gflops(&p), b = clforge_bench_peak_gbps(&p);
-  warn(env, "%s %s ran at %.1f GFLOP/s, %.1f GB/s, above the peak measured before (%.1f GFLOP/s, %.1f GB/s): the "
-       "device was busy then; measured again: %.1f GFLOP/s, %.1f GB/s (the larger are used from this row on)",
-       r->layer, r->label, r->gflops, r->gbps, env->peak_gflops, env->peak_gbps, g, b);
-  if (g > env->peak_gflops) env->peak_gflops = g;
-  if (b > env->peak_gbps) env->peak_gbps = b;
+  char msg[512];
+  if (env->o->peak && r->status == ROW_OK &&
+      clforge_bench_peak_recheck(env->ctx, &env->peak, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6, msg,
+                                 sizeof msg))
+    warn(env, "%s %s %s", r->layer, r->label, msg);
 }
 
 static void emit(bench_env *env, conv_row *r) {
   progress_clear(env);
   refresh_peak(env, r);
   if (env->o->json)
-    print_json(stdout, r, env->device, env->o->runs, env->o->warmup, env->peak_gflops, env->peak_gbps);
-  else table_row(&env->table, r, env->peak_gflops, env->peak_gbps);
+    print_json(stdout, r, env->device, env->o->runs, env->o->warmup, &env->peak);
+  else table_row(&env->table, r, &env->peak);
 }
 
 /* One (layer, N, dtype, layout): every requested algorithm, then the peers.
@@ -1530,9 +1519,10 @@ int clforge_bench_conv_main(int argc, char **argv) {
     clforge_bench_peak peak;
     int peak_rc = clforge_bench_peak_measure(env.ctx, &peak);
     progress_clear(&env);
-    env.peak_gflops = clforge_bench_peak_gflops(&peak);
-    env.peak_gbps = clforge_bench_peak_gbps(&peak);
+    clforge_bench_peak_denominators(&peak, &env.peak);
+    char why[512];
     if (peak_rc) warn(&env, "the device's peak: %s (see 'clforge bench peak')", peak.error);
+    else if (clforge_bench_peak_shortfall(&peak, why, sizeof why)) warn(&env, "%s", why);
   }
 
   if (!o.json) {
@@ -1551,10 +1541,10 @@ int clforge_bench_conv_main(int argc, char **argv) {
                clforge_bench_onednn_threads());
       printf("peers: CLBlast convgemm on the same queue and buffers; %s\n", have ? onednn : why);
     }
-    if (env.peak_gflops > 0 || env.peak_gbps > 0)
+    if (env.peak.gflops > 0 || env.peak.gbps > 0)
       printf("peak (clforge bench peak): %.1f GFLOP/s f32 multiply-add, %.1f GB/s streaming; %% peak and %% bw are\n"
              "      GFLOP/s and GB/s as fractions of them\n",
-             env.peak_gflops, env.peak_gbps);
+             env.peak.gflops, env.peak.gbps);
     printf("\n");
     fflush(stdout);
     memset(&env.table, 0, sizeof env.table);

@@ -282,7 +282,7 @@ typedef struct {
   const gemm_options *o;
   int progress; /* stderr is a terminal */
   clforge_bench_table table;
-  double peak_gflops, peak_gbps; /* the roofline's denominators; 0 = not measured */
+  clforge_bench_peaks peak; /* the roofline's denominators; 0 = not measured */
 } bench_env;
 
 typedef struct {
@@ -726,22 +726,17 @@ static void measure_openblas(gemm_case *c, clforge_bench_peer_result *p, const f
  * work held part of the device (on a shared CPU, another tenant's core):
  * measure it again now, and keep the larger from this row on. */
 static void refresh_peak(bench_env *env, const clforge_bench_record *r) {
-  if (!env->o->peak || !r->ok || (r->gflops <= env->peak_gflops && r->gbps <= env->peak_gbps)) return;
-  clforge_bench_peak p;
-  if (clforge_bench_peak_measure(env->ctx, &p)) return;
-  double g = clforge_bench_peak_gflops(&p), b = clforge_bench_peak_gbps(&p);
-  warn(env, "%s %s ran at %.1f GFLOP/s, %.1f GB/s, above the peak measured before (%.1f GFLOP/s, %.1f GB/s): the "
-       "device was busy then; measured again: %.1f GFLOP/s, %.1f GB/s (the larger are used from this row on)",
-       r->provider, r->dtype, r->gflops, r->gbps, env->peak_gflops, env->peak_gbps, g, b);
-  if (g > env->peak_gflops) env->peak_gflops = g;
-  if (b > env->peak_gbps) env->peak_gbps = b;
+  char msg[512];
+  if (env->o->peak && r->ok &&
+      clforge_bench_peak_recheck(env->ctx, &env->peak, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6, msg,
+                                 sizeof msg))
+    warn(env, "%s %s %s", r->provider, r->dtype, msg);
 }
 
 static void emit(bench_env *env, clforge_bench_record *r) {
   progress_clear(env);
   refresh_peak(env, r);
-  r->peak_gflops = env->peak_gflops;
-  r->peak_gbps = env->peak_gbps;
+  r->peak = env->peak;
   if (env->o->json) clforge_bench_print_json(stdout, r);
   else clforge_bench_table_row(&env->table, r);
 }
@@ -842,9 +837,10 @@ int clforge_bench_gemm_main(int argc, char **argv) {
     }
     int peak_rc = clforge_bench_peak_measure(env.ctx, &peak);
     progress_clear(&env);
-    env.peak_gflops = clforge_bench_peak_gflops(&peak);
-    env.peak_gbps = clforge_bench_peak_gbps(&peak);
+    clforge_bench_peak_denominators(&peak, &env.peak);
+    char why[512];
     if (peak_rc) warn(&env, "the device's peak: %s (see 'clforge bench peak')", peak.error);
+    else if (clforge_bench_peak_shortfall(&peak, why, sizeof why)) warn(&env, "%s", why);
   }
 
   if (o.json && o.peers && clforge_bench_openblas_misses_avx512())
@@ -862,10 +858,10 @@ int clforge_bench_gemm_main(int argc, char **argv) {
       printf("peers: CLBlast on the same queue; OpenBLAS (%s kernels, %d threads) on the host, timed with the host "
              "clock\n",
              clforge_bench_openblas_core(), threads);
-    if (env.peak_gflops > 0 || env.peak_gbps > 0)
+    if (env.peak.gflops > 0 || env.peak.gbps > 0)
       printf("peak (clforge bench peak): %.1f GFLOP/s f32 multiply-add, %.1f GB/s streaming; %% peak and %% bw are\n"
              "      GFLOP/s and GB/s as fractions of them\n",
-             env.peak_gflops, env.peak_gbps);
+             env.peak.gflops, env.peak.gbps);
     if (o.peers && clforge_bench_openblas_misses_avx512())
       printf("note: this CPU has AVX-512 but OpenBLAS runs its %s kernels, so its number is not the CPU's ceiling;\n"
              "      OPENBLAS_CORETYPE=SkylakeX in the environment makes it use AVX-512\n",

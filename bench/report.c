@@ -27,6 +27,17 @@ void clforge_bench_json_string(cJSON *o, const char *key, const char *s) {
   else cJSON_AddNullToObject(o, key);
 }
 
+void clforge_bench_json_peaks(cJSON *o, const clforge_bench_peaks *p, int ok, double gflops, double gbps,
+                              double bytes) {
+  clforge_bench_json_number(o, "peak_gflops", p->gflops > 0, p->gflops);
+  clforge_bench_json_number(o, "peak_gbps", p->gbps > 0, p->gbps);
+  clforge_bench_json_number(o, "frac_peak_flops", ok && p->gflops > 0, clforge_bench_fraction(gflops, p->gflops));
+  clforge_bench_json_number(o, "frac_peak_bw", ok && p->gbps > 0, clforge_bench_fraction(gbps, p->gbps));
+  char note[640];
+  if (ok && clforge_bench_peak_note(p, gflops, gbps, bytes, note, sizeof note))
+    cJSON_AddStringToObject(o, "peak_note", note);
+}
+
 int clforge_bench_json_line(FILE *out, cJSON *o) {
   char *text = cJSON_PrintUnformatted(o);
   cJSON_Delete(o);
@@ -48,6 +59,43 @@ void clforge_bench_device_label(const char *in, char *out, size_t cap) {
 
 double clforge_bench_fraction(double value, double peak) { return peak > 0 ? value / peak : 0.0; }
 
+int clforge_bench_peak_note(const clforge_bench_peaks *p, double gflops, double gbps, double bytes, char *note,
+                            size_t cap) {
+  int len = 0;
+  note[0] = '\0';
+  if (p->gflops > 0 && gflops > p->gflops) {
+    const double of_peak = 100 * gflops / p->gflops, of_host = p->host_gflops > 0 ? 100 * gflops / p->host_gflops : 0;
+    if (of_host > 100)
+      len = snprintf(note, cap,
+                     "above both peaks: %.0f%% of the OpenCL peak (%.1f GFLOP/s), %.0f%% of the host's FMA loop "
+                     "(%.1f GFLOP/s): both were measured while the machine was busy",
+                     of_peak, p->gflops, of_host, p->host_gflops);
+    else if (of_host > 0)
+      len = snprintf(note, cap,
+                     "peak measured low: %.0f%% of the OpenCL peak (%.1f GFLOP/s), %.0f%% of the host's FMA loop "
+                     "(%.1f GFLOP/s)",
+                     of_peak, p->gflops, of_host, p->host_gflops);
+    else
+      len = snprintf(note, cap, "peak measured low: %.0f%% of the OpenCL peak (%.1f GFLOP/s), measured while the "
+                     "device was busy", of_peak, p->gflops);
+  }
+  if (p->gbps > 0 && gbps > p->gbps && len >= 0 && (size_t)len < cap) {
+    const char *sep = len ? "; " : "";
+    const double of_bw = 100 * gbps / p->gbps;
+    /* Data within 4x the cache is partly served from it (the peak streams
+     * 4x the cache for that reason): a cache rate, not a low denominator. */
+    if (bytes > 0 && p->cache_bytes > 0 && bytes < 4.0 * (double)p->cache_bytes)
+      snprintf(note + len, cap - (size_t)len,
+               "%s%.0f%% of the streaming bandwidth (%.1f GB/s): its %.1f MiB fit the device's %.0f MiB cache", sep,
+               of_bw, p->gbps, bytes / 1048576.0, (double)p->cache_bytes / 1048576.0);
+    else
+      snprintf(note + len, cap - (size_t)len,
+               "%sbandwidth measured low: %.0f%% of the streaming bandwidth (%.1f GB/s), measured while the device "
+               "was busy", sep, of_bw, p->gbps);
+  }
+  return note[0] != '\0';
+}
+
 int clforge_bench_print_json(FILE *out, const clforge_bench_record *r) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return -1;
@@ -61,12 +109,7 @@ int clforge_bench_print_json(FILE *out, const clforge_bench_record *r) {
   clforge_bench_json_number(o, "p95_ms", r->ok, r->p95_ms);
   clforge_bench_json_number(o, "gflops", r->ok, r->gflops);
   clforge_bench_json_number(o, "gbps", r->ok, r->gbps);
-  clforge_bench_json_number(o, "peak_gflops", r->peak_gflops > 0, r->peak_gflops);
-  clforge_bench_json_number(o, "peak_gbps", r->peak_gbps > 0, r->peak_gbps);
-  clforge_bench_json_number(o, "frac_peak_flops", r->ok && r->peak_gflops > 0,
-                            clforge_bench_fraction(r->gflops, r->peak_gflops));
-  clforge_bench_json_number(o, "frac_peak_bw", r->ok && r->peak_gbps > 0,
-                            clforge_bench_fraction(r->gbps, r->peak_gbps));
+  clforge_bench_json_peaks(o, &r->peak, r->ok, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
   cJSON_AddNumberToObject(o, "runs", r->runs);
   cJSON_AddNumberToObject(o, "warmup", r->warmup);
   clforge_bench_json_string(o, "timer", r->ok ? r->timer : NULL);
@@ -132,7 +175,7 @@ static void header(clforge_bench_table *t, const clforge_bench_record *r) {
     snprintf(names[n], sizeof names[n], "%s", fixed_after[i]);
     t->widths[n++] = after_min[i];
   }
-  t->peak_columns = r->peak_gflops > 0 || r->peak_gbps > 0;
+  t->peak_columns = r->peak.gflops > 0 || r->peak.gbps > 0;
   for (int i = 0; t->peak_columns && i < 2; ++i) {
     snprintf(names[n], sizeof names[n], "%s", i ? "% bw" : "% peak");
     t->widths[n++] = 6;
@@ -165,10 +208,10 @@ static void fmt_rate(char *buf, size_t cap, double v) {
   else snprintf(buf, cap, "%.2f", v);
 }
 
-/* A fraction of the peak as a percentage; "-" without a peak. */
-static void fmt_percent(char *buf, size_t cap, double value, double peak) {
+void clforge_bench_fmt_percent(char *buf, size_t cap, double value, double peak, int k) {
   double v = 100.0 * clforge_bench_fraction(value, peak);
-  if (!(peak > 0)) snprintf(buf, cap, "-");
+  if (!(peak > 0) || !(value > 0)) snprintf(buf, cap, "-");
+  else if (v > 100 && k) snprintf(buf, cap, "%.0f%% [%d]", v, k);
   else snprintf(buf, cap, v >= 10 ? "%.0f%%" : "%.1f%%", v);
 }
 
@@ -212,9 +255,13 @@ void clforge_bench_table_row(clforge_bench_table *t, const clforge_bench_record 
     fmt_rate(buf, sizeof buf, r->gbps);
     cell(t, col++, buf, 0);
     if (t->peak_columns) {
-      fmt_percent(buf, sizeof buf, r->gflops, r->peak_gflops);
+      const int k = clforge_bench_peak_note(&r->peak, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6, note,
+                                            sizeof note)
+                        ? add_note(t, note)
+                        : 0;
+      clforge_bench_fmt_percent(buf, sizeof buf, r->gflops, r->peak.gflops, k);
       cell(t, col++, buf, 0);
-      fmt_percent(buf, sizeof buf, r->gbps, r->peak_gbps);
+      clforge_bench_fmt_percent(buf, sizeof buf, r->gbps, r->peak.gbps, k);
       cell(t, col++, buf, 0);
     }
   }

@@ -240,7 +240,7 @@ typedef struct {
   char device[256];
   const sm_options *o;
   int progress;
-  double peak_gbps;
+  clforge_bench_peaks peak; /* bandwidth only: softmax's figure of merit */
   int printed_header, nnotes;
   char notes[32][768];
 } bench_env;
@@ -463,9 +463,12 @@ static void emit(bench_env *env, const sm_row *r) {
     clforge_bench_json_number(o, "p95_ms", r->ok, r->p95_ms);
     clforge_bench_json_number(o, "gbps", r->ok, r->gbps);
     clforge_bench_json_number(o, "bytes", 1, r->bytes);
-    clforge_bench_json_number(o, "peak_gbps", env->peak_gbps > 0, env->peak_gbps);
-    clforge_bench_json_number(o, "frac_peak_bw", r->ok && env->peak_gbps > 0,
-                              clforge_bench_fraction(r->gbps, env->peak_gbps));
+    clforge_bench_json_number(o, "peak_gbps", env->peak.gbps > 0, env->peak.gbps);
+    clforge_bench_json_number(o, "frac_peak_bw", r->ok && env->peak.gbps > 0,
+                              clforge_bench_fraction(r->gbps, env->peak.gbps));
+    char note[640];
+    if (r->ok && clforge_bench_peak_note(&env->peak, 0, r->gbps, r->bytes, note, sizeof note))
+      cJSON_AddStringToObject(o, "peak_note", note);
     cJSON_AddNumberToObject(o, "runs", env->o->runs);
     cJSON_AddNumberToObject(o, "warmup", env->o->warmup);
     clforge_bench_json_string(o, "timer", r->ok ? r->timer : NULL);
@@ -500,9 +503,9 @@ static void emit(bench_env *env, const sm_row *r) {
     fmt_ms(buf, sizeof buf, r->p95_ms);
     printf("  %10s", buf);
     printf(r->gbps >= 100 ? "  %8.0f" : r->gbps >= 10 ? "  %8.1f" : "  %8.2f", r->gbps);
-    const double pct = env->peak_gbps > 0 ? 100.0 * r->gbps / env->peak_gbps : 0;
-    if (env->peak_gbps > 0) printf(pct >= 10 ? "  %5.0f%%" : "  %5.1f%%", pct);
-    else printf("  %6s", "-");
+    const int k = clforge_bench_peak_note(&env->peak, 0, r->gbps, r->bytes, note, sizeof note) ? add_note(env, note) : 0;
+    clforge_bench_fmt_percent(buf, sizeof buf, r->gbps, env->peak.gbps, k);
+    printf("  %6s", buf);
     printf("  %s\n", r->kernel);
   }
   fflush(stdout);
@@ -531,7 +534,8 @@ int clforge_bench_softmax_main(int argc, char **argv) {
   if (o.peak) {
     clforge_bench_peak peak;
     int peak_rc = clforge_bench_peak_measure(env.ctx, &peak);
-    env.peak_gbps = clforge_bench_peak_gbps(&peak);
+    clforge_bench_peak_denominators(&peak, &env.peak);
+    env.peak.gflops = env.peak.host_gflops = 0; /* no flop rate here */
     if (peak_rc) warn(&env, "the device's peak: %s (see 'clforge bench peak')", peak.error);
   }
   if (!o.json) {
@@ -541,7 +545,7 @@ int clforge_bench_softmax_main(int argc, char **argv) {
     printf("%s along rows, x and y of one dtype, no mask; %d runs after %d warm-up; median and p95 in ms;\n"
            "GB/s: x read and y written once\n",
            o.kind == CLFORGE_LOG_SOFTMAX ? "log-softmax" : "softmax", o.runs, o.warmup);
-    if (env.peak_gbps > 0) printf("streaming bandwidth (clforge bench peak): %.1f GB/s: %% bw\n", env.peak_gbps);
+    if (env.peak.gbps > 0) printf("streaming bandwidth (clforge bench peak): %.1f GB/s: %% bw\n", env.peak.gbps);
     printf("\n");
   }
   int failed = 0;
