@@ -50,10 +50,11 @@ static void *work(void *arg) {
   return NULL;
 }
 
-/* Thread i on the i-th CPU this process may use. Threads started right
- * after an OpenCL run were often placed on one core and measured half the
- * rate until the scheduler moved one (longer than a 10 ms run); PoCL's own
- * threads live long enough to be spread. Linux only; elsewhere unpinned. */
+/* Thread i on the i-th CPU this process may use. Unpinned threads started
+ * right after an OpenCL run were often placed on one core and measured half
+ * the rate until the scheduler moved one (longer than a 10 ms run); PoCL's
+ * own threads live long enough to be spread. Pinned ones cannot leave a core
+ * another process holds, so callers try both. Linux only. */
 static void pin(pthread_attr_t *attr, int i) {
 #if defined(__linux__)
   cpu_set_t allowed, one;
@@ -71,7 +72,7 @@ static void pin(pthread_attr_t *attr, int i) {
 #endif
 }
 
-double clforge_bench_host_fma_run(int threads, long long iters) {
+double clforge_bench_host_fma_run(int threads, long long iters, int pinned) {
   if (threads < 1 || threads > MAX_THREADS) return -1;
   pthread_t *tid = malloc((size_t)threads * sizeof *tid);
   worker *w = malloc((size_t)threads * sizeof *w);
@@ -86,7 +87,7 @@ double clforge_bench_host_fma_run(int threads, long long iters) {
     w[started] = (worker){iters, (float)started * 0.5f, 0.0f};
     pthread_attr_t attr;
     if (pthread_attr_init(&attr) != 0) break;
-    pin(&attr, started);
+    if (pinned) pin(&attr, started);
     const int rc = pthread_create(&tid[started], &attr, work, &w[started]);
     pthread_attr_destroy(&attr);
     if (rc != 0) break;

@@ -158,7 +158,8 @@ static long long host_prepare(const clforge_device_info *info, clforge_bench_pea
   p->host_threads = info->compute_units ? (int)info->compute_units : 1;
   long long iters = 256;
   double t = 0;
-  while ((t = clforge_bench_host_fma_run(p->host_threads, iters)) > 0 && t < FMA_TARGET_S / 8 && iters < (1ll << 40))
+  while ((t = clforge_bench_host_fma_run(p->host_threads, iters, 0)) > 0 && t < FMA_TARGET_S / 8 &&
+         iters < (1ll << 40))
     iters *= 8;
   if (t <= 0) {
     snprintf(p->host_note, sizeof p->host_note, "could not start %d threads", p->host_threads);
@@ -169,8 +170,9 @@ static long long host_prepare(const clforge_device_info *info, clforge_bench_pea
 }
 
 /* GFLOP/s of one FMA kernel, the best of p->runs runs; for f32 on a CPU
- * device the host loop's best too, one host run after each kernel run (so a
- * stretch when another tenant holds a core costs both alike). */
+ * device the host loop's best too, run after each kernel run (so a stretch
+ * when another tenant holds a core costs both alike), once pinned and once
+ * not (host_fma.c says why). */
 static double measure_fma(cl_command_queue q, cl_program prog, cl_context cl, const char *name, const peak_shape *s,
                           const clforge_device_info *info, int with_host, clforge_bench_peak *p) {
   fma_kernel k;
@@ -181,8 +183,8 @@ static double measure_fma(cl_command_queue q, cl_program prog, cl_context cl, co
     const double t = best_seconds(q, &k.l, name, 0, 1, p);
     if (t <= 0) break;
     if (best == 0 || t < best) best = t;
-    if (host_iters > 0) {
-      const double th = clforge_bench_host_fma_run(p->host_threads, host_iters);
+    for (int pin = 0; host_iters > 0 && pin < 2; ++pin) {
+      const double th = clforge_bench_host_fma_run(p->host_threads, host_iters, !pin);
       if (th > 0 && (host_best == 0 || th < host_best)) host_best = th;
     }
   }
