@@ -14,12 +14,14 @@
 #include <string.h>
 
 #include "bench_sources.h"
+#include "cli.h"
 #include "host_fma.h"
 #include "report.h"
+#include "session.h"
 #include "stats.h"
 #include "timer.h"
 
-enum { EXIT_USAGE = 2, PEAK_RUNS = 10 }; /* many short runs: one of them likely has the machine to itself */
+enum { PEAK_RUNS = 10 }; /* many short runs: one of them likely has the machine to itself */
 #define FMA_TARGET_S 0.01 /* per timed FMA run: long beside a launch, short in all */
 #define MIN_STREAM_BYTES (128ull << 20) /* per buffer; also 4x the device's cache, see stream_bytes */
 #define FMA_A 0.999f /* x = a * x + b converges to b / (1 - a) = 1 */
@@ -445,9 +447,9 @@ static void print_rate(const char *what, double v, const char *unit, const char 
   else printf("  %-10s %9s %-7s  %s\n", what, "n/a", "", how);
 }
 
-static void print_table(const clforge_bench_peak *p, const char *device, const char *platform) {
+static void print_table(const clforge_bench_peak *p, const clforge_bench_session *s) {
   char how[256], size[64];
-  printf("clforge %s bench peak on %s (%s)\n", clforge_version(), device, platform);
+  clforge_bench_print_title(s);
   printf("best of %d runs each, timed with %s\n\n", p->runs,
          p->timer && !strcmp(p->timer, "wall") ? "the host clock" : "profiling events");
   snprintf(how, sizeof how, "%d chains x %d lanes per work-item (%s), %zu work-items; 2 flops per lane", p->chains,
@@ -472,42 +474,24 @@ static void print_table(const clforge_bench_peak *p, const char *device, const c
 }
 
 int clforge_bench_peak_main(int argc, char **argv) {
-  int json = 0;
-  for (int a = 1; a < argc; ++a) {
-    if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
-      clforge_bench_peak_help(stdout);
-      return 0;
-    } else if (!strcmp(argv[a], "--json")) {
-      json = 1;
-    } else {
-      fprintf(stderr, "clforge bench peak: unknown %s '%s'\nRun 'clforge bench peak --help' for usage.\n",
-              argv[a][0] == '-' ? "option" : "argument", argv[a]);
-      return EXIT_USAGE;
-    }
-  }
-  clforge_context ctx = NULL;
-  clforge_device_info info;
-  clforge_status st = clforge_context_create(NULL, &ctx);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_device_info(ctx, &info);
-  if (st != CLFORGE_SUCCESS) {
-    fprintf(stderr, "clforge bench peak: no device: %s: %s\n", clforge_status_name(st), clforge_last_error(ctx));
-    clforge_context_destroy(ctx);
-    return 1;
-  }
-  char device[256], platform[160];
-  clforge_bench_device_label(info.name, device, sizeof device);
-  clforge_bench_device_label(info.platform_name, platform, sizeof platform);
+  clforge_bench_cli cli = {.op = "peak", .help = clforge_bench_peak_help};
+  int rc = clforge_bench_cli_parse(&cli, argc, argv, NULL, NULL);
+  if (rc >= 0) return rc;
+  clforge_bench_session s;
+  if (clforge_bench_session_open(&s, "peak", 0)) return 1;
+  clforge_bench_progress(&s, "measuring the device's peak");
   clforge_bench_peak p;
-  int rc = clforge_bench_peak_measure(ctx, &p) == 0 ? 0 : 1;
-  if (json) {
-    if (print_json(&p, device) != 0) rc = 1;
+  rc = clforge_bench_peak_measure(s.ctx, &p) == 0 ? 0 : 1;
+  clforge_bench_progress_clear(&s);
+  if (cli.json) {
+    if (print_json(&p, s.device) != 0) rc = 1;
   } else {
-    print_table(&p, device, platform);
+    print_table(&p, &s);
     if (fflush(stdout) != 0) rc = 1;
   }
   if (p.error[0]) fprintf(stderr, "clforge bench peak: %s\n", p.error);
   char why[512];
-  if (clforge_bench_peak_shortfall(&p, why, sizeof why)) fprintf(stderr, "clforge bench peak: warning: %s\n", why);
-  clforge_context_destroy(ctx);
+  if (clforge_bench_peak_shortfall(&p, why, sizeof why)) clforge_bench_warn(&s, "%s", why);
+  clforge_bench_session_close(&s);
   return rc;
 }

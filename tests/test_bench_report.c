@@ -6,6 +6,7 @@
 
 #include "host_fma.h"
 #include "report.h"
+#include "table.h"
 #include "test_util.h"
 
 static void peak_notes(void) {
