@@ -1,12 +1,8 @@
 /* Running the host's multiply-add loop (host_fma_loop.c) on several
  * threads, after checking that this CPU can run the code it was built to. */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* sched_getaffinity, pthread_attr_setaffinity_np */
-#endif
 #include "host_fma.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,29 +46,7 @@ static void *work(void *arg) {
   return NULL;
 }
 
-/* Thread i on the i-th CPU this process may use. Unpinned threads started
- * right after an OpenCL run were often placed on one core and measured half
- * the rate until the scheduler moved one (longer than a 10 ms run); PoCL's
- * own threads live long enough to be spread. Pinned ones cannot leave a core
- * another process holds, so callers try both. Linux only. */
-static void pin(pthread_attr_t *attr, int i) {
-#if defined(__linux__)
-  cpu_set_t allowed, one;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-  for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &allowed) || seen++ < i) continue;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    pthread_attr_setaffinity_np(attr, sizeof one, &one);
-    return;
-  }
-#else
-  (void)attr;
-  (void)i;
-#endif
-}
-
-double clforge_bench_host_fma_run(int threads, long long iters, int pinned) {
+double clforge_bench_host_fma_run(int threads, long long iters) {
   if (threads < 1 || threads > MAX_THREADS) return -1;
   pthread_t *tid = malloc((size_t)threads * sizeof *tid);
   worker *w = malloc((size_t)threads * sizeof *w);
@@ -85,12 +59,7 @@ double clforge_bench_host_fma_run(int threads, long long iters, int pinned) {
   const double t0 = clforge_bench_now();
   for (; started < threads; ++started) {
     w[started] = (worker){iters, (float)started * 0.5f, 0.0f};
-    pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0) break;
-    if (pinned) pin(&attr, started);
-    const int rc = pthread_create(&tid[started], &attr, work, &w[started]);
-    pthread_attr_destroy(&attr);
-    if (rc != 0) break;
+    if (pthread_create(&tid[started], NULL, work, &w[started]) != 0) break;
   }
   for (int i = 0; i < started; ++i) pthread_join(tid[i], NULL);
   const double t = clforge_bench_now() - t0;

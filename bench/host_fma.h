@@ -33,10 +33,8 @@ int clforge_bench_host_fma_usable(const char **why);
 double clforge_bench_host_fma_flops(int threads, long long iters);
 
 /** One run of the loop on `threads` threads at once, `iters` iterations
- *  each, thread i on the i-th CPU this process may use when `pin` (Linux),
- *  else where the scheduler puts it: the host clock from the first thread's
- *  start to the last one's end, in seconds; -1 when a thread could not be
- *  started. */
-double clforge_bench_host_fma_run(int threads, long long iters, int pin);
+ *  each: the host clock from the first thread's start to the last one's
+ *  end, in seconds; -1 when a thread could not be started. */
+double clforge_bench_host_fma_run(int threads, long long iters);
 
 #endif /* CLFORGE_BENCH_HOST_FMA_H */
