@@ -253,11 +253,8 @@ static int attn_option(clforge_bench_cli *cli, int argc, char **argv, int *a, vo
 
 /* Returns -1 to go on, or an exit status (0 after --help). */
 static int parse_options(int argc, char **argv, attn_options *o) {
-  o->cli = (clforge_bench_cli){.op = "attention",
-                               .help = clforge_bench_attention_help,
-                               .options = CLFORGE_BENCH_OPT_RUNS | CLFORGE_BENCH_OPT_PEAK | CLFORGE_BENCH_OPT_QUICK,
-                               .runs = DEFAULT_RUNS,
-                               .warmup = DEFAULT_WARMUP};
+  o->cli = clforge_bench_cli_for("attention", clforge_bench_attention_help,
+                                 CLFORGE_BENCH_OPT_TIMED | CLFORGE_BENCH_OPT_QUICK, DEFAULT_RUNS, DEFAULT_WARMUP);
   o->budget_s = DEFAULT_BUDGET_S;
   o->max_run_s = DEFAULT_MAX_RUN_S;
   o->peers = PEERS_CLFORGE | PEERS_CLBLAST;

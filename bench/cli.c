@@ -127,6 +127,11 @@ static int shared_option(clforge_bench_cli *cli, int argc, char **argv, int *a, 
   return 1;
 }
 
+clforge_bench_cli clforge_bench_cli_for(const char *op, void (*help)(FILE *out), unsigned options, int runs,
+                                        int warmup) {
+  return (clforge_bench_cli){.op = op, .help = help, .options = options, .runs = runs, .warmup = warmup};
+}
+
 int clforge_bench_cli_parse(clforge_bench_cli *cli, int argc, char **argv, clforge_bench_own_option own, void *user) {
   cli->peak = cli->peers = 1;
   for (int a = 1; a < argc; ++a) {

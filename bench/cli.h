@@ -16,7 +16,8 @@ enum { CLFORGE_BENCH_EXIT_USAGE = 2, CLFORGE_BENCH_MIN_RUNS = 3, CLFORGE_BENCH_M
 enum { CLFORGE_BENCH_OPT_RUNS = 1,  /* --runs (or --reps) and --warmup */
        CLFORGE_BENCH_OPT_PEAK = 2,  /* --no-peak */
        CLFORGE_BENCH_OPT_PEERS = 4, /* --no-peers */
-       CLFORGE_BENCH_OPT_QUICK = 8  /* --quick */ };
+       CLFORGE_BENCH_OPT_QUICK = 8, /* --quick */
+       CLFORGE_BENCH_OPT_TIMED = CLFORGE_BENCH_OPT_RUNS | CLFORGE_BENCH_OPT_PEAK /* every op's benchmark */ };
 
 typedef struct clforge_bench_cli {
   /* Set by the op before parsing. */
@@ -28,6 +29,10 @@ typedef struct clforge_bench_cli {
   int json, peak, peers, quick; /* peak and peers start at 1 */
   int runs_given;               /* --runs or --reps was given */
 } clforge_bench_cli;
+
+/** The op's name, help, the shared options it takes and its default runs. */
+clforge_bench_cli clforge_bench_cli_for(const char *op, void (*help)(FILE *out), unsigned options, int runs,
+                                        int warmup);
 
 /** An op's own option at argv[*a] (advance *a past a value it takes).
  *  Returns 1 when it took it, 0 when it is not the op's, or

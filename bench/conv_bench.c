@@ -349,11 +349,8 @@ static int conv_option(clforge_bench_cli *cli, int argc, char **argv, int *a, vo
 
 /* Returns -1 to go on, or an exit status (0 after --help). */
 static int parse_options(int argc, char **argv, conv_options *o) {
-  o->cli = (clforge_bench_cli){.op = "conv",
-                               .help = clforge_bench_conv_help,
-                               .options = CLFORGE_BENCH_OPT_RUNS | CLFORGE_BENCH_OPT_PEAK | CLFORGE_BENCH_OPT_PEERS,
-                               .runs = DEFAULT_RUNS,
-                               .warmup = DEFAULT_WARMUP};
+  o->cli = clforge_bench_cli_for("conv", clforge_bench_conv_help,
+                                 CLFORGE_BENCH_OPT_TIMED | CLFORGE_BENCH_OPT_PEERS, DEFAULT_RUNS, DEFAULT_WARMUP);
   const size_t nlayers = layer_count();
   char err[256];
   o->want_layer = calloc(nlayers ? nlayers : 1, 1);

@@ -164,11 +164,8 @@ static int gemm_option(clforge_bench_cli *cli, int argc, char **argv, int *a, vo
 
 /* Returns -1 to go on, or an exit status (0 after --help). */
 static int parse_options(int argc, char **argv, gemm_options *o) {
-  o->cli = (clforge_bench_cli){.op = "gemm",
-                               .help = clforge_bench_gemm_help,
-                               .options = CLFORGE_BENCH_OPT_RUNS | CLFORGE_BENCH_OPT_PEAK | CLFORGE_BENCH_OPT_PEERS,
-                               .runs = DEFAULT_RUNS,
-                               .warmup = DEFAULT_WARMUP};
+  o->cli = clforge_bench_cli_for("gemm", clforge_bench_gemm_help,
+                                 CLFORGE_BENCH_OPT_TIMED | CLFORGE_BENCH_OPT_PEERS, DEFAULT_RUNS, DEFAULT_WARMUP);
   snprintf(o->trans, sizeof o->trans, "NN");
   int rc = clforge_bench_cli_parse(&o->cli, argc, argv, gemm_option, o);
   if (rc >= 0) return rc;

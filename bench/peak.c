@@ -480,7 +480,7 @@ static void print_table(const clforge_bench_peak *p, const clforge_bench_session
 }
 
 int clforge_bench_peak_main(int argc, char **argv) {
-  clforge_bench_cli cli = {.op = "peak", .help = clforge_bench_peak_help};
+  clforge_bench_cli cli = clforge_bench_cli_for("peak", clforge_bench_peak_help, 0, 0, 0);
   int rc = clforge_bench_cli_parse(&cli, argc, argv, NULL, NULL);
   if (rc >= 0) return rc;
   clforge_bench_session s;

@@ -38,8 +38,8 @@
  * the CPU has one fused one. On Intel both go to the same two FMA ports, so
  * mad() measured half the peak; AMD's Zen 5 adds on pipes of their own, so
  * it hid the split there (docs/performance.md, "Peak"). The plain
- * expression x * a + b is contracted too, but LLVM then splits float16 into
- * two 256-bit halves (skylake-avx512 prefers 256-bit vectors). */
+ * expression x * a + b is contracted too, but LLVM built part of it as
+ * 256-bit halves for skylake-avx512. */
 #if PEAK_FMA
 #define MULADD fma
 #else

@@ -131,11 +131,8 @@ static int sm_option(clforge_bench_cli *cli, int argc, char **argv, int *a, void
 }
 
 static int parse_options(int argc, char **argv, sm_options *o) {
-  o->cli = (clforge_bench_cli){.op = "softmax",
-                               .help = clforge_bench_softmax_help,
-                               .options = CLFORGE_BENCH_OPT_RUNS | CLFORGE_BENCH_OPT_PEAK | CLFORGE_BENCH_OPT_QUICK,
-                               .runs = DEFAULT_RUNS,
-                               .warmup = DEFAULT_WARMUP};
+  o->cli = clforge_bench_cli_for("softmax", clforge_bench_softmax_help,
+                                 CLFORGE_BENCH_OPT_TIMED | CLFORGE_BENCH_OPT_QUICK, DEFAULT_RUNS, DEFAULT_WARMUP);
   int rc = clforge_bench_cli_parse(&o->cli, argc, argv, sm_option, o);
   if (rc >= 0) return rc;
   const int quick = o->cli.quick;
