@@ -15,25 +15,23 @@
 
 #include <cjson/cJSON.h>
 #include <clforge/clforge.h>
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "attention_peers.h"
-#include "peak.h"
+#include "cli.h"
+#include "data.h"
 #include "peers.h" /* clforge_bench_clblast_status_name, _release */
 #include "report.h"
+#include "session.h"
 #include "stats.h"
+#include "table.h"
 #include "timer.h"
 
-enum { EXIT_USAGE = 2 };
-enum { DEFAULT_RUNS = 5, MIN_RUNS = 3, MAX_RUNS = 100000, DEFAULT_WARMUP = 1, MAX_WARMUP = 1000 };
+enum { DEFAULT_RUNS = 5, DEFAULT_WARMUP = 1, MIN_RUNS = CLFORGE_BENCH_MIN_RUNS };
 enum { SAMPLE_ROWS = 32, GEMM_SAMPLES = 16, MAX_DTYPES = 3 };
 enum { READ_RUNS = 20 }; /* the plain read's runs (each a millisecond or so): its best is the yardstick */
 #define MAX_DIM (1ull << 20)
@@ -54,15 +52,14 @@ typedef struct {
 } attn_shape;
 
 typedef struct {
+  clforge_bench_cli cli; /* --json, --reps, --warmup, --quick, --no-peak */
   attn_shape *shapes;
   size_t nshapes, cap;
   clforge_dtype dtypes[MAX_DTYPES], kv_dtypes[MAX_DTYPES];
   int ndtypes, nkv_dtypes; /* nkv_dtypes 0: K and V as Q for prefill; f32 and f16 for decode */
-  int runs, warmup;
   double budget_s, max_run_s;
   size_t peer_mem; /* bytes; 0 = only the device's limits */
   int peers;       /* PEERS_* bits */
-  int json, peak, quick;
 } attn_options;
 
 /* ---------------------------------------------------------------- options */
@@ -125,65 +122,6 @@ void clforge_bench_attention_help(FILE *f) {
           DECODE_MAX_SQ);
 }
 
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("clforge bench attention: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\nRun 'clforge bench attention --help' for usage.\n", stderr);
-  return EXIT_USAGE;
-}
-
-/* A decimal number in [lo, hi], digits only. */
-static int parse_number(const char *s, size_t len, unsigned long long lo, unsigned long long hi,
-                        unsigned long long *out) {
-  if (len == 0 || len > 20) return -1;
-  unsigned long long v = 0;
-  for (size_t i = 0; i < len; ++i) {
-    if (s[i] < '0' || s[i] > '9') return -1;
-    unsigned d = (unsigned)(s[i] - '0');
-    if (v > (ULLONG_MAX - d) / 10) return -1;
-    v = v * 10 + d;
-  }
-  if (v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
-
-static int parse_seconds(const char *v, double max, double *out) {
-  char *end = NULL;
-  errno = 0;
-  double t = v ? strtod(v, &end) : -1;
-  if (!v || !*v || errno || !end || *end || !(t >= 0 && t <= max)) return -1;
-  *out = t;
-  return 0;
-}
-
-/* "--name value" or "--name=value": 1 and *value when `arg` is that option
- * (*value NULL when the value is missing), 0 otherwise. */
-static int option(int argc, char **argv, int *a, const char *name, const char **value) {
-  const char *arg = argv[*a];
-  size_t len = strlen(name);
-  if (strncmp(arg, name, len) != 0) return 0;
-  if (arg[len] == '=') *value = arg + len + 1;
-  else if (arg[len] == '\0') *value = *a + 1 < argc ? argv[++*a] : NULL;
-  else return 0;
-  return 1;
-}
-
-/* The next token of *s up to one of `seps` into buf: 1 with *s advanced, 0
- * at the end, -1 for an empty or too long token. */
-static int next_token(const char **s, const char *seps, char *buf, size_t cap) {
-  if (!*s) return 0;
-  size_t len = strcspn(*s, seps);
-  if (len == 0 || len >= cap) return -1;
-  memcpy(buf, *s, len);
-  buf[len] = '\0';
-  *s = (*s)[len] ? *s + len + 1 : NULL;
-  return 1;
-}
-
 static int add_shape(attn_options *o, attn_shape s) {
   if (o->nshapes == o->cap) {
     size_t cap = o->cap ? 2 * o->cap : 64;
@@ -222,9 +160,9 @@ static int parse_shape(const char *v, attn_shape *s, char *err, size_t cap) {
   const char *p = v;
   int count = 0, t;
   memset(s, 0, sizeof *s);
-  while ((t = next_token(&p, ",", tok, sizeof tok)) == 1) {
+  while ((t = clforge_bench_next_token(&p, ",", tok, sizeof tok)) == 1) {
     if (count < 6) {
-      if (parse_number(tok, strlen(tok), 1, MAX_DIM, &n[count])) {
+      if (clforge_bench_parse_number(tok, strlen(tok), 1, MAX_DIM, &n[count])) {
         snprintf(err, cap, "\"%s\" is not a whole number from 1 to %llu", tok, MAX_DIM);
         return -1;
       }
@@ -264,100 +202,72 @@ int clforge_bench_attention_parse_shape(const char *v, clforge_attention_desc *d
   return 0;
 }
 
-static int parse_dtypes(const char *v, clforge_dtype *out, int *n) {
-  char tok[16];
-  const char *s = v;
-  int t = v ? 1 : -1;
-  *n = 0;
-  while (t == 1 && (t = next_token(&s, ",", tok, sizeof tok)) == 1) {
-    clforge_dtype d;
-    if (clforge_dtype_from_name(tok, &d) != CLFORGE_SUCCESS) return -1;
-    int dup = 0;
-    for (int i = 0; i < *n; ++i) dup |= out[i] == d;
-    if (!dup && *n < MAX_DTYPES) out[(*n)++] = d;
+/* One of attention's own options at argv[*a] (clforge_bench_own_option). */
+static int attn_option(clforge_bench_cli *cli, int argc, char **argv, int *a, void *user) {
+  attn_options *o = user;
+  const char *v = NULL;
+  unsigned long long num;
+  char err[256], tok[96];
+  if (clforge_bench_option(argc, argv, a, "--shapes", &v) || clforge_bench_option(argc, argv, a, "--shape", &v)) {
+    const char *s = v;
+    int t = v ? 1 : -1;
+    while (t == 1 && (t = clforge_bench_next_token(&s, ";", tok, sizeof tok)) == 1) {
+      attn_shape sh;
+      int rc = 0;
+      if (!strcmp(tok, "prefill")) rc = add_prefill(o);
+      else if (!strcmp(tok, "decode")) rc = add_decode(o);
+      else if (!strcmp(tok, "all")) rc = add_prefill(o) || add_decode(o);
+      else if (parse_shape(tok, &sh, err, sizeof err))
+        return clforge_bench_usage_error(cli, "--shapes \"%s\": %s", tok, err);
+      else rc = add_shape(o, sh);
+      if (rc) return clforge_bench_usage_error(cli, "out of memory");
+    }
+    if (t < 0)
+      return clforge_bench_usage_error(cli, "--shapes needs prefill, decode, all or B,Hq,Hkv,Sq,Sk,D[,causal]");
+  } else if (clforge_bench_option(argc, argv, a, "--dtype", &v)) {
+    return clforge_bench_cli_dtypes(cli, "--dtype", v, o->dtypes, &o->ndtypes, MAX_DTYPES);
+  } else if (clforge_bench_option(argc, argv, a, "--kv-dtype", &v)) {
+    return clforge_bench_cli_dtypes(cli, "--kv-dtype", v, o->kv_dtypes, &o->nkv_dtypes, MAX_DTYPES);
+  } else if (clforge_bench_option(argc, argv, a, "--budget", &v)) {
+    if (clforge_bench_parse_seconds(v, 3600, &o->budget_s))
+      return clforge_bench_usage_error(cli, "--budget needs seconds from 0 to 3600");
+  } else if (clforge_bench_option(argc, argv, a, "--max-run", &v)) {
+    if (clforge_bench_parse_seconds(v, 3600, &o->max_run_s))
+      return clforge_bench_usage_error(cli, "--max-run needs seconds from 0 to 3600");
+  } else if (clforge_bench_option(argc, argv, a, "--peer-mem", &v)) {
+    if (!v || clforge_bench_parse_number(v, strlen(v), 1, 1ull << 30, &num))
+      return clforge_bench_usage_error(cli, "--peer-mem needs MiB, a whole number from 1");
+    o->peer_mem = (size_t)num << 20;
+  } else if (clforge_bench_option(argc, argv, a, "--peers", &v)) {
+    if (!v) return clforge_bench_usage_error(cli, "--peers needs none, clforge, clblast or all");
+    if (!strcmp(v, "none")) o->peers = 0;
+    else if (!strcmp(v, "clforge")) o->peers = PEERS_CLFORGE;
+    else if (!strcmp(v, "clblast")) o->peers = PEERS_CLBLAST;
+    else if (!strcmp(v, "all")) o->peers = PEERS_CLFORGE | PEERS_CLBLAST;
+    else return clforge_bench_usage_error(cli, "--peers \"%s\": expected none, clforge, clblast or all", v);
+  } else {
+    return 0;
   }
-  return t < 0 || *n == 0 ? -1 : 0;
+  return 1;
 }
 
 /* Returns -1 to go on, or an exit status (0 after --help). */
 static int parse_options(int argc, char **argv, attn_options *o) {
-  o->runs = DEFAULT_RUNS;
-  o->warmup = DEFAULT_WARMUP;
+  o->cli = clforge_bench_cli_for("attention", clforge_bench_attention_help,
+                                 CLFORGE_BENCH_OPT_TIMED | CLFORGE_BENCH_OPT_QUICK, DEFAULT_RUNS, DEFAULT_WARMUP);
   o->budget_s = DEFAULT_BUDGET_S;
   o->max_run_s = DEFAULT_MAX_RUN_S;
   o->peers = PEERS_CLFORGE | PEERS_CLBLAST;
-  o->peak = 1;
-  int runs_given = 0;
-  char err[256], tok[96];
-  for (int a = 1; a < argc; ++a) {
-    const char *arg = argv[a], *v = NULL;
-    unsigned long long num;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      clforge_bench_attention_help(stdout);
-      return 0;
-    } else if (!strcmp(arg, "--json")) {
-      o->json = 1;
-    } else if (!strcmp(arg, "--no-peak")) {
-      o->peak = 0;
-    } else if (!strcmp(arg, "--quick")) {
-      o->quick = 1;
-    } else if (option(argc, argv, &a, "--shapes", &v) || option(argc, argv, &a, "--shape", &v)) {
-      const char *s = v;
-      int t = v ? 1 : -1;
-      while (t == 1 && (t = next_token(&s, ";", tok, sizeof tok)) == 1) {
-        attn_shape sh;
-        int rc = 0;
-        if (!strcmp(tok, "prefill")) rc = add_prefill(o);
-        else if (!strcmp(tok, "decode")) rc = add_decode(o);
-        else if (!strcmp(tok, "all")) rc = add_prefill(o) || add_decode(o);
-        else if (parse_shape(tok, &sh, err, sizeof err)) return usage_error("--shapes \"%s\": %s", tok, err);
-        else rc = add_shape(o, sh);
-        if (rc) return usage_error("out of memory");
-      }
-      if (t < 0) return usage_error("--shapes needs prefill, decode, all or B,Hq,Hkv,Sq,Sk,D[,causal]");
-    } else if (option(argc, argv, &a, "--dtype", &v)) {
-      if (parse_dtypes(v, o->dtypes, &o->ndtypes))
-        return usage_error("--dtype \"%s\": expected f32, f16 or bf16, separated by commas", v ? v : "");
-    } else if (option(argc, argv, &a, "--kv-dtype", &v)) {
-      if (parse_dtypes(v, o->kv_dtypes, &o->nkv_dtypes))
-        return usage_error("--kv-dtype \"%s\": expected f32, f16 or bf16, separated by commas", v ? v : "");
-    } else if (option(argc, argv, &a, "--reps", &v) || option(argc, argv, &a, "--runs", &v)) {
-      if (!v || parse_number(v, strlen(v), MIN_RUNS, MAX_RUNS, &num))
-        return usage_error("--reps needs a whole number from %d to %d", MIN_RUNS, MAX_RUNS);
-      o->runs = (int)num;
-      runs_given = 1;
-    } else if (option(argc, argv, &a, "--warmup", &v)) {
-      if (!v || parse_number(v, strlen(v), 1, MAX_WARMUP, &num))
-        return usage_error("--warmup needs a whole number from 1 to %d", MAX_WARMUP);
-      o->warmup = (int)num;
-    } else if (option(argc, argv, &a, "--budget", &v)) {
-      if (parse_seconds(v, 3600, &o->budget_s)) return usage_error("--budget needs seconds from 0 to 3600");
-    } else if (option(argc, argv, &a, "--max-run", &v)) {
-      if (parse_seconds(v, 3600, &o->max_run_s)) return usage_error("--max-run needs seconds from 0 to 3600");
-    } else if (option(argc, argv, &a, "--peer-mem", &v)) {
-      if (!v || parse_number(v, strlen(v), 1, 1ull << 30, &num))
-        return usage_error("--peer-mem needs MiB, a whole number from 1");
-      o->peer_mem = (size_t)num << 20;
-    } else if (option(argc, argv, &a, "--peers", &v)) {
-      if (!v) return usage_error("--peers needs none, clforge, clblast or all");
-      if (!strcmp(v, "none")) o->peers = 0;
-      else if (!strcmp(v, "clforge")) o->peers = PEERS_CLFORGE;
-      else if (!strcmp(v, "clblast")) o->peers = PEERS_CLBLAST;
-      else if (!strcmp(v, "all")) o->peers = PEERS_CLFORGE | PEERS_CLBLAST;
-      else return usage_error("--peers \"%s\": expected none, clforge, clblast or all", v);
-    } else {
-      return usage_error("unknown %s '%s'", arg[0] == '-' ? "option" : "argument", arg);
-    }
-  }
+  int rc = clforge_bench_cli_parse(&o->cli, argc, argv, attn_option, o);
+  if (rc >= 0) return rc;
   if (o->nshapes == 0) {
-    int rc;
-    if (o->quick) /* one of each kind, tiny: MHA and GQA prefill, causal and not, decode */
+    if (o->cli.quick) /* one of each kind, tiny: MHA and GQA prefill, causal and not, decode */
       rc = add_shape(o, (attn_shape){1, 2, 2, 48, 48, 16, 0}) || add_shape(o, (attn_shape){1, 4, 2, 40, 40, 32, 1}) ||
            add_shape(o, (attn_shape){1, 4, 2, 1, 256, 32, 0});
     else rc = add_prefill(o) || add_decode(o);
-    if (rc) return usage_error("out of memory");
+    if (rc) return clforge_bench_usage_error(&o->cli, "out of memory");
   }
-  if (o->quick && !runs_given) o->runs = MIN_RUNS;
+  if (o->cli.quick && !o->cli.runs_given) o->cli.runs = MIN_RUNS;
   if (o->ndtypes == 0) o->dtypes[o->ndtypes++] = CLFORGE_F32;
   return -1;
 }
@@ -389,23 +299,9 @@ typedef struct {
 } attn_row;
 
 typedef struct {
-  FILE *out;
-  int printed_header, peak_columns;
-  int nnotes, more_notes;
-  char notes[48][768];
-} attn_table;
-
-typedef struct {
-  clforge_context ctx;
-  cl_context cl_ctx;
-  cl_command_queue queue;
-  clforge_device_info info;
-  char device[256];
+  clforge_bench_session s; /* context, peak, progress, warnings */
   const attn_options *o;
-  int progress; /* stderr is a terminal */
-  attn_table table;
-  double peak_gflops, peak_gbps;
-  unsigned long long cache_bytes; /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE; 0 = unknown */
+  clforge_bench_table table;
   /* GFLOP/s of the full S x S work each composite reached on its last
    * prefill [0] and decode [1] case (decode's thin GEMMs run far slower); 0 = none yet */
   double peer_rate[2][2];
@@ -434,26 +330,9 @@ typedef struct {
 } attn_case;
 
 static void progress(const bench_env *env, const attn_case *c, const char *what) {
-  if (!env->progress) return;
-  fprintf(stderr, "\r\033[K  B=%zu Hq=%zu Hkv=%zu Sq=%zu Sk=%zu D=%zu%s %s: %s ...", c->s.b, c->s.hq, c->s.hkv,
-          c->s.sq, c->s.sk, c->s.d, c->s.causal ? " causal" : "", clforge_dtype_name(c->p.kv_type), what);
-  fflush(stderr);
-}
-
-static void progress_clear(const bench_env *env) {
-  if (!env->progress) return;
-  fputs("\r\033[K", stderr);
-  fflush(stderr);
-}
-
-static void warn(const bench_env *env, const char *fmt, ...) {
-  va_list ap;
-  progress_clear(env);
-  va_start(ap, fmt);
-  fputs("clforge bench attention: warning: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
+  clforge_bench_progress(&env->s, "B=%zu Hq=%zu Hkv=%zu Sq=%zu Sk=%zu D=%zu%s %s: %s", c->s.b, c->s.hq, c->s.hkv,
+                         c->s.sq, c->s.sk, c->s.d, c->s.causal ? " causal" : "", clforge_dtype_name(c->p.kv_type),
+                         what);
 }
 
 /* Useful work: two products of 2*Sq*Sk*D per (b, h); causal sees about half
@@ -474,60 +353,15 @@ static double attn_bytes(const attn_case *c) {
          (double)c->o_elems * (double)clforge_dtype_size(c->p.o_type);
 }
 
-static double unit_roundoff(clforge_dtype d) {
-  return d == CLFORGE_F16 ? 0x1p-11 : d == CLFORGE_BF16 ? 0x1p-8 : 0x1p-24;
-}
-
 /* ------------------------------------------------------------------ table */
 
-static int add_note(attn_table *t, const char *text) {
-  for (int i = 0; i < t->nnotes; ++i)
-    if (!strcmp(t->notes[i], text)) return i + 1;
-  if (t->nnotes >= (int)(sizeof t->notes / sizeof t->notes[0])) {
-    t->more_notes++;
-    return 0;
-  }
-  snprintf(t->notes[t->nnotes], sizeof t->notes[0], "%s", text);
-  return ++t->nnotes;
-}
-
-enum { W_DIM = 5, W_MASK = 6, W_DTYPE = 13, W_PROV = 22, W_MS = 10, W_RATE = 8, W_EXTRA = 9, W_PCT = 6, W_VS = 7 };
-
-static int measured_width(const attn_table *t) {
-  int w = W_MS + 2 + W_MS + 2 + W_RATE + 2 + W_RATE + 2 + W_EXTRA + 2 + W_PCT + 2 + W_VS;
-  if (t->peak_columns) w += 2 * (W_PCT + 2);
-  return w;
-}
-
-static void table_header(attn_table *t) {
-  FILE *f = t->out;
-  int total = fprintf(f, "%*s  %*s  %*s  %*s  %*s  %*s  %-*s  %-*s  %-*s  %*s  %*s  %*s  %*s  %*s", W_DIM, "B", W_DIM,
-                      "Hq", W_DIM, "Hkv", W_DIM, "Sq", W_DIM, "Sk", W_DIM, "D", W_MASK, "mask", W_DTYPE, "q/kv/o",
-                      W_PROV, "provider", W_MS, "median ms", W_MS, "p95 ms", W_RATE, "GFLOP/s", W_RATE, "GB/s",
-                      W_EXTRA, "extra MiB");
-  if (t->peak_columns) total += fprintf(f, "  %*s  %*s", W_PCT, "% flop", W_PCT, "% bw");
-  total += fprintf(f, "  %*s  %*s\n", W_PCT, "% read", W_VS, "vs");
-  for (int i = 0; i < total - 1; ++i) fputc('-', f);
-  fputc('\n', f);
-  t->printed_header = 1;
-}
-
-static void fmt_rate(char *buf, size_t cap, double v) {
-  if (v >= 100) snprintf(buf, cap, "%.0f", v);
-  else if (v >= 10) snprintf(buf, cap, "%.1f", v);
-  else snprintf(buf, cap, "%.2f", v);
-}
-
-static void fmt_ms(char *buf, size_t cap, double v) {
-  if (v >= 1000) snprintf(buf, cap, "%.0f", v);
-  else if (v >= 1) snprintf(buf, cap, "%.2f", v);
-  else snprintf(buf, cap, "%.4f", v);
-}
-
-static void fmt_percent(char *buf, size_t cap, double value, double peak) {
-  double v = 100.0 * clforge_bench_fraction(value, peak);
-  if (!(peak > 0) || !(value > 0)) snprintf(buf, cap, "-");
-  else snprintf(buf, cap, v >= 10 ? "%.0f%%" : "%.1f%%", v);
+/* A decode row above its case's plain read of K+V: the read (best of
+ * READ_RUNS) was measured low. 1 and the note, or 0. */
+static int read_note(const attn_row *r, char *note, size_t cap) {
+  if (!(r->read_gbps > 0) || !(r->gbps > r->read_gbps)) return 0;
+  snprintf(note, cap, "read K+V measured low: %.0f%% of the case's plain read of K+V (%.1f GB/s), measured while the "
+           "device was busy", 100 * r->gbps / r->read_gbps, r->read_gbps);
+  return 1;
 }
 
 static void dtype_label(char *buf, size_t cap, const attn_row *r) {
@@ -537,81 +371,66 @@ static void dtype_label(char *buf, size_t cap, const attn_row *r) {
              clforge_dtype_name(r->o_type));
 }
 
-static void table_row(attn_table *t, const attn_row *r, double peak_gflops, double peak_gbps) {
-  if (!t->printed_header) {
-    t->peak_columns = peak_gflops > 0 || peak_gbps > 0;
-    table_header(t);
-  }
-  FILE *f = t->out;
-  char buf[640], note[700], dt[32];
-  dtype_label(dt, sizeof dt, r);
-  fprintf(f, "%*zu  %*zu  %*zu  %*zu  %*zu  %*zu  %-*s  %-*s  %-*s", W_DIM, r->s.b, W_DIM, r->s.hq, W_DIM, r->s.hkv,
-          W_DIM, r->s.sq, W_DIM, r->s.sk, W_DIM, r->s.d, W_MASK, r->s.causal ? "causal" : "-", W_DTYPE, dt, W_PROV,
-          r->provider);
+static void table_columns(bench_env *env) {
+  clforge_bench_table *t = &env->table;
+  static const char *const dims[] = {"B", "Hq", "Hkv", "Sq", "Sk", "D"};
+  clforge_bench_table_init(t, stdout);
+  for (int i = 0; i < 6; ++i) clforge_bench_table_column(t, dims[i], 5, 0);
+  clforge_bench_table_column(t, "mask", 6, 1);
+  clforge_bench_table_column(t, "q/kv/o", 13, 1);
+  clforge_bench_table_column(t, "provider", 22, 1);
+  clforge_bench_table_result_columns(t, 1);
+  clforge_bench_table_column(t, "extra MiB", 9, 0);
+  clforge_bench_table_peak_columns(t, &env->s.peak, "% flop");
+  clforge_bench_table_column(t, "% read", 6, 0);
+  clforge_bench_table_column(t, "vs", 7, 0);
+}
+
+static void table_row(bench_env *env, const attn_row *r) {
+  clforge_bench_table *t = &env->table;
+  char buf[640], note[700];
+  const size_t dims[] = {r->s.b, r->s.hq, r->s.hkv, r->s.sq, r->s.sk, r->s.d};
+  for (int i = 0; i < 6; ++i) clforge_bench_table_cellf(t, "%zu", dims[i]);
+  clforge_bench_table_cell(t, r->s.causal ? "causal" : "-");
+  dtype_label(buf, sizeof buf, r);
+  clforge_bench_table_cell(t, buf);
+  clforge_bench_table_cell(t, r->provider);
   if (r->status != ROW_OK) {
     const char *word = r->status == ROW_NA ? "n/a" : "error";
     snprintf(note, sizeof note, "%s %s: %s", r->provider, word, r->note[0] ? r->note : "failed");
-    int k = add_note(t, note);
-    snprintf(buf, sizeof buf, k ? "%s [%d]" : "%s", word, k);
-    fprintf(f, "  %-*s\n", measured_width(t), buf);
-    fflush(f);
+    clforge_bench_table_status(t, 8 + 2 * t->peak_columns, word, note);
+    clforge_bench_table_end_row(t);
     return;
   }
-  fmt_ms(buf, sizeof buf, r->median_ms);
-  int k = 0;
-  if (r->timer && strcmp(r->timer, "events")) {
-    snprintf(note, sizeof note, "timed with the host clock, not profiling events%s%s", r->timer_note[0] ? ": " : "",
-             r->timer_note);
-    k = add_note(t, note);
-    size_t len = strlen(buf);
-    snprintf(buf + len, sizeof buf - len, k ? " [%d]" : " *", k);
-  }
-  fprintf(f, "  %*s", W_MS, buf);
-  fmt_ms(buf, sizeof buf, r->p95_ms);
-  fprintf(f, "  %*s", W_MS, buf);
-  fmt_rate(buf, sizeof buf, r->gflops);
-  fprintf(f, "  %*s", W_RATE, buf);
-  fmt_rate(buf, sizeof buf, r->gbps);
-  fprintf(f, "  %*s", W_RATE, buf);
+  clforge_bench_table_results(t, r->median_ms, r->p95_ms, r->timer, r->timer_note, 1, r->gflops, r->gbps);
   if (r->have_extra) snprintf(buf, sizeof buf, r->extra_bytes && r->extra_bytes < (1u << 20) / 10 ? "%.3f" : "%.1f",
                               (double)r->extra_bytes / (1024.0 * 1024.0));
   else snprintf(buf, sizeof buf, "-");
-  fprintf(f, "  %*s", W_EXTRA, buf);
-  if (t->peak_columns) {
-    fmt_percent(buf, sizeof buf, r->gflops, peak_gflops);
-    fprintf(f, "  %*s", W_PCT, buf);
-    fmt_percent(buf, sizeof buf, r->gbps, peak_gbps);
-    fprintf(f, "  %*s", W_PCT, buf);
-  }
-  fmt_percent(buf, sizeof buf, r->gbps, r->read_gbps);
-  fprintf(f, "  %*s", W_PCT, buf);
+  clforge_bench_table_cell(t, buf);
+  if (t->peak_columns) clforge_bench_table_peak_cells(t, &env->s.peak, 1, r->gflops, r->gbps, r->bytes);
+  int k = read_note(r, note, sizeof note) ? clforge_bench_table_note(t, note) : 0;
+  clforge_bench_fmt_percent(buf, sizeof buf, r->gbps, r->read_gbps, k);
+  clforge_bench_table_cell(t, buf);
   if (r->vs > 0) snprintf(buf, sizeof buf, "%.2fx", r->vs);
   else if (r->vs_base > 0) {
     snprintf(note, sizeof note,
              "clforge rows: vs = the speed-up over the same shape's %s row (its median over this one's)", r->base);
-    k = add_note(t, note);
+    k = clforge_bench_table_note(t, note);
     snprintf(buf, sizeof buf, k ? "%.2fx [%d]" : "%.2fx", r->vs_base, k);
   } else snprintf(buf, sizeof buf, "-");
   if (r->note[0]) { /* a remark on a measured row (e.g. what a yardstick is) */
     snprintf(note, sizeof note, "%s: %s", r->provider, r->note);
-    k = add_note(t, note);
+    k = clforge_bench_table_note(t, note);
     size_t len = strlen(buf);
     if (k) snprintf(buf + len, sizeof buf - len, " [%d]", k);
   }
-  fprintf(f, "  %*s\n", W_VS, buf);
-  fflush(f);
-}
-
-static void table_finish(attn_table *t) {
-  if (t->nnotes) fputc('\n', t->out);
-  for (int i = 0; i < t->nnotes; ++i) fprintf(t->out, "[%d] %s\n", i + 1, t->notes[i]);
-  if (t->more_notes) fprintf(t->out, "(%d more notes not shown; --json has them all)\n", t->more_notes);
-  fflush(t->out);
+  clforge_bench_table_cell(t, buf);
+  clforge_bench_table_end_row(t);
 }
 
 /* ------------------------------------------------------------------- JSON */
 
-static int print_json(FILE *out, const attn_row *r, const bench_env *env) {
+static int print_json(const attn_row *r, const bench_env *env) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return -1;
   const int ok = r->status == ROW_OK;
@@ -635,45 +454,29 @@ static int print_json(FILE *out, const attn_row *r, const bench_env *env) {
     clforge_bench_json_string(o, "algo_why", r->why);
   }
   clforge_bench_json_string(o, "status", r->status == ROW_OK ? "ok" : r->status == ROW_NA ? "n/a" : "error");
-  clforge_bench_json_number(o, "median_ms", ok, r->median_ms);
-  clforge_bench_json_number(o, "p95_ms", ok, r->p95_ms);
+  clforge_bench_json_times(o, ok, r->median_ms, r->p95_ms);
   clforge_bench_json_number(o, "gflops", ok, r->gflops);
   clforge_bench_json_number(o, "gbps", ok, r->gbps);
   clforge_bench_json_number(o, "flops", 1, r->flops);
   clforge_bench_json_number(o, "bytes", 1, r->bytes);
   clforge_bench_json_number(o, "extra_bytes", r->have_extra, (double)r->extra_bytes);
-  clforge_bench_json_number(o, "peak_gflops", env->peak_gflops > 0, env->peak_gflops);
-  clforge_bench_json_number(o, "peak_gbps", env->peak_gbps > 0, env->peak_gbps);
-  clforge_bench_json_number(o, "frac_peak_flops", ok && env->peak_gflops > 0,
-                            clforge_bench_fraction(r->gflops, env->peak_gflops));
-  clforge_bench_json_number(o, "frac_peak_bw", ok && env->peak_gbps > 0,
-                            clforge_bench_fraction(r->gbps, env->peak_gbps));
+  clforge_bench_json_peaks(o, &env->s.peak, ok, r->gflops, r->gbps, r->bytes);
   clforge_bench_json_number(o, "kv_read_gbps", r->read_gbps > 0, r->read_gbps);
   clforge_bench_json_number(o, "frac_kv_read", ok && r->read_gbps > 0, clforge_bench_fraction(r->gbps, r->read_gbps));
+  char note[400];
+  if (ok && read_note(r, note, sizeof note)) cJSON_AddStringToObject(o, "kv_read_note", note);
   clforge_bench_json_number(o, "vs_clforge", ok && r->vs > 0, r->vs);
   if (r->base) {
     clforge_bench_json_string(o, "base", r->base);
     clforge_bench_json_number(o, "vs_base", ok && r->vs_base > 0, r->vs_base);
   }
-  cJSON_AddNumberToObject(o, "runs", ok ? r->runs : 0);
-  cJSON_AddNumberToObject(o, "warmup", env->o->warmup);
-  clforge_bench_json_string(o, "timer", ok ? r->timer : NULL);
-  if (ok && r->timer_note[0]) cJSON_AddStringToObject(o, "timer_note", r->timer_note);
-  clforge_bench_json_string(o, "device", env->device);
+  clforge_bench_json_run(o, ok ? r->runs : 0, env->o->cli.warmup, ok ? r->timer : NULL, ok ? r->timer_note : NULL,
+                         env->s.device);
   if (r->note[0]) cJSON_AddStringToObject(o, ok ? "note" : r->status == ROW_NA ? "note" : "error", r->note);
-  return clforge_bench_json_line(out, o);
+  return clforge_bench_json_line(stdout, o);
 }
 
 /* ------------------------------------------------------------------- data */
-
-/* Uniform values in [-range, range) from a small LCG: reproducible. */
-static void fill_random(float *x, size_t n, uint32_t seed, float range) {
-  uint32_t s = seed;
-  for (size_t i = 0; i < n; ++i) {
-    s = s * 1664525u + 1013904223u;
-    x[i] = ((float)(s >> 8) * (2.0f / 16777216.0f) - 1.0f) * range;
-  }
-}
 
 static void free_case(attn_case *c) {
   cl_mem *m[] = {&c->q, &c->k, &c->v, &c->o};
@@ -696,7 +499,7 @@ static void *make_tensor(size_t n, clforge_dtype t, uint32_t seed, float range, 
     if (raw != f) free(raw);
     return NULL;
   }
-  fill_random(f, n, seed, range);
+  clforge_bench_fill_random(f, n, seed, range);
   if (maxabs) {
     float m = 0;
     for (size_t i = 0; i < n; ++i) m = fabsf(f[i]) > m ? fabsf(f[i]) : m;
@@ -724,9 +527,9 @@ static int setup_case(bench_env *env, attn_case *c, const attn_shape *s, clforge
                                      .seq_kv = s->sk, .head_dim = s->d, .q_type = qt, .kv_type = kvt, .o_type = qt,
                                      .causal = s->causal ? CLFORGE_CAUSAL_BOTTOM_RIGHT : CLFORGE_CAUSAL_NONE};
   const size_t qb = c->q_elems * clforge_dtype_size(qt), kvb = c->kv_elems * clforge_dtype_size(kvt);
-  if (qb > env->info.max_alloc_bytes || kvb > env->info.max_alloc_bytes) {
+  if (qb > env->s.info.max_alloc_bytes || kvb > env->s.info.max_alloc_bytes) {
     snprintf(err, cap, "Q or K needs more than the device's largest allocation (%llu bytes)",
-             (unsigned long long)env->info.max_alloc_bytes);
+             (unsigned long long)env->s.info.max_alloc_bytes);
     return -1;
   }
   c->q_raw = make_tensor(c->q_elems, qt, 0x1234567u, Q_RANGE, NULL);
@@ -737,10 +540,10 @@ static int setup_case(bench_env *env, attn_case *c, const attn_shape *s, clforge
     return -1;
   }
   cl_int e[4];
-  c->q = clCreateBuffer(env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, qb, c->q_raw, &e[0]);
-  c->k = clCreateBuffer(env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kvb, c->k_raw, &e[1]);
-  c->v = clCreateBuffer(env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kvb, c->v_raw, &e[2]);
-  c->o = clCreateBuffer(env->cl_ctx, CL_MEM_READ_WRITE, qb, NULL, &e[3]);
+  c->q = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, qb, c->q_raw, &e[0]);
+  c->k = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kvb, c->k_raw, &e[1]);
+  c->v = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kvb, c->v_raw, &e[2]);
+  c->o = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, qb, NULL, &e[3]);
   for (int i = 0; i < 4; ++i)
     if (e[i] != CL_SUCCESS) {
       snprintf(err, cap, "clCreateBuffer failed (%s)", clforge_status_name(e[i]));
@@ -753,42 +556,9 @@ static int setup_case(bench_env *env, attn_case *c, const attn_shape *s, clforge
  * on an earlier result. */
 static cl_int poison_o(attn_case *c) {
   const unsigned char ff = 0xFF;
-  cl_int e = clEnqueueFillBuffer(c->env->queue, c->o, &ff, 1, 0, c->o_elems * clforge_dtype_size(c->p.o_type), 0,
+  cl_int e = clEnqueueFillBuffer(c->env->s.queue, c->o, &ff, 1, 0, c->o_elems * clforge_dtype_size(c->p.o_type), 0,
                                  NULL, NULL);
-  return e == CL_SUCCESS ? clFinish(c->env->queue) : e;
-}
-
-/* Read `n` elements of type t at element `offset` of `buf`, widened to f32. */
-static int read_f32(bench_env *env, cl_mem buf, clforge_dtype t, size_t offset, size_t n, float *out, char *err,
-                    size_t cap) {
-  const size_t es = clforge_dtype_size(t);
-  void *raw = t == CLFORGE_F32 ? (void *)out : malloc(n * es);
-  if (!raw) {
-    snprintf(err, cap, "out of host memory reading a result back");
-    return -1;
-  }
-  cl_int e = clEnqueueReadBuffer(env->queue, buf, CL_TRUE, offset * es, n * es, raw, 0, NULL, NULL);
-  int rc = 0;
-  if (e != CL_SUCCESS) {
-    snprintf(err, cap, "clEnqueueReadBuffer failed (%s)", clforge_status_name(e));
-    rc = -1;
-  } else if (raw != out) {
-    clforge_ref_convert(n, raw, t, out, CLFORGE_F32);
-  }
-  if (raw != out) free(raw);
-  return rc;
-}
-
-/* max |x - ref| / max |ref|; infinity when anything is NaN. */
-static double max_rel_diff(const float *x, const float *ref, size_t n) {
-  double maxref = 0, maxdiff = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double r = fabs((double)ref[i]), d = fabs((double)x[i] - (double)ref[i]);
-    if (!(r <= maxref)) maxref = isnan(r) ? INFINITY : r;
-    if (!(d <= maxdiff)) maxdiff = isnan(d) ? INFINITY : d;
-  }
-  if (isinf(maxdiff) || isinf(maxref)) return INFINITY;
-  return maxref > 0 ? maxdiff / maxref : maxdiff;
+  return e == CL_SUCCESS ? clFinish(c->env->s.queue) : e;
 }
 
 /* clforge's O against clforge_ref_attention: every row when the problem is
@@ -800,7 +570,7 @@ static double max_rel_diff(const float *x, const float *ref, size_t n) {
  * head, a lost mask, a bad rescale) is off by about |O| itself. */
 static int check_clforge(attn_case *c, const float *got, char *why, size_t cap) {
   const attn_shape *s = &c->s;
-  const double tol = 4 * unit_roundoff(c->p.o_type) + 1e-4;
+  const double tol = 4 * clforge_bench_unit_roundoff(c->p.o_type) + 1e-4;
   const size_t dv = s->d, oes = clforge_dtype_size(c->p.o_type);
   const int whole = full_flops(s) <= REF_FULL_FLOPS;
   const size_t nrows = whole ? s->b * s->hq * s->sq : SAMPLE_ROWS;
@@ -844,7 +614,7 @@ static int check_clforge(attn_case *c, const float *got, char *why, size_t cap) 
     }
   }
   if (rc == 0) {
-    double diff = max_rel_diff(have, want, nrows * dv);
+    double diff = clforge_bench_max_rel_diff(have, want, nrows * dv);
     if (!(diff < tol)) {
       snprintf(why, cap,
                "wrong result: max |O - clforge_ref_attention's| = %.3g of max |O| over %s (tolerance %.1e)", diff,
@@ -869,14 +639,14 @@ static int time_row(bench_env *env, enqueue_fn fn, void *user, attn_row *r, cons
   const attn_options *o = env->o;
   clforge_bench_timing t1, t2;
   memset(&t2, 0, sizeof t2);
-  int rc = clforge_bench_time_queue(env->queue, fn, user, o->warmup, 1, &t1, where);
+  int rc = clforge_bench_time_queue(env->s.queue, fn, user, o->cli.warmup, 1, &t1, where);
   if (rc) return rc;
-  int runs = o->runs > min_runs ? o->runs : min_runs;
+  int runs = o->cli.runs > min_runs ? o->cli.runs : min_runs;
   if (o->budget_s > 0 && t1.seconds[0] > 0) {
     double fit = o->budget_s / t1.seconds[0];
     if (fit < runs) runs = fit < MIN_RUNS ? MIN_RUNS : (int)fit;
   }
-  rc = clforge_bench_time_queue(env->queue, fn, user, 0, runs - 1, &t2, where);
+  rc = clforge_bench_time_queue(env->s.queue, fn, user, 0, runs - 1, &t2, where);
   if (rc) {
     clforge_bench_timing_free(&t1);
     return rc;
@@ -915,7 +685,7 @@ static int time_row(bench_env *env, enqueue_fn fn, void *user, attn_row *r, cons
 static int enqueue_clforge(void *user, cl_command_queue queue) {
   attn_case *c = user;
   (void)queue; /* the context's own queue */
-  return clforge_attention(c->env->ctx, &c->desc, c->q, c->k, c->v, c->o, NULL, 0, NULL, NULL);
+  return clforge_attention(c->env->s.ctx, &c->desc, c->q, c->k, c->v, c->o, NULL, 0, NULL, NULL);
 }
 
 static int enqueue_unfused(void *user, cl_command_queue queue) {
@@ -948,9 +718,9 @@ static void row_init(attn_row *r, const attn_case *c, const char *provider) {
 static int measure_clforge(attn_case *c, attn_row *r, float *result) {
   bench_env *env = c->env;
   clforge_attention_choice ch;
-  if (clforge_attention_explain(env->ctx, &c->desc, &ch) != CLFORGE_SUCCESS) {
+  if (clforge_attention_explain(env->s.ctx, &c->desc, &ch) != CLFORGE_SUCCESS) {
     r->status = ROW_ERROR;
-    snprintf(r->note, sizeof r->note, "clforge_attention_explain failed: %s", clforge_last_error(env->ctx));
+    snprintf(r->note, sizeof r->note, "clforge_attention_explain failed: %s", clforge_last_error(env->s.ctx));
     return -1;
   }
   r->algo = clforge_attention_algo_name(ch.algo);
@@ -960,7 +730,7 @@ static int measure_clforge(attn_case *c, attn_row *r, float *result) {
     snprintf(r->provider, sizeof r->provider, "clforge:%s/%d", r->algo, ch.splits);
   else snprintf(r->provider, sizeof r->provider, "clforge:%s", r->algo);
   size_t ws = 0;
-  if (clforge_attention_workspace_size(env->ctx, &c->desc, &ws) == CLFORGE_SUCCESS) {
+  if (clforge_attention_workspace_size(env->s.ctx, &c->desc, &ws) == CLFORGE_SUCCESS) {
     r->have_extra = 1;
     r->extra_bytes = ws;
   }
@@ -977,12 +747,12 @@ static int measure_clforge(attn_case *c, attn_row *r, float *result) {
     r->status = ROW_ERROR;
     if (!strcmp(where, "the operation"))
       snprintf(r->note, sizeof r->note, "clforge_attention failed (%s): %s", clforge_status_name(rc),
-               clforge_last_error(env->ctx));
+               clforge_last_error(env->s.ctx));
     else snprintf(r->note, sizeof r->note, "%s failed (%s)", where, clforge_status_name(rc));
-    clFinish(env->queue);
+    clFinish(env->s.queue);
     return -1;
   }
-  if (read_f32(env, c->o, c->p.o_type, 0, c->o_elems, result, r->note, sizeof r->note) ||
+  if (clforge_bench_read_f32(env->s.queue, c->o, "O", c->p.o_type, 0, c->o_elems, result, r->note, sizeof r->note) ||
       check_clforge(c, result, r->note, sizeof r->note)) {
     r->status = ROW_ERROR;
     return -1;
@@ -1001,7 +771,7 @@ static void measure_unfused(attn_case *c, clforge_bench_unfused_gemm gemm, attn_
   const char *why = "";
   r->have_extra = 1;
   r->extra_bytes = clforge_bench_unfused_bytes(&c->p);
-  if (!clforge_bench_unfused_supported(gemm, &c->p, env->info.caps, &why)) {
+  if (!clforge_bench_unfused_supported(gemm, &c->p, env->s.info.caps, &why)) {
     r->status = ROW_NA;
     snprintf(r->note, sizeof r->note, "%s", why);
     return;
@@ -1017,7 +787,7 @@ static void measure_unfused(attn_case *c, clforge_bench_unfused_gemm gemm, attn_
     return;
   }
   char err[400];
-  if (clforge_bench_unfused_create(env->ctx, gemm, &c->p, o->peer_mem, &c->unfused, err, sizeof err)) {
+  if (clforge_bench_unfused_create(env->s.ctx, gemm, &c->p, o->peer_mem, &c->unfused, err, sizeof err)) {
     r->status = ROW_NA;
     snprintf(r->note, sizeof r->note, "%s", err);
     return;
@@ -1033,14 +803,14 @@ static void measure_unfused(attn_case *c, clforge_bench_unfused_gemm gemm, attn_
       snprintf(r->note, sizeof r->note, "%s failed: %s%s%s", c->unfused.failed_in ? c->unfused.failed_in : "?",
                gemm == CLFORGE_BENCH_UNFUSED_CLBLAST ? clforge_bench_clblast_status_name(rc) : clforge_status_name(rc),
                gemm == CLFORGE_BENCH_UNFUSED_CLBLAST ? "" : ": ",
-               gemm == CLFORGE_BENCH_UNFUSED_CLBLAST ? "" : clforge_last_error(env->ctx));
+               gemm == CLFORGE_BENCH_UNFUSED_CLBLAST ? "" : clforge_last_error(env->s.ctx));
     else snprintf(r->note, sizeof r->note, "%s failed (%s)", where, clforge_status_name(rc));
-    warn(env, "%s: %s", r->provider, r->note);
-    clFinish(env->queue);
+    clforge_bench_warn(&env->s, "%s: %s", r->provider, r->note);
+    clFinish(env->s.queue);
     return;
   }
   env->peer_rate[gemm][decode] = full_flops(&c->s) / (r->median_ms * 1e-3) * 1e-9;
-  if (read_f32(env, c->o, c->p.o_type, 0, c->o_elems, scratch, r->note, sizeof r->note)) {
+  if (clforge_bench_read_f32(env->s.queue, c->o, "O", c->p.o_type, 0, c->o_elems, scratch, r->note, sizeof r->note)) {
     r->status = ROW_ERROR;
     return;
   }
@@ -1049,19 +819,19 @@ static void measure_unfused(attn_case *c, clforge_bench_unfused_gemm gemm, attn_
     if (check_clforge(c, scratch, why, sizeof why)) {
       r->status = ROW_ERROR;
       snprintf(r->note, sizeof r->note, "not reported: %s", why);
-      warn(env, "%s: %s", r->provider, r->note);
+      clforge_bench_warn(&env->s, "%s: %s", r->provider, r->note);
     } else {
       snprintf(r->note, sizeof r->note, "checked against clforge_ref_attention (no correct clforge result to compare with)");
     }
     return;
   }
-  const double d = max_rel_diff(scratch, want, c->o_elems), tol = peer_tolerance(c->p.o_type);
+  const double d = clforge_bench_max_rel_diff(scratch, want, c->o_elems), tol = peer_tolerance(c->p.o_type);
   if (!(d < tol)) {
     r->status = ROW_ERROR;
     snprintf(r->note, sizeof r->note,
              "not reported: its O differs from clforge_attention's (max |difference| = %.3g of max |O|, tolerance "
              "%.0e)", d, tol);
-    warn(env, "%s: %s", r->provider, r->note);
+    clforge_bench_warn(&env->s, "%s: %s", r->provider, r->note);
   }
 }
 
@@ -1085,8 +855,8 @@ static void measure_gemm(attn_case *c, attn_row *r) {
   if (rc) {
     r->status = ROW_ERROR;
     snprintf(r->note, sizeof r->note, "%s failed (%s): %s", strcmp(where, "the operation") ? where : "clforge_gemm",
-             clforge_status_name(rc), clforge_last_error(env->ctx));
-    clFinish(env->queue);
+             clforge_status_name(rc), clforge_last_error(env->s.ctx));
+    clFinish(env->s.queue);
     return;
   }
   /* Spot check: sampled S entries against double dot products. */
@@ -1100,7 +870,8 @@ static void measure_gemm(attn_case *c, attn_row *r) {
     const size_t bh = row / s->sq, b = bh / s->hq, g = (bh % s->hq) / group;
     float got;
     char err[160];
-    if (read_f32(env, c->unfused.s, c->unfused.s_type, row * s->sk + j, 1, &got, err, sizeof err)) {
+    if (clforge_bench_read_f32(env->s.queue, c->unfused.s, "S", c->unfused.s_type, row * s->sk + j, 1, &got, err,
+                               sizeof err)) {
       r->status = ROW_ERROR;
       snprintf(r->note, sizeof r->note, "%s", err);
       return;
@@ -1116,7 +887,7 @@ static void measure_gemm(attn_case *c, attn_row *r) {
     }
     sum *= c->p.scale;
     abs_sum *= c->p.scale;
-    const double tol = unit_roundoff(c->unfused.s_type) * fabs(sum) + 1e-4 * abs_sum + 1e-30;
+    const double tol = clforge_bench_unit_roundoff(c->unfused.s_type) * fabs(sum) + 1e-4 * abs_sum + 1e-30;
     if (!(fabs(got - sum) <= tol)) {
       r->status = ROW_ERROR;
       snprintf(r->note, sizeof r->note, "wrong result: S[row %zu][%zu] = %.7g, expected %.7g (tolerance %.2g)", row, j,
@@ -1134,7 +905,7 @@ static void measure_read(attn_case *c, attn_row *r) {
   r->have_extra = 0;
   r->flops = 0;
   r->bytes = 2.0 * (double)c->kv_elems * (double)clforge_dtype_size(c->p.kv_type);
-  if (clforge_bench_plain_read_create(env->ctx, 2 * c->kv_elems * clforge_dtype_size(c->p.kv_type), &pr, err,
+  if (clforge_bench_plain_read_create(env->s.ctx, 2 * c->kv_elems * clforge_dtype_size(c->p.kv_type), &pr, err,
                                       sizeof err)) {
     r->status = ROW_NA;
     snprintf(r->note, sizeof r->note, "%s", err);
@@ -1158,31 +929,14 @@ static void measure_read(attn_case *c, attn_row *r) {
   r->gflops = 0;
 }
 
-/* A row faster than the measured peak means the peak was taken while other
- * work held part of the device: measure it again, keep the larger. For
- * bandwidth only rows that stream at least 4x the device's cache count (as
- * many as bench peak streams): a decode case's K and V can fit in the cache
- * and read faster than memory (% read, against the same bytes, is the
- * figure for those). */
-static void refresh_peak(bench_env *env, const attn_row *r) {
-  if (!env->o->peak || r->status != ROW_OK) return;
-  const int streams = env->cache_bytes > 0 && r->bytes >= 4.0 * (double)env->cache_bytes;
-  if (r->gflops <= env->peak_gflops && (!streams || r->gbps <= env->peak_gbps)) return;
-  clforge_bench_peak p;
-  if (clforge_bench_peak_measure(env->ctx, &p)) return;
-  double g = clforge_bench_peak_gflops(&p), b = clforge_bench_peak_gbps(&p);
-  warn(env, "%s ran at %.1f GFLOP/s, %.1f GB/s, above the peak measured before (%.1f GFLOP/s, %.1f GB/s): the "
-       "device was busy then; measured again: %.1f GFLOP/s, %.1f GB/s (the larger are used from this row on)",
-       r->provider, r->gflops, r->gbps, env->peak_gflops, env->peak_gbps, g, b);
-  if (g > env->peak_gflops) env->peak_gflops = g;
-  if (b > env->peak_gbps) env->peak_gbps = b;
-}
-
+/* A row faster than the measured peak: measure it again, keep the larger
+ * (a decode case's K and V within the cache read faster than memory: % read,
+ * against the same bytes, is the figure for those). */
 static void emit(bench_env *env, attn_row *r) {
-  progress_clear(env);
-  refresh_peak(env, r);
-  if (env->o->json) print_json(stdout, r, env);
-  else table_row(&env->table, r, env->peak_gflops, env->peak_gbps);
+  clforge_bench_progress_clear(&env->s);
+  if (r->status == ROW_OK) clforge_bench_session_recheck(&env->s, r->provider, r->gflops, r->gbps, r->bytes);
+  if (env->o->cli.json) print_json(r, env);
+  else table_row(env, r);
   if (env->nkept == env->kept_cap) {
     size_t cap = env->kept_cap ? 2 * env->kept_cap : 64;
     attn_row *p = realloc(env->kept, cap * sizeof *p);
@@ -1329,7 +1083,7 @@ static int run_case(bench_env *env, const attn_shape *s, clforge_dtype qt, clfor
   if (rc) {
     rows[0].status = ROW_ERROR;
     snprintf(rows[0].note, sizeof rows[0].note, "%s", err);
-    warn(env, "B=%zu Hq=%zu Sq=%zu Sk=%zu D=%zu: %s", s->b, s->hq, s->sq, s->sk, s->d, err);
+    clforge_bench_warn(&env->s, "B=%zu Hq=%zu Sq=%zu Sk=%zu D=%zu: %s", s->b, s->hq, s->sq, s->sk, s->d, err);
     emit(env, &rows[0]);
     free_case(&c);
     return 1;
@@ -1349,8 +1103,9 @@ static int run_case(bench_env *env, const attn_shape *s, clforge_dtype qt, clfor
   }
   if (rows[P_CLFORGE].status == ROW_ERROR) {
     failed = 1;
-    warn(env, "B=%zu Hq=%zu Hkv=%zu Sq=%zu Sk=%zu D=%zu%s %s/%s: clforge: %s", s->b, s->hq, s->hkv, s->sq, s->sk, s->d,
-         s->causal ? " causal" : "", clforge_dtype_name(qt), clforge_dtype_name(kvt), rows[P_CLFORGE].note);
+    clforge_bench_warn(&env->s, "B=%zu Hq=%zu Hkv=%zu Sq=%zu Sk=%zu D=%zu%s %s/%s: clforge: %s", s->b, s->hq, s->hkv,
+                       s->sq, s->sk, s->d, s->causal ? " causal" : "", clforge_dtype_name(qt), clforge_dtype_name(kvt),
+                       rows[P_CLFORGE].note);
   }
   base_of(env, &rows[P_CLFORGE]);
   const double ours = rows[P_CLFORGE].status == ROW_OK ? rows[P_CLFORGE].gflops : 0;
@@ -1396,57 +1151,25 @@ int clforge_bench_attention_main(int argc, char **argv) {
   bench_env env;
   memset(&env, 0, sizeof env);
   env.o = &o;
-  env.progress = isatty(STDERR_FILENO);
-  clforge_status st = clforge_context_create(NULL, &env.ctx);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_queue(env.ctx, &env.queue);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_cl_context(env.ctx, &env.cl_ctx);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_device_info(env.ctx, &env.info);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_set_validation(env.ctx, 0);
-  if (st != CLFORGE_SUCCESS) {
-    fprintf(stderr, "clforge bench attention: no device: %s: %s\n", clforge_status_name(st),
-            clforge_last_error(env.ctx));
-    clforge_context_destroy(env.ctx);
+  if (clforge_bench_session_open(&env.s, "attention", o.cli.peak)) {
     free(o.shapes);
     return 1;
   }
-  clforge_bench_device_label(env.info.name, env.device, sizeof env.device);
-  cl_device_id dev;
-  cl_ulong cache = 0;
-  if (clforge_context_device(env.ctx, &dev) == CLFORGE_SUCCESS &&
-      clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) == CL_SUCCESS)
-    env.cache_bytes = cache;
-  if (o.peak) {
-    if (env.progress) {
-      fputs("  measuring the device's peak ...", stderr);
-      fflush(stderr);
-    }
-    clforge_bench_peak peak;
-    int peak_rc = clforge_bench_peak_measure(env.ctx, &peak);
-    progress_clear(&env);
-    env.peak_gflops = clforge_bench_peak_gflops(&peak);
-    env.peak_gbps = clforge_bench_peak_gbps(&peak);
-    if (peak_rc) warn(&env, "the device's peak: %s (see 'clforge bench peak')", peak.error);
-  }
-  if (!o.json) {
-    char platform[160];
-    clforge_bench_device_label(env.info.platform_name, platform, sizeof platform);
-    printf("clforge %s bench attention on %s (%s)\n", clforge_version(), env.device, platform);
+  if (!o.cli.json) {
+    clforge_bench_print_title(&env.s);
     printf("O = softmax(Q K^T / sqrt(D)) V, tight BHSD, causal bottom-right; up to %d runs after %d warm-up (fewer,\n"
            "at least %d, past %.0f s a row); median and p95 in ms; GFLOP/s = 4*B*Hq*Sq*Sk*D (halved for causal) for\n"
            "every row; GB/s: Q, K, V read and O written once; extra: device memory beyond Q, K, V, O\n",
-           o.runs, o.warmup, MIN_RUNS, o.budget_s);
+           o.cli.runs, o.cli.warmup, MIN_RUNS, o.budget_s);
     if (o.peers)
       printf("peers: the unfused composite (GEMM, clforge_softmax in place on S, GEMM) with %s on the same queue\n"
              "       and data; each O compared with clforge_attention's before its time counts\n",
              o.peers == PEERS_CLFORGE ? "clforge_gemm" : o.peers == PEERS_CLBLAST ? "CLBlast's GEMMs"
                                                                                   : "clforge_gemm or CLBlast's GEMMs");
-    if (env.peak_gflops > 0 || env.peak_gbps > 0)
-      printf("peak (clforge bench peak): %.1f GFLOP/s f32 multiply-add, %.1f GB/s streaming: %% flop and %% bw\n",
-             env.peak_gflops, env.peak_gbps);
+    clforge_bench_print_peak(&env.s, "% flop", "% bw");
     printf("%% read (decode): GB/s over the case's plain read of the K+V bytes; vs: clforge's rate over the row's\n\n");
     fflush(stdout);
-    memset(&env.table, 0, sizeof env.table);
-    env.table.out = stdout;
+    table_columns(&env);
   }
   int failed = 0;
   for (size_t i = 0; i < o.nshapes; ++i) {
@@ -1463,12 +1186,12 @@ int clforge_bench_attention_main(int argc, char **argv) {
       for (int k = 0; k < nkv; ++k) failed += run_case(&env, s, o.dtypes[d], kv[k]);
     }
   }
-  if (!o.json) {
-    table_finish(&env.table);
+  if (!o.cli.json) {
+    clforge_bench_table_finish(&env.table);
     print_targets(&env);
   }
   if (o.peers & PEERS_CLBLAST) clforge_bench_clblast_release();
-  clforge_context_destroy(env.ctx);
+  clforge_bench_session_close(&env.s);
   free(o.shapes);
   free(env.done);
   free(env.kept);

@@ -15,26 +15,25 @@
 
 #include <cjson/cJSON.h>
 #include <clforge/clforge.h>
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "cli.h"
 #include "conv_peers.h"
-#include "peak.h"
-#include "peers.h" /* clforge_bench_clblast_status_name, _release */
+#include "data.h"
+#include "kernels/conv_layers.h" /* src/: the layers of real networks */
+#include "peers.h"               /* clforge_bench_clblast_status_name, _release */
 #include "report.h"
+#include "session.h"
 #include "stats.h"
+#include "table.h"
 #include "timer.h"
 
-enum { EXIT_USAGE = 2 };
-enum { DEFAULT_RUNS = 10, MIN_RUNS = 3, MAX_RUNS = 100000, DEFAULT_WARMUP = 2, MAX_WARMUP = 1000 };
+enum { DEFAULT_RUNS = 10, DEFAULT_WARMUP = 2, MAX_RUNS = CLFORGE_BENCH_MAX_RUNS };
 enum { MAX_BATCHES = 16, SPOT_SAMPLES = 64, NPEERS = 2, PEER_CLBLAST = 0, PEER_ONEDNN = 1 };
 #define MAX_DIM (1ull << 20)
 /* Below this many multiply-adds a peer is checked against the whole CPU
@@ -42,25 +41,27 @@ enum { MAX_BATCHES = 16, SPOT_SAMPLES = 64, NPEERS = 2, PEER_CLBLAST = 0, PEER_O
  * result exists; above, at sampled outputs. */
 #define REF_FULL_MACS 5e7
 
-/* The built-in layers: the shape classes of src/kernels/conv_classes.h (the
- * tuner measures the same), without N (--batch). Square inputs and filters,
- * the same padding on all four sides. */
-typedef struct {
-  const char *name;
-  size_t c, h, k, r, stride, pad, groups;
-  const char *what;
-} conv_layer;
+/* The built-in layers: every network's in src/kernels/conv_layers.h, the
+ * table the tuner's classes are made of (so the names are the tuner's),
+ * without N (--batch). */
+static size_t layer_count(void) {
+  size_t n = 0;
+  for (const clforge__conv_network *net = clforge__conv_networks; net->name; ++net)
+    for (const clforge__conv_layer *l = net->layers; l->name; ++l) ++n;
+  return n;
+}
 
-static const conv_layer layers[] = {
-    {"r50_3x3_56", 64, 56, 64, 3, 1, 1, 1, "ResNet-50 conv2_x 3x3"},
-    {"r50_7x7s2", 3, 224, 64, 7, 2, 3, 1, "ResNet-50 stem 7x7/2"},
-    {"r50_1x1_56", 256, 56, 64, 1, 1, 0, 1, "ResNet-50 conv2_x 1x1 reduce"},
-    {"r50_3x3_28", 128, 28, 128, 3, 1, 1, 1, "ResNet-50 conv3_x 3x3"},
-    {"mbv2_dw_112", 32, 112, 32, 3, 1, 1, 32, "MobileNetV2 depthwise 3x3"},
-    {"mbv2_1x1_112", 16, 112, 96, 1, 1, 0, 1, "MobileNetV2 1x1 expand"},
-    {"alex_11x11s4", 3, 224, 64, 11, 4, 2, 1, "AlexNet conv1 11x11/4 (FFT's layer)"},
-};
-enum { NLAYERS = sizeof layers / sizeof layers[0] };
+/* The i-th layer and its network, in the table's order; NULL past the end. */
+static const clforge__conv_layer *layer_at(size_t i, const char **network) {
+  for (const clforge__conv_network *net = clforge__conv_networks; net->name; ++net)
+    for (const clforge__conv_layer *l = net->layers; l->name; ++l)
+      if (i-- == 0) {
+        if (network) *network = net->name;
+        return l;
+      }
+  return NULL;
+}
+
 static const size_t default_batches[] = {1, 8};
 
 /* One problem to run: a built-in layer or a --shape (N 0: from --batch). */
@@ -70,6 +71,7 @@ typedef struct {
 } conv_spec;
 
 typedef struct {
+  clforge_bench_cli cli; /* --json, --reps, --warmup, --no-peers, --no-peak */
   conv_spec *specs;
   size_t nspecs, cap;
   size_t batches[MAX_BATCHES];
@@ -80,9 +82,12 @@ typedef struct {
   int nlayouts;
   clforge_conv_algo algos[CLFORGE_CONV_ALGO_COUNT];
   int nalgos;
-  int runs, warmup;
   double min_time;
-  int peers, json, peak;
+  /* while parsing: the layers asked for (flags in table order) and the shapes */
+  unsigned char *want_layer;
+  int nlayers;
+  conv_spec *shapes;
+  size_t nshapes;
 } conv_options;
 
 /* ---------------------------------------------------------------- options */
@@ -100,11 +105,12 @@ void clforge_bench_conv_help(FILE *f) {
           "\n"
           "Options:\n"
           "  --layer NAME[,NAME]  built-in layers (default: all of them):\n");
-  for (int i = 0; i < NLAYERS; ++i) {
-    const conv_layer *l = &layers[i];
+  const char *network = "";
+  for (size_t i = 0; i < layer_count(); ++i) {
+    const clforge__conv_layer *l = layer_at(i, &network);
     fprintf(f, "                         %-13s %3zu->%-3zu %zux%zu", l->name, l->c, l->k, l->r, l->r);
     if (l->stride > 1) fprintf(f, "/%zu", l->stride);
-    fprintf(f, " @%zu^2 pad %zu%s  %s\n", l->h, l->pad, l->groups > 1 ? " depthwise" : "", l->what);
+    fprintf(f, " @%zu^2 pad %zu%s  %s %s\n", l->h, l->pad, l->groups > 1 ? " depthwise" : "", network, l->what);
   }
   fprintf(f,
           "  --shape SPEC         one more problem; repeatable; with --layer, both are run.\n"
@@ -140,58 +146,7 @@ void clforge_bench_conv_help(FILE *f) {
           "The device is CLFORGE_DEVICE's choice (see 'clforge info'). Validation mode is\n"
           "off while timing. Exit status: 0 success, 1 a clforge row failed or was wrong,\n"
           "or no device, 2 usage error.\n",
-          MIN_RUNS, DEFAULT_RUNS, DEFAULT_WARMUP);
-}
-
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("clforge bench conv: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\nRun 'clforge bench conv --help' for usage.\n", stderr);
-  return EXIT_USAGE;
-}
-
-/* A decimal number in [lo, hi], digits only. */
-static int parse_number(const char *s, size_t len, unsigned long long lo, unsigned long long hi,
-                        unsigned long long *out) {
-  if (len == 0 || len > 20) return -1;
-  unsigned long long v = 0;
-  for (size_t i = 0; i < len; ++i) {
-    if (s[i] < '0' || s[i] > '9') return -1;
-    unsigned d = (unsigned)(s[i] - '0');
-    if (v > (ULLONG_MAX - d) / 10) return -1;
-    v = v * 10 + d;
-  }
-  if (v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
-
-/* "--name value" or "--name=value": 1 and *value when `arg` is that option
- * (*value NULL when the value is missing), 0 otherwise. */
-static int option(int argc, char **argv, int *a, const char *name, const char **value) {
-  const char *arg = argv[*a];
-  size_t len = strlen(name);
-  if (strncmp(arg, name, len) != 0) return 0;
-  if (arg[len] == '=') *value = arg + len + 1;
-  else if (arg[len] == '\0') *value = *a + 1 < argc ? argv[++*a] : NULL;
-  else return 0;
-  return 1;
-}
-
-/* The next comma-separated token of *s into buf (truncated tokens fail):
- * 1 with *s advanced, 0 at the end, -1 for an empty or too long token. */
-static int next_token(const char **s, char *buf, size_t cap) {
-  if (!*s) return 0;
-  const char *comma = strchr(*s, ',');
-  size_t len = comma ? (size_t)(comma - *s) : strlen(*s);
-  if (len == 0 || len >= cap) return -1;
-  memcpy(buf, *s, len);
-  buf[len] = '\0';
-  *s = comma ? comma + 1 : NULL;
-  return 1;
+          CLFORGE_BENCH_MIN_RUNS, DEFAULT_RUNS, DEFAULT_WARMUP);
 }
 
 static int add_spec(conv_options *o, const conv_spec *sp) {
@@ -206,7 +161,7 @@ static int add_spec(conv_options *o, const conv_spec *sp) {
   return 0;
 }
 
-static void layer_spec(const conv_layer *l, conv_spec *sp) {
+static void layer_spec(const clforge__conv_layer *l, conv_spec *sp) {
   memset(sp, 0, sizeof *sp);
   snprintf(sp->name, sizeof sp->name, "%s", l->name);
   sp->s = (clforge_bench_conv_shape){.c = l->c, .h = l->h, .w = l->h, .k = l->k, .r = l->r, .s = l->r,
@@ -235,7 +190,7 @@ static int parse_shape(const char *v, conv_spec *sp, char *err, size_t cap) {
   const char *s = v;
   char tok[64];
   int t;
-  while ((t = next_token(&s, tok, sizeof tok)) == 1) {
+  while ((t = clforge_bench_next_token(&s, ",", tok, sizeof tok)) == 1) {
     char *eq = strchr(tok, '=');
     if (!eq) {
       snprintf(err, cap, "\"%s\" is not KEY=VALUE", tok);
@@ -251,7 +206,7 @@ static int parse_shape(const char *v, conv_spec *sp, char *err, size_t cap) {
       return -1;
     }
     const unsigned long long lo = key == 8 ? 0 : 1; /* pad may be 0 */
-    if (seen[key] || parse_number(eq + 1, strlen(eq + 1), lo, MAX_DIM, &val[key])) {
+    if (seen[key] || clforge_bench_parse_number(eq + 1, strlen(eq + 1), lo, MAX_DIM, &val[key])) {
       snprintf(err, cap, "%s=%s: %s", tok, eq + 1,
                seen[key] ? "given twice" : "expected a whole number (pad from 0, the others from 1) up to 1048576");
       return -1;
@@ -303,183 +258,121 @@ int clforge_bench_conv_parse_shape(const char *spec, clforge_conv2d_desc *d, cha
   return 0;
 }
 
+/* One of conv's own options at argv[*a] (clforge_bench_own_option). */
+static int conv_option(clforge_bench_cli *cli, int argc, char **argv, int *a, void *user) {
+  conv_options *o = user;
+  const char *v = NULL;
+  unsigned long long nums[MAX_BATCHES];
+  char tok[64], err[256];
+  if (clforge_bench_option(argc, argv, a, "--layer", &v)) {
+    if (!v) return clforge_bench_usage_error(cli, "--layer needs a value, e.g. --layer r50_3x3_56,alex_11x11s4");
+    const char *s = v;
+    int t;
+    while ((t = clforge_bench_next_token(&s, ",", tok, sizeof tok)) == 1) {
+      const size_t n = layer_count();
+      int found = -1;
+      for (size_t i = 0; i < n; ++i)
+        if (!strcmp(tok, layer_at(i, NULL)->name)) found = (int)i;
+      if (!strcmp(tok, "all")) memset(o->want_layer, 1, n);
+      else if (found < 0) t = -1;
+      else o->want_layer[found] = 1;
+      if (t < 0) break;
+      ++o->nlayers;
+    }
+    if (t < 0)
+      return clforge_bench_usage_error(cli, "--layer \"%s\": unknown layer; 'clforge bench conv --help' lists them", v);
+  } else if (clforge_bench_option(argc, argv, a, "--shape", &v)) {
+    conv_spec sp;
+    if (!v) return clforge_bench_usage_error(cli, "--shape needs a value, e.g. --shape n=1,c=16,h=14,k=32,r=3,pad=1");
+    if (parse_shape(v, &sp, err, sizeof err)) return clforge_bench_usage_error(cli, "--shape \"%s\": %s", v, err);
+    conv_spec *p = realloc(o->shapes, (o->nshapes + 1) * sizeof *p);
+    if (!p) return clforge_bench_usage_error(cli, "out of memory");
+    o->shapes = p;
+    o->shapes[o->nshapes++] = sp;
+  } else if (clforge_bench_option(argc, argv, a, "--batch", &v)) {
+    const int n = clforge_bench_parse_numbers(v, 1, MAX_DIM, nums, MAX_BATCHES);
+    if (n < 0)
+      return clforge_bench_usage_error(cli, "--batch needs up to %d batch sizes from 1 to %llu separated by commas",
+                                       MAX_BATCHES, MAX_DIM);
+    o->nbatches = n;
+    for (int i = 0; i < n; ++i) o->batches[i] = (size_t)nums[i];
+  } else if (clforge_bench_option(argc, argv, a, "--algo", &v)) {
+    o->nalgos = 0;
+    const char *s = v;
+    int t = v ? 1 : -1;
+    while (t == 1 && (t = clforge_bench_next_token(&s, ",", tok, sizeof tok)) == 1) {
+      clforge_conv_algo al;
+      if (!strcmp(tok, "all")) {
+        o->nalgos = 0; /* all, in the default order */
+        for (int i = 0; i < CLFORGE_CONV_ALGO_COUNT; ++i) o->algos[o->nalgos++] = (clforge_conv_algo)i;
+        continue;
+      }
+      if (clforge_conv_algo_from_name(tok, &al) != CLFORGE_SUCCESS) {
+        t = -1;
+        break;
+      }
+      int dup = 0;
+      for (int i = 0; i < o->nalgos; ++i) dup |= o->algos[i] == al;
+      if (!dup && o->nalgos < CLFORGE_CONV_ALGO_COUNT) o->algos[o->nalgos++] = al;
+    }
+    if (t < 0 || o->nalgos == 0)
+      return clforge_bench_usage_error(cli,
+                                       "--algo \"%s\": expected all, or auto, direct, implicit_gemm, gemm_1x1, im2col, "
+                                       "winograd_2x2, winograd_4x4, fft, depthwise separated by commas",
+                                       v ? v : "");
+  } else if (clforge_bench_option(argc, argv, a, "--dtype", &v)) {
+    return clforge_bench_cli_dtypes(cli, "--dtype", v, o->dtypes, &o->ndtypes, 3);
+  } else if (clforge_bench_option(argc, argv, a, "--layout", &v)) {
+    o->nlayouts = 0;
+    const char *s = v;
+    int t = v ? 1 : -1;
+    while (t == 1 && (t = clforge_bench_next_token(&s, ",", tok, sizeof tok)) == 1) {
+      clforge_tensor_layout l;
+      if (!strcmp(tok, "nchw")) l = CLFORGE_NCHW;
+      else if (!strcmp(tok, "nhwc")) l = CLFORGE_NHWC;
+      else {
+        t = -1;
+        break;
+      }
+      if (!(o->nlayouts == 1 && o->layouts[0] == l) && o->nlayouts < 2) o->layouts[o->nlayouts++] = l;
+    }
+    if (t < 0 || o->nlayouts == 0)
+      return clforge_bench_usage_error(cli, "--layout \"%s\": expected nchw, nhwc or nchw,nhwc", v ? v : "");
+  } else if (clforge_bench_option(argc, argv, a, "--min-time", &v)) {
+    if (clforge_bench_parse_seconds(v, 3600, &o->min_time))
+      return clforge_bench_usage_error(cli, "--min-time needs seconds from 0 to 3600, e.g. --min-time 0.5");
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 /* Returns -1 to go on, or an exit status (0 after --help). */
 static int parse_options(int argc, char **argv, conv_options *o) {
-  o->runs = DEFAULT_RUNS;
-  o->warmup = DEFAULT_WARMUP;
-  o->peers = 1;
-  o->peak = 1;
-  int nlayers = 0, want_layer[NLAYERS] = {0};
-  conv_spec *shapes = NULL;
-  size_t nshapes = 0;
-  int rc = -1;
-  char tok[64], err[256];
-  for (int a = 1; a < argc && rc < 0; ++a) {
-    const char *arg = argv[a], *v = NULL;
-    unsigned long long num;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      clforge_bench_conv_help(stdout);
-      rc = 0;
-    } else if (!strcmp(arg, "--json")) {
-      o->json = 1;
-    } else if (!strcmp(arg, "--no-peers")) {
-      o->peers = 0;
-    } else if (!strcmp(arg, "--no-peak")) {
-      o->peak = 0;
-    } else if (option(argc, argv, &a, "--layer", &v)) {
-      if (!v) {
-        rc = usage_error("--layer needs a value, e.g. --layer r50_3x3_56,alex_11x11s4");
-        break;
-      }
-      const char *s = v;
-      int t;
-      while ((t = next_token(&s, tok, sizeof tok)) == 1) {
-        int found = -1;
-        for (int i = 0; i < NLAYERS; ++i)
-          if (!strcmp(tok, layers[i].name)) found = i;
-        if (!strcmp(tok, "all")) {
-          for (int i = 0; i < NLAYERS; ++i) want_layer[i] = 1;
-        } else if (found < 0) {
-          t = -1;
-          break;
-        } else {
-          want_layer[found] = 1;
-        }
-        ++nlayers;
-      }
-      if (t < 0) {
-        rc = usage_error("--layer \"%s\": unknown layer; 'clforge bench conv --help' lists them", v);
-        break;
-      }
-    } else if (option(argc, argv, &a, "--shape", &v)) {
-      conv_spec sp;
-      if (!v) {
-        rc = usage_error("--shape needs a value, e.g. --shape n=1,c=16,h=14,k=32,r=3,pad=1");
-        break;
-      }
-      if (parse_shape(v, &sp, err, sizeof err)) {
-        rc = usage_error("--shape \"%s\": %s", v, err);
-        break;
-      }
-      conv_spec *p = realloc(shapes, (nshapes + 1) * sizeof *p);
-      if (!p) {
-        rc = usage_error("out of memory");
-        break;
-      }
-      shapes = p;
-      shapes[nshapes++] = sp;
-    } else if (option(argc, argv, &a, "--batch", &v)) {
-      o->nbatches = 0;
-      const char *s = v;
-      int t = v ? 1 : -1;
-      while (t == 1 && (t = next_token(&s, tok, sizeof tok)) == 1) {
-        if (o->nbatches >= MAX_BATCHES || parse_number(tok, strlen(tok), 1, MAX_DIM, &num)) t = -1;
-        else o->batches[o->nbatches++] = num;
-      }
-      if (t < 0 || o->nbatches == 0) {
-        rc = usage_error("--batch needs up to %d batch sizes from 1 to %llu separated by commas", MAX_BATCHES, MAX_DIM);
-        break;
-      }
-    } else if (option(argc, argv, &a, "--algo", &v)) {
-      o->nalgos = 0;
-      const char *s = v;
-      int t = v ? 1 : -1;
-      while (t == 1 && (t = next_token(&s, tok, sizeof tok)) == 1) {
-        clforge_conv_algo al;
-        if (!strcmp(tok, "all")) {
-          o->nalgos = 0; /* all, in the default order */
-          for (int i = 0; i < CLFORGE_CONV_ALGO_COUNT; ++i) o->algos[o->nalgos++] = (clforge_conv_algo)i;
-          continue;
-        }
-        if (clforge_conv_algo_from_name(tok, &al) != CLFORGE_SUCCESS) {
-          t = -1;
-          break;
-        }
-        int dup = 0;
-        for (int i = 0; i < o->nalgos; ++i) dup |= o->algos[i] == al;
-        if (!dup && o->nalgos < CLFORGE_CONV_ALGO_COUNT) o->algos[o->nalgos++] = al;
-      }
-      if (t < 0 || o->nalgos == 0) {
-        rc = usage_error("--algo \"%s\": expected all, or auto, direct, implicit_gemm, gemm_1x1, im2col, "
-                         "winograd_2x2, winograd_4x4, fft, depthwise separated by commas",
-                         v ? v : "");
-        break;
-      }
-    } else if (option(argc, argv, &a, "--dtype", &v)) {
-      o->ndtypes = 0;
-      const char *s = v;
-      int t = v ? 1 : -1;
-      while (t == 1 && (t = next_token(&s, tok, sizeof tok)) == 1) {
-        clforge_dtype d;
-        if (clforge_dtype_from_name(tok, &d) != CLFORGE_SUCCESS) {
-          t = -1;
-          break;
-        }
-        int dup = 0;
-        for (int i = 0; i < o->ndtypes; ++i) dup |= o->dtypes[i] == d;
-        if (!dup && o->ndtypes < 3) o->dtypes[o->ndtypes++] = d;
-      }
-      if (t < 0 || o->ndtypes == 0) {
-        rc = usage_error("--dtype \"%s\": expected f32, f16 or bf16, separated by commas", v ? v : "");
-        break;
-      }
-    } else if (option(argc, argv, &a, "--layout", &v)) {
-      o->nlayouts = 0;
-      const char *s = v;
-      int t = v ? 1 : -1;
-      while (t == 1 && (t = next_token(&s, tok, sizeof tok)) == 1) {
-        clforge_tensor_layout l;
-        if (!strcmp(tok, "nchw")) l = CLFORGE_NCHW;
-        else if (!strcmp(tok, "nhwc")) l = CLFORGE_NHWC;
-        else {
-          t = -1;
-          break;
-        }
-        if (!(o->nlayouts == 1 && o->layouts[0] == l) && o->nlayouts < 2) o->layouts[o->nlayouts++] = l;
-      }
-      if (t < 0 || o->nlayouts == 0) {
-        rc = usage_error("--layout \"%s\": expected nchw, nhwc or nchw,nhwc", v ? v : "");
-        break;
-      }
-    } else if (option(argc, argv, &a, "--reps", &v) || option(argc, argv, &a, "--runs", &v)) {
-      if (!v || parse_number(v, strlen(v), MIN_RUNS, MAX_RUNS, &num)) {
-        rc = usage_error("--reps needs a whole number from %d to %d", MIN_RUNS, MAX_RUNS);
-        break;
-      }
-      o->runs = (int)num;
-    } else if (option(argc, argv, &a, "--warmup", &v)) {
-      if (!v || parse_number(v, strlen(v), 1, MAX_WARMUP, &num)) {
-        rc = usage_error("--warmup needs a whole number from 1 to %d", MAX_WARMUP);
-        break;
-      }
-      o->warmup = (int)num;
-    } else if (option(argc, argv, &a, "--min-time", &v)) {
-      char *end = NULL;
-      errno = 0;
-      double t = v ? strtod(v, &end) : -1;
-      if (!v || !*v || errno || !end || *end || !(t >= 0 && t <= 3600)) {
-        rc = usage_error("--min-time needs seconds from 0 to 3600, e.g. --min-time 0.5");
-        break;
-      }
-      o->min_time = t;
-    } else {
-      rc = usage_error("unknown %s '%s'", arg[0] == '-' ? "option" : "argument", arg);
-    }
-  }
+  o->cli = clforge_bench_cli_for("conv", clforge_bench_conv_help,
+                                 CLFORGE_BENCH_OPT_TIMED | CLFORGE_BENCH_OPT_PEERS, DEFAULT_RUNS, DEFAULT_WARMUP);
+  const size_t nlayers = layer_count();
+  char err[256];
+  o->want_layer = calloc(nlayers ? nlayers : 1, 1);
+  int rc = o->want_layer ? clforge_bench_cli_parse(&o->cli, argc, argv, conv_option, o)
+                         : clforge_bench_usage_error(&o->cli, "out of memory");
   if (rc < 0) {
     /* Layers first (the table's order), then the shapes in the given order. */
-    if (nlayers == 0 && nshapes == 0)
-      for (int i = 0; i < NLAYERS; ++i) want_layer[i] = 1;
-    for (int i = 0; i < NLAYERS && rc < 0; ++i) {
+    if (o->nlayers == 0 && o->nshapes == 0) memset(o->want_layer, 1, nlayers);
+    for (size_t i = 0; i < nlayers && rc < 0; ++i) {
       conv_spec sp;
-      if (!want_layer[i]) continue;
-      layer_spec(&layers[i], &sp);
-      if (output_size(&sp.s, err, sizeof err) || add_spec(o, &sp)) rc = usage_error("out of memory");
+      if (!o->want_layer[i]) continue;
+      layer_spec(layer_at(i, NULL), &sp);
+      if (output_size(&sp.s, err, sizeof err) || add_spec(o, &sp))
+        rc = clforge_bench_usage_error(&o->cli, "out of memory");
     }
-    for (size_t i = 0; i < nshapes && rc < 0; ++i)
-      if (add_spec(o, &shapes[i])) rc = usage_error("out of memory");
+    for (size_t i = 0; i < o->nshapes && rc < 0; ++i)
+      if (add_spec(o, &o->shapes[i])) rc = clforge_bench_usage_error(&o->cli, "out of memory");
   }
-  free(shapes);
+  free(o->shapes);
+  free(o->want_layer);
+  o->shapes = NULL;
+  o->want_layer = NULL;
   if (o->nbatches == 0) {
     o->nbatches = 2;
     o->batches[0] = default_batches[0];
@@ -518,24 +411,9 @@ typedef struct {
 } conv_row;
 
 typedef struct {
-  FILE *out;
-  int printed_header;
-  int peak_columns;
-  int layer_width;
-  int nnotes, more_notes;
-  char notes[48][640];
-} conv_table;
-
-typedef struct {
-  clforge_context ctx;
-  cl_context cl_ctx;
-  cl_command_queue queue;
-  clforge_device_info info;
-  char device[256];
+  clforge_bench_session s; /* context, peak, progress, warnings */
   const conv_options *o;
-  int progress; /* stderr is a terminal */
-  conv_table table;
-  double peak_gflops, peak_gbps;
+  clforge_bench_table table;
 } bench_env;
 
 typedef struct {
@@ -553,25 +431,7 @@ typedef struct {
 } conv_case;
 
 static void progress(const bench_env *env, const conv_case *c, const char *what) {
-  if (!env->progress) return;
-  fprintf(stderr, "\r\033[K  %s n=%zu %s: %s ...", c->layer, c->s.n, clforge_dtype_name(c->dtype), what);
-  fflush(stderr);
-}
-
-static void progress_clear(const bench_env *env) {
-  if (!env->progress) return;
-  fputs("\r\033[K", stderr);
-  fflush(stderr);
-}
-
-static void warn(const bench_env *env, const char *fmt, ...) {
-  va_list ap;
-  progress_clear(env);
-  va_start(ap, fmt);
-  fputs("clforge bench conv: warning: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
+  clforge_bench_progress(&env->s, "%s n=%zu %s: %s", c->layer, c->s.n, clforge_dtype_name(c->dtype), what);
 }
 
 static const char *layout_name(clforge_tensor_layout l) { return l == CLFORGE_NHWC ? "nhwc" : "nchw"; }
@@ -591,143 +451,51 @@ static double conv_bytes(const conv_case *c) {
 
 /* ------------------------------------------------------------------ table */
 
-static int add_note(conv_table *t, const char *text) {
-  for (int i = 0; i < t->nnotes; ++i)
-    if (!strcmp(t->notes[i], text)) return i + 1;
-  if (t->nnotes >= (int)(sizeof t->notes / sizeof t->notes[0])) {
-    t->more_notes++;
-    return 0;
+static void table_columns(bench_env *env) {
+  clforge_bench_table *t = &env->table;
+  int layer_width = 5;
+  for (size_t i = 0; i < env->o->nspecs; ++i) {
+    const int len = (int)strlen(env->o->specs[i].name);
+    if (len > layer_width) layer_width = len;
   }
-  snprintf(t->notes[t->nnotes], sizeof t->notes[0], "%s", text);
-  return ++t->nnotes;
+  clforge_bench_table_init(t, stdout);
+  clforge_bench_table_column(t, "layer", layer_width, 1);
+  clforge_bench_table_column(t, "n", 4, 0);
+  clforge_bench_table_column(t, "dtype", 5, 1);
+  clforge_bench_table_column(t, "layout", 6, 1);
+  clforge_bench_table_column(t, "algo", 18, 1);
+  clforge_bench_table_result_columns(t, 1);
+  clforge_bench_table_peak_columns(t, &env->s.peak, "% peak");
+  clforge_bench_table_column(t, "workspace", 10, 0);
+  for (int i = 0; i < NPEERS; ++i) clforge_bench_table_peer_columns(t, i ? "onednn" : "clblast", 14, 10);
 }
 
-/* Column widths after layer: n, dtype, layout, algo, then the measured
- * columns (median .. workspace), then two per peer. */
-enum { W_N = 4, W_DTYPE = 5, W_LAYOUT = 6, W_ALGO = 18, W_MS = 10, W_RATE = 8, W_PCT = 6, W_WS = 10, W_PEER = 14,
-       W_VS = 10 };
-
-static int measured_width(const conv_table *t) {
-  int w = W_MS + 2 + W_MS + 2 + W_RATE + 2 + W_RATE + 2 + W_WS;
-  if (t->peak_columns) w += 2 * (W_PCT + 2);
-  return w;
-}
-
-static void table_header(conv_table *t, const conv_row *r) {
-  FILE *f = t->out;
-  int total = fprintf(f, "%-*s  %*s  %-*s  %-*s  %-*s  %*s  %*s  %*s  %*s", t->layer_width, "layer", W_N, "n", W_DTYPE,
-                      "dtype", W_LAYOUT, "layout", W_ALGO, "algo", W_MS, "median ms", W_MS, "p95 ms", W_RATE,
-                      "GFLOP/s", W_RATE, "GB/s");
-  if (t->peak_columns) total += fprintf(f, "  %*s  %*s", W_PCT, "% peak", W_PCT, "% bw");
-  total += fprintf(f, "  %*s", W_WS, "workspace");
-  for (int i = 0; i < NPEERS; ++i) {
-    char a[64], b[64];
-    snprintf(a, sizeof a, "%s GFLOP/s", r->peers[i].name);
-    snprintf(b, sizeof b, "vs %s", r->peers[i].name);
-    total += fprintf(f, "  %*s  %*s", W_PEER, a, W_VS, b);
-  }
-  fputc('\n', f);
-  for (int i = 0; i < total; ++i) fputc('-', f);
-  fputc('\n', f);
-  t->printed_header = 1;
-}
-
-static void fmt_rate(char *buf, size_t cap, double v) {
-  if (v >= 100) snprintf(buf, cap, "%.0f", v);
-  else if (v >= 10) snprintf(buf, cap, "%.1f", v);
-  else snprintf(buf, cap, "%.2f", v);
-}
-
-static void fmt_ms(char *buf, size_t cap, double v) {
-  if (v >= 1000) snprintf(buf, cap, "%.0f", v);
-  else if (v >= 1) snprintf(buf, cap, "%.2f", v);
-  else snprintf(buf, cap, "%.4f", v);
-}
-
-static void fmt_percent(char *buf, size_t cap, double value, double peak) {
-  double v = 100.0 * clforge_bench_fraction(value, peak);
-  if (!(peak > 0)) snprintf(buf, cap, "-");
-  else snprintf(buf, cap, v >= 10 ? "%.0f%%" : "%.1f%%", v);
-}
-
-static void table_row(conv_table *t, const conv_row *r, double peak_gflops, double peak_gbps) {
-  if (!t->printed_header) {
-    t->peak_columns = peak_gflops > 0 || peak_gbps > 0;
-    table_header(t, r);
-  }
-  FILE *f = t->out;
-  char buf[640], note[640];
-  fprintf(f, "%-*s  %*zu  %-*s  %-*s  %-*s", t->layer_width, r->layer, W_N, r->s.n, W_DTYPE,
-          clforge_dtype_name(r->dtype), W_LAYOUT, layout_name(r->layout), W_ALGO, r->label);
+static void table_row(bench_env *env, const conv_row *r) {
+  clforge_bench_table *t = &env->table;
+  char note[640];
+  clforge_bench_table_cell(t, r->layer);
+  clforge_bench_table_cellf(t, "%zu", r->s.n);
+  clforge_bench_table_cell(t, clforge_dtype_name(r->dtype));
+  clforge_bench_table_cell(t, layout_name(r->layout));
+  clforge_bench_table_cell(t, r->label);
   if (r->status != ROW_OK) {
     /* One cell across the measured columns: "unsupported [k]" or "error [k]". */
     const char *word = r->status == ROW_UNSUPPORTED ? "unsupported" : "error";
     snprintf(note, sizeof note, "%s %s: %s", r->label, word, r->error[0] ? r->error : "failed");
-    int k = add_note(t, note);
-    snprintf(buf, sizeof buf, k ? "%s [%d]" : "%s", word, k);
-    fprintf(f, "  %-*s", measured_width(t), buf);
+    clforge_bench_table_status(t, 5 + 2 * t->peak_columns, word, note);
   } else {
-    fmt_ms(buf, sizeof buf, r->median_ms);
-    if (r->timer && strcmp(r->timer, "events")) {
-      snprintf(note, sizeof note, "timed with the host clock, not profiling events%s%s", r->timer_note[0] ? ": " : "",
-               r->timer_note);
-      int k = add_note(t, note);
-      size_t len = strlen(buf);
-      snprintf(buf + len, sizeof buf - len, k ? " [%d]" : " *", k);
-    }
-    fprintf(f, "  %*s", W_MS, buf);
-    fmt_ms(buf, sizeof buf, r->p95_ms);
-    fprintf(f, "  %*s", W_MS, buf);
-    fmt_rate(buf, sizeof buf, r->gflops);
-    fprintf(f, "  %*s", W_RATE, buf);
-    fmt_rate(buf, sizeof buf, r->gbps);
-    fprintf(f, "  %*s", W_RATE, buf);
-    if (t->peak_columns) {
-      fmt_percent(buf, sizeof buf, r->gflops, peak_gflops);
-      fprintf(f, "  %*s", W_PCT, buf);
-      fmt_percent(buf, sizeof buf, r->gbps, peak_gbps);
-      fprintf(f, "  %*s", W_PCT, buf);
-    }
-    snprintf(buf, sizeof buf, "%zu", r->workspace);
-    fprintf(f, "  %*s", W_WS, buf);
+    clforge_bench_table_results(t, r->median_ms, r->p95_ms, r->timer, r->timer_note, 1, r->gflops, r->gbps);
+    if (t->peak_columns)
+      clforge_bench_table_peak_cells(t, &env->s.peak, 1, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+    clforge_bench_table_cellf(t, "%zu", r->workspace);
   }
-  for (int i = 0; i < NPEERS; ++i) {
-    const clforge_bench_peer_result *p = &r->peers[i];
-    int k = 0;
-    if (p->note[0]) {
-      snprintf(note, sizeof note, "%s: %s", p->name, p->note);
-      k = add_note(t, note);
-    }
-    if (p->ok && p->gflops > 0) {
-      fmt_rate(buf, sizeof buf, p->gflops);
-      if (k) {
-        size_t len = strlen(buf);
-        snprintf(buf + len, sizeof buf - len, " [%d]", k);
-      }
-      fprintf(f, "  %*s", W_PEER, buf);
-      if (r->status == ROW_OK) snprintf(buf, sizeof buf, "%.2fx", r->gflops / p->gflops);
-      else snprintf(buf, sizeof buf, "-");
-      fprintf(f, "  %*s", W_VS, buf);
-    } else {
-      snprintf(buf, sizeof buf, k ? "- [%d]" : "-", k);
-      fprintf(f, "  %*s  %*s", W_PEER, buf, W_VS, "-");
-    }
-  }
-  fputc('\n', f);
-  fflush(f);
-}
-
-static void table_finish(conv_table *t) {
-  if (t->nnotes) fputc('\n', t->out);
-  for (int i = 0; i < t->nnotes; ++i) fprintf(t->out, "[%d] %s\n", i + 1, t->notes[i]);
-  if (t->more_notes) fprintf(t->out, "(%d more notes not shown; --json has them all)\n", t->more_notes);
-  fflush(t->out);
+  for (int i = 0; i < NPEERS; ++i) clforge_bench_table_peer(t, &r->peers[i], r->status == ROW_OK, r->gflops);
+  clforge_bench_table_end_row(t);
 }
 
 /* ------------------------------------------------------------------- JSON */
 
-static int print_json(FILE *out, const conv_row *r, const char *device, int runs, int warmup, double peak_gflops,
-                      double peak_gbps) {
+static int print_json(const bench_env *env, const conv_row *r) {
   cJSON *o = cJSON_CreateObject();
   if (!o) return -1;
   const int ok = r->status == ROW_OK;
@@ -748,52 +516,19 @@ static int print_json(FILE *out, const conv_row *r, const char *device, int runs
   clforge_bench_json_string(o, "algo_why", r->why[0] ? r->why : NULL);
   clforge_bench_json_string(o, "provider", "clforge");
   clforge_bench_json_string(o, "status", status);
-  clforge_bench_json_number(o, "median_ms", ok, r->median_ms);
-  clforge_bench_json_number(o, "p95_ms", ok, r->p95_ms);
+  clforge_bench_json_times(o, ok, r->median_ms, r->p95_ms);
   clforge_bench_json_number(o, "gflops", ok, r->gflops);
   clforge_bench_json_number(o, "gbps", ok, r->gbps);
-  clforge_bench_json_number(o, "peak_gflops", peak_gflops > 0, peak_gflops);
-  clforge_bench_json_number(o, "peak_gbps", peak_gbps > 0, peak_gbps);
-  clforge_bench_json_number(o, "frac_peak_flops", ok && peak_gflops > 0,
-                            clforge_bench_fraction(r->gflops, peak_gflops));
-  clforge_bench_json_number(o, "frac_peak_bw", ok && peak_gbps > 0, clforge_bench_fraction(r->gbps, peak_gbps));
+  clforge_bench_json_peaks(o, &env->s.peak, ok, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
   clforge_bench_json_number(o, "workspace_bytes", r->have_ws, (double)r->workspace);
-  cJSON_AddNumberToObject(o, "runs", runs);
-  cJSON_AddNumberToObject(o, "warmup", warmup);
-  clforge_bench_json_string(o, "timer", ok ? r->timer : NULL);
-  if (ok && r->timer_note[0]) cJSON_AddStringToObject(o, "timer_note", r->timer_note);
-  clforge_bench_json_string(o, "device", device);
-  char key[96];
-  for (int i = 0; i < NPEERS; ++i) {
-    const clforge_bench_peer_result *p = &r->peers[i];
-    int pok = p->ok && p->gflops > 0;
-    snprintf(key, sizeof key, "%s_gflops", p->name);
-    clforge_bench_json_number(o, key, pok, p->gflops);
-    snprintf(key, sizeof key, "vs_%s", p->name);
-    clforge_bench_json_number(o, key, pok && ok, pok ? r->gflops / p->gflops : 0.0);
-    snprintf(key, sizeof key, "%s_median_ms", p->name);
-    clforge_bench_json_number(o, key, pok, p->median_ms);
-    snprintf(key, sizeof key, "%s_timer", p->name);
-    clforge_bench_json_string(o, key, pok ? p->timer : NULL);
-    if (p->note[0]) {
-      snprintf(key, sizeof key, "%s_note", p->name);
-      cJSON_AddStringToObject(o, key, p->note);
-    }
-  }
+  clforge_bench_json_run(o, env->o->cli.runs, env->o->cli.warmup, ok ? r->timer : NULL, ok ? r->timer_note : NULL,
+                         env->s.device);
+  clforge_bench_json_peers(o, r->peers, NPEERS, ok, r->gflops);
   if (!ok) cJSON_AddStringToObject(o, "error", r->error[0] ? r->error : "failed");
-  return clforge_bench_json_line(out, o);
+  return clforge_bench_json_line(stdout, o);
 }
 
 /* ------------------------------------------------------------------ cases */
-
-/* Uniform values in [-1, 1) from a small LCG: reproducible across runs. */
-static void fill_random(float *x, size_t n, uint32_t seed) {
-  uint32_t s = seed;
-  for (size_t i = 0; i < n; ++i) {
-    s = s * 1664525u + 1013904223u;
-    x[i] = (float)(s >> 8) * (2.0f / 16777216.0f) - 1.0f;
-  }
-}
 
 static void free_case(conv_case *c) {
   if (c->x) clReleaseMemObject(c->x);
@@ -835,7 +570,7 @@ static int upload(conv_case *c, const float *logical, size_t elems, size_t outer
       snprintf(err, cap, "clforge_ref_convert failed: %s", clforge_last_error(NULL));
     } else {
       cl_int e;
-      *buf = clCreateBuffer(c->env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, elems * c->es,
+      *buf = clCreateBuffer(c->env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, elems * c->es,
                             raw ? raw : (void *)ordered, &e);
       if (e != CL_SUCCESS) {
         *buf = NULL;
@@ -847,20 +582,6 @@ static int upload(conv_case *c, const float *logical, size_t elems, size_t outer
   }
   free(ordered);
   free(raw);
-  return rc;
-}
-
-/* Round to the dtype and widen back, so that the host copies hold exactly
- * what the device convolves. */
-static int round_to_dtype(float *v, size_t n, clforge_dtype dtype) {
-  if (dtype == CLFORGE_F32) return 0;
-  uint16_t *tmp = malloc(n * sizeof *tmp);
-  if (!tmp) return -1;
-  int rc = clforge_ref_convert(n, v, CLFORGE_F32, tmp, dtype) == CLFORGE_SUCCESS &&
-                   clforge_ref_convert(n, tmp, dtype, v, CLFORGE_F32) == CLFORGE_SUCCESS
-               ? 0
-               : -1;
-  free(tmp);
   return rc;
 }
 
@@ -908,15 +629,15 @@ static int setup_case(bench_env *env, conv_case *c, const conv_spec *sp, size_t 
   unsigned long long total = 0;
   for (int i = 0; i < 3; ++i) {
     total += sizes[i];
-    if (sizes[i] > env->info.max_alloc_bytes) {
+    if (sizes[i] > env->s.info.max_alloc_bytes) {
       snprintf(err, cap, "%s needs %zu bytes, more than the device's largest allocation (%llu bytes)", names[i],
-               sizes[i], (unsigned long long)env->info.max_alloc_bytes);
+               sizes[i], (unsigned long long)env->s.info.max_alloc_bytes);
       return -1;
     }
   }
-  if (total > env->info.global_mem_bytes) {
+  if (total > env->s.info.global_mem_bytes) {
     snprintf(err, cap, "x, w and y need %llu bytes, more than the device's memory (%llu bytes)", total,
-             (unsigned long long)env->info.global_mem_bytes);
+             (unsigned long long)env->s.info.global_mem_bytes);
     return -1;
   }
   c->x32 = malloc(c->x_elems * sizeof(float));
@@ -925,9 +646,10 @@ static int setup_case(bench_env *env, conv_case *c, const conv_spec *sp, size_t 
     snprintf(err, cap, "out of host memory for the %s data", c->layer);
     return -1;
   }
-  fill_random(c->x32, c->x_elems, 0x1234567u);
-  fill_random(c->w32, c->w_elems, 0x89abcdefu);
-  if (round_to_dtype(c->x32, c->x_elems, dtype) || round_to_dtype(c->w32, c->w_elems, dtype)) {
+  clforge_bench_fill_random(c->x32, c->x_elems, 0x1234567u, 1.0f);
+  clforge_bench_fill_random(c->w32, c->w_elems, 0x89abcdefu, 1.0f);
+  if (clforge_bench_round_to_dtype(c->x32, c->x_elems, dtype) ||
+      clforge_bench_round_to_dtype(c->w32, c->w_elems, dtype)) {
     snprintf(err, cap, "clforge_ref_convert failed: %s", clforge_last_error(NULL));
     return -1;
   }
@@ -935,7 +657,7 @@ static int setup_case(bench_env *env, conv_case *c, const conv_spec *sp, size_t 
       upload(c, c->w32, c->w_elems, s->k, cg, s->r * s->s, &c->w, err, cap))
     return -1;
   cl_int e;
-  c->y = clCreateBuffer(env->cl_ctx, CL_MEM_READ_WRITE, sizes[2], NULL, &e);
+  c->y = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, sizes[2], NULL, &e);
   if (e != CL_SUCCESS) {
     c->y = NULL;
     snprintf(err, cap, "clCreateBuffer failed (%s) for y (%zu bytes)", clforge_status_name(e), sizes[2]);
@@ -948,8 +670,8 @@ static int setup_case(bench_env *env, conv_case *c, const conv_spec *sp, size_t 
  * or too little, cannot pass on an earlier run's result. */
 static int poison_y(const conv_case *c) {
   const cl_uchar ff = 0xFF;
-  cl_int e = clEnqueueFillBuffer(c->env->queue, c->y, &ff, 1, 0, c->y_elems * c->es, 0, NULL, NULL);
-  if (e == CL_SUCCESS) e = clFinish(c->env->queue);
+  cl_int e = clEnqueueFillBuffer(c->env->s.queue, c->y, &ff, 1, 0, c->y_elems * c->es, 0, NULL, NULL);
+  if (e == CL_SUCCESS) e = clFinish(c->env->s.queue);
   return e;
 }
 
@@ -962,7 +684,7 @@ static int read_y(const conv_case *c, float *out, char *err, size_t cap) {
   if (!raw || !wide) {
     snprintf(err, cap, "out of host memory reading y back");
   } else {
-    cl_int e = clEnqueueReadBuffer(c->env->queue, c->y, CL_TRUE, 0, n * c->es, raw, 0, NULL, NULL);
+    cl_int e = clEnqueueReadBuffer(c->env->s.queue, c->y, CL_TRUE, 0, n * c->es, raw, 0, NULL, NULL);
     if (e != CL_SUCCESS) snprintf(err, cap, "clEnqueueReadBuffer of y failed (%s)", clforge_status_name(e));
     else if (clforge_ref_convert(n, raw, c->dtype, wide, CLFORGE_F32) != CLFORGE_SUCCESS)
       snprintf(err, cap, "clforge_ref_convert of y failed: %s", clforge_last_error(NULL));
@@ -973,8 +695,6 @@ static int read_y(const conv_case *c, float *out, char *err, size_t cap) {
   if (wide != out) free(wide);
   return rc;
 }
-
-static double unit_roundoff(clforge_dtype d) { return d == CLFORGE_F16 ? 0x1p-11 : d == CLFORGE_BF16 ? 0x1p-8 : 0x1p-24; }
 
 /* The f32 accumulation's share of the spot check's tolerance, relative to
  * sum |x||w|: Winograd's and FFT's transforms add rounding of their own. */
@@ -1023,7 +743,7 @@ static int spot_check(const conv_case *c, const float *got, double acc_tol, char
         }
       }
     double gv = got[((n * s->k + k) * s->p + p) * s->q + q];
-    double tol = unit_roundoff(c->dtype) * fabs(sum) + acc_tol * abs_sum + 1e-30;
+    double tol = clforge_bench_unit_roundoff(c->dtype) * fabs(sum) + acc_tol * abs_sum + 1e-30;
     if (!(fabs(gv - sum) <= tol)) {
       snprintf(why, cap, "wrong result: y[n=%zu][k=%zu][p=%zu][q=%zu] = %.9g, expected %.9g (tolerance %.3g)", n, k, p,
                q, gv, sum, tol);
@@ -1031,18 +751,6 @@ static int spot_check(const conv_case *c, const float *got, double acc_tol, char
     }
   }
   return 0;
-}
-
-/* max |x - ref| / max |ref|; infinity when anything is NaN. */
-static double max_rel_diff(const float *x, const float *ref, size_t n) {
-  double maxref = 0, maxdiff = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double r = fabs((double)ref[i]), d = fabs((double)x[i] - (double)ref[i]);
-    if (!(r <= maxref)) maxref = isnan(r) ? INFINITY : r;
-    if (!(d <= maxdiff)) maxdiff = isnan(d) ? INFINITY : d;
-  }
-  if (isinf(maxdiff) || isinf(maxref)) return INFINITY;
-  return maxref > 0 ? maxdiff / maxref : maxdiff;
 }
 
 /* Peer-vs-clforge tolerance, relative to max |y|: catches wrong results
@@ -1059,7 +767,7 @@ static double full_tolerance(clforge_dtype d, clforge_conv_algo a);
  * same timer throughout; at most MAX_RUNS samples). */
 static int time_device(bench_env *env, clforge_bench_enqueue_fn fn, void *user, clforge_bench_timing *t,
                        const char **where) {
-  int rc = clforge_bench_time_queue(env->queue, fn, user, env->o->warmup, env->o->runs, t, where);
+  int rc = clforge_bench_time_queue(env->s.queue, fn, user, env->o->cli.warmup, env->o->cli.runs, t, where);
   while (rc == 0 && env->o->min_time > 0 && t->runs < MAX_RUNS) {
     double sum = 0;
     for (int i = 0; i < t->runs; ++i) sum += t->seconds[i];
@@ -1067,7 +775,7 @@ static int time_device(bench_env *env, clforge_bench_enqueue_fn fn, void *user, 
     double more = ceil((env->o->min_time - sum) / (sum / t->runs));
     int extra = more > (double)(MAX_RUNS - t->runs) ? MAX_RUNS - t->runs : (int)more;
     clforge_bench_timing t2;
-    rc = clforge_bench_time_queue(env->queue, fn, user, 0, extra, &t2, where);
+    rc = clforge_bench_time_queue(env->s.queue, fn, user, 0, extra, &t2, where);
     if (rc != 0) break;
     double *all = t2.timer == t->timer ? realloc(t->seconds, (size_t)(t->runs + t2.runs) * sizeof *all) : NULL;
     if (all) {
@@ -1082,7 +790,7 @@ static int time_device(bench_env *env, clforge_bench_enqueue_fn fn, void *user, 
 }
 
 static int time_host(bench_env *env, clforge_bench_host_fn fn, void *user, clforge_bench_timing *t) {
-  if (clforge_bench_time_host(fn, user, env->o->warmup, env->o->runs, t)) return -1;
+  if (clforge_bench_time_host(fn, user, env->o->cli.warmup, env->o->cli.runs, t)) return -1;
   while (env->o->min_time > 0 && t->runs < MAX_RUNS) {
     double sum = 0;
     for (int i = 0; i < t->runs; ++i) sum += t->seconds[i];
@@ -1113,7 +821,7 @@ typedef struct {
 static int enqueue_clforge(void *user, cl_command_queue queue) {
   clforge_run *r = user;
   (void)queue; /* the context's own queue */
-  return clforge_conv2d(r->c->env->ctx, &r->desc, r->c->x, r->c->w, NULL, r->c->y, 0, NULL, NULL);
+  return clforge_conv2d(r->c->env->s.ctx, &r->desc, r->c->x, r->c->w, NULL, r->c->y, 0, NULL, NULL);
 }
 
 static int enqueue_clblast(void *user, cl_command_queue queue) {
@@ -1159,12 +867,12 @@ static const char *reason(clforge_context ctx) {
 static int explain_row(conv_case *c, conv_row *r, clforge_conv2d_desc *desc) {
   bench_env *env = c->env;
   clforge_conv_choice ch;
-  clforge_status st = clforge_conv2d_explain(env->ctx, desc, &ch);
+  clforge_status st = clforge_conv2d_explain(env->s.ctx, desc, &ch);
   if (st != CLFORGE_SUCCESS) {
     r->status = st == CLFORGE_UNSUPPORTED ? ROW_UNSUPPORTED : ROW_ERROR;
-    if (r->status == ROW_UNSUPPORTED) snprintf(r->error, sizeof r->error, "%s", reason(env->ctx));
+    if (r->status == ROW_UNSUPPORTED) snprintf(r->error, sizeof r->error, "%s", reason(env->s.ctx));
     else snprintf(r->error, sizeof r->error, "clforge_conv2d_explain failed (%s): %s", clforge_status_name(st),
-                  reason(env->ctx));
+                  reason(env->s.ctx));
     return -1;
   }
   r->chosen = ch.algo;
@@ -1178,11 +886,11 @@ static int explain_row(conv_case *c, conv_row *r, clforge_conv2d_desc *desc) {
    * for by name, it answers whether it can (and why not). */
   clforge_conv2d_desc forced = *desc;
   forced.algo = ch.algo;
-  st = clforge_conv2d_explain(env->ctx, &forced, &ch);
+  st = clforge_conv2d_explain(env->s.ctx, &forced, &ch);
   if (st != CLFORGE_SUCCESS) {
     r->status = st == CLFORGE_UNSUPPORTED ? ROW_UNSUPPORTED : ROW_ERROR;
     snprintf(r->error, sizeof r->error, "auto chose %s (%s), which cannot run it: %s", clforge_conv_algo_name(r->chosen),
-             r->why, reason(env->ctx));
+             r->why, reason(env->s.ctx));
     r->have_ws = 0;
     return -1;
   }
@@ -1209,11 +917,12 @@ static int measure_clforge(conv_case *c, conv_row *r, float *result) {
   if (rc != 0) {
     const int in_op = !strcmp(where, "the operation");
     r->status = in_op && rc == CLFORGE_UNSUPPORTED ? ROW_UNSUPPORTED : ROW_ERROR;
-    if (r->status == ROW_UNSUPPORTED) snprintf(r->error, sizeof r->error, "%s", reason(env->ctx));
+    if (r->status == ROW_UNSUPPORTED) snprintf(r->error, sizeof r->error, "%s", reason(env->s.ctx));
     else if (in_op)
-      snprintf(r->error, sizeof r->error, "clforge_conv2d failed (%s): %s", clforge_status_name(rc), reason(env->ctx));
+      snprintf(r->error, sizeof r->error, "clforge_conv2d failed (%s): %s", clforge_status_name(rc),
+               reason(env->s.ctx));
     else snprintf(r->error, sizeof r->error, "%s failed (%s)", where, clforge_status_name(rc));
-    clFinish(env->queue);
+    clFinish(env->s.queue);
     return -1;
   }
   clforge_bench_stats st;
@@ -1238,7 +947,8 @@ static int measure_clforge(conv_case *c, conv_row *r, float *result) {
   /* Small problems: every output against the CPU reference too. */
   if (conv_flops(&c->s) / 2 <= REF_FULL_MACS) {
     const float *ref = ensure_ref(c);
-    const double d = ref ? max_rel_diff(result, ref, c->y_elems) : 0, tol = full_tolerance(c->dtype, r->chosen);
+    const double d = ref ? clforge_bench_max_rel_diff(result, ref, c->y_elems) : 0;
+    const double tol = full_tolerance(c->dtype, r->chosen);
     if (!ref) {
       snprintf(r->error, sizeof r->error, "the CPU reference failed: %s", clforge_last_error(NULL));
     } else if (!(d < tol)) {
@@ -1251,18 +961,6 @@ static int measure_clforge(conv_case *c, conv_row *r, float *result) {
     return -1;
   }
   return 0;
-}
-
-static void peer_from_timing(clforge_bench_peer_result *p, const conv_case *c, const clforge_bench_timing *t) {
-  clforge_bench_stats st;
-  if (clforge_bench_summarize(t->seconds, (size_t)t->runs, &st)) {
-    snprintf(p->note, sizeof p->note, "out of host memory");
-    return;
-  }
-  p->ok = 1;
-  p->timer = clforge_bench_timer_name(t->timer);
-  p->median_ms = st.median * 1e3;
-  p->gflops = conv_flops(&c->s) / st.median * 1e-9;
 }
 
 /* The CPU reference's y (NCHW f32) of the case's host copies, made once;
@@ -1286,7 +984,7 @@ static const float *ensure_ref(conv_case *c) {
  * rounding twice over, plus the f32 accumulation's (the transforms' for
  * Winograd and FFT). A wrong output is off by a term or more: far above. */
 static double full_tolerance(clforge_dtype d, clforge_conv_algo a) {
-  return 2 * unit_roundoff(d) + 10 * accumulation_tolerance(a);
+  return 2 * clforge_bench_unit_roundoff(d) + 10 * accumulation_tolerance(a);
 }
 
 /* A peer's result against clforge's first correct one; without one, against
@@ -1297,16 +995,14 @@ static void check_peer(clforge_bench_peer_result *p, conv_case *c, const float *
   char why[400] = "";
   const double tol = peer_tolerance(c->dtype);
   const double macs = conv_flops(&c->s) / 2;
+  int wrong = 0;
   if (want) {
-    double d = max_rel_diff(got, want, c->y_elems);
-    if (!(d < tol))
-      snprintf(why, sizeof why, "its result differs from clforge's (max |difference| = %.3g of max |y|, tolerance %.0e)",
-               d, tol);
+    wrong = clforge_bench_peer_differs(p, got, want, c->y_elems, tol, "y");
   } else if (macs <= REF_FULL_MACS) {
     if (!ensure_ref(c)) {
       snprintf(why, sizeof why, "no clforge result, and the CPU reference failed: %s", clforge_last_error(NULL));
     } else {
-      double d = max_rel_diff(got, c->ref, c->y_elems);
+      double d = clforge_bench_max_rel_diff(got, c->ref, c->y_elems);
       if (!(d < tol))
         snprintf(why, sizeof why,
                  "its result differs from clforge_ref_conv2d's (max |difference| = %.3g of max |y|, tolerance %.0e)", d,
@@ -1324,15 +1020,17 @@ static void check_peer(clforge_bench_peer_result *p, conv_case *c, const float *
   if (why[0]) {
     p->ok = 0;
     snprintf(p->note, sizeof p->note, "not reported: %s", why);
-    warn(c->env, "%s n=%zu %s %s: %s %s", c->layer, c->s.n, clforge_dtype_name(c->dtype), layout_name(c->layout),
-         p->name, p->note);
+    wrong = 1;
   }
+  if (wrong)
+    clforge_bench_warn(&c->env->s, "%s n=%zu %s %s: %s %s", c->layer, c->s.n, clforge_dtype_name(c->dtype),
+                       layout_name(c->layout), p->name, p->note);
 }
 
 static void measure_clblast(conv_case *c, clforge_bench_peer_result *p, const float *want, float *scratch) {
   bench_env *env = c->env;
   const char *why = "";
-  if (!clforge_bench_clblast_conv_supported(&c->s, c->dtype, c->layout, env->info.caps, &why)) {
+  if (!clforge_bench_clblast_conv_supported(&c->s, c->dtype, c->layout, env->s.info.caps, &why)) {
     snprintf(p->note, sizeof p->note, "n/a: %s", why);
     return;
   }
@@ -1349,11 +1047,11 @@ static void measure_clblast(conv_case *c, clforge_bench_peer_result *p, const fl
   if (rc != 0) {
     snprintf(p->note, sizeof p->note, "%s failed: %s", strcmp(where, "the operation") ? where : fn,
              clforge_bench_clblast_status_name(rc));
-    warn(env, "%s n=%zu %s: clblast: %s", c->layer, c->s.n, clforge_dtype_name(c->dtype), p->note);
-    clFinish(env->queue);
+    clforge_bench_warn(&env->s, "%s n=%zu %s: clblast: %s", c->layer, c->s.n, clforge_dtype_name(c->dtype), p->note);
+    clFinish(env->s.queue);
     return;
   }
-  peer_from_timing(p, c, &t);
+  clforge_bench_peer_timed(p, &t, conv_flops(&c->s));
   clforge_bench_timing_free(&t);
   char err[256];
   if (p->ok && read_y(c, scratch, err, sizeof err)) {
@@ -1379,7 +1077,7 @@ static void measure_onednn(conv_case *c, clforge_bench_peer_result *p, const flo
   char err[256];
   if (clforge_bench_onednn_conv_create(&c->s, c->x32, c->w32, &c->onednn, err, sizeof err)) {
     snprintf(p->note, sizeof p->note, "%s", err);
-    warn(env, "%s n=%zu: onednn: %s", c->layer, c->s.n, err);
+    clforge_bench_warn(&env->s, "%s n=%zu: onednn: %s", c->layer, c->s.n, err);
     return;
   }
   clforge_bench_timing t;
@@ -1387,7 +1085,7 @@ static void measure_onednn(conv_case *c, clforge_bench_peer_result *p, const flo
     snprintf(p->note, sizeof p->note, "out of host memory");
     return;
   }
-  peer_from_timing(p, c, &t);
+  clforge_bench_peer_timed(p, &t, conv_flops(&c->s));
   clforge_bench_timing_free(&t);
   /* OpenMP's worker threads spin for a while after a parallel region and
    * would take a core from the next case's clforge runs: wait them out. */
@@ -1410,26 +1108,15 @@ static void measure_onednn(conv_case *c, clforge_bench_peer_result *p, const flo
   }
 }
 
-/* A row faster than the measured peak means the peak was taken while other
- * work held part of the device: measure it again, keep the larger. */
-static void refresh_peak(bench_env *env, const conv_row *r) {
-  if (!env->o->peak || r->status != ROW_OK || (r->gflops <= env->peak_gflops && r->gbps <= env->peak_gbps)) return;
-  clforge_bench_peak p;
-  if (clforge_bench_peak_measure(env->ctx, &p)) return;
-  double g = clforge_bench_peak_gflops(&p), b = clforge_bench_peak_gbps(&p);
-  warn(env, "%s %s ran at %.1f GFLOP/s, %.1f GB/s, above the peak measured before (%.1f GFLOP/s, %.1f GB/s): the "
-       "device was busy then; measured again: %.1f GFLOP/s, %.1f GB/s (the larger are used from this row on)",
-       r->layer, r->label, r->gflops, r->gbps, env->peak_gflops, env->peak_gbps, g, b);
-  if (g > env->peak_gflops) env->peak_gflops = g;
-  if (b > env->peak_gbps) env->peak_gbps = b;
-}
-
 static void emit(bench_env *env, conv_row *r) {
-  progress_clear(env);
-  refresh_peak(env, r);
-  if (env->o->json)
-    print_json(stdout, r, env->device, env->o->runs, env->o->warmup, env->peak_gflops, env->peak_gbps);
-  else table_row(&env->table, r, env->peak_gflops, env->peak_gbps);
+  clforge_bench_progress_clear(&env->s);
+  if (r->status == ROW_OK) {
+    char label[160];
+    snprintf(label, sizeof label, "%s %s", r->layer, r->label);
+    clforge_bench_session_recheck(&env->s, label, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+  }
+  if (env->o->cli.json) print_json(env, r);
+  else table_row(env, r);
 }
 
 /* One (layer, N, dtype, layout): every requested algorithm, then the peers.
@@ -1446,11 +1133,10 @@ static int run_case(bench_env *env, const conv_spec *sp, size_t n, clforge_dtype
     for (int i = 0; i < o->nalgos; ++i) {
       rows[i].status = ROW_ERROR;
       snprintf(rows[i].error, sizeof rows[i].error, "%s", err);
-      for (int j = 0; j < NPEERS; ++j)
-        snprintf(rows[i].peers[j].note, sizeof rows[i].peers[j].note, "not run: the case could not be set up");
+      clforge_bench_peers_not_run(rows[i].peers, NPEERS, "not run: the case could not be set up");
       emit(env, &rows[i]);
     }
-    warn(env, "%s n=%zu %s: %s", sp->name, n, clforge_dtype_name(dtype), err);
+    clforge_bench_warn(&env->s, "%s n=%zu %s: %s", sp->name, n, clforge_dtype_name(dtype), err);
     free_case(&c);
     return o->nalgos;
   }
@@ -1468,8 +1154,8 @@ static int run_case(bench_env *env, const conv_spec *sp, size_t n, clforge_dtype
     }
     if (r->status == ROW_ERROR) {
       ++failed;
-      warn(env, "%s n=%zu %s %s %s: %s", sp->name, n, clforge_dtype_name(dtype), layout_name(layout), r->label,
-           r->error);
+      clforge_bench_warn(&env->s, "%s n=%zu %s %s %s: %s", sp->name, n, clforge_dtype_name(dtype), layout_name(layout),
+                         r->label, r->error);
     }
   }
 
@@ -1477,10 +1163,10 @@ static int run_case(bench_env *env, const conv_spec *sp, size_t n, clforge_dtype
   memset(peers, 0, sizeof peers);
   peers[PEER_CLBLAST].name = "clblast";
   peers[PEER_ONEDNN].name = "onednn";
-  if (!o->peers) {
-    for (int j = 0; j < NPEERS; ++j) snprintf(peers[j].note, sizeof peers[j].note, "not run (--no-peers)");
+  if (!o->cli.peers) {
+    clforge_bench_peers_not_run(peers, NPEERS, "not run (--no-peers)");
   } else if (!scratch) {
-    for (int j = 0; j < NPEERS; ++j) snprintf(peers[j].note, sizeof peers[j].note, "out of host memory");
+    clforge_bench_peers_not_run(peers, NPEERS, "out of host memory");
   } else {
     measure_clblast(&c, &peers[PEER_CLBLAST], have_want ? want : NULL, scratch);
     measure_onednn(&c, &peers[PEER_ONEDNN], have_want ? want : NULL, scratch);
@@ -1509,41 +1195,17 @@ int clforge_bench_conv_main(int argc, char **argv) {
   bench_env env;
   memset(&env, 0, sizeof env);
   env.o = &o;
-  env.progress = isatty(STDERR_FILENO);
-  clforge_status st = clforge_context_create(NULL, &env.ctx);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_queue(env.ctx, &env.queue);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_cl_context(env.ctx, &env.cl_ctx);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_device_info(env.ctx, &env.info);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_set_validation(env.ctx, 0);
-  if (st != CLFORGE_SUCCESS) {
-    fprintf(stderr, "clforge bench conv: no device: %s: %s\n", clforge_status_name(st), clforge_last_error(env.ctx));
-    clforge_context_destroy(env.ctx);
+  if (clforge_bench_session_open(&env.s, "conv", o.cli.peak)) {
     free(o.specs);
     return 1;
   }
-  clforge_bench_device_label(env.info.name, env.device, sizeof env.device);
-  if (o.peak) {
-    if (env.progress) {
-      fputs("  measuring the device's peak ...", stderr);
-      fflush(stderr);
-    }
-    clforge_bench_peak peak;
-    int peak_rc = clforge_bench_peak_measure(env.ctx, &peak);
-    progress_clear(&env);
-    env.peak_gflops = clforge_bench_peak_gflops(&peak);
-    env.peak_gbps = clforge_bench_peak_gbps(&peak);
-    if (peak_rc) warn(&env, "the device's peak: %s (see 'clforge bench peak')", peak.error);
-  }
-
-  if (!o.json) {
-    char platform[160];
-    clforge_bench_device_label(env.info.platform_name, platform, sizeof platform);
-    printf("clforge %s bench conv on %s (%s)\n", clforge_version(), env.device, platform);
+  if (!o.cli.json) {
+    clforge_bench_print_title(&env.s);
     printf("y = conv(x, w): alpha 1, beta 0, no bias, no activation; filters KCRS with nchw, KRSC with nhwc;\n"
            "%d runs after %d warm-up%s; median and p95 in ms; GFLOP/s counts the direct convolution's\n"
            "2*N*K*(C/groups)*R*S*P*Q for every algorithm; GB/s: x and w read, y written once\n",
-           o.runs, o.warmup, o.min_time > 0 ? " (more until --min-time)" : "");
-    if (o.peers) {
+           o.cli.runs, o.cli.warmup, o.min_time > 0 ? " (more until --min-time)" : "");
+    if (o.cli.peers) {
       const char *why = "";
       int have = clforge_bench_onednn_available(&why);
       char onednn[160];
@@ -1551,19 +1213,10 @@ int clforge_bench_conv_main(int argc, char **argv) {
                clforge_bench_onednn_threads());
       printf("peers: CLBlast convgemm on the same queue and buffers; %s\n", have ? onednn : why);
     }
-    if (env.peak_gflops > 0 || env.peak_gbps > 0)
-      printf("peak (clforge bench peak): %.1f GFLOP/s f32 multiply-add, %.1f GB/s streaming; %% peak and %% bw are\n"
-             "      GFLOP/s and GB/s as fractions of them\n",
-             env.peak_gflops, env.peak_gbps);
+    clforge_bench_print_peak(&env.s, "% peak", "% bw");
     printf("\n");
     fflush(stdout);
-    memset(&env.table, 0, sizeof env.table);
-    env.table.out = stdout;
-    env.table.layer_width = 5;
-    for (size_t i = 0; i < o.nspecs; ++i) {
-      int len = (int)strlen(o.specs[i].name);
-      if (len > env.table.layer_width) env.table.layer_width = len;
-    }
+    table_columns(&env);
   }
 
   int failed = 0;
@@ -1576,9 +1229,9 @@ int clforge_bench_conv_main(int argc, char **argv) {
           failed += run_case(&env, sp, sp->s.n ? sp->s.n : o.batches[b], o.dtypes[d], o.layouts[l]);
   }
 
-  if (!o.json) table_finish(&env.table);
-  if (o.peers) clforge_bench_clblast_release();
-  clforge_context_destroy(env.ctx);
+  if (!o.cli.json) clforge_bench_table_finish(&env.table);
+  if (o.cli.peers) clforge_bench_clblast_release();
+  clforge_bench_session_close(&env.s);
   free(o.specs);
   if (fflush(stdout) != 0) return 1;
   return failed ? 1 : 0;

@@ -9,26 +9,25 @@
  * fields are null and a note says why. */
 #include "gemm_bench.h"
 
+#include <cjson/cJSON.h>
 #include <clforge/clforge.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "peak.h"
+#include "cli.h"
+#include "data.h"
 #include "peers.h"
 #include "report.h"
+#include "session.h"
 #include "stats.h"
+#include "table.h"
 #include "timer.h"
 
-enum { EXIT_USAGE = 2 };
-enum { DEFAULT_RUNS = 10, MIN_RUNS = 3, MAX_RUNS = 100000, DEFAULT_WARMUP = 2, MAX_WARMUP = 1000 };
+enum { DEFAULT_RUNS = 10, DEFAULT_WARMUP = 2, NPEERS = 2, PEER_CLBLAST = 0, PEER_OPENBLAS = 1 };
 #define MAX_DIM (1ull << 20)
 #define SPOT_SAMPLES 64
 
@@ -45,17 +44,15 @@ static const size_t default_squares[] = {128, 256, 512, 1024, 2048, 4096};
 static const gemm_shape default_shapes[] = {{512, 3072, 768}, {512, 768, 3072}};
 
 typedef struct {
+  clforge_bench_cli cli; /* --json, --runs, --warmup, --no-peers, --no-peak */
   gemm_shape *shapes;
   size_t nshapes, cap;
   clforge_dtype dtypes[3];
   int ndtypes;
-  int runs, warmup;
   int trans_a, trans_b;
   char trans[3];
   gemm_path paths[PATH_COUNT];
   int npaths;
-  int peers, json;
-  int peak; /* measure the device's peak first (--no-peak: not) */
 } gemm_options;
 
 /* ---------------------------------------------------------------- options */
@@ -100,46 +97,7 @@ void clforge_bench_gemm_help(FILE *f) {
           "The device is CLFORGE_DEVICE's choice (see 'clforge info'). Validation mode is\n"
           "off while timing. Exit status: 0 success, 1 a clforge case failed or no device,\n"
           "2 usage error.\n",
-          MIN_RUNS, DEFAULT_RUNS, DEFAULT_WARMUP);
-}
-
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("clforge bench gemm: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\nRun 'clforge bench gemm --help' for usage.\n", stderr);
-  return EXIT_USAGE;
-}
-
-/* A decimal number in [lo, hi], digits only. */
-static int parse_number(const char *s, size_t len, unsigned long long lo, unsigned long long hi,
-                        unsigned long long *out) {
-  if (len == 0 || len > 20) return -1;
-  unsigned long long v = 0;
-  for (size_t i = 0; i < len; ++i) {
-    if (s[i] < '0' || s[i] > '9') return -1;
-    unsigned d = (unsigned)(s[i] - '0');
-    if (v > (ULLONG_MAX - d) / 10) return -1;
-    v = v * 10 + d;
-  }
-  if (v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
-
-/* Split "a,b,c" into at most `max` numbers in [1, MAX_DIM]; returns the count or -1. */
-static int parse_list(const char *s, unsigned long long *out, int max) {
-  int n = 0;
-  for (;;) {
-    const char *comma = strchr(s, ',');
-    size_t len = comma ? (size_t)(comma - s) : strlen(s);
-    if (n >= max || parse_number(s, len, 1, MAX_DIM, &out[n])) return -1;
-    ++n;
-    if (!comma) return n;
-    s = comma + 1;
-  }
+          CLFORGE_BENCH_MIN_RUNS, DEFAULT_RUNS, DEFAULT_WARMUP);
 }
 
 static int add_shape(gemm_options *o, size_t m, size_t n, size_t k) {
@@ -154,109 +112,70 @@ static int add_shape(gemm_options *o, size_t m, size_t n, size_t k) {
   return 0;
 }
 
-/* "--name value" or "--name=value": 1 and *value when `arg` is that option
- * (*value NULL when the value is missing), 0 otherwise. */
-static int option(int argc, char **argv, int *a, const char *name, const char **value) {
-  const char *arg = argv[*a];
-  size_t len = strlen(name);
-  if (strncmp(arg, name, len) != 0) return 0;
-  if (arg[len] == '=') *value = arg + len + 1;
-  else if (arg[len] == '\0') *value = *a + 1 < argc ? argv[++*a] : NULL;
-  else return 0;
+/* One of gemm's own options at argv[*a] (clforge_bench_own_option). */
+static int gemm_option(clforge_bench_cli *cli, int argc, char **argv, int *a, void *user) {
+  gemm_options *o = user;
+  const char *v = NULL;
+  unsigned long long nums[3];
+  char tok[32];
+  if (clforge_bench_option(argc, argv, a, "--sizes", &v)) {
+    if (!v) return clforge_bench_usage_error(cli, "--sizes needs a value, e.g. --sizes 1024,2048");
+    const char *s = v;
+    int t;
+    while ((t = clforge_bench_next_token(&s, ",", tok, sizeof tok)) == 1) {
+      if (clforge_bench_parse_number(tok, strlen(tok), 1, MAX_DIM, &nums[0])) break;
+      if (add_shape(o, nums[0], nums[0], nums[0])) return clforge_bench_usage_error(cli, "out of memory");
+    }
+    if (t != 0)
+      return clforge_bench_usage_error(cli, "--sizes \"%s\": expected sizes from 1 to %llu separated by commas", v,
+                                       MAX_DIM);
+  } else if (clforge_bench_option(argc, argv, a, "--shape", &v)) {
+    if (!v) return clforge_bench_usage_error(cli, "--shape needs a value, e.g. --shape 512,3072,768");
+    if (clforge_bench_parse_numbers(v, 1, MAX_DIM, nums, 3) != 3)
+      return clforge_bench_usage_error(cli, "--shape \"%s\": expected M,N,K, each from 1 to %llu", v, MAX_DIM);
+    if (add_shape(o, nums[0], nums[1], nums[2])) return clforge_bench_usage_error(cli, "out of memory");
+  } else if (clforge_bench_option(argc, argv, a, "--dtype", &v)) {
+    return clforge_bench_cli_dtypes(cli, "--dtype", v, o->dtypes, &o->ndtypes, 3);
+  } else if (clforge_bench_option(argc, argv, a, "--trans", &v)) {
+    if (!v || strlen(v) != 2 || !strchr("NnTt", v[0]) || !strchr("NnTt", v[1]))
+      return clforge_bench_usage_error(cli, "--trans needs NN, NT, TN or TT");
+    o->trans_a = v[0] == 'T' || v[0] == 't';
+    o->trans_b = v[1] == 'T' || v[1] == 't';
+    snprintf(o->trans, sizeof o->trans, "%c%c", o->trans_a ? 'T' : 'N', o->trans_b ? 'T' : 'N');
+  } else if (clforge_bench_option(argc, argv, a, "--path", &v)) {
+    if (!v) return clforge_bench_usage_error(cli, "--path needs auto, tiled, direct, packed or all");
+    if (!strcmp(v, "all")) {
+      o->npaths = PATH_COUNT;
+      for (int i = 0; i < PATH_COUNT; ++i) o->paths[i] = (gemm_path)i;
+    } else {
+      int found = -1;
+      for (int i = 0; i < PATH_COUNT; ++i)
+        if (!strcmp(v, path_names[i])) found = i;
+      if (found < 0)
+        return clforge_bench_usage_error(cli, "--path \"%s\": expected auto, tiled, direct, packed or all", v);
+      o->npaths = 1;
+      o->paths[0] = (gemm_path)found;
+    }
+  } else {
+    return 0;
+  }
   return 1;
 }
 
 /* Returns -1 to go on, or an exit status (0 after --help). */
 static int parse_options(int argc, char **argv, gemm_options *o) {
-  o->runs = DEFAULT_RUNS;
-  o->warmup = DEFAULT_WARMUP;
-  o->peers = 1;
-  o->peak = 1;
+  o->cli = clforge_bench_cli_for("gemm", clforge_bench_gemm_help,
+                                 CLFORGE_BENCH_OPT_TIMED | CLFORGE_BENCH_OPT_PEERS, DEFAULT_RUNS, DEFAULT_WARMUP);
   snprintf(o->trans, sizeof o->trans, "NN");
-  for (int a = 1; a < argc; ++a) {
-    const char *arg = argv[a], *v = NULL;
-    unsigned long long nums[3];
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      clforge_bench_gemm_help(stdout);
-      return 0;
-    } else if (!strcmp(arg, "--json")) {
-      o->json = 1;
-    } else if (!strcmp(arg, "--no-peers")) {
-      o->peers = 0;
-    } else if (!strcmp(arg, "--no-peak")) {
-      o->peak = 0;
-    } else if (option(argc, argv, &a, "--sizes", &v)) {
-      if (!v) return usage_error("--sizes needs a value, e.g. --sizes 1024,2048");
-      const char *s = v;
-      for (;;) {
-        const char *comma = strchr(s, ',');
-        size_t len = comma ? (size_t)(comma - s) : strlen(s);
-        if (parse_number(s, len, 1, MAX_DIM, &nums[0]))
-          return usage_error("--sizes \"%s\": expected sizes from 1 to %llu separated by commas", v, MAX_DIM);
-        if (add_shape(o, nums[0], nums[0], nums[0])) return usage_error("out of memory");
-        if (!comma) break;
-        s = comma + 1;
-      }
-    } else if (option(argc, argv, &a, "--shape", &v)) {
-      if (!v) return usage_error("--shape needs a value, e.g. --shape 512,3072,768");
-      if (parse_list(v, nums, 3) != 3)
-        return usage_error("--shape \"%s\": expected M,N,K, each from 1 to %llu", v, MAX_DIM);
-      if (add_shape(o, nums[0], nums[1], nums[2])) return usage_error("out of memory");
-    } else if (option(argc, argv, &a, "--dtype", &v)) {
-      if (!v) return usage_error("--dtype needs a value, e.g. --dtype f32,bf16");
-      o->ndtypes = 0;
-      const char *s = v;
-      for (;;) {
-        const char *comma = strchr(s, ',');
-        size_t len = comma ? (size_t)(comma - s) : strlen(s);
-        char name[8] = ""; /* zero-filled: the copied token stays terminated */
-        clforge_dtype d;
-        if (len < sizeof name) memcpy(name, s, len);
-        if (len >= sizeof name || clforge_dtype_from_name(name, &d) != CLFORGE_SUCCESS)
-          return usage_error("--dtype \"%s\": expected f32, f16 or bf16, separated by commas", v);
-        int dup = 0;
-        for (int i = 0; i < o->ndtypes; ++i) dup |= o->dtypes[i] == d;
-        if (!dup) o->dtypes[o->ndtypes++] = d;
-        if (!comma) break;
-        s = comma + 1;
-      }
-    } else if (option(argc, argv, &a, "--runs", &v)) {
-      if (!v || parse_number(v, strlen(v), MIN_RUNS, MAX_RUNS, &nums[0]))
-        return usage_error("--runs needs a whole number from %d to %d", MIN_RUNS, MAX_RUNS);
-      o->runs = (int)nums[0];
-    } else if (option(argc, argv, &a, "--warmup", &v)) {
-      if (!v || parse_number(v, strlen(v), 1, MAX_WARMUP, &nums[0]))
-        return usage_error("--warmup needs a whole number from 1 to %d", MAX_WARMUP);
-      o->warmup = (int)nums[0];
-    } else if (option(argc, argv, &a, "--trans", &v)) {
-      if (!v || strlen(v) != 2 || !strchr("NnTt", v[0]) || !strchr("NnTt", v[1]))
-        return usage_error("--trans needs NN, NT, TN or TT");
-      o->trans_a = v[0] == 'T' || v[0] == 't';
-      o->trans_b = v[1] == 'T' || v[1] == 't';
-      snprintf(o->trans, sizeof o->trans, "%c%c", o->trans_a ? 'T' : 'N', o->trans_b ? 'T' : 'N');
-    } else if (option(argc, argv, &a, "--path", &v)) {
-      if (!v) return usage_error("--path needs auto, tiled, direct, packed or all");
-      if (!strcmp(v, "all")) {
-        o->npaths = PATH_COUNT;
-        for (int i = 0; i < PATH_COUNT; ++i) o->paths[i] = (gemm_path)i;
-      } else {
-        int found = -1;
-        for (int i = 0; i < PATH_COUNT; ++i)
-          if (!strcmp(v, path_names[i])) found = i;
-        if (found < 0) return usage_error("--path \"%s\": expected auto, tiled, direct, packed or all", v);
-        o->npaths = 1;
-        o->paths[0] = (gemm_path)found;
-      }
-    } else {
-      return usage_error("unknown %s '%s'", arg[0] == '-' ? "option" : "argument", arg);
-    }
-  }
+  int rc = clforge_bench_cli_parse(&o->cli, argc, argv, gemm_option, o);
+  if (rc >= 0) return rc;
   if (o->nshapes == 0) {
     for (size_t i = 0; i < sizeof default_squares / sizeof default_squares[0]; ++i)
-      if (add_shape(o, default_squares[i], default_squares[i], default_squares[i])) return usage_error("out of memory");
+      if (add_shape(o, default_squares[i], default_squares[i], default_squares[i]))
+        return clforge_bench_usage_error(&o->cli, "out of memory");
     for (size_t i = 0; i < sizeof default_shapes / sizeof default_shapes[0]; ++i)
       if (add_shape(o, default_shapes[i].m, default_shapes[i].n, default_shapes[i].k))
-        return usage_error("out of memory");
+        return clforge_bench_usage_error(&o->cli, "out of memory");
   }
   if (o->ndtypes == 0) {
     o->dtypes[0] = CLFORGE_F32;
@@ -274,16 +193,25 @@ static int parse_options(int argc, char **argv, gemm_options *o) {
 /* ------------------------------------------------------------------ cases */
 
 typedef struct {
-  clforge_context ctx;
-  cl_context cl_ctx;
-  cl_command_queue queue;
-  clforge_device_info info;
-  char device[256];
+  clforge_bench_session s; /* context, peak, progress, warnings */
   const gemm_options *o;
-  int progress; /* stderr is a terminal */
   clforge_bench_table table;
-  double peak_gflops, peak_gbps; /* the roofline's denominators; 0 = not measured */
 } bench_env;
+
+/* One row: one clforge path on one (shape, dtype), with the peers' numbers. */
+typedef struct {
+  gemm_shape s;
+  clforge_dtype dtype;
+  gemm_path path;
+  const char *provider; /* "clforge", "clforge-tiled", ...; "clblast" where auto chose CLBlast */
+  const char *params;   /* auto: where its parameters came from (tuning file, defaults, ...); NULL */
+  int ok;               /* 0: clforge failed or was wrong: error says why */
+  char error[512];
+  double median_ms, p95_ms, gflops, gbps;
+  const char *timer;
+  char timer_note[160];
+  clforge_bench_peer_result peers[NPEERS];
+} gemm_row;
 
 typedef struct {
   bench_env *env;
@@ -299,34 +227,7 @@ typedef struct {
 } gemm_case;
 
 static void progress(const bench_env *env, const gemm_case *c, const char *what) {
-  if (!env->progress) return;
-  fprintf(stderr, "\r\033[K  %zux%zux%zu %s: %s ...", c->s.m, c->s.n, c->s.k, clforge_dtype_name(c->dtype), what);
-  fflush(stderr);
-}
-
-static void progress_clear(const bench_env *env) {
-  if (!env->progress) return;
-  fputs("\r\033[K", stderr);
-  fflush(stderr);
-}
-
-static void warn(const bench_env *env, const char *fmt, ...) {
-  va_list ap;
-  progress_clear(env);
-  va_start(ap, fmt);
-  fputs("clforge bench gemm: warning: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-}
-
-/* Uniform values in [-1, 1) from a small LCG: reproducible across runs. */
-static void fill_random(float *x, size_t n, uint32_t seed) {
-  uint32_t s = seed;
-  for (size_t i = 0; i < n; ++i) {
-    s = s * 1664525u + 1013904223u;
-    x[i] = (float)(s >> 8) * (2.0f / 16777216.0f) - 1.0f;
-  }
+  clforge_bench_progress(&env->s, "%zux%zux%zu %s: %s", c->s.m, c->s.n, c->s.k, clforge_dtype_name(c->dtype), what);
 }
 
 static void free_case(gemm_case *c) {
@@ -373,22 +274,22 @@ static int setup_case(bench_env *env, gemm_case *c, gemm_shape s, clforge_dtype 
   unsigned long long total = 0;
   for (int i = 0; i < 3; ++i) {
     total += sizes[i];
-    if (sizes[i] > env->info.max_alloc_bytes) {
+    if (sizes[i] > env->s.info.max_alloc_bytes) {
       snprintf(err, cap, "%s needs %zu bytes, more than the device's largest allocation (%llu bytes)", names[i],
-               sizes[i], (unsigned long long)env->info.max_alloc_bytes);
+               sizes[i], (unsigned long long)env->s.info.max_alloc_bytes);
       return -1;
     }
   }
-  if (total > env->info.global_mem_bytes) {
+  if (total > env->s.info.global_mem_bytes) {
     snprintf(err, cap, "A, B and C need %llu bytes, more than the device's memory (%llu bytes)", total,
-             (unsigned long long)env->info.global_mem_bytes);
+             (unsigned long long)env->s.info.global_mem_bytes);
     return -1;
   }
   c->a32 = malloc(c->a_elems * sizeof(float));
   c->b32 = malloc(c->b_elems * sizeof(float));
   if (!c->a32 || !c->b32) goto no_memory;
-  fill_random(c->a32, c->a_elems, 0x1234567u);
-  fill_random(c->b32, c->b_elems, 0x89abcdefu);
+  clforge_bench_fill_random(c->a32, c->a_elems, 0x1234567u, 1.0f);
+  clforge_bench_fill_random(c->b32, c->b_elems, 0x89abcdefu, 1.0f);
   if (dtype == CLFORGE_F32) {
     c->a_raw = c->a32;
     c->b_raw = c->b32;
@@ -405,9 +306,9 @@ static int setup_case(bench_env *env, gemm_case *c, gemm_shape s, clforge_dtype 
     }
   }
   cl_int e1, e2, e3;
-  c->a = clCreateBuffer(env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizes[0], c->a_raw, &e1);
-  c->b = clCreateBuffer(env->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizes[1], c->b_raw, &e2);
-  c->c = clCreateBuffer(env->cl_ctx, CL_MEM_READ_WRITE, sizes[2], NULL, &e3);
+  c->a = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizes[0], c->a_raw, &e1);
+  c->b = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizes[1], c->b_raw, &e2);
+  c->c = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, sizes[2], NULL, &e3);
   if (e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS) {
     cl_int e = e1 != CL_SUCCESS ? e1 : e2 != CL_SUCCESS ? e2 : e3;
     snprintf(err, cap, "clCreateBuffer failed (%s) for %llu bytes in all", clforge_status_name(e), total);
@@ -421,27 +322,7 @@ no_memory:
 
 /* Read C back, widened to f32. */
 static int read_c(const gemm_case *c, float *out, char *err, size_t cap) {
-  void *raw = c->dtype == CLFORGE_F32 ? (void *)out : malloc(c->c_elems * c->es);
-  if (!raw) {
-    snprintf(err, cap, "out of host memory reading C back");
-    return -1;
-  }
-  cl_int e = clEnqueueReadBuffer(c->env->queue, c->c, CL_TRUE, 0, c->c_elems * c->es, raw, 0, NULL, NULL);
-  int rc = 0;
-  if (e != CL_SUCCESS) {
-    snprintf(err, cap, "clEnqueueReadBuffer of C failed (%s)", clforge_status_name(e));
-    rc = -1;
-  } else if (raw != out && clforge_ref_convert(c->c_elems, raw, c->dtype, out, CLFORGE_F32) != CLFORGE_SUCCESS) {
-    snprintf(err, cap, "clforge_ref_convert of C failed: %s", clforge_last_error(NULL));
-    rc = -1;
-  }
-  if (raw != out) free(raw);
-  return rc;
-}
-
-/* Unit roundoff of the storage type: the rounding of C itself. */
-static double unit_roundoff(clforge_dtype d) {
-  return d == CLFORGE_F16 ? 0x1p-11 : d == CLFORGE_BF16 ? 0x1p-8 : 0x1p-24;
+  return clforge_bench_read_f32(c->env->s.queue, c->c, "C", c->dtype, 0, c->c_elems, out, err, cap);
 }
 
 /* Compare sampled elements (the four corners, where the tiled path's edges
@@ -471,25 +352,13 @@ static int spot_check(const gemm_case *c, const float *got, char *why, size_t ca
       abs_sum += fabs(av * bv);
     }
     double g = got[i * c->ldc + j];
-    double tol = unit_roundoff(c->dtype) * fabs(sum) + 1e-4 * abs_sum + 1e-30;
+    double tol = clforge_bench_unit_roundoff(c->dtype) * fabs(sum) + 1e-4 * abs_sum + 1e-30;
     if (!(fabs(g - sum) <= tol)) {
       snprintf(why, cap, "wrong result: C[%zu][%zu] = %.9g, expected %.9g (tolerance %.3g)", i, j, g, sum, tol);
       return -1;
     }
   }
   return 0;
-}
-
-/* max |x - ref| / max |ref|; infinity when anything is NaN. */
-static double max_rel_diff(const float *x, const float *ref, size_t n) {
-  double maxref = 0, maxdiff = 0;
-  for (size_t i = 0; i < n; ++i) {
-    double r = fabs((double)ref[i]), d = fabs((double)x[i] - (double)ref[i]);
-    if (!(r <= maxref)) maxref = isnan(r) ? INFINITY : r;
-    if (!(d <= maxdiff)) maxdiff = isnan(d) ? INFINITY : d;
-  }
-  if (isinf(maxdiff) || isinf(maxref)) return INFINITY;
-  return maxref > 0 ? maxdiff / maxref : maxdiff;
 }
 
 /* Peer-vs-clforge tolerance, relative to max |C|: catches wrong results
@@ -514,7 +383,7 @@ static double gemm_bytes(const gemm_case *c) {
 static int enqueue_clforge(void *user, cl_command_queue queue) {
   gemm_case *c = user;
   (void)queue; /* the context's own queue */
-  return clforge_gemm(c->env->ctx, &c->desc, c->a, c->b, c->c, NULL, 0, NULL, NULL);
+  return clforge_gemm(c->env->s.ctx, &c->desc, c->a, c->b, c->c, NULL, 0, NULL, NULL);
 }
 
 static int enqueue_clblast(void *user, cl_command_queue queue) {
@@ -537,63 +406,41 @@ static void run_sbgemm(void *user) {
 
 /* --- one provider each --- */
 
-static void record_init(clforge_bench_record *r, const bench_env *env, gemm_shape s, clforge_dtype dtype,
-                        gemm_path path) {
+static void row_init(gemm_row *r, gemm_shape s, clforge_dtype dtype, gemm_path path) {
   memset(r, 0, sizeof *r);
-  r->op = "gemm";
-  const char *dim_names[4] = {"m", "n", "k", "batch"};
-  const size_t dims[4] = {s.m, s.n, s.k, 1};
-  for (int i = 0; i < 4; ++i) {
-    r->dims[i].name = dim_names[i];
-    r->dims[i].value = dims[i];
-  }
-  r->ndims = 4;
-  r->dtype = clforge_dtype_name(dtype);
-  r->tags[0].name = "trans";
-  r->tags[0].value = env->o->trans;
-  r->tags[1].name = "path";
-  r->tags[1].value = path_names[path];
-  r->ntags = 2;
-  if (env->o->peers) {
-    r->tags[2].name = "openblas_core";
-    r->tags[2].value = clforge_bench_openblas_core();
-    r->ntags = 3;
-  }
+  r->s = s;
+  r->dtype = dtype;
+  r->path = path;
   r->provider = path_providers[path];
-  r->runs = env->o->runs;
-  r->warmup = env->o->warmup;
-  r->device = env->device;
-  r->peers[0].name = "clblast";
-  r->peers[1].name = "openblas";
-  r->npeers = 2;
+  r->peers[PEER_CLBLAST].name = "clblast";
+  r->peers[PEER_OPENBLAS].name = "openblas";
 }
 
 /* Time clforge on one path and check its result; *result gets C (f32) when
  * it is right. Returns 0 when the row has numbers. */
-static int measure_clforge(gemm_case *c, gemm_path path, clforge_bench_record *r, float *result) {
+static int measure_clforge(gemm_case *c, gemm_row *r, float *result) {
   bench_env *env = c->env;
-  if (setenv("CLFORGE_GEMM_PATH", path_names[path], 1) != 0) {
+  const clforge_bench_cli *cli = &env->o->cli;
+  if (setenv("CLFORGE_GEMM_PATH", path_names[r->path], 1) != 0) {
     snprintf(r->error, sizeof r->error, "setenv(CLFORGE_GEMM_PATH) failed: %s", strerror(errno));
     return -1;
   }
-  if (path == PATH_AUTO) { /* which provider and parameters the call uses (tuning file, defaults, ...) */
+  if (r->path == PATH_AUTO) { /* which provider and parameters the call uses (tuning file, defaults, ...) */
     clforge_kernel_choice ch[2];
     int n = 0;
-    if (clforge_gemm_explain(env->ctx, &c->desc, ch, 2, &n) == CLFORGE_SUCCESS && n > 0 &&
-        r->ntags < CLFORGE_BENCH_MAX_TAGS) {
+    if (clforge_gemm_explain(env->s.ctx, &c->desc, ch, 2, &n) == CLFORGE_SUCCESS && n > 0) {
       if (!strcmp(ch[0].provider, "clblast")) r->provider = "clblast";
-      r->tags[r->ntags].name = "params";
-      r->tags[r->ntags++].value = clforge_params_source_name(ch[0].source);
+      r->params = clforge_params_source_name(ch[0].source);
     }
   }
   progress(env, c, r->provider);
   clforge_bench_timing t;
   const char *where = "";
-  int rc = clforge_bench_time_queue(env->queue, enqueue_clforge, c, env->o->warmup, env->o->runs, &t, &where);
+  int rc = clforge_bench_time_queue(env->s.queue, enqueue_clforge, c, cli->warmup, cli->runs, &t, &where);
   if (rc != 0) {
     if (!strcmp(where, "the operation"))
       snprintf(r->error, sizeof r->error, "clforge_gemm failed (%s): %s", clforge_status_name(rc),
-               clforge_last_error(env->ctx));
+               clforge_last_error(env->s.ctx));
     else
       snprintf(r->error, sizeof r->error, "%s failed (%s)", where, clforge_status_name(rc));
     return -1;
@@ -613,25 +460,12 @@ static int measure_clforge(gemm_case *c, gemm_path path, clforge_bench_record *r
   clforge_bench_timing_free(&t);
   if (read_c(c, result, r->error, sizeof r->error)) return -1;
   if (spot_check(c, result, r->error, sizeof r->error)) {
-    warn(env, "%zux%zux%zu %s %s: %s; its timing is not reported", c->s.m, c->s.n, c->s.k,
-         clforge_dtype_name(c->dtype), r->provider, r->error);
+    clforge_bench_warn(&env->s, "%zux%zux%zu %s %s: %s; its timing is not reported", c->s.m, c->s.n, c->s.k,
+                       clforge_dtype_name(c->dtype), r->provider, r->error);
     return -1;
   }
   r->ok = 1;
   return 0;
-}
-
-/* Fill a peer's numbers from its timing, or its note. */
-static void peer_from_timing(clforge_bench_peer_result *p, const gemm_case *c, const clforge_bench_timing *t) {
-  clforge_bench_stats st;
-  if (clforge_bench_summarize(t->seconds, (size_t)t->runs, &st)) {
-    snprintf(p->note, sizeof p->note, "out of host memory");
-    return;
-  }
-  p->ok = 1;
-  p->timer = clforge_bench_timer_name(t->timer);
-  p->median_ms = st.median * 1e3;
-  p->gflops = gemm_flops(c) / st.median * 1e-9;
 }
 
 /* A peer's result against clforge's: a mismatch nulls the peer's numbers. */
@@ -642,20 +476,15 @@ static void check_peer(clforge_bench_peer_result *p, const gemm_case *c, const f
     snprintf(p->note, sizeof p->note, "not reported: no correct clforge result to check it against");
     return;
   }
-  double d = max_rel_diff(got, want, c->c_elems), tol = peer_tolerance(c->dtype);
-  if (!(d < tol)) {
-    p->ok = 0;
-    snprintf(p->note, sizeof p->note,
-             "not reported: its result differs from clforge's (max |difference| = %.3g of max |C|, tolerance %.0e)",
-             d, tol);
-    warn(c->env, "%zux%zux%zu %s: %s %s", c->s.m, c->s.n, c->s.k, clforge_dtype_name(c->dtype), p->name, p->note);
-  }
+  if (clforge_bench_peer_differs(p, got, want, c->c_elems, peer_tolerance(c->dtype), "C"))
+    clforge_bench_warn(&c->env->s, "%zux%zux%zu %s: %s %s", c->s.m, c->s.n, c->s.k, clforge_dtype_name(c->dtype),
+                       p->name, p->note);
 }
 
 static void measure_clblast(gemm_case *c, clforge_bench_peer_result *p, const float *want, float *scratch) {
   bench_env *env = c->env;
   const char *why = "";
-  if (!clforge_bench_clblast_gemm_supported(c->dtype, env->info.caps, &why)) {
+  if (!clforge_bench_clblast_gemm_supported(c->dtype, env->s.info.caps, &why)) {
     snprintf(p->note, sizeof p->note, "%s", why);
     return;
   }
@@ -663,15 +492,17 @@ static void measure_clblast(gemm_case *c, clforge_bench_peer_result *p, const fl
   const char *fn = c->dtype == CLFORGE_F16 ? "CLBlastHgemm" : "CLBlastSgemm";
   clforge_bench_timing t;
   const char *where = "";
-  int rc = clforge_bench_time_queue(env->queue, enqueue_clblast, c, env->o->warmup, env->o->runs, &t, &where);
+  int rc = clforge_bench_time_queue(env->s.queue, enqueue_clblast, c, env->o->cli.warmup, env->o->cli.runs, &t,
+                                    &where);
   if (rc != 0) {
     snprintf(p->note, sizeof p->note, "%s failed: %s", strcmp(where, "the operation") ? where : fn,
              clforge_bench_clblast_status_name(rc));
-    warn(env, "%zux%zux%zu %s: clblast: %s", c->s.m, c->s.n, c->s.k, clforge_dtype_name(c->dtype), p->note);
-    clFinish(env->queue);
+    clforge_bench_warn(&env->s, "%zux%zux%zu %s: clblast: %s", c->s.m, c->s.n, c->s.k, clforge_dtype_name(c->dtype),
+                       p->note);
+    clFinish(env->s.queue);
     return;
   }
-  peer_from_timing(p, c, &t);
+  clforge_bench_peer_timed(p, &t, gemm_flops(c));
   clforge_bench_timing_free(&t);
   char err[256];
   if (p->ok && read_c(c, scratch, err, sizeof err)) {
@@ -706,11 +537,11 @@ static void measure_openblas(gemm_case *c, clforge_bench_peer_result *p, const f
   }
   progress(env, c, "openblas");
   clforge_bench_timing t;
-  if (clforge_bench_time_host(fn, c, env->o->warmup, env->o->runs, &t)) {
+  if (clforge_bench_time_host(fn, c, env->o->cli.warmup, env->o->cli.runs, &t)) {
     snprintf(p->note, sizeof p->note, "out of host memory");
     return;
   }
-  peer_from_timing(p, c, &t);
+  clforge_bench_peer_timed(p, &t, gemm_flops(c));
   clforge_bench_timing_free(&t);
   /* OpenBLAS's worker threads spin for a while after a call (its thread
    * timeout, 2^28 cycles by default: ~60 ms here) and would take a core
@@ -722,46 +553,96 @@ static void measure_openblas(gemm_case *c, clforge_bench_peer_result *p, const f
   check_peer(p, c, c->c_host, want);
 }
 
-/* A row faster than the measured peak means the peak was taken while other
- * work held part of the device (on a shared CPU, another tenant's core):
- * measure it again now, and keep the larger from this row on. */
-static void refresh_peak(bench_env *env, const clforge_bench_record *r) {
-  if (!env->o->peak || !r->ok || (r->gflops <= env->peak_gflops && r->gbps <= env->peak_gbps)) return;
-  clforge_bench_peak p;
-  if (clforge_bench_peak_measure(env->ctx, &p)) return;
-  double g = clforge_bench_peak_gflops(&p), b = clforge_bench_peak_gbps(&p);
-  warn(env, "%s %s ran at %.1f GFLOP/s, %.1f GB/s, above the peak measured before (%.1f GFLOP/s, %.1f GB/s): the "
-       "device was busy then; measured again: %.1f GFLOP/s, %.1f GB/s (the larger are used from this row on)",
-       r->provider, r->dtype, r->gflops, r->gbps, env->peak_gflops, env->peak_gbps, g, b);
-  if (g > env->peak_gflops) env->peak_gflops = g;
-  if (b > env->peak_gbps) env->peak_gbps = b;
+/* ----------------------------------------------------------------- output */
+
+static int print_json(const bench_env *env, const gemm_row *r) {
+  cJSON *o = cJSON_CreateObject();
+  if (!o) return -1;
+  const clforge_bench_cli *cli = &env->o->cli;
+  clforge_bench_json_string(o, "op", "gemm");
+  cJSON_AddNumberToObject(o, "m", (double)r->s.m);
+  cJSON_AddNumberToObject(o, "n", (double)r->s.n);
+  cJSON_AddNumberToObject(o, "k", (double)r->s.k);
+  cJSON_AddNumberToObject(o, "batch", 1);
+  clforge_bench_json_string(o, "dtype", clforge_dtype_name(r->dtype));
+  clforge_bench_json_string(o, "trans", env->o->trans);
+  clforge_bench_json_string(o, "path", path_names[r->path]);
+  if (cli->peers) clforge_bench_json_string(o, "openblas_core", clforge_bench_openblas_core());
+  if (r->params) clforge_bench_json_string(o, "params", r->params);
+  clforge_bench_json_string(o, "provider", r->provider);
+  clforge_bench_json_times(o, r->ok, r->median_ms, r->p95_ms);
+  clforge_bench_json_number(o, "gflops", r->ok, r->gflops);
+  clforge_bench_json_number(o, "gbps", r->ok, r->gbps);
+  clforge_bench_json_peaks(o, &env->s.peak, r->ok, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+  clforge_bench_json_run(o, cli->runs, cli->warmup, r->ok ? r->timer : NULL, r->ok ? r->timer_note : NULL,
+                         env->s.device);
+  clforge_bench_json_peers(o, r->peers, NPEERS, r->ok, r->gflops);
+  if (!r->ok) cJSON_AddStringToObject(o, "error", r->error[0] ? r->error : "failed");
+  return clforge_bench_json_line(stdout, o);
 }
 
-static void emit(bench_env *env, clforge_bench_record *r) {
-  progress_clear(env);
-  refresh_peak(env, r);
-  r->peak_gflops = env->peak_gflops;
-  r->peak_gbps = env->peak_gbps;
-  if (env->o->json) clforge_bench_print_json(stdout, r);
-  else clforge_bench_table_row(&env->table, r);
+static void table_columns(bench_env *env) {
+  clforge_bench_table *t = &env->table;
+  static const char *const dims[] = {"m", "n", "k", "batch"};
+  clforge_bench_table_init(t, stdout);
+  clforge_bench_table_column(t, "op", 4, 1);
+  for (int i = 0; i < 4; ++i) clforge_bench_table_column(t, dims[i], 6, 0);
+  clforge_bench_table_column(t, "dtype", 5, 1);
+  clforge_bench_table_column(t, "provider", 14, 1);
+  clforge_bench_table_result_columns(t, 1);
+  clforge_bench_table_peak_columns(t, &env->s.peak, "% peak");
+  for (int i = 0; i < NPEERS; ++i) clforge_bench_table_peer_columns(t, i ? "openblas" : "clblast", 8, 7);
+}
+
+static void table_row(bench_env *env, const gemm_row *r) {
+  clforge_bench_table *t = &env->table;
+  char note[640];
+  clforge_bench_table_cell(t, "gemm");
+  clforge_bench_table_cellf(t, "%zu", r->s.m);
+  clforge_bench_table_cellf(t, "%zu", r->s.n);
+  clforge_bench_table_cellf(t, "%zu", r->s.k);
+  clforge_bench_table_cell(t, "1");
+  clforge_bench_table_cell(t, clforge_dtype_name(r->dtype));
+  clforge_bench_table_cell(t, r->provider);
+  if (!r->ok) {
+    snprintf(note, sizeof note, "%s %s: %s", r->provider, clforge_dtype_name(r->dtype),
+             r->error[0] ? r->error : "failed");
+    clforge_bench_table_status(t, 4 + 2 * t->peak_columns, "error", note);
+  } else {
+    clforge_bench_table_results(t, r->median_ms, r->p95_ms, r->timer, r->timer_note, 1, r->gflops, r->gbps);
+    if (t->peak_columns)
+      clforge_bench_table_peak_cells(t, &env->s.peak, 1, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+  }
+  for (int i = 0; i < NPEERS; ++i) clforge_bench_table_peer(t, &r->peers[i], r->ok, r->gflops);
+  clforge_bench_table_end_row(t);
+}
+
+static void emit(bench_env *env, gemm_row *r) {
+  clforge_bench_progress_clear(&env->s);
+  if (r->ok) {
+    char label[96];
+    snprintf(label, sizeof label, "%s %s", r->provider, clforge_dtype_name(r->dtype));
+    clforge_bench_session_recheck(&env->s, label, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+  }
+  if (env->o->cli.json) print_json(env, r);
+  else table_row(env, r);
 }
 
 /* One (shape, dtype): every requested path, then the peers. Returns the
  * number of clforge rows without numbers. */
 static int run_case(bench_env *env, gemm_shape s, clforge_dtype dtype) {
   const gemm_options *o = env->o;
-  clforge_bench_record rec[PATH_COUNT];
-  for (int i = 0; i < o->npaths; ++i) record_init(&rec[i], env, s, dtype, o->paths[i]);
+  gemm_row rows[PATH_COUNT];
+  for (int i = 0; i < o->npaths; ++i) row_init(&rows[i], s, dtype, o->paths[i]);
   gemm_case c;
   char err[512];
   if (setup_case(env, &c, s, dtype, err, sizeof err)) {
     for (int i = 0; i < o->npaths; ++i) {
-      snprintf(rec[i].error, sizeof rec[i].error, "%s", err);
-      for (int j = 0; j < rec[i].npeers; ++j)
-        snprintf(rec[i].peers[j].note, sizeof rec[i].peers[j].note, "not run: the case could not be set up");
-      emit(env, &rec[i]);
+      snprintf(rows[i].error, sizeof rows[i].error, "%s", err);
+      clforge_bench_peers_not_run(rows[i].peers, NPEERS, "not run: the case could not be set up");
+      emit(env, &rows[i]);
     }
-    warn(env, "%zux%zux%zu %s: %s", s.m, s.n, s.k, clforge_dtype_name(dtype), err);
+    clforge_bench_warn(&env->s, "%zux%zux%zu %s: %s", s.m, s.n, s.k, clforge_dtype_name(dtype), err);
     free_case(&c);
     return o->npaths;
   }
@@ -771,34 +652,32 @@ static int run_case(bench_env *env, gemm_shape s, clforge_dtype dtype) {
   int have_want = 0, failed = 0;
   for (int i = 0; i < o->npaths; ++i) {
     if (!want || !scratch) {
-      snprintf(rec[i].error, sizeof rec[i].error, "out of host memory");
-    } else if (measure_clforge(&c, o->paths[i], &rec[i], have_want ? scratch : want) == 0) {
+      snprintf(rows[i].error, sizeof rows[i].error, "out of host memory");
+    } else if (measure_clforge(&c, &rows[i], have_want ? scratch : want) == 0) {
       have_want = 1;
       continue;
     }
     ++failed;
-    if (!rec[i].ok && strncmp(rec[i].error, "wrong result", 12))
-      warn(env, "%zux%zux%zu %s %s: %s", s.m, s.n, s.k, clforge_dtype_name(dtype), rec[i].provider, rec[i].error);
+    if (strncmp(rows[i].error, "wrong result", 12))
+      clforge_bench_warn(&env->s, "%zux%zux%zu %s %s: %s", s.m, s.n, s.k, clforge_dtype_name(dtype), rows[i].provider,
+                         rows[i].error);
   }
 
-  clforge_bench_peer_result peers[2];
+  clforge_bench_peer_result peers[NPEERS];
   memset(peers, 0, sizeof peers);
-  peers[0].name = "clblast";
-  peers[1].name = "openblas";
-  if (!o->peers) {
-    snprintf(peers[0].note, sizeof peers[0].note, "not run (--no-peers)");
-    snprintf(peers[1].note, sizeof peers[1].note, "not run (--no-peers)");
+  peers[PEER_CLBLAST].name = "clblast";
+  peers[PEER_OPENBLAS].name = "openblas";
+  if (!o->cli.peers) {
+    clforge_bench_peers_not_run(peers, NPEERS, "not run (--no-peers)");
   } else if (!scratch) {
-    snprintf(peers[0].note, sizeof peers[0].note, "out of host memory");
-    snprintf(peers[1].note, sizeof peers[1].note, "out of host memory");
+    clforge_bench_peers_not_run(peers, NPEERS, "out of host memory");
   } else {
-    measure_clblast(&c, &peers[0], have_want ? want : NULL, scratch);
-    measure_openblas(&c, &peers[1], have_want ? want : NULL);
+    measure_clblast(&c, &peers[PEER_CLBLAST], have_want ? want : NULL, scratch);
+    measure_openblas(&c, &peers[PEER_OPENBLAS], have_want ? want : NULL);
   }
   for (int i = 0; i < o->npaths; ++i) {
-    rec[i].peers[0] = peers[0];
-    rec[i].peers[1] = peers[1];
-    emit(env, &rec[i]);
+    memcpy(rows[i].peers, peers, sizeof peers);
+    emit(env, &rows[i]);
   }
   free(want);
   free(scratch);
@@ -820,59 +699,32 @@ int clforge_bench_gemm_main(int argc, char **argv) {
   bench_env env;
   memset(&env, 0, sizeof env);
   env.o = &o;
-  env.progress = isatty(STDERR_FILENO);
-  clforge_status st = clforge_context_create(NULL, &env.ctx);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_queue(env.ctx, &env.queue);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_cl_context(env.ctx, &env.cl_ctx);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_device_info(env.ctx, &env.info);
-  if (st == CLFORGE_SUCCESS) st = clforge_context_set_validation(env.ctx, 0);
-  if (st != CLFORGE_SUCCESS) {
-    fprintf(stderr, "clforge bench gemm: no device: %s: %s\n", clforge_status_name(st), clforge_last_error(env.ctx));
-    clforge_context_destroy(env.ctx);
+  if (clforge_bench_session_open(&env.s, "gemm", o.cli.peak)) {
     free(o.shapes);
     return 1;
   }
-  clforge_bench_device_label(env.info.name, env.device, sizeof env.device);
-  int threads = o.peers ? clforge_bench_openblas_init() : 0;
-  clforge_bench_peak peak;
-  if (o.peak) {
-    if (env.progress) {
-      fputs("  measuring the device's peak ...", stderr);
-      fflush(stderr);
-    }
-    int peak_rc = clforge_bench_peak_measure(env.ctx, &peak);
-    progress_clear(&env);
-    env.peak_gflops = clforge_bench_peak_gflops(&peak);
-    env.peak_gbps = clforge_bench_peak_gbps(&peak);
-    if (peak_rc) warn(&env, "the device's peak: %s (see 'clforge bench peak')", peak.error);
-  }
-
-  if (o.json && o.peers && clforge_bench_openblas_misses_avx512())
+  int threads = o.cli.peers ? clforge_bench_openblas_init() : 0;
+  if (o.cli.json && o.cli.peers && clforge_bench_openblas_misses_avx512())
     fprintf(stderr,
             "clforge bench gemm: note: this CPU has AVX-512 but OpenBLAS runs its %s kernels (field openblas_core), "
             "so its number is not the CPU's ceiling; OPENBLAS_CORETYPE=SkylakeX makes it use AVX-512\n",
             clforge_bench_openblas_core());
-  if (!o.json) {
-    char platform[160];
-    clforge_bench_device_label(env.info.platform_name, platform, sizeof platform);
-    printf("clforge %s bench gemm on %s (%s)\n", clforge_version(), env.device, platform);
+  if (!o.cli.json) {
+    clforge_bench_print_title(&env.s);
     printf("C = A*B, alpha 1, beta 0, row-major, trans %s; %d runs after %d warm-up; median and p95 in ms\n",
-           o.trans, o.runs, o.warmup);
-    if (o.peers)
+           o.trans, o.cli.runs, o.cli.warmup);
+    if (o.cli.peers)
       printf("peers: CLBlast on the same queue; OpenBLAS (%s kernels, %d threads) on the host, timed with the host "
              "clock\n",
              clforge_bench_openblas_core(), threads);
-    if (env.peak_gflops > 0 || env.peak_gbps > 0)
-      printf("peak (clforge bench peak): %.1f GFLOP/s f32 multiply-add, %.1f GB/s streaming; %% peak and %% bw are\n"
-             "      GFLOP/s and GB/s as fractions of them\n",
-             env.peak_gflops, env.peak_gbps);
-    if (o.peers && clforge_bench_openblas_misses_avx512())
+    clforge_bench_print_peak(&env.s, "% peak", "% bw");
+    if (o.cli.peers && clforge_bench_openblas_misses_avx512())
       printf("note: this CPU has AVX-512 but OpenBLAS runs its %s kernels, so its number is not the CPU's ceiling;\n"
              "      OPENBLAS_CORETYPE=SkylakeX in the environment makes it use AVX-512\n",
              clforge_bench_openblas_core());
     printf("\n");
     fflush(stdout);
-    clforge_bench_table_init(&env.table, stdout);
+    table_columns(&env);
   }
 
   /* CLFORGE_GEMM_PATH is set for each clforge run, and restored at the end. */
@@ -885,9 +737,9 @@ int clforge_bench_gemm_main(int argc, char **argv) {
   else unsetenv("CLFORGE_GEMM_PATH");
   free(saved);
 
-  if (!o.json) clforge_bench_table_finish(&env.table);
-  if (o.peers) clforge_bench_clblast_release();
-  clforge_context_destroy(env.ctx);
+  if (!o.cli.json) clforge_bench_table_finish(&env.table);
+  if (o.cli.peers) clforge_bench_clblast_release();
+  clforge_bench_session_close(&env.s);
   free(o.shapes);
   if (fflush(stdout) != 0) return 1;
   return failed ? 1 : 0;

@@ -2,8 +2,10 @@
  * multiply-add throughput and its streaming global-memory bandwidth.
  *
  * Built with -DVW=<lanes per vector> -DCHAINS=<accumulators per work-item>
- * for the FMA kernels, -DMVW=<lanes per load> for the streaming ones, and
- * -DPEAK_F16 where cl_khr_fp16 exists (bench/peak.c chooses them per device).
+ * for the FMA kernels, -DMVW=<lanes per load> for the streaming ones,
+ * -DPEAK_FMA=1 where the device's f32 has a fused multiply-add (CL_FP_FMA),
+ * and -DPEAK_F16 where cl_khr_fp16 exists (bench/peak.c chooses them per
+ * device; f16 uses fma() when its own config has CL_FP_FMA: -DPEAK_FMA_F16).
  *
  * Throughput needs independent work: a multiply-add whose input is the
  * previous one's result waits the full FMA latency (4 cycles on most CPUs,
@@ -30,9 +32,21 @@
 #error "CHAINS must be 1..16"
 #endif
 
-/* One step: every chain does x = x * a + b. Chains past CHAINS compile away. */
+/* One step: every chain does x = x * a + b. Chains past CHAINS compile away.
+ * With -DPEAK_FMA (the device reports CL_FP_FMA) as fma(): PoCL 3.1 builds
+ * a vector mad() as a multiply and a separate add, two instructions where
+ * the CPU has one fused one. On Intel both go to the same two FMA ports, so
+ * mad() measured half the peak; AMD's Zen 5 adds on pipes of their own, so
+ * it hid the split there (docs/performance.md, "Peak"). The plain
+ * expression x * a + b is contracted too, but LLVM built part of it as
+ * 256-bit halves for skylake-avx512. */
+#if PEAK_FMA
+#define MULADD fma
+#else
+#define MULADD mad
+#endif
 #define CHAIN(i)                            \
-  if (CHAINS > i) x[i] = mad(x[i], a, b);
+  if (CHAINS > i) x[i] = MULADD(x[i], a, b);
 #define STEP                                                                             \
   CHAIN(0) CHAIN(1) CHAIN(2) CHAIN(3) CHAIN(4) CHAIN(5) CHAIN(6) CHAIN(7) CHAIN(8) CHAIN(9) \
   CHAIN(10) CHAIN(11) CHAIN(12) CHAIN(13) CHAIN(14) CHAIN(15)
@@ -62,6 +76,12 @@ FMA_KERNEL(peak_fma_f32, float)
 
 #ifdef PEAK_F16
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#undef MULADD
+#if PEAK_FMA_F16
+#define MULADD fma
+#else
+#define MULADD mad
+#endif
 FMA_KERNEL(peak_fma_f16, half)
 #endif
 

@@ -7,7 +7,10 @@
 #define CLFORGE_BENCH_PEAK_H
 
 #include <clforge/clforge.h>
+#include <stddef.h>
 #include <stdio.h>
+
+#include "report.h" /* clforge_bench_peaks */
 
 typedef struct clforge_bench_peak {
   /* Each number is the best of `runs` timed runs after a warm-up; 0 where
@@ -17,15 +20,28 @@ typedef struct clforge_bench_peak {
   double read_gbps;   /* bytes read */
   double copy_gbps;   /* bytes read + bytes written */
   unsigned long long bytes; /* per streamed buffer */
+  unsigned long long cache_bytes; /* the device's global-memory cache (0: not reported) */
   int runs;
   int vector_width, chains; /* the FMA kernel's shape: VW lanes x CHAINS accumulators per work-item */
   size_t fma_work_items;
+  const char *fma_op; /* the kernel's multiply-add: "fma" (the device has CL_FP_FMA) or "mad" */
   const char *timer;  /* "events" or "wall" */
   char f16_note[128]; /* why f16_gflops is 0 */
-  char error[512];    /* the first failure, "" for none */
+  /* CPU devices: the host's own FMA loop (host_fma.h) on host_threads
+   * threads (the device's compute units), its runs interleaved with the f32
+   * kernel's; 0 where not run (host_note says why). */
+  double host_gflops;
+  int host_threads;
+  char host_note[160];
+  char error[512]; /* the first failure, "" for none */
 } clforge_bench_peak;
 
-/** Measure on the context's device and queue (a second or so). Returns 0
+/** Below this fraction of the host loop's rate the OpenCL peak is reported
+ *  as the kernel's shortfall, not the machine's peak (a warning). */
+#define CLFORGE_BENCH_PEAK_HOST_MIN 0.9
+
+/** Measure on the context's device and queue (a second or so; on CPU
+ *  devices the host loop too, interleaved with the f32 kernel). Returns 0
  *  when the f32 throughput and both bandwidths were measured, else -1 with
  *  out->error saying what failed (what was measured is kept). */
 int clforge_bench_peak_measure(clforge_context ctx, clforge_bench_peak *out);
@@ -34,6 +50,24 @@ int clforge_bench_peak_measure(clforge_context ctx, clforge_bench_peak *out);
  *  f32, f16 and bf16 being storage), and the best of read and copy. */
 double clforge_bench_peak_gflops(const clforge_bench_peak *p);
 double clforge_bench_peak_gbps(const clforge_bench_peak *p);
+
+/** The denominators every row divides by (report.h), from a measurement. */
+void clforge_bench_peak_denominators(const clforge_bench_peak *p, clforge_bench_peaks *out);
+
+/** A row above a peak it cannot pass (GFLOP/s above the FMA peak; GB/s above
+ *  the streaming bandwidth with `bytes` beyond 4x the cache) means the peak
+ *  was measured while the device was partly taken: measure again and keep
+ *  the larger in *pk. Returns 1 with what happened in msg (for a warning)
+ *  when it measured again, 0 otherwise. */
+int clforge_bench_peak_recheck(clforge_context ctx, clforge_bench_peaks *pk, double gflops, double gbps, double bytes,
+                               char *msg, size_t cap);
+
+/** f32_gflops / host_gflops; 0 where the host loop did not run. */
+double clforge_bench_peak_host_ratio(const clforge_bench_peak *p);
+
+/** 1 and a message when the OpenCL f32 peak is below
+ *  CLFORGE_BENCH_PEAK_HOST_MIN of the host loop's; 0 otherwise. */
+int clforge_bench_peak_shortfall(const clforge_bench_peak *p, char *msg, size_t cap);
 
 /** `clforge bench peak [--json]`. argv[0] is "peak". Returns the exit status:
  *  0 success, 1 a measurement failed or no device, 2 usage error. */

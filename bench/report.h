@@ -1,12 +1,15 @@
-/* Benchmark results: one record per measured case, written as a table row
- * or as one JSON object per line. Op-neutral: an op names its own shape
- * dimensions (m, n, k, batch for GEMM) and tags (trans, path), and its peers. */
+/* What every benchmark's rows carry and how they are written as JSON lines:
+ * the peers' results (with the notes that say why one has no number), the
+ * peak's fractions (with the note that says which denominator was low when
+ * one is above 1), and the JSON pieces each op's line is built from, in the
+ * op's own field order. The table's side is table.h. */
 #ifndef CLFORGE_BENCH_REPORT_H
 #define CLFORGE_BENCH_REPORT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
-enum { CLFORGE_BENCH_MAX_DIMS = 8, CLFORGE_BENCH_MAX_TAGS = 4, CLFORGE_BENCH_MAX_PEERS = 4 };
+#include "timer.h"
 
 /** Another implementation measured on the same case. JSON keys are
  *  <name>_gflops, vs_<name> (ours / theirs), <name>_median_ms, <name>_timer
@@ -19,73 +22,70 @@ typedef struct clforge_bench_peer_result {
   char note[256];    /* why the numbers are null; or, when ok, a remark; "" for none */
 } clforge_bench_peer_result;
 
-typedef struct clforge_bench_record {
-  const char *op; /* "gemm" */
-  int ndims;
-  struct {
-    const char *name;
-    unsigned long long value;
-  } dims[CLFORGE_BENCH_MAX_DIMS];
-  const char *dtype;
-  int ntags; /* extra string fields, e.g. trans, path */
-  struct {
-    const char *name;
-    const char *value;
-  } tags[CLFORGE_BENCH_MAX_TAGS];
-  const char *provider; /* "clforge", "clforge-tiled", ... */
-  int ok;               /* 0: the op failed or gave a wrong result: error says why */
-  char error[512];
-  double median_ms, p95_ms, gflops, gbps;
-  /* The device's measured peak (bench/peak.h): the roofline's denominators,
-   * the same for every op's rows; 0 = not measured. JSON: peak_gflops,
-   * peak_gbps, frac_peak_flops = gflops / peak_gflops, frac_peak_bw =
-   * gbps / peak_gbps; the table's "% peak" and "% bw" columns. */
-  double peak_gflops, peak_gbps;
-  int runs, warmup;
-  const char *timer;    /* "events" or "wall" */
-  char timer_note[160]; /* why "wall" */
-  const char *device;
-  int npeers;
-  clforge_bench_peer_result peers[CLFORGE_BENCH_MAX_PEERS];
-} clforge_bench_record;
+/** Every peer of a row without a number, for one reason ("not run
+ *  (--no-peers)", "out of host memory"). */
+void clforge_bench_peers_not_run(clforge_bench_peer_result *peers, int n, const char *why);
 
-/** A device name as drivers give it, for a record's `device`: surrounding
- *  blanks trimmed, control characters replaced by '?'. */
-void clforge_bench_device_label(const char *in, char *out, size_t cap);
+/** A peer's numbers from its timing: the median run and `flops` per run. */
+void clforge_bench_peer_timed(clforge_bench_peer_result *p, const clforge_bench_timing *t, double flops);
+
+/** A peer's whole result against clforge's (`n` floats; max |difference| /
+ *  max |want| below `tol`). On a mismatch the peer loses its numbers, its
+ *  note says by how much ("of max |<what>|"), and 1 is returned. */
+int clforge_bench_peer_differs(clforge_bench_peer_result *p, const float *got, const float *want, size_t n, double tol,
+                               const char *what);
+
+/** The denominators of a row's fractions (bench/peak.h), and what tells
+ *  whether a fraction above 1 is the row's doing or a low denominator's. */
+typedef struct clforge_bench_peaks {
+  double gflops, gbps;            /* the OpenCL peak: "% peak", "% bw"; 0 = not measured */
+  double host_gflops;             /* the host's own FMA loop on the same cores (CPU devices); 0 = none */
+  unsigned long long cache_bytes; /* the device's global-memory cache; 0 = unknown */
+} clforge_bench_peaks;
+
+/** When gflops or gbps is above its peak: 1 and a note saying which
+ *  denominator was low ("peak measured low: 120% of the OpenCL peak, 61% of
+ *  the host's ...") or, for bandwidth, that the row's `bytes` fit the
+ *  device's cache; 0 and "" otherwise. bytes 0: unknown. */
+int clforge_bench_peak_note(const clforge_bench_peaks *p, double gflops, double gbps, double bytes, char *note,
+                            size_t cap);
 
 /** gflops / peak and gbps / bandwidth: 0 where the denominator is 0. */
 double clforge_bench_fraction(double value, double peak);
 
-/** JSON pieces every benchmark's lines share (cJSON objects): a number with
- *  six significant digits, or null unless valid and finite; a string or null;
- *  and an object printed as one line and deleted (0, or -1 when out of
- *  memory or the write failed). */
+/** A device name as drivers give it, for a row's `device`: surrounding
+ *  blanks trimmed, control characters replaced by '?'. */
+void clforge_bench_device_label(const char *in, char *out, size_t cap);
+
+/* ------------------------------------------------------------ JSON lines */
+
 struct cJSON;
+
+/** A number with six significant digits, or null unless valid and finite. */
 void clforge_bench_json_number(struct cJSON *o, const char *key, int valid, double v);
+/** A string, or null. */
 void clforge_bench_json_string(struct cJSON *o, const char *key, const char *s);
+/** Print the object as one line and delete it. 0, or -1 when out of memory
+ *  or the write failed. */
 int clforge_bench_json_line(FILE *out, struct cJSON *o);
 
-/** Print the record as one line of JSON (no other output). Returns 0, or -1
- *  when out of memory or the write failed. */
-int clforge_bench_print_json(FILE *out, const clforge_bench_record *r);
+/** median_ms, p95_ms: null unless ok. */
+void clforge_bench_json_times(struct cJSON *o, int ok, double median_ms, double p95_ms);
 
-/** A table printed row by row as results arrive; notes (why a cell is
- *  empty, host-clock rows, errors) are collected and printed once at the end. */
-typedef struct clforge_bench_table {
-  FILE *out;
-  int printed_header;
-  int peak_columns; /* the first record had a peak: "% peak" and "% bw" are shown */
-  int widths[32];
-  int ncols;
-  int nnotes;
-  char notes[32][640];
-  int more_notes; /* notes that did not fit */
-} clforge_bench_table;
+/** The peak fields, in this order: peak_gflops, peak_gbps, frac_peak_flops,
+ *  frac_peak_bw (null without a peak, or unless ok), and peak_note where a
+ *  fraction is above 1 (clforge_bench_peak_note). */
+void clforge_bench_json_peaks(struct cJSON *o, const clforge_bench_peaks *p, int ok, double gflops, double gbps,
+                              double bytes);
 
-void clforge_bench_table_init(clforge_bench_table *t, FILE *out);
-/** Print one row (the header first, from the first record's dims and peers). */
-void clforge_bench_table_row(clforge_bench_table *t, const clforge_bench_record *r);
-/** Print the collected notes. */
-void clforge_bench_table_finish(clforge_bench_table *t);
+/** runs, warmup, timer (null unless given), timer_note (only when given and
+ *  not ""), device. */
+void clforge_bench_json_run(struct cJSON *o, int runs, int warmup, const char *timer, const char *timer_note,
+                            const char *device);
+
+/** Each peer's fields (see clforge_bench_peer_result); vs_<name> is
+ *  ours_gflops over the peer's, null unless both have numbers. */
+void clforge_bench_json_peers(struct cJSON *o, const clforge_bench_peer_result *peers, int n, int ours_ok,
+                              double ours_gflops);
 
 #endif /* CLFORGE_BENCH_REPORT_H */

@@ -170,6 +170,20 @@ if not problems:
         problems.append("peak_gbps %r is not the best of read and copy" % o["peak_gbps"])
 if not (number(o.get("f16_gflops")) and o["f16_gflops"] > 0) and not o.get("f16_note"):
     problems.append("f16_gflops is %r without an f16_note" % o.get("f16_gflops"))
+if o.get("fma_op") not in ("fma", "mad"):
+    problems.append("fma_op is %r" % o.get("fma_op"))
+# The host's FMA loop (CPU devices): a rate with its ratio, or a note why not.
+if number(o.get("host_gflops")):
+    if not (o["host_gflops"] > 0 and o.get("host_threads", 0) >= 1 and number(o.get("frac_host"))):
+        problems.append("host_gflops %r with host_threads/frac_host %r/%r"
+                        % (o["host_gflops"], o.get("host_threads"), o.get("frac_host")))
+    elif abs(o["frac_host"] - o["f32_gflops"] / o["host_gflops"]) > 1e-4 * o["frac_host"]:
+        problems.append("frac_host %r is not f32_gflops / host_gflops" % o["frac_host"])
+    if not (o.get("host_isa") and o.get("host_vector_width", 0) >= 4 and o.get("host_chains", 0) >= 8):
+        problems.append("host_isa/vector_width/chains: %r/%r/%r"
+                        % (o.get("host_isa"), o.get("host_vector_width"), o.get("host_chains")))
+elif o.get("host_gflops", 0) is not None or not o.get("host_note"):
+    problems.append("host_gflops is %r without a host_note" % o.get("host_gflops"))
 if o.get("op") != "peak" or not o.get("device") or o.get("timer") not in ("events", "wall") or "error" in o:
     problems.append("op/device/timer/error: %r/%r/%r/%r"
                     % (o.get("op"), o.get("device"), o.get("timer"), o.get("error")))
@@ -181,9 +195,9 @@ EOF
   check "bench peak --json: positive throughput and bandwidth, denominators as documented" '[ $rc -eq 0 ]'
 fi
 run "$BIN" bench peak
-check "bench peak (table) exits 0 with both denominators" \
+check "bench peak (table) exits 0 with both denominators and the host loop" \
   '[ $rc -eq 0 ] && grep -q "f32 FMA .*GFLOP/s" "$OUT" && grep -q "copy .*GB/s" "$OUT" &&
-   grep -q "roofline denominators" "$OUT"'
+   grep -q "roofline denominators" "$OUT" && grep -q "^  host FMA " "$OUT"'
 
 # ------------------------------------------------------------ table
 run "$BIN" bench gemm --sizes 64 --runs 3 --path all
