@@ -53,6 +53,13 @@ static int file_path(char *buf, size_t cap, const char *dir, clforge__cache_key 
   return (n < 0 || (size_t)n >= cap) ? -1 : 0;
 }
 
+int clforge__binary_cache_deferred(const clforge_device_info *info) {
+  const char *dir = getenv("CLFORGE_CACHE_DIR"), *pocl_cache = getenv("POCL_KERNEL_CACHE");
+  if (dir && *dir) return 0;
+  if (pocl_cache && !strcmp(pocl_cache, "0")) return 0;
+  return strstr(info->platform_name, "Portable Computing Language") != NULL;
+}
+
 int clforge__binary_cache_prepare(const char *dir, char *why, size_t why_cap) {
   char path[4096];
   int n = snprintf(path, sizeof path, "%s", dir);

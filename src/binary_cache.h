@@ -18,6 +18,15 @@ clforge__cache_key clforge__binary_cache_key(const char *const *sources, const s
                                              size_t nsources, const char *options,
                                              const clforge_device_info *info);
 
+/* 1 when clforge's cache should stand aside on this device by default:
+ * PoCL keeps its own cache of compiled kernels (keyed by source and options,
+ * POCL_CACHE_DIR), and asking it for CL_PROGRAM_BINARIES compiles every
+ * kernel of the program a second time, for a generic work-group size, which
+ * nearly doubled every first build (test_softmax cold: 268 s against 153 s)
+ * to save nothing on later runs. An explicit CLFORGE_CACHE_DIR, or PoCL's
+ * cache turned off (POCL_KERNEL_CACHE=0), keeps clforge's. */
+int clforge__binary_cache_deferred(const clforge_device_info *info);
+
 /* Make `dir` exist and check it is a writable directory. 0 when usable,
  * else -1 with the reason in why. */
 int clforge__binary_cache_prepare(const char *dir, char *why, size_t why_cap);

@@ -100,6 +100,7 @@ clforge_status clforge_context_create_from_queue(cl_command_queue queue, clforge
 
 void clforge_context_destroy(clforge_context ctx) {
   if (!ctx) return;
+  clforge__program_cache_report(ctx);
   clforge__program_cache_release(&ctx->programs);
   clforge__workspace_release(&ctx->workspace);
   clforge__workspace_release(&ctx->conv_workspace);

@@ -12,9 +12,14 @@
 #include "kernels/family.h"
 #include "log.h"
 #include "paths.h"
+#include "tuning/measure.h"
 #include "validate.h"
 
-enum { MAX_KERNELS = 8 };
+enum { MAX_KERNELS = 8, MAX_SHAPES = 8 };
+
+/* What the process has compiled, for CLFORGE_LOG=info (each context logs
+ * its own and these totals when it is destroyed). */
+static atomic_ullong process_builds, process_build_us, process_shapes, process_launch_us;
 
 struct clforge__program_entry {
   clforge__program_entry *next;
@@ -24,6 +29,8 @@ struct clforge__program_entry {
   struct {
     const char *name;        /* static string from the op */
     cl_kernel kernel;
+    size_t shapes[MAX_SHAPES][3]; /* work-group shapes launched (PoCL compiles each at its first launch) */
+    int nshapes;
   } kernels[MAX_KERNELS];
 };
 
@@ -45,6 +52,11 @@ void clforge__program_cache_init(clforge_context ctx) {
     clforge__log(CLFORGE_LOG_INFO, "binary cache off");
     return;
   }
+  if (clforge__binary_cache_deferred(&ctx->info)) {
+    clforge__log(CLFORGE_LOG_INFO, "binary cache: deferred to PoCL's own kernel cache (CLFORGE_CACHE_DIR=DIR uses "
+                                   "clforge's too)");
+    return;
+  }
   if (r != 0) snprintf(why, sizeof why, "cache directory path of %zu bytes is too long", need);
   if (r != 0 || clforge__binary_cache_prepare(dir, why, sizeof why)) {
     /* Said once per process: an unusable directory is a setup issue, not a
@@ -56,6 +68,38 @@ void clforge__program_cache_init(clforge_context ctx) {
   }
   memcpy(c->disk_dir, dir, sizeof dir);
   c->stats.disk_enabled = 1;
+}
+
+void clforge__program_cache_report(clforge_context ctx) {
+  clforge__program_cache *c = &ctx->programs;
+  /* Each first launch's wait between SUBMIT and START: the driver's compile
+   * for that work-group shape where it compiles at launch (PoCL), about 0
+   * where clBuildProgram did all (GPUs). Needs a profiling queue. */
+  double launch_s = 0;
+  if (c->nfirst) clFinish(ctx->queue);
+  for (size_t i = 0; i < c->nfirst; ++i) {
+    cl_ulong submit = 0, start = 0;
+    if (clGetEventProfilingInfo(c->first_launches[i], CL_PROFILING_COMMAND_SUBMIT, sizeof submit, &submit, NULL) ==
+            CL_SUCCESS &&
+        clGetEventProfilingInfo(c->first_launches[i], CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
+            CL_SUCCESS &&
+        start > submit)
+      launch_s += 1e-9 * (double)(start - submit);
+    clReleaseEvent(c->first_launches[i]);
+  }
+  free(c->first_launches);
+  c->first_launches = NULL, c->nfirst = c->capfirst = 0;
+  if (!clforge__log_enabled(CLFORGE_LOG_INFO)) return;
+  atomic_fetch_add(&process_launch_us, (unsigned long long)(launch_s * 1e6));
+  const clforge_cache_stats *s = &c->stats;
+  clforge__log(CLFORGE_LOG_INFO,
+               "programs: this context built %llu from source (%.1f s in clBuildProgram), loaded %llu from the binary "
+               "cache, first launched %llu kernel work-group shapes (%.1f s waiting to start: the driver's compile "
+               "at first launch); this process: %llu built (%.1f s), %llu shapes (%.1f s)",
+               (unsigned long long)s->source_builds, c->build_seconds, (unsigned long long)s->disk_hits,
+               (unsigned long long)c->launch_shapes, launch_s, (unsigned long long)atomic_load(&process_builds),
+               1e-6 * (double)atomic_load(&process_build_us), (unsigned long long)atomic_load(&process_shapes),
+               1e-6 * (double)atomic_load(&process_launch_us));
 }
 
 void clforge__program_cache_release(clforge__program_cache *cache) {
@@ -70,6 +114,52 @@ void clforge__program_cache_release(clforge__program_cache *cache) {
     e = next;
   }
   cache->head = NULL;
+}
+
+/* 1 when k has not been launched with this work-group shape before in this
+ * context, and remembers it (a few shapes per kernel: the count is a
+ * diagnostic, so a kernel launched with more shapes counts only these). */
+static int new_shape(clforge_context ctx, cl_kernel k, cl_uint dims, const size_t *lws) {
+  size_t shape[3] = {0, 0, 0};
+  for (cl_uint d = 0; lws && d < dims && d < 3; ++d) shape[d] = lws[d];
+  for (clforge__program_entry *e = ctx->programs.head; e; e = e->next)
+    for (int i = 0; i < MAX_KERNELS; ++i) {
+      if (e->kernels[i].kernel != k) continue;
+      for (int j = 0; j < e->kernels[i].nshapes; ++j)
+        if (!memcmp(e->kernels[i].shapes[j], shape, sizeof shape)) return 0;
+      if (e->kernels[i].nshapes == MAX_SHAPES) return 0;
+      memcpy(e->kernels[i].shapes[e->kernels[i].nshapes++], shape, sizeof shape);
+      return 1;
+    }
+  return 0;
+}
+
+/* A first launch's event, kept for the report: on PoCL the time from
+ * SUBMIT to START of a kernel's first launch with a shape is its compile. */
+static void keep_first_launch(clforge__program_cache *c, cl_event ev) {
+  if (c->nfirst == c->capfirst) {
+    size_t cap = c->capfirst ? 2 * c->capfirst : 64;
+    cl_event *grown = realloc(c->first_launches, cap * sizeof *grown);
+    if (!grown) return;
+    c->first_launches = grown, c->capfirst = cap;
+  }
+  clRetainEvent(ev);
+  c->first_launches[c->nfirst++] = ev;
+}
+
+clforge_status clforge__launch(clforge_context ctx, cl_kernel k, cl_uint dims, const size_t *gws, const size_t *lws,
+                               cl_uint nwait, const cl_event *wait, cl_event *event, const char *what) {
+  const int first = new_shape(ctx, k, dims, lws), timed = first && clforge__log_enabled(CLFORGE_LOG_INFO);
+  cl_event own = NULL, *ev = event ? event : timed ? &own : NULL;
+  cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, dims, NULL, gws, lws, nwait, nwait ? wait : NULL, ev);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, what);
+  if (first) {
+    ctx->programs.launch_shapes++;
+    atomic_fetch_add(&process_shapes, 1);
+  }
+  if (timed) keep_first_launch(&ctx->programs, *ev);
+  if (own) clReleaseEvent(own);
+  return CLFORGE_SUCCESS;
 }
 
 static void disable_disk(clforge_context ctx, const char *why) {
@@ -134,7 +224,12 @@ static clforge_status build_from_source(clforge_context ctx, const char **texts,
   cl_program p = clCreateProgramWithSource(ctx->cl_ctx, (cl_uint)ntexts, texts, lengths, &err);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clCreateProgramWithSource");
   ctx->programs.stats.source_builds++;
+  const double t0 = clforge__now();
   err = clBuildProgram(p, 1, &ctx->device, options, NULL, NULL);
+  const double spent = clforge__now() - t0;
+  ctx->programs.build_seconds += spent;
+  atomic_fetch_add(&process_builds, 1);
+  atomic_fetch_add(&process_build_us, (unsigned long long)(spent * 1e6));
   if (err != CL_SUCCESS) {
     size_t log_size = 0;
     clGetProgramBuildInfo(p, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);

@@ -12,10 +12,18 @@ typedef struct clforge__program_cache {
   char disk_dir[4096];      /* "" when the on-disk cache is off */
   char device_options[64];  /* build options every program gets on this device */
   clforge_cache_stats stats;
+  double build_seconds;     /* spent in clBuildProgram (CLFORGE_LOG=info reports it) */
+  uint64_t launch_shapes;   /* distinct (kernel, work-group shape) pairs launched */
+  cl_event *first_launches; /* their events while CLFORGE_LOG=info (the report times them) */
+  size_t nfirst, capfirst;
 } clforge__program_cache;
 
 /* Set up the caches of a fresh context (resolves the disk directory). */
 void clforge__program_cache_init(clforge_context ctx);
+/* CLFORGE_LOG=info: what the context compiled (programs, their build time,
+ * launch shapes — PoCL compiles a kernel again for each work-group shape at
+ * its first launch), and the process's totals so far. */
+void clforge__program_cache_report(clforge_context ctx);
 /* Release every program and kernel of the context. */
 void clforge__program_cache_release(clforge__program_cache *cache);
 
@@ -42,6 +50,12 @@ struct clforge__family;
  * build their kernels with. */
 clforge_status clforge__family_kernel(clforge_context ctx, const char *op, const struct clforge__family *f,
                                       const char *name, const int *v, const char *more, size_t wgs, cl_kernel *k);
+
+/* clEnqueueNDRangeKernel on the context's queue (no global offset); a
+ * failure is reported as `what` ("clEnqueueNDRangeKernel (gemm tiled)"). Counts the kernel's work-group shapes for the report
+ * above. Every op launches its kernels through it. */
+clforge_status clforge__launch(clforge_context ctx, cl_kernel k, cl_uint dims, const size_t *gws, const size_t *lws,
+                               cl_uint nwait, const cl_event *wait, cl_event *event, const char *what);
 
 /* Build options every program gets, ahead of the family's own. */
 /* -w: some drivers (PoCL) print compiler warnings to the application's stderr. */

@@ -1,7 +1,9 @@
 # Every test gets a home of its own inside the build tree, emptied before each
 # ctest run: HOME and XDG_CACHE_HOME point there (tests of the default
-# locations land there), and so do the kernel cache, the user tuning file and
-# the system tuning file. No test reads or writes the user's clforge files
+# locations land there), and so do the user tuning file and the system tuning
+# file. CLFORGE_CACHE_DIR is unset, so the kernel cache is the default one in
+# that home — which on PoCL stands aside for PoCL's own cache, shared by the
+# whole run (below): a kernel one test compiled is not compiled again. No test reads or writes the user's clforge files
 # (README command 1 writes ~/.cache/clforge/tuning.json; an install writes
 # <prefix>/share/clforge/tuning.json), and CLFORGE_* settings from the
 # user's shell that change results (overrides, paths, validation, logging)
@@ -18,6 +20,15 @@ else()
   set(_pocl_cache ${CMAKE_CURRENT_BINARY_DIR}/pocl-cache)
 endif()
 
+# -DCLFORGE_TEST_LOG=info: every test logs what it compiles (CLFORGE_LOG;
+# each context's "programs:" line) into ctest's log — what a test costs.
+set(CLFORGE_TEST_LOG "" CACHE STRING "CLFORGE_LOG for the tests (empty: silent)")
+if(CLFORGE_TEST_LOG)
+  set(_log "CLFORGE_LOG=set:${CLFORGE_TEST_LOG}")
+else()
+  set(_log "CLFORGE_LOG=unset:")
+endif()
+
 get_directory_property(_clforge_tests TESTS)
 add_test(NAME test_homes_reset
          COMMAND ${CMAKE_COMMAND} -DHOMES=${CLFORGE_TEST_HOMES} "-DTESTS=${_clforge_tests}"
@@ -28,10 +39,10 @@ foreach(t IN LISTS _clforge_tests)
   set(_home ${CLFORGE_TEST_HOMES}/${t})
   set(_mods
     "HOME=set:${_home}" "XDG_CACHE_HOME=set:${_home}/.cache" "POCL_CACHE_DIR=set:${_pocl_cache}"
-    "CLFORGE_CACHE_DIR=set:${_home}/.cache/clforge/kernels"
+    "CLFORGE_CACHE_DIR=unset:"
     "CLFORGE_TUNING_FILE=set:${_home}/.cache/clforge/tuning.json"
     "CLFORGE_SYSTEM_TUNING_FILE=set:${_home}/share/clforge/tuning.json"
-    "CLFORGE_PARAMS=unset:" "CLFORGE_GEMM_PATH=unset:" "CLFORGE_VALIDATE=unset:" "CLFORGE_LOG=unset:")
+    "CLFORGE_PARAMS=unset:" "CLFORGE_GEMM_PATH=unset:" "CLFORGE_VALIDATE=unset:" "${_log}")
   # The test's own settings (e.g. Oclgrind's CLFORGE_CACHE_DIR=off) come
   # after these and win: ENVIRONMENT_MODIFICATION is applied after
   # ENVIRONMENT, so its plain assignments move in here as set: entries.

@@ -65,7 +65,8 @@ static child_report run_child(const char *dir) {
   char out[4200], err[4200];
   snprintf(out, sizeof out, "%s/stdout.txt", work);
   snprintf(err, sizeof err, "%s/stderr.txt", work);
-  setenv("CLFORGE_CACHE_DIR", dir, 1);
+  if (dir) setenv("CLFORGE_CACHE_DIR", dir, 1);
+  else unsetenv("CLFORGE_CACHE_DIR");
   setenv("CLFORGE_LOG", "info", 1);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -191,6 +192,41 @@ int main(int argc, char **argv) {
   }
   r = run_child("off");
   CHECK(!r.enabled && r.source_builds == 2, "%s", "CLFORGE_CACHE_DIR=off");
+
+  /* The default directory ($XDG_CACHE_HOME/clforge/kernels). PoCL keeps its
+   * own cache of compiled kernels, and fetching a PoCL binary compiles the
+   * program's kernels a second time: there clforge's cache stands aside
+   * (nothing written) unless PoCL's is off. Other drivers use it. */
+  clforge_context ctx = tu_context();
+  clforge_device_info info;
+  CHECK_OK(ctx, clforge_context_device_info(ctx, &info));
+  clforge_context_destroy(ctx);
+  const int pocl = strstr(info.platform_name, "Portable Computing Language") != NULL;
+  char xdg[4200], kernels[4300];
+  snprintf(xdg, sizeof xdg, "%s/xdg", work);
+  snprintf(kernels, sizeof kernels, "%s/clforge/kernels", xdg);
+  const char *old_xdg = getenv("XDG_CACHE_HOME");
+  char saved_xdg[4200] = "";
+  if (old_xdg) snprintf(saved_xdg, sizeof saved_xdg, "%s", old_xdg);
+  setenv("XDG_CACHE_HOME", xdg, 1);
+  r = run_child(NULL);
+  struct stat sb;
+  const int made = stat(kernels, &sb) == 0;
+  CHECK(r.enabled == !pocl && r.disk_writes == (pocl ? 0u : 2u) && made == !pocl,
+        "default directory on %s: enabled %d, %llu writes, %s created", info.platform_name, r.enabled, r.disk_writes,
+        kernels);
+  if (pocl) {
+    CHECK(stderr_lines_with("deferred to PoCL") == 1, "%s", "the deferral is logged once");
+    setenv("POCL_KERNEL_CACHE", "0", 1); /* PoCL's cache off: clforge's serves */
+    r = run_child(NULL);
+    unsetenv("POCL_KERNEL_CACHE");
+    CHECK(r.enabled && r.disk_writes == 2 && stat(kernels, &sb) == 0, "POCL_KERNEL_CACHE=0: enabled %d, %llu writes",
+          r.enabled, r.disk_writes);
+  } else {
+    printf("not PoCL (%s): its deferral is not exercised here\n", info.platform_name);
+  }
+  if (saved_xdg[0]) setenv("XDG_CACHE_HOME", saved_xdg, 1);
+  else unsetenv("XDG_CACHE_HOME");
 
   char cmd[4300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);

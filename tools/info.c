@@ -125,6 +125,25 @@ static void print_header(const loader_info *li, const path_entry *paths, size_t 
   fflush(stdout);
 }
 
+/* Whether the default device uses the binary cache: a context on it says
+ * (on PoCL clforge's cache stands aside for PoCL's own kernel cache). */
+static void binary_cache_on_default_device(const system_info *s, path_entry *cache) {
+  if (!s->default_device || strcmp(cache->state, "disabled") == 0 || !cache->ok) return;
+  char sel[32] = "";
+  for (cl_uint p = 0; p < s->nplatforms && !sel[0]; ++p)
+    for (cl_uint d = 0; d < s->platforms[p].ndevices; ++d)
+      if (s->platforms[p].devices[d].id == s->default_device) {
+        snprintf(sel, sizeof sel, "%u:%u", s->platforms[p].index, s->platforms[p].devices[d].index);
+        break;
+      }
+  clforge_context ctx = NULL;
+  clforge_cache_stats st;
+  if (!sel[0] || clforge_context_create(sel, &ctx) != CLFORGE_SUCCESS) return;
+  if (clforge_context_cache_stats(ctx, &st) == CLFORGE_SUCCESS && !st.disk_enabled)
+    cache->state = "not used on the default device: PoCL's own kernel cache serves; CLFORGE_CACHE_DIR=DIR uses it";
+  clforge_context_destroy(ctx);
+}
+
 static void print_device(const system_info *s, const platform_entry *pe, device_entry *de, const info_options *o) {
   char buf[1024], a[300];
   const clforge_device_info *i = &de->info;
@@ -310,6 +329,7 @@ int clforge_cli_info(int argc, char **argv) {
   char errbuf[1024];
   const char *fatal = inventory_no_device_message(&s, errbuf, sizeof errbuf);
   int rc = fatal ? 1 : 0;
+  binary_cache_on_default_device(&s, &paths[0]);
 
   if (o.json) {
     cJSON *root = json_header(&li, paths, CLI_COUNT(paths));

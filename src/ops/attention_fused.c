@@ -75,9 +75,7 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   err |= clforge__attn_tensor_args(k, &a, &d->lse);
   err |= clforge__attn_common_args(k, &a, e);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention fused)");
-  err = clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, global, local, e->nwait, e->nwait ? e->wait : NULL, e->event);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (attention fused)");
-  return CLFORGE_SUCCESS;
+  return clforge__launch(ctx, k, 3, global, local, e->nwait, e->wait, e->event, "clEnqueueNDRangeKernel (attention fused)");
 }
 
 const clforge__attn_algo_impl clforge__attention_fused = {

@@ -110,19 +110,15 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention combine)");
 
   const size_t g1[2] = {p, d->b * d->hkv}, l1[2] = {wg, 1};
-  if (direct) {
-    err = clEnqueueNDRangeKernel(ctx->queue, ks, 2, NULL, g1, l1, e->nwait, e->nwait ? e->wait : NULL, e->event);
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (attention split_kv)");
-    return CLFORGE_SUCCESS;
-  }
+  if (direct)
+    return clforge__launch(ctx, ks, 2, g1, l1, e->nwait, e->wait, e->event, "clEnqueueNDRangeKernel (attention split_kv)");
   cl_event split_done;
-  err = clEnqueueNDRangeKernel(ctx->queue, ks, 2, NULL, g1, l1, e->nwait, e->nwait ? e->wait : NULL, &split_done);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (attention split_kv)");
+  st = clforge__launch(ctx, ks, 2, g1, l1, e->nwait, e->wait, &split_done, "clEnqueueNDRangeKernel (attention split_kv)");
+  if (st != CLFORGE_SUCCESS) return st;
   const size_t g2[3] = {ceil_div(ceil_div(d->dv, cvw), cwg) * cwg, d->sq, d->b * d->hq}, l2[3] = {cwg, 1, 1};
-  err = clEnqueueNDRangeKernel(ctx->queue, kc, 3, NULL, g2, l2, 1, &split_done, e->event);
+  st = clforge__launch(ctx, kc, 3, g2, l2, 1, &split_done, e->event, "clEnqueueNDRangeKernel (attention combine)");
   clReleaseEvent(split_done);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (attention combine)");
-  return CLFORGE_SUCCESS;
+  return st;
 }
 
 const clforge__attn_algo_impl clforge__attention_split_kv = {

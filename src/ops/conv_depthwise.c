@@ -94,9 +94,7 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   err |= clSetKernelArg(k, a++, sizeof alpha, &alpha);
   err |= clSetKernelArg(k, a++, sizeof beta, &beta);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d depthwise)");
-  err = clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, global, local, e->nwait, e->nwait ? e->wait : NULL, e->event);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (conv2d depthwise)");
-  return CLFORGE_SUCCESS;
+  return clforge__launch(ctx, k, 3, global, local, e->nwait, e->wait, e->event, "clEnqueueNDRangeKernel (conv2d depthwise)");
 }
 
 const clforge__conv_algo_impl clforge__conv_depthwise = {

@@ -335,8 +335,8 @@ static void chain_step(chain *c, cl_event ev) {
 static clforge_status launch(chain *c, cl_kernel k, cl_uint dims, const size_t *global, const size_t *local,
                              const char *what) {
   cl_event ev = NULL;
-  cl_int err = clEnqueueNDRangeKernel(c->ctx->queue, k, dims, NULL, global, local, c->nwait, c->wait, &ev);
-  if (err != CL_SUCCESS) return clforge__fail_cl(c->ctx, err, what);
+  clforge_status st = clforge__launch(c->ctx, k, dims, global, local, c->nwait, c->wait, &ev, what);
+  if (st != CLFORGE_SUCCESS) return st;
   chain_step(c, ev);
   return CLFORGE_SUCCESS;
 }

@@ -178,9 +178,8 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
       const size_t global[3] = {(items + wg - 1) / wg * wg, p.rows ? npix : p.rsc, imgs};
       cl_event ev = NULL;
       if (st == CLFORGE_SUCCESS) {
-        cl_int err = clEnqueueNDRangeKernel(ctx->queue, kern, 3, NULL, global, local, prev ? 1 : e->nwait,
-                                            prev ? &prev : e->nwait ? e->wait : NULL, &ev);
-        if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (conv2d im2col)");
+        st = clforge__launch(ctx, kern, 3, global, local, prev ? 1 : e->nwait, prev ? &prev : e->wait, &ev,
+                             "clEnqueueNDRangeKernel (conv2d im2col)");
       }
       if (prev) clReleaseEvent(prev);
       prev = ev;

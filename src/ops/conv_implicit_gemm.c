@@ -106,9 +106,7 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   if (st != CLFORGE_SUCCESS) return st;
   st = set_args(e->ctx, k, e);
   if (st != CLFORGE_SUCCESS) return st;
-  cl_int err = clEnqueueNDRangeKernel(e->ctx->queue, k, 3, NULL, gws, lws, e->nwait, e->nwait ? e->wait : NULL,
-                                      e->event);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(e->ctx, err, "clEnqueueNDRangeKernel (conv implicit_gemm)");
+  return clforge__launch(e->ctx, k, 3, gws, lws, e->nwait, e->wait, e->event, "clEnqueueNDRangeKernel (conv implicit_gemm)");
 }
 
 const clforge__conv_algo_impl clforge__conv_implicit_gemm = {

@@ -214,9 +214,8 @@ static clforge_status launch(const clforge__conv_exec *e, cl_kernel k, size_t g0
   size_t local[2] = {l0, l1};
   size_t global[2] = {round_up(g0, l0), round_up(g1, l1)};
   cl_event ev = NULL;
-  cl_int err = clEnqueueNDRangeKernel(e->ctx->queue, k, 2, NULL, global, local, *prev ? 1 : e->nwait,
-                                      *prev ? prev : e->wait, &ev);
-  if (err != CL_SUCCESS) return clforge__fail_cl(e->ctx, err, what);
+  clforge_status st = clforge__launch(e->ctx, k, 2, global, local, *prev ? 1 : e->nwait, *prev ? prev : e->wait, &ev, what);
+  if (st != CLFORGE_SUCCESS) return st;
   if (*prev) clReleaseEvent(*prev);
   *prev = ev;
   return CLFORGE_SUCCESS;

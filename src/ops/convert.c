@@ -66,9 +66,7 @@ static clforge_status enqueue_kernel(clforge_context ctx, size_t n, cl_mem src, 
   if (err == CL_SUCCESS) err = clSetKernelArg(k, 3, sizeof b_off, &b_off);
   if (err == CL_SUCCESS) err = clSetKernelArg(k, 4, sizeof count, &count);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (convert)");
-  err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &wgs, nwait, wait, event);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (convert)");
-  return CLFORGE_SUCCESS;
+  return clforge__launch(ctx, k, 1, &global, &wgs, nwait, wait, event, "clEnqueueNDRangeKernel (convert)");
 }
 
 clforge_status clforge_convert(clforge_context ctx, size_t n, cl_mem src, size_t src_offset, clforge_dtype src_type,

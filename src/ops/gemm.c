@@ -136,8 +136,7 @@ static clforge_status enqueue_tiled(clforge_context ctx, const clforge__gemm *g,
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the tiled kernel's arguments failed");
   size_t local[3] = {ndim, mdim, 1};
   size_t global[3] = {n0 / (size_t)v[GEMM_NWG] * ndim, m0 / (size_t)v[GEMM_MWG] * mdim, g->batch};
-  cl_int err = clEnqueueNDRangeKernel(ctx->queue, kern, 3, NULL, global, local, nwait, wait, ev);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (gemm tiled)");
+  return clforge__launch(ctx, kern, 3, global, local, nwait, wait, ev, "clEnqueueNDRangeKernel (gemm tiled)");
 }
 
 static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
@@ -156,8 +155,7 @@ static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g
   size_t tile_m = mdim * (size_t)v[GEMMD_MWI], tile_n = ndim * (size_t)v[GEMMD_NWI] * (size_t)v[GEMMD_VW];
   size_t local[3] = {ndim, mdim, 1};
   size_t global[3] = {(cols + tile_n - 1) / tile_n * ndim, (rows + tile_m - 1) / tile_m * mdim, g->batch};
-  err = clEnqueueNDRangeKernel(ctx->queue, kern, 3, NULL, global, local, nwait, wait, ev);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (gemm direct)");
+  return clforge__launch(ctx, kern, 3, global, local, nwait, wait, ev, "clEnqueueNDRangeKernel (gemm direct)");
 }
 
 /* What a call runs: CLBlast for the whole call, the packed path for the

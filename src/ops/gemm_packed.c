@@ -66,8 +66,8 @@ static clforge_status launch(chain *c, cl_kernel k, const size_t *global, const 
   cl_event ev;
   const cl_uint n = c->prev ? 1 : c->nfirst;
   const cl_event *w = c->prev ? &c->prev : n ? c->first : NULL;
-  cl_int err = clEnqueueNDRangeKernel(c->ctx->queue, k, 3, NULL, global, local, n, w, &ev);
-  if (err != CL_SUCCESS) return clforge__fail_cl(c->ctx, err, what);
+  clforge_status st = clforge__launch(c->ctx, k, 3, global, local, n, w, &ev, what);
+  if (st != CLFORGE_SUCCESS) return st;
   if (c->prev) clReleaseEvent(c->prev);
   c->prev = ev;
   return CLFORGE_SUCCESS;

@@ -139,8 +139,7 @@ static clforge_status enqueue(clforge_context ctx, const clforge__softmax *d, co
   if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof scale, &scale);
   if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rpi32, &rpi32);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (softmax)");
-  err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local, nwait, wait, event);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueNDRangeKernel (softmax)");
+  return clforge__launch(ctx, k, 2, global, local, nwait, wait, event, "clEnqueueNDRangeKernel (softmax)");
 }
 
 /* ------------------------------------------------------------- validation */
