@@ -14,8 +14,16 @@
 
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t; // idx_t, UNROLL: gemm_base.cl
 
-#define PK 16      // k values per work-item (src/ops/gemm_packed.c)
-#define PACK_WG 64 // work-items per work-group along k, fixed: one compile per program
+#define PK 16 // k values per work-item (src/ops/gemm_packed.c)
+// A work-group of 64 work-items along the matrix's contiguous direction:
+// k-chunks of one panel (ALONG), else the same k-chunk of 64 panels (so its
+// reads of a row of X are contiguous). Fixed, so that a program compiles
+// for one shape whatever the problem.
+#if ALONG
+#define PACK_WG 64, 1, 1
+#else
+#define PACK_WG 1, 64, 1
+#endif
 
 // Widening vector loads of n consecutive elements (n a literal 2..16).
 #define WLOAD_1(n, p) CLFORGE_CAT(vload, n)(0, p)
@@ -37,16 +45,16 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t; // idx_t, UNROLL: gemm_base.cl
 
 // PK values of k (from p0) of panel `panel` of a matrix X whose element
 // (i, p) is X[i * SI + p * SP] (ALONG: SP = 1, else SI = 1), rows from
-// `first`, `count` of them valid; global size (ceil(k / PK) rounded up to
-// PACK_WG, padded rows / W, batch). Packed batch items are p_stride floats
-// apart.
-kernel __attribute__((reqd_work_group_size(PACK_WG, 1, 1)))
+// `first`, `count` of them valid, `panels` panels (padded rows / W); global
+// size (ceil(k / PK), panels, batch), the first two rounded up to the
+// work-group. Packed batch items are p_stride floats apart.
+kernel __attribute__((reqd_work_group_size(PACK_WG)))
 void clforge_gemm_pack(const uint first, const uint count, const uint k, const global x_t *restrict X,
                        const ulong x_off, const uint ld, const ulong stride, global float *restrict P,
-                       const ulong p_off, const ulong p_stride) {
+                       const ulong p_off, const ulong p_stride, const uint panels) {
   const uint p0 = get_global_id(0) * PK, panel = get_global_id(1);
   const ulong batch = get_global_id(2);
-  if (p0 >= k) return;
+  if (p0 >= k || panel >= panels) return;
   X += x_off + batch * stride + (ALONG ? (idx_t)first * ld : (idx_t)first);
   global float *out = P + p_off + batch * p_stride + (ulong)panel * W * k + (ulong)p0 * W;
   const uint r0 = panel * W, nq = min((uint)PK, k - p0);

@@ -1,9 +1,8 @@
 /* The packed GEMM path: op(A) and op(B) packed into f32 panels in the
  * context's workspace (cl/gemm_pack.cl), then the micro-kernel
- * (cl/gemm_packed.cl). When the
- * panels of the whole call exceed the workspace bound the call is blocked:
- * fewer batch items per pass, then column blocks of C (B packed once per
- * block) and row blocks within them. */
+ * (cl/gemm_packed.cl). When the panels of the whole call exceed the
+ * workspace bound the call is blocked: fewer batch items per pass, then
+ * column blocks of C (B packed once per block) and row blocks within them. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,9 +14,10 @@
 #include "gemm_launch.h"
 
 /* The pack kernel (cl/gemm_pack.cl): k values per work-item, and work-items
- * per work-group along k. A fixed work-group, so that a pack program is
- * compiled for one shape whatever the problem (a size left to the driver
- * followed the global size: a compile per problem shape on PoCL). */
+ * per work-group, along k when the operand's rows run along k, else across
+ * panels. A fixed work-group, so that a pack program is compiled for one
+ * shape whatever the problem (a size left to the driver followed the global
+ * size: a compile per problem shape on PoCL). */
 enum { PK = 16, PACK_WG = 64 };
 static const char *const pack_sources[] = {"gemm_base", "gemm_pack", NULL};
 
@@ -82,8 +82,9 @@ static clforge_status launch(chain *c, cl_kernel k, const size_t *global, const 
 }
 
 /* Pack `count` rows of op(A) from row0 (or columns of op(B) from col0) of
- * `items` batch items starting at batch item b0, padded to `padded`. */
-static clforge_status pack(chain *c, cl_kernel kern, const clforge__gemm_operand *o, cl_mem src, cl_mem ws,
+ * `items` batch items starting at batch item b0, padded to `padded`, with
+ * kern (along: the operand's rows run along k). */
+static clforge_status pack(chain *c, cl_kernel kern, int along, const clforge__gemm_operand *o, cl_mem src, cl_mem ws,
                            size_t first, size_t count, size_t padded, size_t width, size_t b0, size_t items,
                            size_t p_off, size_t p_stride, cl_uint k, const char *what) {
   /* `what` names the launch in messages */
@@ -99,9 +100,12 @@ static clforge_status pack(chain *c, cl_kernel kern, const clforge__gemm_operand
   err |= clSetKernelArg(kern, 7, sizeof ws, &ws);
   err |= clSetKernelArg(kern, 8, sizeof poff, &poff);
   err |= clSetKernelArg(kern, 9, sizeof pstride, &pstride);
+  const cl_uint panels = (cl_uint)(padded / width);
+  err |= clSetKernelArg(kern, 10, sizeof panels, &panels);
   if (err != CL_SUCCESS)
     return clforge__fail(c->ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the pack kernel's arguments failed");
-  const size_t global[3] = {round_up((k + PK - 1) / PK, PACK_WG), padded / width, items}, local[3] = {PACK_WG, 1, 1};
+  const size_t l0 = along ? PACK_WG : 1, l1 = along ? 1 : PACK_WG;
+  const size_t global[3] = {round_up((k + PK - 1) / PK, l0), round_up(panels, l1), items}, local[3] = {l0, l1, 1};
   return launch(c, kern, global, local, what);
 }
 
@@ -154,13 +158,13 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
     for (size_t n0 = 0; n0 < g->n && st == CLFORGE_SUCCESS; n0 += b.cols) {
       const size_t cols = min_size(b.cols, g->n - n0), cols_p = round_up(cols, nc);
       if (k)
-        st = pack(&c, kb, &g->b, bf->b, ws, n0, cols, cols_p, nr, b0, items, b_base, b.b_floats, k,
+        st = pack(&c, kb, g->b.trans, &g->b, bf->b, ws, n0, cols, cols_p, nr, b0, items, b_base, b.b_floats, k,
                   "clEnqueueNDRangeKernel (gemm pack_b)");
       for (size_t m0 = 0; m0 < g->m && st == CLFORGE_SUCCESS; m0 += b.rows) {
         const size_t rows = min_size(b.rows, g->m - m0), rows_p = round_up(rows, mc);
         /* A's panels stay valid across column blocks when one block holds all rows. */
         if (k && (n0 == 0 || b.rows < g->m))
-          st = pack(&c, ka, &g->a, bf->a, ws, m0, rows, rows_p, mr, b0, items, 0, b.a_floats, k,
+          st = pack(&c, ka, !g->a.trans, &g->a, bf->a, ws, m0, rows, rows_p, mr, b0, items, 0, b.a_floats, k,
                     "clEnqueueNDRangeKernel (gemm pack_a)");
         if (st != CLFORGE_SUCCESS) break;
         clforge__gemm gp = panels;
