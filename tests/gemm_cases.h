@@ -1,7 +1,8 @@
 /* The GEMM test harness shared by test_gemm.c and test_gemm_packed.c: a
  * case (shape, layout, transposes, dtypes, ld padding, offsets, batch,
  * epilogue), run through clforge_gemm with guard regions around C and
- * compared with clforge_ref_gemm (or by projection for large sizes). */
+ * compared with clforge_ref_gemm (or by projection for large sizes); the
+ * keys through which cases share kernel builds; groups of cases both run. */
 #ifndef CLFORGE_TESTS_GEMM_CASES_H
 #define CLFORGE_TESTS_GEMM_CASES_H
 
@@ -246,7 +247,6 @@ static gcase keyed(const gkey *key, int col_major, size_t m, size_t n, size_t kk
 
 /* The 28 epilogues: no bias with each activation, then a row and a column
  * bias in each type with each activation. */
-enum { EPILOGUES = 28 };
 static void epilogue_of(int e, gkey *k) {
   k->bias = e < 4 ? CLFORGE_BIAS_NONE : (clforge_bias_mode)(1 + (e - 4) / 12);
   k->bias_t = e < 4 ? CLFORGE_F32 : dts[((e - 4) / 4) % 3];
