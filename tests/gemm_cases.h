@@ -254,19 +254,19 @@ static void epilogue_of(int e, gkey *k) {
 }
 
 /* Key i of the 28 the tests spread their cases over: dtype mix i (A, B, C;
- * i = 27 repeats f32 x f32 -> f32) with epilogue i, transposes i % 4 and,
- * on the direct kernel's defaults, narrow when (i / 4) is odd; so the 27
- * mixes and the 28 epilogues each run, and each (transposes, narrow) class
- * has three or four keys. Key 0 is the plain f32 problem. */
+ * i = 27 repeats f32 x f32 -> f32) with epilogue i (so activation i % 4),
+ * transposes (i / 4) % 4 and, on the direct kernel's defaults, narrow when
+ * i + i / 4 is odd; so the 27 mixes and the 28 epilogues each run, and each
+ * (transposes, narrow) class has keys without a GELU (cheap to compile on
+ * the defaults) and keys with one. Key 0 is the plain f32 problem. */
 enum { MIX_KEYS = 28 };
 static gkey mix_key(int i) {
-  const int m = i % 27;
-  gkey k = {dts[m / 9], dts[(m / 3) % 3], dts[m % 3], (i % 4) & 1, (i % 4) >> 1, CLFORGE_BIAS_NONE, CLFORGE_F32,
-            CLFORGE_ACT_NONE};
+  const int m = i % 27, t = (i / 4) % 4;
+  gkey k = {dts[m / 9], dts[(m / 3) % 3], dts[m % 3], t & 1, t >> 1, CLFORGE_BIAS_NONE, CLFORGE_F32, CLFORGE_ACT_NONE};
   epilogue_of(i, &k);
   return k;
 }
-static inline int mix_narrow(int i) { return (i / 4) % 2; }
+static inline int mix_narrow(int i) { return (i + i / 4) % 2; }
 
 /* Groups of cases both GEMM tests run on keys and shapes they give. */
 

@@ -227,11 +227,12 @@ int main(int argc, char **argv) {
    * column blocks of 32 and row blocks of 48 (A packed per row block);
    * 4,000: not even one block: the tiled and direct kernels run. */
   /* Packed: mix 14 (A f16, C bf16, a column bias) and the plain problem,
-   * B transposed; on the direct kernel (4,000) test_gemm's keys 17 and 10
-   * of the same kind, so that the fallback builds nothing new. */
+   * B transposed; on the direct kernel (4,000) test_gemm's keys 16 (a
+   * column bias) and 8 (B transposed), so that the fallback builds nothing
+   * new. */
   const size_t caps[] = {50000, 16384, 4000};
   pick_plain(0, 1, 0, &plain);
-  const gkey direct_keys[2] = {mix_key(17), mix_key(10)};
+  const gkey direct_keys[2] = {mix_key(16), mix_key(8)};
   for (size_t i = 0; i < 3; ++i) {
     ctx->workspace.cap = caps[i];
     c = keyed(i < 2 ? &keys[14] : &direct_keys[0], 0, 100, 90, 50);
