@@ -1,8 +1,8 @@
 // Element-wise conversion between f32, f16 and bf16 storage.
-// Parameters (-D), declared in src/kernels/convert_family.c:
+// Parameters (-D), declared in src/kernels/convert.c:
 //   SRC_T, DST_T  storage codes (CLFORGE_DT_*), different from each other
 //   VW            elements per work-item: 1, 2, 4, 8 or 16
-//   WGS           work-group size (used by the host; recorded here for clarity)
+//   (WGS, the work-group size, is the host's: not a build option)
 // Values travel as f32 bit patterns (uint) between load and store, so no
 // floating-point operation touches them.
 

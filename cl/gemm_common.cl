@@ -1,5 +1,6 @@
-// Shared by the GEMM families (gemm.cl, gemm_direct.cl): storage types of
-// the operands, scalar loads and stores, and the fused epilogue.
+// Shared by the GEMM families' kernels that read A and B or write C
+// (gemm.cl, gemm_direct.cl, gemm_packed.cl; after gemm_base.cl): storage
+// types of the operands, scalar loads and stores, and the fused epilogue.
 // Problem parameters (-D), set by src/ops/gemm.c, not tuned:
 //   A_T, B_T, C_T, BIAS_T   storage codes (CLFORGE_DT_*) of A, B, C and bias
 //   TA, TB                  1 when op(A) / op(B) is a transpose (row-major view)
@@ -8,16 +9,6 @@
 //   IDX64                   1 when an operand spans 2^32 elements or more
 // Layout: the host turns column-major problems into row-major ones, so the
 // kernels only see row-major C.
-
-#ifdef CLFORGE_TEST_BUILD_ERROR // tests only: prove the tuner discards a candidate that fails to build
-#error "clforge test: forced build failure"
-#endif
-
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
 
 // One storage type per operand (cl/common.cl: CLFORGE_STORAGE_<code>).
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, A_T) a_t;
@@ -57,8 +48,6 @@ typedef float bias_t;
   B += b_off + batch * stride_b;           \
   C += c_off + batch * stride_c
 
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
 
 // VW-wide vectors along n (both families have a VW parameter).
 #if VW == 1

@@ -1,8 +1,9 @@
-// GEMM, packed (BLIS-style): two pack kernels copy op(A) and op(B) once
-// into contiguous f32 panels, and a register-blocked micro-kernel multiplies
-// the panels. Transposes, leading dimensions, offsets, batch strides and the
-// widening of f16/bf16 are all done in the pack, O((m+n)k) work against the
-// micro-kernel's O(mnk); the micro-kernel only ever reads contiguous f32.
+// GEMM, packed (BLIS-style): the pack kernel (gemm_pack.cl, a program of
+// its own) copies op(A) and op(B) once into contiguous f32 panels, and the
+// register-blocked micro-kernel here multiplies the panels. Transposes,
+// leading dimensions, offsets, batch strides and the widening of f16/bf16
+// are all done in the pack, O((m+n)k) work against the micro-kernel's
+// O(mnk); the micro-kernel only ever reads contiguous f32.
 //
 // Packed layout (src/ops/gemm_packed.c allocates it in the context's
 // workspace), per batch item:
@@ -12,6 +13,9 @@
 // work-item of every work-group reads valid panels and the inner loop has
 // no bounds checks; only stores are guarded, and only in edge tiles.
 //
+// The micro-kernel's program is built with A and B described as what it
+// reads, f32 panels (A_T = B_T = f32, TA = TB = 0), so that one build serves
+// every storage type and transpose of the caller's A and B.
 // Tuned parameters (-D), declared in src/kernels/gemm_packed.c:
 //   MR, NR     work-item register block (NR = NR/VW vectors of VW columns)
 //   VW         vector width along n
@@ -29,102 +33,6 @@
 #define NV (NR / VW)
 #define MDIMP (MC / MR)
 #define NDIMP (NC / NR)
-#define PK 16 // k values per work-item of a pack kernel
-
-// Widening vector loads of n consecutive elements (n a literal 2..16).
-#define WLOAD_1(n, p) CLFORGE_CAT(vload, n)(0, p)
-#define WLOAD_2(n, p) CLFORGE_CAT(clforge_f32_from_f16_bits_uint, n)(CLFORGE_CAT(convert_uint, n)(CLFORGE_CAT(vload, n)(0, p)))
-#define WLOAD_3(n, p) CLFORGE_CAT(as_float, n)(CLFORGE_CAT(convert_uint, n)(CLFORGE_CAT(vload, n)(0, p)) << 16)
-#define WLOAD(T, n, p) CLFORGE_CAT(WLOAD_, T)(n, p)
-
-// The widest vector (as a literal) that divides a panel width.
-#if MR % 16 == 0
-#define MR_CH 16
-#elif MR % 8 == 0
-#define MR_CH 8
-#elif MR % 4 == 0
-#define MR_CH 4
-#else
-#define MR_CH 2 // MR is even (src/kernels/gemm_packed.c)
-#endif
-#if NR % 16 == 0
-#define NR_CH 16
-#elif NR % 8 == 0
-#define NR_CH 8
-#else
-#define NR_CH 4
-#endif
-
-// Pack PK values of k (from p0) of one panel of W rows of a matrix X whose
-// element (i, p) is X[i * SI + p * SP], rows from `first`, `rows` of them
-// valid (the rest are zeros). ALONG_P: X is contiguous along p (SP = 1),
-// else along i (SI = 1). T is X's storage code, CH the vector width (2..16)
-// that divides W. Writes P[(p0 + q) * W + r], a contiguous run of PK * W floats.
-#define PACK_PANEL(T, W, CH, ALONG_P, X, SI, SP, first, rows, k, p0, P)                                    \
-  do {                                                                                                     \
-    const uint nq = min((uint)PK, (k) - (p0));                                                             \
-    if (ALONG_P && nq == PK) {                                                                             \
-      for (uint r = 0; r < W; ++r) {                                                                       \
-        float t[PK];                                                                                       \
-        if ((first) + r < (rows)) {                                                                        \
-          vstore16(WLOAD(T, 16, X + ((idx_t)((first) + r) * (SI) + (p0))), 0, t);                         \
-        } else {                                                                                           \
-          UNROLL(PK)                                                                                       \
-          for (int q = 0; q < PK; ++q) t[q] = 0.0f;                                                        \
-        }                                                                                                  \
-        UNROLL(PK)                                                                                         \
-        for (int q = 0; q < PK; ++q) P[(q)*W + r] = t[q];                                                  \
-      }                                                                                                    \
-    } else if (!ALONG_P && (first) + W <= (rows)) {                                              \
-      for (uint q = 0; q < nq; ++q) {                                                                      \
-        UNROLL(W / CH)                                                                                     \
-        for (uint c = 0; c < W / CH; ++c)                                                                  \
-          CLFORGE_CAT(vstore, CH)(WLOAD(T, CH, X + ((idx_t)((p0) + q) * (SP) + (first) + c * CH)), 0,       \
-                                  P + q * W + c * CH);                                                     \
-      }                                                                                                    \
-    } else {                                                                                               \
-      for (uint q = 0; q < nq; ++q)                                                                        \
-        for (uint r = 0; r < W; ++r)                                                                       \
-          P[q * W + r] = (first) + r < (rows)                                                              \
-                             ? LOAD1(T, X, (idx_t)((first) + r) * (SI) + (idx_t)((p0) + q) * (SP))        \
-                             : 0.0f;                                                                       \
-    }                                                                                                      \
-  } while (0)
-
-// op(A) rows [row0, row0 + rows) into panels of MR rows; global size
-// (ceil(k / PK), padded rows / MR, batch). Packed batch items are p_stride
-// floats apart.
-kernel void clforge_gemm_pack_a(const uint row0, const uint rows, const uint k, const global a_t *restrict A,
-                                const ulong a_off, const uint lda, const ulong stride_a, global float *restrict P,
-                                const ulong p_off, const ulong p_stride) {
-  const uint p0 = get_global_id(0) * PK, panel = get_global_id(1);
-  const ulong batch = get_global_id(2);
-  if (p0 >= k) return;
-  const global a_t *X = A + a_off + batch * stride_a + (TA ? (idx_t)row0 : (idx_t)row0 * lda);
-  global float *out = P + p_off + batch * p_stride + (ulong)panel * MR * k + (ulong)p0 * MR;
-#if TA
-  PACK_PANEL(A_T, MR, MR_CH, 0, X, 1, lda, panel * MR, rows, k, p0, out);
-#else
-  PACK_PANEL(A_T, MR, MR_CH, 1, X, lda, 1, panel * MR, rows, k, p0, out);
-#endif
-}
-
-// op(B) columns [col0, col0 + cols) into panels of NR columns (op(B)^T's
-// rows); global size (ceil(k / PK), padded columns / NR, batch).
-kernel void clforge_gemm_pack_b(const uint col0, const uint cols, const uint k, const global b_t *restrict B,
-                                const ulong b_off, const uint ldb, const ulong stride_b, global float *restrict P,
-                                const ulong p_off, const ulong p_stride) {
-  const uint p0 = get_global_id(0) * PK, panel = get_global_id(1);
-  const ulong batch = get_global_id(2);
-  if (p0 >= k) return;
-  const global b_t *X = B + b_off + batch * stride_b + (TB ? (idx_t)col0 * ldb : (idx_t)col0);
-  global float *out = P + p_off + batch * p_stride + (ulong)panel * NR * k + (ulong)p0 * NR;
-#if TB
-  PACK_PANEL(B_T, NR, NR_CH, 1, X, ldb, 1, panel * NR, cols, k, p0, out);
-#else
-  PACK_PANEL(B_T, NR, NR_CH, 0, X, 1, ldb, panel * NR, cols, k, p0, out);
-#endif
-}
 
 // C[row0.., col0..] (a rows x cols region) from packed A (panel 0 = row0)
 // and packed B (panel 0 = col0), one work-group per MC x NC block, in

@@ -6,16 +6,18 @@
 //           per lane (the sum rescaled when the max grows)
 //   STASH   with ONLINE 0, softmax and f32 y: the sum pass stores each
 //           exp(t - max) in y and the output pass scales it (one exp per
-//           element instead of two); no effect otherwise
+//           element instead of two); no effect otherwise (the host then
+//           passes 0)
 //   EXP     0: the built-in exp; 1: clforge's own (below: a few FMAs,
 //           where a driver's exp is a slow library call)
 //   WG      work-items per row (a local-memory reduction joins them)
 //   RPW     rows per work-group (work-items along dimension 1)
-//   RPI     (host side) at most this many rows per work-item, one after
-//           the other; the kernel takes the count as the argument rpi
+//   RPI     (host side, not a build option) at most this many rows per
+//           work-item, one after the other; the kernel takes the count as
+//           the argument rpi
 //   VW      elements per vector load along the row (1, 2, 4, 8, 16)
 // Problem parameters, set by src/ops/softmax.c:
-//   X_T, Y_T, MASK_T  storage codes (CLFORGE_DT_*); HAS_MASK 0/1;
+//   X_T, Y_T, MASK_T  storage codes (CLFORGE_DT_*; MASK_T f32 without a mask); HAS_MASK 0/1;
 //   LOG 1 for log-softmax; IDX64 1 when n >= 2^32
 // A work-group is WG x RPW work-items: dimension 0 runs along a row (item
 // w takes vectors w, w + WG, ...: adjacent items, adjacent memory),

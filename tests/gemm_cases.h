@@ -1,7 +1,8 @@
 /* The GEMM test harness shared by test_gemm.c and test_gemm_packed.c: a
  * case (shape, layout, transposes, dtypes, ld padding, offsets, batch,
  * epilogue), run through clforge_gemm with guard regions around C and
- * compared with clforge_ref_gemm (or by projection for large sizes). */
+ * compared with clforge_ref_gemm (or by projection for large sizes); the
+ * keys through which cases share kernel builds; groups of cases both run. */
 #ifndef CLFORGE_TESTS_GEMM_CASES_H
 #define CLFORGE_TESTS_GEMM_CASES_H
 
@@ -216,50 +217,108 @@ static gcase base(size_t m, size_t n, size_t k) {
 
 static const clforge_dtype dts[3] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
 
-/* Groups of cases both GEMM tests run, each on the shapes it gives. */
+/* A kernel build's problem values, in the row-major view the kernels see
+ * (src/ops/gemm.c turns a column-major problem into its transpose: A and
+ * B, their transposes, m and n, a row and a column bias trade places):
+ * storage types, transposes, epilogue. Cases of one key share their
+ * programs (with one parameter set; the direct kernel's defaults also
+ * differ on either side of n = 64, "narrow"): shapes, layouts, leading
+ * dimensions, offsets, batches, alpha and beta are launch arguments, free
+ * to vary. */
+typedef struct {
+  clforge_dtype a, b, c;
+  int ta, tb;
+  clforge_bias_mode bias;
+  clforge_dtype bias_t;
+  clforge_activation act;
+} gkey;
 
-/* Every layout x transpose of each shape, with offsets, padded leading
- * dimensions, alpha and beta. */
-static void run_layouts(clforge_context ctx, const size_t (*shapes)[3], size_t nshapes) {
+/* A case of key k on the row-major-view problem m x n x kk (so that its
+ * "narrow" side is n's), stated row-major or column-major. */
+static gcase keyed(const gkey *key, int col_major, size_t m, size_t n, size_t kk) {
+  gcase c = base(col_major ? n : m, col_major ? m : n, kk);
+  c.layout = col_major ? CLFORGE_COL_MAJOR : CLFORGE_ROW_MAJOR;
+  c.at = col_major ? key->b : key->a, c.bt = col_major ? key->a : key->b, c.ct = key->c;
+  c.ta = col_major ? key->tb : key->ta, c.tb = col_major ? key->ta : key->tb;
+  c.bias = col_major && key->bias ? (clforge_bias_mode)(3 - key->bias) : key->bias;
+  c.bias_t = key->bias_t, c.act = key->act;
+  return c;
+}
+
+/* The 28 epilogues: no bias with each activation, then a row and a column
+ * bias in each type with each activation. */
+static void epilogue_of(int e, gkey *k) {
+  k->bias = e < 4 ? CLFORGE_BIAS_NONE : (clforge_bias_mode)(1 + (e - 4) / 12);
+  k->bias_t = e < 4 ? CLFORGE_F32 : dts[((e - 4) / 4) % 3];
+  k->act = (clforge_activation)(e < 4 ? e : (e - 4) % 4);
+}
+
+/* Key i of the 28 the tests spread their cases over: dtype mix i (A, B, C;
+ * i = 27 repeats f32 x f32 -> f32) with epilogue i (so activation i % 4),
+ * transposes (i / 4) % 4 and, on the direct kernel's defaults, narrow when
+ * i + i / 4 is odd; so the 27 mixes and the 28 epilogues each run, and each
+ * (transposes, narrow) class has keys without a GELU (cheap to compile on
+ * the defaults) and keys with one. Key 0 is the plain f32 problem. */
+enum { MIX_KEYS = 28 };
+static gkey mix_key(int i) {
+  const int m = i % 27, t = (i / 4) % 4;
+  gkey k = {dts[m / 9], dts[(m / 3) % 3], dts[m % 3], t & 1, t >> 1, CLFORGE_BIAS_NONE, CLFORGE_F32, CLFORGE_ACT_NONE};
+  epilogue_of(i, &k);
+  return k;
+}
+static inline int mix_narrow(int i) { return (i + i / 4) % 2; }
+
+/* Groups of cases both GEMM tests run on keys and shapes they give. */
+
+/* The key each (transposes, narrow) class of the row-major view runs on. */
+typedef const gkey *(*key_pick)(int ta, int tb, int narrow, void *user);
+
+/* Every layout x transpose of each shape (as the caller states it), with
+ * offsets, padded leading dimensions, alpha and beta, on the key pick
+ * gives for its row-major view. */
+static void run_layouts(clforge_context ctx, const size_t (*shapes)[3], size_t nshapes, key_pick pick, void *user) {
   for (int l = 0; l < 2; ++l)
     for (int t = 0; t < 4; ++t)
       for (size_t s = 0; s < nshapes; ++s) {
-        gcase c = base(shapes[s][0], shapes[s][1], shapes[s][2]);
-        c.layout = l ? CLFORGE_COL_MAJOR : CLFORGE_ROW_MAJOR;
-        c.ta = t & 1, c.tb = t >> 1;
+        const int ta = l ? t >> 1 : t & 1, tb = l ? t & 1 : t >> 1; /* row-major view */
+        const size_t m = l ? shapes[s][1] : shapes[s][0], n = l ? shapes[s][0] : shapes[s][1];
+        gcase c = keyed(pick(ta, tb, n < 64, user), l, m, n, shapes[s][2]);
         c.pad_a = 3, c.pad_b = 1, c.pad_c = 2, c.off_a = 5, c.off_b = 1, c.off_c = 7;
         c.alpha = -1.5f, c.beta = 0.75f;
         run_case(ctx, &c);
       }
 }
 
-/* alpha/beta corners on an m x n x k product, and with k = 0 (C = act(beta
- * C + bias)) on m0 x n0. An infinite alpha with k = 0, or alpha = 0 with
- * Inf/NaN in A, must not reach C. */
-static void run_alpha_beta_corners(clforge_context ctx, size_t m, size_t n, size_t k, size_t m0, size_t n0) {
-  gcase c = base(17, 19, 0);
+/* alpha/beta corners on an m x n x k product of key plain, and with k = 0
+ * (C = act(beta C + bias)) on m0 x n0 of key epi (which has a bias). An
+ * infinite alpha with k = 0, or alpha = 0 with Inf/NaN in A, must not reach
+ * C. Shapes in the row-major view. */
+static void run_alpha_beta_corners(clforge_context ctx, const gkey *plain, size_t m, size_t n, size_t k, const gkey *epi,
+                                   size_t m0, size_t n0) {
+  gcase c = keyed(plain, 0, 17, 19, 0);
   c.alpha = INFINITY, c.beta = 1.0f;
   run_case(ctx, &c);
   const float ab[][2] = {{0, 0}, {0, 1}, {1, 1}, {0, -2}, {3, 0}};
   for (size_t i = 0; i < sizeof ab / sizeof ab[0]; ++i) {
-    c = base(m, n, k);
+    c = keyed(plain, 0, m, n, k);
     c.alpha = ab[i][0], c.beta = ab[i][1];
     run_case(ctx, &c);
-    c = base(m0, n0, 0);
-    c.alpha = ab[i][0], c.beta = ab[i][1], c.bias = CLFORGE_BIAS_COLUMN, c.act = CLFORGE_ACT_RELU;
+    c = keyed(epi, 0, m0, n0, 0);
+    c.alpha = ab[i][0], c.beta = ab[i][1];
     run_case(ctx, &c);
   }
 }
 
-/* Batches: plain, broadcast A, broadcast B; 3 items of m x n x k with a row
- * bias, and 5 small column-major items with a transposed A of type small_a. */
-static void run_batches(clforge_context ctx, size_t m, size_t n, size_t k, clforge_dtype small_a) {
+/* Batches: plain, broadcast A, broadcast B; 3 items of m x n x k (row-major
+ * view) of key big, beta 1, and 5 small column-major items of key small
+ * (row-major view 10 x 9 x 11). */
+static void run_batches(clforge_context ctx, const gkey *big, size_t m, size_t n, size_t k, const gkey *small) {
   for (int bc = 0; bc < 3; ++bc) {
-    gcase c = base(m, n, k);
-    c.batch = 3, c.broadcast = bc, c.beta = 1.0f, c.bias = CLFORGE_BIAS_ROW;
+    gcase c = keyed(big, 0, m, n, k);
+    c.batch = 3, c.broadcast = bc, c.beta = 1.0f;
     run_case(ctx, &c);
-    c = base(9, 10, 11);
-    c.batch = 5, c.broadcast = bc, c.layout = CLFORGE_COL_MAJOR, c.ta = 1, c.at = small_a;
+    c = keyed(small, 1, 10, 9, 11);
+    c.batch = 5, c.broadcast = bc;
     run_case(ctx, &c);
   }
 }

@@ -7,6 +7,7 @@
 
 #include "../src/context.h"
 #include "../src/kernels/families.h"
+#include "param_cover.h"
 #include "test_util.h"
 
 static const clforge_dtype dtypes[] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
@@ -93,26 +94,23 @@ static int run_case(clforge_context ctx, size_t n, clforge_dtype st, clforge_dty
   return ok;
 }
 
-/* The sweep: every (VW, WGS) the descriptor allows, forced through
- * CLFORGE_PARAMS, on a length that leaves a partial vector. */
-typedef struct {
-  clforge_context ctx;
-  int failures;
-  size_t visited;
-} sweep_state;
-
-/* Each combination gets one of the six converting pairs in turn, which keeps
- * the number of program builds at one per combination. */
-static int sweep_one(const int *v, void *user) {
+/* The sweep: a fixed-seed sample of the (VW, WGS) the descriptor allows
+ * that holds every value of each (param_cover.h), forced through
+ * CLFORGE_PARAMS; set j runs one of the six converting pairs in turn (one
+ * program build per set: WGS is a launch size, not a build option) on six
+ * lengths that leave a partial vector. */
+static int sweep_set(clforge_context ctx, const param_set *p, size_t j) {
   static const int pairs[6][2] = {{0, 1}, {0, 2}, {1, 0}, {1, 2}, {2, 0}, {2, 1}};
-  sweep_state *s = user;
-  const int *p = pairs[s->visited++ % 6];
-  char env[128];
-  snprintf(env, sizeof env, "convert:VW=%d,WGS=%d", v[0], v[1]);
+  char env[128] = "";
+  cover_spec(&clforge__family_convert, p, env, sizeof env);
   setenv("CLFORGE_PARAMS", env, 1);
-  s->failures += !run_case(s->ctx, 1000 + (size_t)v[0] - 1, dtypes[p[0]], dtypes[p[1]], 3, 5, 7u + (unsigned)s->visited);
+  const int *pair = pairs[j % 6];
+  int failures = 0;
+  for (size_t i = 0; i < 6; ++i)
+    failures += !run_case(ctx, 1000 + (size_t)p->v[0] - 1 + 7 * i, dtypes[pair[0]], dtypes[pair[1]], 3, 5,
+                          7u + (unsigned)(6 * j + i));
   unsetenv("CLFORGE_PARAMS");
-  return 0;
+  return failures;
 }
 
 int main(int argc, char **argv) {
@@ -156,10 +154,12 @@ int main(int argc, char **argv) {
   clforge_context_destroy(ftz);
 
   if (!small) {
-    sweep_state s = {ctx, 0, 0};
-    size_t combos = clforge__family_enumerate(&clforge__family_convert, &ctx->info, sweep_one, &s);
-    CHECK(combos >= 20, "only %zu parameter combinations enumerated", combos);
-    printf("parameter sweep: %zu combinations, %d failing cases\n", combos, s.failures);
+    param_set sets[8];
+    const size_t n = cover_sample(&clforge__family_convert, &ctx->info, 2030, NULL, 0, 5, sets, 8);
+    CHECK(cover_complete(&clforge__family_convert, &ctx->info, sets, n), "%zu parameter sets, not every value", n);
+    int failures = 0;
+    for (size_t j = 0; j < n; ++j) failures += sweep_set(ctx, &sets[j], j);
+    printf("parameter sweep: %zu sets, %d failing cases\n", n, failures);
   }
   clforge_context_destroy(ctx);
   return tu_summary();

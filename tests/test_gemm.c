@@ -2,43 +2,100 @@
  * to 1025 (the large ones checked by projection), every layout x transpose,
  * offsets and padded leading dimensions, batches with and without broadcast,
  * every A/B/C dtype combination, every epilogue, alpha/beta including 0, the
- * tiled and direct paths, and sampled sweeps of both families' parameters.
- * Guard regions around C catch out-of-bounds writes.
+ * tiled and direct paths, and sweeps of both families' parameters that hold
+ * every value of every parameter. Guard regions around C catch out-of-bounds
+ * writes. Cases share programs by sharing keys (gemm_cases.h): each
+ * program runs several shapes and layouts.
  * --small: a short run for Oclgrind (tiny tiles so the tiled kernel runs). */
 #include "gemm_cases.h"
+#include "param_cover.h"
 
-/* Parameter sweeps: a deterministic sample of every family's allowed combinations. */
-typedef struct {
-  clforge_context ctx;
-  const char *family;
-  size_t index, every, failures;
-  gcase c;
-} sweep;
+/* The mix keys the sweeps' parameter pairs run, chosen so that the tiled
+ * kernel sees every storage type of A and of B untransposed (its vector
+ * loads), every C type, transpose case, bias and activation. Of the other
+ * 21, those without a GELU run on the direct kernel's defaults (every
+ * transpose case on both sides of n = 64, B f16 and bf16 untransposed, both
+ * bias sides in each type), those with one on a small direct set: the
+ * defaults compile the epilogue MWID x NWID x VW = 128 times over, costly
+ * with tanh or erf inside. */
+static const int sweep_keys[] = {1, 2, 6, 10, 14, 23, 24};
+enum { SWEEP_KEYS = sizeof sweep_keys / sizeof sweep_keys[0] };
 
-static int count_visit(const int *v, void *user) {
-  (void)v, (void)user;
+static int in_sweep(int i) {
+  for (int j = 0; j < SWEEP_KEYS; ++j)
+    if (sweep_keys[j] == i) return 1;
   return 0;
 }
 
-static int sweep_visit(const int *v, void *user) {
-  sweep *s = user;
-  if (s->index++ % s->every) return 0;
-  const clforge__family *f = !strcmp(s->family, "gemm") ? &clforge__family_gemm : &clforge__family_gemm_direct;
-  char env[512];
-  size_t used = (size_t)snprintf(env, sizeof env, "%s:", f->name);
-  for (int p = 0; p < f->nparams; ++p) used += (size_t)snprintf(env + used, sizeof env - used, "%s%s=%d", p ? "," : "", f->params[p].name, v[p]);
-  setenv("CLFORGE_PARAMS", env, 1);
-  /* shape rotates through the transpose cases and dtypes */
-  gcase c = s->c;
-  c.ta = (int)(s->index & 1), c.tb = (int)((s->index >> 1) & 1);
-  c.at = c.bt = dts[s->index % 3];
-  c.ct = dts[(s->index / 3) % 3];
-  if (!run_case(s->ctx, &c)) {
-    fprintf(stderr, "  with CLFORGE_PARAMS=%s\n", env);
-    s->failures++;
+/* Keys on the direct kernel's defaults (the others not in the sweeps run
+ * with small_direct). */
+static int on_defaults(const gkey *k, int i) {
+  return !in_sweep(i) && k->act != CLFORGE_ACT_GELU_TANH && k->act != CLFORGE_ACT_GELU_ERF;
+}
+static const char small_direct[] = "gemm_direct:MWID=1,NWID=1,MDIMD=8,NDIMD=8,KUD=1,VW=4";
+
+/* The keys on the direct kernel's defaults in turn for each (transposes,
+ * narrow) class. */
+typedef struct {
+  gkey keys[MIX_KEYS];
+  int turn[8];
+} rotation;
+
+static const gkey *pick_direct(int ta, int tb, int narrow, void *user) {
+  rotation *r = user;
+  const int cls = ta + 2 * tb + 4 * narrow;
+  for (int tries = 0; tries < MIX_KEYS; ++tries) {
+    const int i = r->turn[cls]++ % MIX_KEYS;
+    if (on_defaults(&r->keys[i], i) && r->keys[i].ta == ta && r->keys[i].tb == tb && mix_narrow(i) == narrow)
+      return &r->keys[i];
   }
+  return &r->keys[0]; /* not reached: every class has direct keys */
+}
+
+/* One parameter pair of the sweeps, forced for both families, on key k:
+ * tiled shapes with edges on both sides (the direct set computes them),
+ * an exact multiple of the tile (tiled alone), a batch; and direct alone. */
+static void run_sweep_pair(clforge_context ctx, const param_set *t, const param_set *d, const gkey *k, int *failures) {
+  char spec[512] = "";
+  cover_spec(&clforge__family_gemm, t, spec, sizeof spec);
+  cover_spec(&clforge__family_gemm_direct, d, spec, sizeof spec);
+  setenv("CLFORGE_PARAMS", spec, 1);
+  const size_t mwg = (size_t)t->v[GEMM_MWG], nwg = (size_t)t->v[GEMM_NWG];
+  const size_t tiled[4][4] = {/* m, n, k (row-major view), column-major */
+                              {2 * mwg + 3, 2 * nwg + 5, 77, 0},
+                              {mwg, nwg, 40, 1},
+                              {3 * mwg, nwg + 7, 131, 0},
+                              {mwg + 1, 3 * nwg, 16, 1}};
+  setenv("CLFORGE_GEMM_PATH", "tiled", 1);
+  for (int i = 0; i < 4; ++i) {
+    gcase c = keyed(k, (int)tiled[i][3], tiled[i][0], tiled[i][1], tiled[i][2]);
+    c.beta = i % 2 ? 0.0f : 0.5f, c.pad_b = 1, c.batch = i == 3 ? 2 : 1;
+    if (!run_case(ctx, &c)) fprintf(stderr, "  with CLFORGE_PARAMS=%s\n", spec), ++*failures;
+  }
+  setenv("CLFORGE_GEMM_PATH", "direct", 1);
+  gcase c = keyed(k, 0, 45, 53, 29);
+  if (!run_case(ctx, &c)) fprintf(stderr, "  with CLFORGE_PARAMS=%s\n", spec), ++*failures;
+  c = keyed(k, 1, 7, 200, 64);
+  c.beta = 1.0f, c.batch = 3, c.off_c = 1;
+  if (!run_case(ctx, &c)) fprintf(stderr, "  with CLFORGE_PARAMS=%s\n", spec), ++*failures;
+  unsetenv("CLFORGE_GEMM_PATH");
   unsetenv("CLFORGE_PARAMS");
-  return 0;
+}
+
+/* Each key's own cases (its dtype mix and epilogue): four shapes on the
+ * key's side of n = 64 (row-major view), both layouts, alpha and beta
+ * corners, a batch with padded leading dimensions and offsets. */
+static void run_key(clforge_context ctx, const gkey *k, int narrow) {
+  const size_t wide[4][3] = {{97, 83, 71}, {130, 70, 45}, {45, 129, 33}, {1, 200, 64}};
+  const size_t thin[4][3] = {{97, 12, 71}, {130, 50, 45}, {9, 12, 40}, {300, 5, 33}};
+  const float ab[4][2] = {{2.0f, 0.5f}, {1.0f, 0.0f}, {-1.0f, 1.0f}, {0.5f, 0.25f}};
+  for (int i = 0; i < 4; ++i) {
+    const size_t *s = narrow ? thin[i] : wide[i];
+    gcase c = keyed(k, i % 2, s[0], s[1], s[2]);
+    c.alpha = ab[i][0], c.beta = ab[i][1];
+    if (i == 2) c.batch = 2, c.pad_a = 2, c.pad_b = 3, c.pad_c = 1, c.off_a = 4, c.off_b = 2, c.off_c = 5;
+    run_case(ctx, &c);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -70,7 +127,9 @@ int main(int argc, char **argv) {
     return tu_summary();
   }
 
-  /* Sizes, incl. 1, primes, non-multiples of every tile, both paths. */
+  /* Sizes, incl. 1, primes, non-multiples of every tile, both paths: the
+   * plain f32 problem (key 0) on the tiled kernel's defaults and the direct
+   * kernel's on both sides of n = 64. */
   const size_t sizes[][3] = {{1, 1, 1}, {7, 7, 7}, {33, 33, 33}, {127, 127, 127}, {1, 257, 129}, {130, 1, 65}, {5, 300, 4},
                              {300, 5, 200}, {129, 131, 1}, {200, 190, 180}, {64, 64, 64}, {256, 256, 64}};
   const char *paths[] = {"auto", "tiled", "direct"};
@@ -83,33 +142,22 @@ int main(int argc, char **argv) {
   }
   unsetenv("CLFORGE_GEMM_PATH");
 
+  /* Every A/B/C dtype combination and every epilogue: the keys not in the
+   * sweeps on the direct kernel (the sweeps run the others). */
+  rotation rot = {.turn = {0}};
+  for (int i = 0; i < MIX_KEYS; ++i) rot.keys[i] = mix_key(i);
+  setenv("CLFORGE_GEMM_PATH", "direct", 1);
+  for (int i = 0; i < MIX_KEYS; ++i) {
+    if (in_sweep(i)) continue;
+    if (!on_defaults(&rot.keys[i], i)) setenv("CLFORGE_PARAMS", small_direct, 1);
+    run_key(ctx, &rot.keys[i], mix_narrow(i));
+    unsetenv("CLFORGE_PARAMS");
+  }
+  unsetenv("CLFORGE_GEMM_PATH");
+
+  /* Every layout x transpose (on the keys of each class in turn). */
   const size_t layout_shapes[][3] = {{70, 65, 67}, {1000, 33, 70}, {33, 1000, 40}};
-  run_layouts(ctx, layout_shapes, 3);
-
-  /* Every A/B/C dtype combination, both paths. */
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b)
-      for (int o = 0; o < 3; ++o) {
-        c = base(97, 83, 71);
-        c.at = dts[a], c.bt = dts[b], c.ct = dts[o], c.beta = 0.5f;
-        run_case(ctx, &c);
-        c = base(12, 9, 40);
-        c.at = dts[a], c.bt = dts[b], c.ct = dts[o], c.tb = 1, c.layout = CLFORGE_COL_MAJOR;
-        run_case(ctx, &c);
-      }
-
-  /* Every epilogue: bias none/row/column in each dtype, each activation, both layouts. */
-  for (int bm = 0; bm < 3; ++bm)
-    for (int bt = 0; bt < 3; ++bt)
-      for (int act = 0; act < 4; ++act) {
-        if (bm == 0 && bt > 0) continue;
-        c = base(130, 70, 45);
-        c.bias = (clforge_bias_mode)bm, c.bias_t = dts[bt], c.act = (clforge_activation)act;
-        c.layout = (bt + act) % 2 ? CLFORGE_COL_MAJOR : CLFORGE_ROW_MAJOR;
-        c.beta = act == 1 ? 1.0f : 0.0f;
-        c.alpha = 2.0f;
-        run_case(ctx, &c);
-      }
+  run_layouts(ctx, layout_shapes, 3, pick_direct, &rot);
 
   /* A descriptor that leaves alpha out computes the product (alpha = 1),
    * with and without beta. */
@@ -118,8 +166,10 @@ int main(int argc, char **argv) {
     c.alpha = 1.0f, c.beta = (float)i, c.alpha_left_out = 1;
     run_case(ctx, &c);
   }
-  run_alpha_beta_corners(ctx, 66, 129, 31, 66, 129);
-  run_batches(ctx, 65, 130, 33, CLFORGE_F32); /* both paths */
+  /* keys 5 (a row bias and ReLU), 8 and 9 (a row bias; B transposed, the
+   * second narrow) */
+  run_alpha_beta_corners(ctx, &rot.keys[0], 66, 129, 31, &rot.keys[5], 66, 129);
+  run_batches(ctx, &rot.keys[8], 65, 130, 33, &rot.keys[9]);
 
   /* Large: checked by projection. */
   c = base(1024, 1024, 1024);
@@ -133,26 +183,19 @@ int main(int argc, char **argv) {
   c.projection = 1, c.tb = 1, c.ct = CLFORGE_BF16, c.bias = CLFORGE_BIAS_COLUMN, c.bias_t = CLFORGE_F16;
   run_case(ctx, &c);
 
-  /* Sweeps: an evenly spread sample of each family's allowed combinations
-   * (each one is a program build, about a second on PoCL). */
-  sweep s = {ctx, "gemm", 0, 1, 0, base(131, 135, 77)};
-  s.c.beta = 0.5f, s.c.bias = CLFORGE_BIAS_COLUMN, s.c.pad_b = 1;
-  size_t n_tiled = clforge__family_enumerate(&clforge__family_gemm, &ctx->info, count_visit, NULL);
-  s.every = n_tiled / 24 + 1;
-  setenv("CLFORGE_GEMM_PATH", "tiled", 1);
-  clforge__family_enumerate(&clforge__family_gemm, &ctx->info, sweep_visit, &s);
-  sweep sd = {ctx, "gemm_direct", 0, 1, 0, base(45, 53, 29)};
-  sd.c.act = CLFORGE_ACT_GELU_TANH;
-  size_t n_direct = clforge__family_enumerate(&clforge__family_gemm_direct, &ctx->info, count_visit, NULL);
-  sd.every = n_direct / 12 + 1;
-  setenv("CLFORGE_GEMM_PATH", "direct", 1);
-  clforge__family_enumerate(&clforge__family_gemm_direct, &ctx->info, sweep_visit, &sd);
-  unsetenv("CLFORGE_GEMM_PATH");
-  size_t tried_tiled = (s.index + s.every - 1) / s.every, tried_direct = (sd.index + sd.every - 1) / sd.every;
-  printf("sweep: tiled %zu of %zu combinations (%zu failed), direct %zu of %zu (%zu failed)\n", tried_tiled, n_tiled,
-         s.failures, tried_direct, n_direct, sd.failures);
-  CHECK(tried_tiled >= 20 && tried_direct >= 10, "only %zu tiled and %zu direct combinations tried", tried_tiled,
-        tried_direct);
+  /* Sweeps: fixed-seed samples of each family's allowed combinations that
+   * hold every value of every parameter, paired (the direct set computes
+   * the tiled set's edges), each pair on a key of its own. */
+  param_set ts[16], ds[16];
+  size_t nt = cover_sample(&clforge__family_gemm, &ctx->info, 2026, NULL, 0, SWEEP_KEYS, ts, 16);
+  size_t nd = cover_sample(&clforge__family_gemm_direct, &ctx->info, 2027, NULL, 0, nt, ds, 16);
+  if (nd > nt) nt = cover_sample(&clforge__family_gemm, &ctx->info, 2026, NULL, 0, nd, ts, 16);
+  CHECK(cover_complete(&clforge__family_gemm, &ctx->info, ts, nt), "the tiled sample misses values");
+  CHECK(cover_complete(&clforge__family_gemm_direct, &ctx->info, ds, nd), "the direct sample misses values");
+  int failures = 0;
+  const size_t pairs = nt < nd ? nt : nd;
+  for (size_t j = 0; j < pairs; ++j) run_sweep_pair(ctx, &ts[j], &ds[j], &rot.keys[sweep_keys[j % SWEEP_KEYS]], &failures);
+  printf("sweep: %zu tiled and %zu direct parameter sets (%d cases failed)\n", nt, nd, failures);
 
   clforge_context_destroy(ctx);
   return tu_summary();

@@ -8,44 +8,44 @@
  * sample of every parameter combination the descriptor allows; and the
  * automatic choice as clforge_gemm_explain reports it; two calls sharing the
  * workspace on an out-of-order queue.
- * Guard regions around C catch out-of-bounds writes.
+ * Guard regions around C catch out-of-bounds writes. The pack kernel is built
+ * per panel width, storage type and orientation, the micro-kernel per
+ * parameter set, C type and epilogue (src/ops/gemm_packed.c): the keys below
+ * give the 27 dtype mixes 3 micro-kernels.
  * --small: a short run for Oclgrind. */
 #include "gemm_cases.h"
+#include "param_cover.h"
 
 /* Blocks much smaller than the problems below: MC = 16 rows, NC = 32
  * columns, KC = 32 (and MR, NR that leave edges). */
 #define SMALL_BLOCKS "gemm_packed:MR=4,NR=16,VW=8,MC=16,NC=32,KC=32,KU=2"
 
-typedef struct {
-  clforge_context ctx;
-  size_t index, every, failures;
-  gcase c;
-} sweep;
-
-static int count_visit(const int *v, void *user) {
-  (void)v, (void)user;
-  return 0;
+/* The 7 epilogues: none; a row bias in each type, then a column bias in
+ * each type, with the activations in turn (each one at least once). */
+static void packed_epilogue(int e, gkey *k) {
+  k->bias = e ? (clforge_bias_mode)(1 + (e - 1) / 3) : CLFORGE_BIAS_NONE;
+  k->bias_t = e ? dts[(e - 1) % 3] : CLFORGE_F32;
+  k->act = (clforge_activation)(e % 4);
 }
 
-static int sweep_visit(const int *v, void *user) {
-  sweep *s = user;
-  if (s->index++ % s->every) return 0;
-  const clforge__family *f = &clforge__family_gemm_packed;
-  char env[512];
-  size_t used = (size_t)snprintf(env, sizeof env, "%s:", f->name);
-  for (int p = 0; p < f->nparams; ++p)
-    used += (size_t)snprintf(env + used, sizeof env - used, "%s%s=%d", p ? "," : "", f->params[p].name, v[p]);
-  setenv("CLFORGE_PARAMS", env, 1);
-  gcase c = s->c; /* transposes and dtypes rotate */
-  c.ta = (int)(s->index & 1), c.tb = (int)((s->index >> 1) & 1);
-  c.at = dts[s->index % 3], c.bt = dts[(s->index / 3) % 3];
-  c.ct = dts[(s->index / 9) % 3];
-  if (!run_case(s->ctx, &c)) {
-    fprintf(stderr, "  with CLFORGE_PARAMS=%s\n", env);
-    s->failures++;
-  }
-  unsetenv("CLFORGE_PARAMS");
-  return 0;
+/* Dtype mix m (A, B, C = m / 9, m / 3 % 3, m % 3) as a key: transposed
+ * operands in half of the mixes, and one epilogue per C type (f32: none,
+ * f16: 3, bf16: 6), so that the 27 mixes build 3 micro-kernels; every
+ * epilogue runs with the sweep's parameter sets. */
+static gkey packed_key(int m) {
+  static const int epilogue[3] = {0, 3, 6};
+  const int a = m / 9, b = (m / 3) % 3, o = m % 3;
+  gkey k = {dts[a], dts[b], dts[o], (a + o) % 2, (b + o) % 2, CLFORGE_BIAS_NONE, CLFORGE_F32, CLFORGE_ACT_NONE};
+  packed_epilogue(epilogue[o], &k);
+  return k;
+}
+
+/* The plain f32 problem with each transpose case (layouts). */
+static const gkey *pick_plain(int ta, int tb, int narrow, void *user) {
+  gkey *k = user;
+  (void)narrow; /* the packed family has one default for both sides */
+  *k = (gkey){CLFORGE_F32, CLFORGE_F32, CLFORGE_F32, ta, tb, CLFORGE_BIAS_NONE, CLFORGE_F32, CLFORGE_ACT_NONE};
+  return k;
 }
 
 /* The family of the first kernel a call of m x n x k (f32) runs. */
@@ -204,49 +204,42 @@ int main(int argc, char **argv) {
     run_case(ctx, &c);
   }
 
+  gkey plain;
   const size_t layout_shapes[][3] = {{70, 65, 67}, {100, 33, 70}};
-  run_layouts(ctx, layout_shapes, 2);
+  run_layouts(ctx, layout_shapes, 2, pick_plain, &plain);
 
   /* Every A/B/C dtype combination (the widening in the pack, the narrowing
    * in the store), transposed operands in half of them. */
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b)
-      for (int o = 0; o < 3; ++o) {
-        c = base(57, 83, 71);
-        c.at = dts[a], c.bt = dts[b], c.ct = dts[o], c.beta = 0.5f;
-        c.ta = (a + o) % 2, c.tb = (b + o) % 2;
-        run_case(ctx, &c);
-      }
-
-  /* Every epilogue: bias none, or row/column in each dtype, with the
-   * activations in turn (each one at least once), both layouts (the
-   * epilogue code is shared with the tiled kernel, tested in full there). */
-  for (int i = 0; i < 7; ++i) {
-    const int bm = i ? 1 + (i - 1) / 3 : 0, bt = i ? (i - 1) % 3 : 0, act = i % 4;
-    c = base(50, 70, 45);
-    c.bias = (clforge_bias_mode)bm, c.bias_t = dts[bt], c.act = (clforge_activation)act;
-    c.layout = i % 2 ? CLFORGE_COL_MAJOR : CLFORGE_ROW_MAJOR;
-    c.beta = act == 1 ? 1.0f : 0.0f;
-    c.alpha = 2.0f;
+  gkey keys[27];
+  for (int m = 0; m < 27; ++m) {
+    keys[m] = packed_key(m);
+    c = keyed(&keys[m], 0, 57, 83, 71);
+    c.beta = 0.5f;
     run_case(ctx, &c);
   }
 
-  run_alpha_beta_corners(ctx, 66, 49, 31, 40, 45);
-  run_batches(ctx, 45, 50, 33, CLFORGE_BF16);
+  /* mixes 4 (a row bias, f16 C) and 7 (B bf16 and transposed) */
+  run_alpha_beta_corners(ctx, &keys[0], 66, 49, 31, &keys[4], 40, 45);
+  run_batches(ctx, &keys[4], 45, 50, 33, &keys[7]);
 
   /* The workspace bound: 100 x 90 x 50 packs (112 + 96) x 50 floats per
    * batch item (41,600 bytes). 50,000 bytes: one item per pass; 16,384:
    * column blocks of 32 and row blocks of 48 (A packed per row block);
    * 4,000: not even one block: the tiled and direct kernels run. */
+  /* Packed: mix 14 (A f16, C bf16, a column bias) and the plain problem,
+   * B transposed; on the direct kernel (4,000) test_gemm's keys 16 (a
+   * column bias) and 8 (B transposed), so that the fallback builds nothing
+   * new. */
   const size_t caps[] = {50000, 16384, 4000};
+  pick_plain(0, 1, 0, &plain);
+  const gkey direct_keys[2] = {mix_key(16), mix_key(8)};
   for (size_t i = 0; i < 3; ++i) {
     ctx->workspace.cap = caps[i];
-    c = base(100, 90, 50);
-    c.batch = 3, c.broadcast = (int)i % 3, c.beta = 0.5f, c.bias = CLFORGE_BIAS_COLUMN, c.tb = 1;
-    c.at = CLFORGE_F16, c.ct = CLFORGE_BF16, c.pad_c = 3;
+    c = keyed(i < 2 ? &keys[14] : &direct_keys[0], 0, 100, 90, 50);
+    c.batch = 3, c.broadcast = (int)i % 3, c.beta = 0.5f, c.pad_c = 3;
     run_case(ctx, &c);
-    c = base(100, 90, 50);
-    c.layout = CLFORGE_COL_MAJOR, c.ta = 1, c.alpha = 0.5f;
+    c = keyed(i < 2 ? &plain : &direct_keys[1], 1, 90, 100, 50);
+    c.alpha = 0.5f;
     run_case(ctx, &c);
   }
   ctx->workspace.cap = 0;
@@ -272,20 +265,42 @@ int main(int argc, char **argv) {
 
   /* Large, the default blocks: checked by projection. */
   unsetenv("CLFORGE_PARAMS");
-  c = base(1031, 1025, 1029);
-  c.projection = 1, c.ta = 1, c.at = CLFORGE_BF16, c.beta = 0.5f, c.bias = CLFORGE_BIAS_ROW, c.pad_b = 5;
+  c = base(1031, 1025, 1029); /* the programs of one of test_gemm's large cases */
+  c.projection = 1, c.ta = 1, c.at = CLFORGE_BF16, c.beta = 0.5f, c.bias = CLFORGE_BIAS_COLUMN, c.pad_b = 5;
   run_case(ctx, &c);
 
-  /* Sweep: an evenly spread sample of the allowed combinations (each one a
-   * program build, about a second on PoCL). */
-  sweep s = {ctx, 0, 1, 0, base(131, 135, 77)};
-  s.c.beta = 0.5f, s.c.bias = CLFORGE_BIAS_COLUMN, s.c.pad_b = 1, s.c.act = CLFORGE_ACT_GELU_TANH;
-  size_t n_all = clforge__family_enumerate(&clforge__family_gemm_packed, &ctx->info, count_visit, NULL);
-  s.every = n_all / 20 + 1;
-  clforge__family_enumerate(&clforge__family_gemm_packed, &ctx->info, sweep_visit, &s);
-  size_t tried = (s.index + s.every - 1) / s.every;
-  printf("sweep: packed %zu of %zu combinations (%zu failed)\n", tried, n_all, s.failures);
-  CHECK(tried >= 20, "only %zu packed combinations tried", tried);
+  /* Sweep: a fixed-seed sample of the allowed combinations that holds every
+   * value of every parameter, each set on a mix of its own (in turn) with
+   * epilogue j % 7, two shapes, the second spanning several blocks in each
+   * dimension; the first seven sets also run their epilogue in the other
+   * layout (every epilogue, both layouts: the epilogue code is shared with
+   * the tiled kernel, tested in full there). */
+  param_set ps[32];
+  const size_t nps = cover_sample(&clforge__family_gemm_packed, &ctx->info, 2028, NULL, 0, 13, ps, 32);
+  CHECK(cover_complete(&clforge__family_gemm_packed, &ctx->info, ps, nps), "the packed sample misses values");
+  int failures = 0;
+  for (size_t j = 0; j < nps; ++j) {
+    char spec[256] = "";
+    cover_spec(&clforge__family_gemm_packed, &ps[j], spec, sizeof spec);
+    setenv("CLFORGE_PARAMS", spec, 1);
+    gkey key = keys[(j * 7) % 27];
+    packed_epilogue((int)(j % 7), &key);
+    const gkey *k = &key;
+    const size_t mc = (size_t)ps[j].v[GEMMP_MC], nc = (size_t)ps[j].v[GEMMP_NC], kc = (size_t)ps[j].v[GEMMP_KC];
+    c = keyed(k, 0, 131, 135, 77);
+    c.beta = 0.5f, c.pad_b = 1;
+    if (!run_case(ctx, &c)) fprintf(stderr, "  with CLFORGE_PARAMS=%s\n", spec), ++failures;
+    c = keyed(k, 1, 2 * mc + 3, nc + 5, kc + 7);
+    c.batch = 2;
+    if (!run_case(ctx, &c)) fprintf(stderr, "  with CLFORGE_PARAMS=%s\n", spec), ++failures;
+    if (j < 7) {
+      c = keyed(k, (int)(j % 2), 50, 70, 45);
+      c.beta = k->act == CLFORGE_ACT_RELU ? 1.0f : 0.0f, c.alpha = 2.0f;
+      if (!run_case(ctx, &c)) fprintf(stderr, "  with CLFORGE_PARAMS=%s\n", spec), ++failures;
+    }
+    unsetenv("CLFORGE_PARAMS");
+  }
+  printf("sweep: %zu packed parameter sets (%d cases failed)\n", nps, failures);
 
   /* The automatic choice without a tuning file: the heuristic (packed on
    * CPUs from 768^3 multiply-adds with m, n >= 768 or A and B over 32 MiB,

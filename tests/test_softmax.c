@@ -15,6 +15,7 @@
 #include "../src/ref/compare.h"
 #include "../src/softmax_desc.h"
 #include "../src/tuning/tune_op.h"
+#include "param_cover.h"
 #include "test_util.h"
 
 enum { GUARD = 29 }; /* elements before y's offset and after its extent */
@@ -154,131 +155,161 @@ static int run_case(clforge_context ctx, const scase *c) {
   return ok;
 }
 
-/* The configurations the length sweep rotates through: storage types,
- * mask, kind, scale, fill, strides, offsets, in place. */
-static scase configure(size_t rows, size_t n, size_t i) {
+/* A kernel build's problem values: storage types, the mask's (0: none)
+ * and the kind. Cases of one key share a program (with one parameter set):
+ * shapes, strides, offsets, scale, fills, a broadcast mask and in place
+ * are launch arguments. The keys hold every (x, y) pair, every mask type
+ * and both kinds; f32 -> f32 and f16 -> f16 softmax without a mask are
+ * also the tuner's problems. */
+typedef struct {
+  clforge_dtype xt, yt, mt;
+  clforge_softmax_kind kind;
+} skey;
+#define SM CLFORGE_SOFTMAX
+#define LSM CLFORGE_LOG_SOFTMAX
+static const skey keys[] = {
+    {CLFORGE_F32, CLFORGE_F32, 0, SM},            {CLFORGE_F16, CLFORGE_F16, 0, SM},
+    {CLFORGE_BF16, CLFORGE_BF16, CLFORGE_F32, LSM}, {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, SM},
+    {CLFORGE_F32, CLFORGE_BF16, CLFORGE_F16, LSM}, {CLFORGE_F16, CLFORGE_F32, CLFORGE_F16, SM},
+    {CLFORGE_F16, CLFORGE_BF16, 0, LSM},           {CLFORGE_BF16, CLFORGE_F32, CLFORGE_BF16, LSM},
+    {CLFORGE_BF16, CLFORGE_F16, CLFORGE_F32, SM},  {CLFORGE_F32, CLFORGE_F32, CLFORGE_F32, LSM},
+    {CLFORGE_F16, CLFORGE_F16, CLFORGE_BF16, LSM}};
+#undef SM
+#undef LSM
+enum { NKEYS = sizeof keys / sizeof keys[0] };
+
+/* The first key with these values (-1: any; mask: 0 none, 1 some). */
+static const skey *key_with(int xt, int yt, int mask, int kind) {
+  for (size_t i = 0; i < NKEYS; ++i)
+    if ((xt < 0 || keys[i].xt == (clforge_dtype)xt) && (yt < 0 || keys[i].yt == (clforge_dtype)yt) &&
+        (mask < 0 || (keys[i].mt != 0) == mask) && (kind < 0 || keys[i].kind == (clforge_softmax_kind)kind))
+      return &keys[i];
+  return &keys[0]; /* not reached: the table has every combination asked for */
+}
+
+/* The configurations of key k the sweeps rotate through: mask per row or
+ * broadcast, scale, fill, strides, offsets, in place (where x and y share
+ * a type). */
+static scase configure(size_t rows, size_t n, size_t i, const skey *k) {
   scase c = {.rows = rows, .n = n};
-  c.kind = (clforge_softmax_kind)(i % 2);
-  c.xt = dts[i % 3], c.yt = dts[(i / 3) % 3], c.mt = dts[(i / 2) % 3];
-  c.mask = (int)(i % 3);
+  c.kind = k->kind;
+  c.xt = k->xt, c.yt = k->yt, c.mt = k->mt ? k->mt : dts[(i / 2) % 3];
+  c.mask = k->mt ? 1 + (int)(i % 2) : 0;
   c.fill = i % 4 == 1 ? FILL_SPECIAL : FILL_RANDOM;
   c.scale = i % 5 == 2 ? 0.125f : i % 5 == 4 ? -1.5f : 0.0f;
   c.xgap = i % 4 == 3 ? 5 : 0, c.ygap = i % 3 == 1 ? 3 : 0, c.mgap = i % 2 ? 2 : 0;
   c.xo = i % 3, c.yo = i % 4 == 2 ? 7 : 0, c.mo = i % 5;
-  c.in_place = i % 7 == 3;
+  c.in_place = k->xt == k->yt && i % 7 == 3;
   return c;
 }
 
-typedef struct {
-  clforge_context ctx;
-  size_t index, every;
-  int small;
-} sweep;
-
-static int count_visit(const int *v, void *user) {
-  (void)v, (void)user;
-  return 0;
-}
-
-/* A sample of the whole space, each on a few shapes and configurations. */
-static int sweep_visit(const int *v, void *user) {
-  sweep *s = user;
-  if (s->index++ % s->every) return 0;
-  char spec[128];
-  snprintf(spec, sizeof spec, "softmax:ONLINE=%d,STASH=%d,EXP=%d,WG=%d,RPW=%d,RPI=%d,VW=%d", v[SOFTMAX_ONLINE],
-           v[SOFTMAX_STASH], v[SOFTMAX_EXP], v[SOFTMAX_WG], v[SOFTMAX_RPW], v[SOFTMAX_RPI], v[SOFTMAX_VW]);
-  CHECK_OK(s->ctx, clforge_context_set_params(s->ctx, spec));
-  const size_t shapes[4][2] = {{5, 37}, {3, 1000}, {150, 17}, {70, 300}}; /* many rows: several per item */
-  const size_t k = s->index / s->every;
-  scase c = configure(shapes[k % 4][0], shapes[k % 4][1], k);
-  if (s->small) c.rows = c.rows > 70 ? 70 : c.rows, c.n = c.n > 100 ? 100 : c.n;
-  if (!run_case(s->ctx, &c)) fprintf(stderr, "  with params %s\n", spec);
-  clforge_context_set_params(s->ctx, NULL);
-  return 0;
+/* The parameter sets: every ONLINE x VW combination, the other values
+ * chosen (fixed seed) so that every value of every parameter runs; the
+ * two with VW = 16 and otherwise the CPU defaults (ONLINE = 0 is the
+ * default itself). */
+static size_t param_sets(const clforge_device_info *dev, param_set *sets, size_t cap) {
+  int req[10][SOFTMAX_NPARAMS];
+  for (int j = 0; j < 10; ++j) {
+    for (int p = 0; p < SOFTMAX_NPARAMS; ++p) req[j][p] = -1;
+    req[j][SOFTMAX_ONLINE] = j / 5, req[j][SOFTMAX_VW] = 1 << (j % 5);
+    if (j % 5 == 4) { /* VW = 16: the CPU defaults */
+      const int *def = clforge__family_softmax.defaults[CLFORGE_DEVICE_CLASS_CPU];
+      for (int p = 0; p < SOFTMAX_NPARAMS; ++p)
+        if (p != SOFTMAX_ONLINE && p != SOFTMAX_RPI) req[j][p] = def[p];
+      if (j / 5) req[j][SOFTMAX_STASH] = 0; /* the canonical form: no stash in one pass */
+    }
+  }
+  return cover_sample(&clforge__family_softmax, dev, 2029, &req[0][0], 10, 10, sets, cap);
 }
 
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
 
-  /* lengths that are multiples of no vector width, each in a rotating configuration */
+  /* lengths that are multiples of no vector width, each in a rotating
+   * configuration of the keys in turn */
   const size_t lens[] = {1, 2, 3, 7, 15, 16, 17, 63, 100, 129, 1000, 1023, 4097, 10000};
   const size_t small_lens[] = {1, 3, 17, 100};
   const size_t nl = small ? sizeof small_lens / sizeof small_lens[0] : sizeof lens / sizeof lens[0];
   size_t rot = 0;
   for (size_t i = 0; i < nl; ++i)
-    for (int k = 0; k < (small ? 2 : 4); ++k) {
+    for (int k = 0; k < (small ? 2 : 4); ++k, ++rot) {
       const size_t n = small ? small_lens[i] : lens[i];
-      scase c = configure(n >= 4097 ? 3 : 7, n, rot++);
+      scase c = configure(n >= 4097 ? 3 : 7, n, rot, &keys[rot % NKEYS]);
       run_case(ctx, &c);
     }
 
-  /* special rows in each kind with and without masks, f32 */
+  /* special rows in each kind without a mask, with one per row and with a
+   * broadcast one (f32 where a key has it) */
   for (int kind = 0; kind < 2; ++kind)
     for (int mask = 0; mask < 3; ++mask) {
-      scase c = {.kind = (clforge_softmax_kind)kind, .rows = 12, .n = small ? 19 : 133, .mask = mask,
-                 .fill = FILL_SPECIAL, .scale = mask == 1 ? 0.5f : 0.0f};
+      const skey *k = key_with(kind && !mask ? CLFORGE_F16 : CLFORGE_F32, -1, mask != 0, kind);
+      scase c = configure(12, small ? 19 : 133, 0, k);
+      c.fill = FILL_SPECIAL, c.mask = mask, c.scale = mask == 1 ? 0.5f : 0.0f;
       run_case(ctx, &c);
     }
   /* large logits, both kinds, every x type */
   for (int a = 0; a < 3; ++a)
     for (int kind = 0; kind < 2; ++kind) {
-      scase c = {.kind = (clforge_softmax_kind)kind, .rows = 4, .n = small ? 33 : 777, .xt = dts[a], .fill = FILL_LARGE};
+      scase c = configure(4, small ? 33 : 777, 0, key_with(dts[a], -1, -1, kind));
+      c.fill = FILL_LARGE, c.scale = 0.0f;
       run_case(ctx, &c);
     }
-  /* every (x, y) storage pair, with a mask of the third type, strided */
+  /* every (x, y) storage pair, strided, with a mask where the key has one */
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) {
-      scase c = {.kind = (clforge_softmax_kind)((a + b) % 2), .rows = 6, .n = small ? 23 : 301, .xt = dts[a],
-                 .yt = dts[b], .mt = dts[(a + 2 * b) % 3], .mask = 1 + (a + b) % 2, .scale = 0.7f, .xgap = 4,
-                 .ygap = 9, .mgap = 1, .xo = 3, .yo = 2, .mo = 1};
+      scase c = configure(6, small ? 23 : 301, 0, key_with(dts[a], dts[b], -1, -1));
+      c.mask = c.mask ? 1 + (a + b) % 2 : 0;
+      c.scale = 0.7f, c.xgap = 4, c.ygap = 9, c.mgap = 1, c.xo = 3, c.yo = 2, c.mo = 1;
       run_case(ctx, &c);
     }
   /* in place in every storage type, tight and strided, with a broadcast mask */
   for (int a = 0; a < 3; ++a) {
-    scase c = {.rows = 8, .n = small ? 41 : 515, .yt = dts[a], .mt = dts[(a + 1) % 3], .mask = 2, .in_place = 1,
-               .scale = 0.25f, .ygap = a ? 6 : 0, .yo = 4, .kind = (clforge_softmax_kind)(a % 2)};
+    scase c = configure(8, small ? 41 : 515, 0, key_with(dts[a], dts[a], 1, -1));
+    c.mask = 2, c.in_place = 1, c.scale = 0.25f, c.ygap = a ? 6 : 0, c.yo = 4;
+    c.xo = 0, c.xgap = 0;
     run_case(ctx, &c);
   }
 
+  /* the parameter sets: every ONLINE x VW combination, every value of every
+   * parameter (param_sets), each on a key of its own, lengths around the
+   * width and shapes with many rows (several per item) */
+  clforge_device_info dev;
+  CHECK_OK(ctx, clforge_context_device_info(ctx, &dev));
+  param_set sets[16];
+  const size_t nsets = param_sets(&dev, sets, 16);
+  CHECK(nsets >= 10 && cover_complete(&clforge__family_softmax, &dev, sets, nsets),
+        "softmax: %zu parameter sets, not every value", nsets);
+  for (size_t j = 0; j < nsets; ++j) {
+    char spec[160] = "";
+    cover_spec(&clforge__family_softmax, &sets[j], spec, sizeof spec);
+    CHECK_OK(ctx, clforge_context_set_params(ctx, spec));
+    const skey *k = &keys[j % NKEYS];
+    const size_t vw = (size_t)sets[j].v[SOFTMAX_VW];
+    const size_t shapes[7][2] = {{5, vw > 1 ? vw - 1 : 1}, {5, vw * 3 + 1}, {5, small ? 50 : 2049}, {5, 37},
+                                 {3, 1000}, {150, 17}, {70, 300}};
+    for (size_t i = 0; i < (small ? 4 : 7); ++i) {
+      scase c = configure(shapes[i][0], shapes[i][1], j * 7 + i, k);
+      if (small) c.rows = c.rows > 70 ? 70 : c.rows, c.n = c.n > 100 ? 100 : c.n;
+      if (i == 2) c.fill = FILL_SPECIAL;
+      if (!run_case(ctx, &c)) fprintf(stderr, "  with params %s\n", spec);
+    }
+    clforge_context_set_params(ctx, NULL);
+  }
+  printf("softmax: %zu parameter sets run\n", nsets);
+
   /* many rows: several rows per work-item (the last item's partly past the
-   * end), both statistics forms, special rows, in place, masks */
+   * end), both statistics forms (one pass: the set with VW = 16 and the
+   * defaults, on its key), special rows, in place, masks */
   for (int k = 0; k < (small ? 2 : 8); ++k) {
     char spec[64];
     snprintf(spec, sizeof spec, "softmax:ONLINE=%d,RPI=%d", k % 2, k % 4 < 2 ? 8 : 32);
     CHECK_OK(ctx, clforge_context_set_params(ctx, spec));
-    scase c = configure(small ? 67 : 333 + (size_t)k, small ? 19 : 129 + 16 * (size_t)k, (size_t)k * 5 + 1);
+    scase c = configure(small ? 67 : 333 + (size_t)k, small ? 19 : 129 + 16 * (size_t)k, (size_t)k * 5 + 1,
+                        k % 2 ? &keys[9 % NKEYS] : &keys[(k / 2) % NKEYS]);
     c.fill = k % 3 ? FILL_SPECIAL : FILL_RANDOM;
     if (!run_case(ctx, &c)) fprintf(stderr, "  with params %s\n", spec);
     clforge_context_set_params(ctx, NULL);
-  }
-
-  /* every ONLINE / VW combination on the default WG and RPW (each exp in
-   * turn), both kinds and lengths around the width */
-  for (int online = 0; online < 2; ++online)
-    for (int vw = 1, j = 0; vw <= 16; vw *= 2, ++j) {
-      char spec[64];
-      snprintf(spec, sizeof spec, "softmax:ONLINE=%d,VW=%d,EXP=%d", online, vw, (online + j) % 2);
-      CHECK_OK(ctx, clforge_context_set_params(ctx, spec));
-      const size_t ns[3] = {vw > 1 ? (size_t)vw - 1 : 1, (size_t)vw * 3 + 1, small ? 50 : 2049};
-      for (int k = 0; k < 3; ++k) {
-        scase c = configure(5, ns[k], (size_t)(online * 16 + vw + k));
-        if (k == 2) c.fill = FILL_SPECIAL;
-        if (!run_case(ctx, &c)) fprintf(stderr, "  with params %s\n", spec);
-      }
-      clforge_context_set_params(ctx, NULL);
-    }
-
-  /* a sample of the whole parameter space (WG, RPW too) */
-  {
-    clforge_device_info dev;
-    CHECK_OK(ctx, clforge_context_device_info(ctx, &dev));
-    const size_t total = clforge__family_enumerate(&clforge__family_softmax, &dev, count_visit, NULL);
-    const size_t samples = small ? 4 : 24;
-    CHECK(total > 0, "softmax: no parameter set allowed");
-    sweep s = {ctx, 0, total / samples ? total / samples : 1, small};
-    clforge__family_enumerate(&clforge__family_softmax, &dev, sweep_visit, &s);
-    printf("softmax: %zu of %zu parameter sets run\n", (total + s.every - 1) / s.every, total);
   }
 
   /* rows or n of 0: a no-op (no buffers needed), with a marker event when asked */
@@ -325,17 +356,21 @@ int main(int argc, char **argv) {
    * gaps, in place), a corrupted one is caught */
   {
     CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
-    scase c = configure(9, small ? 21 : 333, 13);
+    scase c = configure(9, small ? 21 : 333, 13, key_with(CLFORGE_BF16, CLFORGE_BF16, 1, -1));
     c.fill = FILL_SPECIAL, c.ygap = 4;
     run_case(ctx, &c);
     c.in_place = 1, c.mask = 2;
     run_case(ctx, &c);
-    clforge_softmax_desc desc = {.rows = 3, .n = 50, .y_type = CLFORGE_BF16};
-    cl_mem bx = tu_buffer(ctx, 600), by = tu_buffer(ctx, 300);
+    /* f16 x, bf16 y, log-softmax (a key's program): the narrow output too */
+    clforge_softmax_desc desc = {.rows = 3, .n = 50, .x_type = CLFORGE_F16, .y_type = CLFORGE_BF16,
+                                 .kind = CLFORGE_LOG_SOFTMAX};
+    cl_mem bx = tu_buffer(ctx, 300), by = tu_buffer(ctx, 300);
     float h[150];
+    uint16_t h16[150];
     for (int i = 0; i < 150; ++i) h[i] = (float)(i % 17) / 4.0f;
-    tu_write(ctx, bx, 0, sizeof h, h);
-    tu_write(ctx, by, 0, 300, h);
+    clforge_ref_convert(150, h, CLFORGE_F32, h16, CLFORGE_F16);
+    tu_write(ctx, bx, 0, sizeof h16, h16);
+    tu_write(ctx, by, 0, sizeof h16, h16);
     CHECK_OK(ctx, clforge_softmax(ctx, &desc, bx, NULL, by, 0, NULL, NULL));
     clforge__test_set_fault(ctx, "softmax");
     cl_event ev = NULL;

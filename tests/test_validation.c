@@ -44,28 +44,41 @@ int main(void) {
   CHECK_FAILS(ctx, clforge_context_set_validation(ctx, 2), CLFORGE_INVALID_ARGUMENT, "0 or 1");
 
   /* GEMM through the same mechanism: a correct result passes, a corrupted one
-   * is caught, for f32 and bf16 results. */
+   * is caught, for an f32 and a bf16 result. The storage types, transposes
+   * and epilogues are test_gemm's keys 9 and 17 (tests/gemm_cases.h), so
+   * that these builds are shared with it. */
   enum { M = 33, K = 20 };
   float host[M * M];
   for (int i = 0; i < M * M; ++i) host[i] = (float)(i % 29) / 29.0f - 0.4f;
-  cl_mem ga = tu_buffer(ctx, M * K * 4), gb = tu_buffer(ctx, M * K * 4), gc = tu_buffer(ctx, M * M * 4);
-  tu_write(ctx, ga, 0, M * K * 4, host);
-  tu_write(ctx, gb, 0, M * K * 4, host + 100);
-  tu_write(ctx, gc, 0, M * M * 4, host);
-  for (int d = 0; d < 3; d += 2) {
-    unsigned char cinit[M * M * 4]; /* C's initial values in its own dtype */
-    clforge_ref_convert(M * M, host, CLFORGE_F32, cinit, dts[d]);
-    tu_write(ctx, gc, 0, M * M * clforge_dtype_size(dts[d]), cinit);
-    clforge_gemm_desc desc = {.m = M, .n = M, .k = K, .alpha = 1, .beta = 0.5f, .c_type = dts[d],
-                              .bias_mode = CLFORGE_BIAS_ROW, .activation = CLFORGE_ACT_GELU_ERF};
-    CHECK_OK(ctx, clforge_gemm(ctx, &desc, ga, gb, gc, ga, 0, NULL, NULL));
+  const clforge_gemm_desc descs[2] = {
+      {.m = M, .n = M, .k = K, .alpha = 1, .beta = 0.5f, .trans_b = CLFORGE_TRANS, .a_type = CLFORGE_F16,
+       .c_type = CLFORGE_F32, .bias_mode = CLFORGE_BIAS_ROW, .bias_type = CLFORGE_F16,
+       .activation = CLFORGE_ACT_RELU},
+      {.m = M, .n = M, .k = K, .alpha = 1, .beta = 0.5f, .a_type = CLFORGE_F16, .b_type = CLFORGE_BF16,
+       .c_type = CLFORGE_BF16, .bias_mode = CLFORGE_BIAS_COLUMN, .activation = CLFORGE_ACT_RELU}};
+  cl_mem ga = tu_buffer(ctx, M * K * 4), gb = tu_buffer(ctx, M * K * 4), gc = tu_buffer(ctx, M * M * 4),
+         gbias = tu_buffer(ctx, M * 4);
+  for (int i = 0; i < 2; ++i) {
+    const clforge_gemm_desc *desc = &descs[i];
+    const clforge_dtype bt = desc->b_type ? desc->b_type : CLFORGE_F32, biast = desc->bias_type ? desc->bias_type : CLFORGE_F32;
+    unsigned char conv[M * M * 4]; /* each operand's values in its own dtype */
+    clforge_ref_convert(M * K, host, CLFORGE_F32, conv, desc->a_type);
+    tu_write(ctx, ga, 0, M * K * clforge_dtype_size(desc->a_type), conv);
+    clforge_ref_convert(M * K, host + 100, CLFORGE_F32, conv, bt);
+    tu_write(ctx, gb, 0, M * K * clforge_dtype_size(bt), conv);
+    clforge_ref_convert(M, host + 7, CLFORGE_F32, conv, biast);
+    tu_write(ctx, gbias, 0, M * clforge_dtype_size(biast), conv);
+    clforge_ref_convert(M * M, host, CLFORGE_F32, conv, desc->c_type);
+    tu_write(ctx, gc, 0, M * M * clforge_dtype_size(desc->c_type), conv);
+    CHECK_OK(ctx, clforge_gemm(ctx, desc, ga, gb, gc, gbias, 0, NULL, NULL));
     clforge__test_set_fault(ctx, "gemm");
-    CHECK_FAILS(ctx, clforge_gemm(ctx, &desc, ga, gb, gc, ga, 0, NULL, NULL), CLFORGE_VALIDATION_FAILED, "gemm: element");
+    CHECK_FAILS(ctx, clforge_gemm(ctx, desc, ga, gb, gc, gbias, 0, NULL, NULL), CLFORGE_VALIDATION_FAILED, "gemm: element");
     clforge__test_set_fault(ctx, NULL);
   }
   clReleaseMemObject(ga);
   clReleaseMemObject(gb);
   clReleaseMemObject(gc);
+  clReleaseMemObject(gbias);
   clReleaseMemObject(a);
   clReleaseMemObject(b);
   clforge_context_destroy(ctx);

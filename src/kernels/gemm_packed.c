@@ -1,6 +1,7 @@
-/* Descriptor of the packed GEMM family (cl/gemm_common.cl + cl/gemm_packed.cl):
- * the pack kernels and the micro-kernel, built as one program from one set
- * of parameters (the panels' widths MR and NR are both sides' contract). */
+/* Descriptor of the packed GEMM family: the micro-kernel (cl/gemm_base.cl +
+ * cl/gemm_common.cl + cl/gemm_packed.cl, .sources) and the pack kernel
+ * (cl/gemm_base.cl + cl/gemm_pack.cl, built by src/ops/gemm_packed.c with the
+ * panel widths MR and NR: both sides' contract), from one set of parameters. */
 #include <stdio.h>
 
 #include "families.h"
@@ -48,7 +49,7 @@ static void packed_canonical(int *v) {
 /* clang-format off */
 const clforge__family clforge__family_gemm_packed = {
     .name = "gemm_packed",
-    .sources = (const char *const[]){"gemm_common", "gemm_packed", NULL},
+    .sources = (const char *const[]){"gemm_base", "gemm_common", "gemm_packed", NULL},
     .kernel = "clforge_gemm_packed",
     .nparams = GEMMP_NPARAMS,
     .params = {

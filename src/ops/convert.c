@@ -44,16 +44,15 @@ static clforge_status enqueue_kernel(clforge_context ctx, size_t n, cl_mem src, 
   int v[CLFORGE_MAX_PARAMS];
   clforge_status r = clforge__family_select(ctx, f, 0, NULL, v, NULL); /* not tuned: memory-bound */
   if (r != CLFORGE_SUCCESS) return r;
-  char opts[512];
-  if (clforge__family_options(f, v, opts, sizeof opts))
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "convert: build options too long");
-  size_t used = strlen(opts);
-  snprintf(opts + used, sizeof opts - used, " -DSRC_T=%d -DDST_T=%d", (int)st, (int)dt);
+  /* WGS is a launch size only: left out of the build options, so that every
+   * work-group size shares one program (a new size costs a new launch shape,
+   * not a new build). */
+  char opts[128];
+  snprintf(opts, sizeof opts, "-DVW=%d -DSRC_T=%d -DDST_T=%d", v[0], (int)st, (int)dt); /* v: VW, WGS */
   cl_kernel k;
   r = clforge__kernel_get(ctx, f->sources, opts, f->kernel, &k);
   if (r != CLFORGE_SUCCESS) return r;
-  /* WGS is a launch size only (not used in the source): shrink it to what
-   * this kernel supports on this device rather than fail. */
+  /* Shrink WGS to what this kernel supports on this device rather than fail. */
   size_t vw = (size_t)v[0], wgs = (size_t)v[1], kmax = 0;
   if (clGetKernelWorkGroupInfo(k, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS)
     while (wgs > 1 && wgs > kmax) wgs /= 2;

@@ -1,17 +1,25 @@
 /* The packed GEMM path: op(A) and op(B) packed into f32 panels in the
- * context's workspace, then the micro-kernel (cl/gemm_packed.cl). When the
- * panels of the whole call exceed the workspace bound the call is blocked:
- * fewer batch items per pass, then column blocks of C (B packed once per
- * block) and row blocks within them. */
+ * context's workspace (cl/gemm_pack.cl), then the micro-kernel
+ * (cl/gemm_packed.cl). When the panels of the whole call exceed the
+ * workspace bound the call is blocked: fewer batch items per pass, then
+ * column blocks of C (B packed once per block) and row blocks within them. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../context.h"
 #include "../error.h"
 #include "../kernels/families.h"
+#include "../program.h"
 #include "../workspace.h"
 #include "gemm_launch.h"
 
-enum { PK = 16 }; /* k values per work-item of a pack kernel (cl/gemm_packed.cl) */
+/* The pack kernel (cl/gemm_pack.cl): k values per work-item, and work-items
+ * per work-group, along k when the operand's rows run along k, else across
+ * panels. A fixed work-group, so that a pack program is compiled for one
+ * shape whatever the problem (a size left to the driver followed the global
+ * size: a compile per problem shape on PoCL). */
+enum { PK = 16, PACK_WG = 64 };
+static const char *const pack_sources[] = {"gemm_base", "gemm_pack", NULL};
 
 /* The A panels of one band of row blocks (cl/gemm_packed.cl): a few MiB,
  * so that they stay in a CPU's last-level cache with B's current panels
@@ -74,8 +82,9 @@ static clforge_status launch(chain *c, cl_kernel k, const size_t *global, const 
 }
 
 /* Pack `count` rows of op(A) from row0 (or columns of op(B) from col0) of
- * `items` batch items starting at batch item b0, padded to `padded`. */
-static clforge_status pack(chain *c, cl_kernel kern, const clforge__gemm_operand *o, cl_mem src, cl_mem ws,
+ * `items` batch items starting at batch item b0, padded to `padded`, with
+ * kern (along: the operand's rows run along k). */
+static clforge_status pack(chain *c, cl_kernel kern, int along, const clforge__gemm_operand *o, cl_mem src, cl_mem ws,
                            size_t first, size_t count, size_t padded, size_t width, size_t b0, size_t items,
                            size_t p_off, size_t p_stride, cl_uint k, const char *what) {
   /* `what` names the launch in messages */
@@ -91,10 +100,23 @@ static clforge_status pack(chain *c, cl_kernel kern, const clforge__gemm_operand
   err |= clSetKernelArg(kern, 7, sizeof ws, &ws);
   err |= clSetKernelArg(kern, 8, sizeof poff, &poff);
   err |= clSetKernelArg(kern, 9, sizeof pstride, &pstride);
+  const cl_uint panels = (cl_uint)(padded / width);
+  err |= clSetKernelArg(kern, 10, sizeof panels, &panels);
   if (err != CL_SUCCESS)
     return clforge__fail(c->ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the pack kernel's arguments failed");
-  const size_t global[3] = {(k + PK - 1) / PK, padded / width, items};
-  return launch(c, kern, global, NULL, what);
+  const size_t l0 = along ? PACK_WG : 1, l1 = along ? 1 : PACK_WG;
+  const size_t global[3] = {round_up((k + PK - 1) / PK, l0), round_up(panels, l1), items}, local[3] = {l0, l1, 1};
+  return launch(c, kern, global, local, what);
+}
+
+/* The pack kernel for panels of `width` rows of an operand of storage type
+ * t; along: its rows are contiguous along k. Built with only these, so that
+ * A and B, every epilogue, C type and blocking share it. */
+static clforge_status pack_kernel(clforge_context ctx, clforge_dtype t, int width, int along, int idx64, cl_kernel *k) {
+  char opts[96];
+  snprintf(opts, sizeof opts, "-DW=%d -DX_T=%d -DALONG=%d -DIDX64=%d", width, (int)t, along, idx64);
+  clforge_status st = clforge__kernel_get(ctx, pack_sources, opts, "clforge_gemm_pack", k);
+  return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "gemm", "gemm_packed", opts, PACK_WG) : st;
 }
 
 clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__gemm *g,
@@ -107,10 +129,15 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR,
                          "gemm: the packed panels of one block exceed the workspace bound");
   /* Every kernel and the workspace first: a failure leaves C untouched. */
-  cl_kernel ka, kb, km;
-  clforge_status st = clforge__gemm_kernel(ctx, f, "clforge_gemm_pack_a", v, g, 0, &ka);
-  if (st == CLFORGE_SUCCESS) st = clforge__gemm_kernel(ctx, f, "clforge_gemm_pack_b", v, g, 0, &kb);
-  if (st == CLFORGE_SUCCESS) st = clforge__gemm_kernel(ctx, f, f->kernel, v, g, (mc / mr) * (nc / nr), &km);
+  /* The micro-kernel reads f32 panels whatever A and B are: its program is
+   * built for those, so that it serves every storage type and transpose. */
+  clforge__gemm panels = *g;
+  panels.a.type = panels.b.type = CLFORGE_F32;
+  panels.a.trans = panels.b.trans = 0;
+  cl_kernel ka, kb, km; /* ka and kb may be one kernel: the same copy */
+  clforge_status st = pack_kernel(ctx, g->a.type, (int)mr, !g->a.trans, g->idx64, &ka);
+  if (st == CLFORGE_SUCCESS) st = pack_kernel(ctx, g->b.type, (int)nr, g->b.trans, g->idx64, &kb);
+  if (st == CLFORGE_SUCCESS) st = clforge__gemm_kernel(ctx, f, f->kernel, v, &panels, (mc / mr) * (nc / nr), &km);
   cl_mem ws = NULL;
   cl_event busy = NULL;
   const size_t b_base = b.a_floats * b.items;
@@ -131,16 +158,16 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
     for (size_t n0 = 0; n0 < g->n && st == CLFORGE_SUCCESS; n0 += b.cols) {
       const size_t cols = min_size(b.cols, g->n - n0), cols_p = round_up(cols, nc);
       if (k)
-        st = pack(&c, kb, &g->b, bf->b, ws, n0, cols, cols_p, nr, b0, items, b_base, b.b_floats, k,
+        st = pack(&c, kb, g->b.trans, &g->b, bf->b, ws, n0, cols, cols_p, nr, b0, items, b_base, b.b_floats, k,
                   "clEnqueueNDRangeKernel (gemm pack_b)");
       for (size_t m0 = 0; m0 < g->m && st == CLFORGE_SUCCESS; m0 += b.rows) {
         const size_t rows = min_size(b.rows, g->m - m0), rows_p = round_up(rows, mc);
         /* A's panels stay valid across column blocks when one block holds all rows. */
         if (k && (n0 == 0 || b.rows < g->m))
-          st = pack(&c, ka, &g->a, bf->a, ws, m0, rows, rows_p, mr, b0, items, 0, b.a_floats, k,
+          st = pack(&c, ka, !g->a.trans, &g->a, bf->a, ws, m0, rows, rows_p, mr, b0, items, 0, b.a_floats, k,
                     "clEnqueueNDRangeKernel (gemm pack_a)");
         if (st != CLFORGE_SUCCESS) break;
-        clforge__gemm gp = *g;
+        clforge__gemm gp = panels;
         gp.a.offset = 0, gp.a.stride = b.a_floats, gp.a.ld = 0;
         gp.b.offset = b_base, gp.b.stride = b.b_floats, gp.b.ld = 0;
         gp.c.offset = g->c.offset + b0 * g->c.stride;

@@ -95,12 +95,22 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__softmax 
 static clforge_status get_kernel(clforge_context ctx, const clforge__softmax *d, const softmax_plan *p,
                                  cl_kernel *k) {
   const clforge__family *f = &clforge__family_softmax;
+  /* Only what the kernel reads is built in, so that calls differing in the
+   * rest share a program: RPI is the host's (the kernel takes the count as
+   * its argument rpi), STASH acts only in two-pass softmax into f32 y, and
+   * the mask's type only with a mask (cl/softmax.cl). */
+  const int log = d->kind == CLFORGE_LOG_SOFTMAX;
+  const int stash = p->v[SOFTMAX_STASH] && !p->v[SOFTMAX_ONLINE] && !log && d->y.type == CLFORGE_F32;
   char opts[512];
-  if (clforge__family_options(f, p->v, opts, sizeof opts))
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "softmax: build options too long");
-  size_t used = strlen(opts);
+  size_t used = 0;
+  opts[0] = '\0';
+  for (int i = 0; i < f->nparams; ++i)
+    if (i != SOFTMAX_RPI)
+      used += (size_t)snprintf(opts + used, sizeof opts - used, "%s-D%s=%d", used ? " " : "", f->params[i].name,
+                               i == SOFTMAX_STASH ? stash : p->v[i]);
   snprintf(opts + used, sizeof opts - used, " -DX_T=%d -DY_T=%d -DMASK_T=%d -DHAS_MASK=%d -DLOG=%d -DIDX64=%d",
-           (int)d->x.type, (int)d->y.type, (int)d->mask.type, d->has_mask, d->kind == CLFORGE_LOG_SOFTMAX, d->idx64);
+           (int)d->x.type, (int)d->y.type, d->has_mask ? (int)d->mask.type : (int)CLFORGE_F32, d->has_mask, log,
+           d->idx64);
   clforge_status st = clforge__kernel_get(ctx, f->sources, opts, f->kernel, k);
   const size_t wgs = (size_t)p->v[SOFTMAX_WG] * (size_t)p->v[SOFTMAX_RPW];
   return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "softmax", f->name, opts, wgs) : st;
