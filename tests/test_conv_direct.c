@@ -254,8 +254,9 @@ static int geometry_mixes(clforge_conv_algo algo, int cls, const int **list) {
     *list = cls == 0 ? d_nchw_gather : cls == 1 ? d_nchw_vec : d_nhwc;
     return cls == 1 ? 2 : 1;
   }
-  const int cinner = cls >> 2, yunit = cls & 1; /* x's layout, and y's matching it */
-  *list = cinner ? (yunit ? dw_m0 : dw_m2) : (yunit ? dw_m1 : dw_m3);
+  /* M0 where test_conv's cases build the same; f16 x on NCHW's vector loads,
+   * bf16 on NHWC's, M3 gathering NHWC for NCHW y. */
+  *list = cls == 2 ? dw_m1 : cls == 6 ? dw_m2 : cls == 4 ? dw_m3 : dw_m0;
   return 1;
 }
 
