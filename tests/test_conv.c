@@ -74,7 +74,7 @@ static void geometry(int small) {
 /* Storage types, bias, activation, alpha/beta and offsets on two shapes.
  * Each (storage mix, bias, activation, layout) is a kernel build per
  * algorithm, several seconds each on PoCL, while alpha, beta and offsets are
- * arguments; so the twelve cases share five such keys, with each storage
+ * arguments; so the twelve cases share four such keys, with each storage
  * type as x, w and y in four cases and as a bias in four (f32: two, and the
  * last case's), mixed types in every key, activations 0 and 1 in four cases
  * and 2 and 3 in two, no bias in two, each layout in six, alpha 0.5 in two
@@ -84,11 +84,13 @@ static void variants(void) {
   static const struct {
     clforge_dtype x, w, y, b;
     int bias, act, nhwc;
-  } keys[5] = {
-      {F32, F16, BF16, BF16, 1, 0, 0}, {F16, F32, F32, F16, 1, 1, 1}, {BF16, BF16, F16, F32, 0, 1, 1},
-      {F16, BF16, F16, F16, 1, 2, 0},  {BF16, F32, F32, F32, 1, 3, 1},
+  } keys[4] = {
+      {F32, F16, BF16, BF16, 1, 0, 0},
+      {F16, F32, F32, F16, 1, 1, 1},
+      {BF16, BF16, F16, F32, 0, 2, 0},
+      {BF16, BF16, F16, F32, 1, 3, 1},
   };
-  static const int key_of[6] = {0, 2, 3, 4, 0, 1}; /* case i's key: activation i % 4, layout i % 2, no bias at 1 */
+  static const int key_of[6] = {0, 1, 2, 3, 0, 1}; /* case i's key: activation i % 4, layout i % 2 */
   const clforge_conv2d_desc shapes[2] = {conv_desc(2, 17, 9, 8, 18, 3, 1, 1), conv_desc(1, 9, 6, 7, 10, 1, 1, 0)};
   for (int s = 0; s < 2; ++s)
     for (int i = 0; i < 6; ++i) {
