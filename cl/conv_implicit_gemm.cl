@@ -230,6 +230,9 @@ void clforge_conv_implicit_gemm(const global x_t *restrict X, const ulong x_off,
 #endif
       float e[VW];
       VSTOREP(acc[i][t], e);
+      // Not unrolled: MR*NV*VW copies of the epilogue made most of the
+      // kernel's code (its compile took 3x longer) for no speed.
+      UNROLL(1)
       for (int v = 0; v < VW; ++v) {
         if (col + v >= Kg) break;
         const idx_t yv = yi + (idx_t)v * ysc;

@@ -54,10 +54,13 @@ static void cover_held(const cover_list *l, int held[CLFORGE_MAX_PARAMS][CLFORGE
 /* Up to cap sets into out, the count returned: first one set for each of
  * the nreq partial assignments in req (nreq x nparams values, -1 = free),
  * then sets until every value that some allowed set holds is covered, and
- * at least min_sets in all. Each pick is the allowed set, in a fixed-seed
- * shuffled order, that covers the most values not covered yet. */
-static size_t cover_sample(const clforge__family *f, const clforge_device_info *dev, unsigned long long seed,
-                           const int *req, size_t nreq, size_t min_sets, param_set *out, size_t cap) {
+ * at least min_sets in all. The ngiven sets in given (defaults that other
+ * cases already run) count as covered. Each pick is the allowed set, in a
+ * fixed-seed shuffled order, that covers the most values not covered yet,
+ * ties going to the cheaper set when cost is given (a build-time estimate). */
+static size_t cover_sample_given(const clforge__family *f, const clforge_device_info *dev, unsigned long long seed,
+                                 const int *req, size_t nreq, size_t min_sets, const param_set *given, size_t ngiven,
+                                 int (*cost)(const int *v), param_set *out, size_t cap) {
   cover_list l = {f, NULL, 0, 0};
   clforge__family_enumerate(f, dev, cover_collect, &l);
   const size_t np = (size_t)f->nparams;
@@ -70,6 +73,9 @@ static size_t cover_sample(const clforge__family *f, const clforge_device_info *
   }
   int covered[CLFORGE_MAX_PARAMS][CLFORGE_MAX_CANDIDATES] = {{0}}, held[CLFORGE_MAX_PARAMS][CLFORGE_MAX_CANDIDATES];
   cover_held(&l, held);
+  for (size_t g = 0; g < ngiven; ++g)
+    for (size_t p = 0; p < np; ++p)
+      for (int c = 0; c < f->params[p].count; ++c) covered[p][c] |= f->params[p].values[c] == given[g].v[p];
   int want[CLFORGE_MAX_PARAMS];
   size_t n = 0;
   while (n < cap) {
@@ -80,7 +86,7 @@ static size_t cover_sample(const clforge__family *f, const clforge_device_info *
     for (size_t p = 0; p < np; ++p)
       want[p] = n < nreq && req[n * np + p] >= 0 ? cover_index(f, (int)p, req[n * np + p]) : -1;
     size_t best = l.n;
-    int best_gain = -1;
+    int best_gain = -1, best_cost = 0;
     for (size_t o = 0; o < l.n; ++o) {
       const unsigned char *v = l.all + order[o] * np;
       int gain = 0, fits = 1;
@@ -88,13 +94,18 @@ static size_t cover_sample(const clforge__family *f, const clforge_device_info *
         fits = want[p] < 0 || want[p] == v[p];
         gain += !covered[p][v[p]];
       }
-      if (!fits || gain <= best_gain) continue;
+      int vals[CLFORGE_MAX_PARAMS], c = 0;
+      if (fits && cost) {
+        for (size_t p = 0; p < np; ++p) vals[p] = f->params[p].values[v[p]];
+        c = cost(vals);
+      }
+      if (!fits || gain < best_gain || (gain == best_gain && (!cost || c >= best_cost))) continue;
       int taken = 0; /* never the same set twice */
       for (size_t s = 0; s < n && !taken; ++s) {
         taken = 1;
         for (size_t p = 0; p < np && taken; ++p) taken = out[s].v[p] == f->params[p].values[v[p]];
       }
-      if (!taken) best = order[o], best_gain = gain;
+      if (!taken) best = order[o], best_gain = gain, best_cost = c;
     }
     if (best == l.n) break; /* nothing fits: the caller sees the count */
     memset(&out[n], 0, sizeof out[n]);
@@ -108,6 +119,11 @@ static size_t cover_sample(const clforge__family *f, const clforge_device_info *
   free(order);
   free(l.all);
   return n;
+}
+
+static size_t cover_sample(const clforge__family *f, const clforge_device_info *dev, unsigned long long seed,
+                           const int *req, size_t nreq, size_t min_sets, param_set *out, size_t cap) {
+  return cover_sample_given(f, dev, seed, req, nreq, min_sets, NULL, 0, NULL, out, cap);
 }
 
 /* 1 when the sets hold every value of every parameter that some allowed

@@ -71,22 +71,40 @@ static void geometry(int small) {
   }
 }
 
-/* Storage types, bias, activation, alpha/beta and offsets on two shapes. */
+/* Storage types, bias, activation, alpha/beta and offsets on two shapes.
+ * Each (storage mix, bias, activation, layout) is a kernel build per
+ * algorithm, several seconds each on PoCL, while alpha, beta and offsets are
+ * arguments; so the twelve cases share four such keys, with each storage
+ * type as x, w and y in four cases and as a bias in four (f32: two, and the
+ * last case's), mixed types in every key, activations 0 and 1 in four cases
+ * and 2 and 3 in two, no bias in two, each layout in six, alpha 0.5 in two
+ * and beta 0.75 in four: as many as when each case had a key of its own. */
 static void variants(void) {
-  const clforge_dtype t[3] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
+  const clforge_dtype F32 = CLFORGE_F32, F16 = CLFORGE_F16, BF16 = CLFORGE_BF16;
+  static const struct {
+    clforge_dtype x, w, y, b;
+    int bias, act, nhwc;
+  } keys[4] = {
+      {F32, F16, BF16, BF16, 1, 0, 0},
+      {F16, F32, F32, F16, 1, 1, 1},
+      {BF16, BF16, F16, F32, 0, 2, 0},
+      {BF16, BF16, F16, F32, 1, 3, 1},
+  };
+  static const int key_of[6] = {0, 1, 2, 3, 0, 1}; /* case i's key: activation i % 4, layout i % 2 */
   const clforge_conv2d_desc shapes[2] = {conv_desc(2, 17, 9, 8, 18, 3, 1, 1), conv_desc(1, 9, 6, 7, 10, 1, 1, 0)};
   for (int s = 0; s < 2; ++s)
     for (int i = 0; i < 6; ++i) {
       clforge_conv2d_desc d = shapes[s];
-      d.x_type = t[i % 3], d.w_type = t[(i + 1) % 3], d.y_type = t[(i / 2 + s) % 3], d.bias_type = t[(i + 2) % 3];
-      if (i % 2) d.x_layout = d.y_layout = CLFORGE_NHWC, d.w_layout = CLFORGE_KRSC;
-      d.activation = (clforge_activation)(i % 4);
+      const int k = key_of[i];
+      d.x_type = keys[k].x, d.w_type = keys[k].w, d.y_type = keys[k].y, d.bias_type = keys[k].b;
+      if (keys[k].nhwc) d.x_layout = d.y_layout = CLFORGE_NHWC, d.w_layout = CLFORGE_KRSC;
+      d.activation = (clforge_activation)keys[k].act;
       d.alpha = i == 3 ? 0.5f : 0.0f; /* 0: left out, i.e. 1 */
       d.beta = i >= 4 ? 0.75f : 0.0f;
       d.x_offset = (size_t)i * 3, d.w_offset = (size_t)i, d.bias_offset = 2;
-      add(d, i != 1);
+      add(d, keys[k].bias);
     }
-  /* alpha = 0 as given: y = beta*y + bias only (x and w do not count) */
+  /* alpha = 0 as given: y = beta*y + bias only (x and w do not count); f32 */
   clforge_conv2d_desc d = shapes[0];
   d.alpha_mode = CLFORGE_ALPHA_AS_GIVEN, d.alpha = 0.0f, d.beta = 1.0f;
   add(d, 1);

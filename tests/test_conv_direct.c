@@ -2,18 +2,23 @@
  * against clforge_ref_conv2d through the public clforge_conv2d: odd sizes,
  * every padding/stride/dilation kind, groups 1/2/4/C, depthwise multipliers
  * 1 and 2, both layouts of x and y independently, both filter layouts,
- * every storage type, bias/activation/beta, alpha/beta corners, offsets,
- * guard regions around y (values outside y stay untouched), NaN in an
- * unread y and in x with alpha 0; depthwise refused when groups != C; a
- * sample of each family's parameter space (clforge_context_set_params).
- * --small: tiny cases only (Oclgrind). */
+ * all nine x/w storage pairs with every y and bias type,
+ * bias/activation/beta, alpha/beta corners, offsets, guard regions around y
+ * (values outside y stay untouched), NaN in an unread y and in x with alpha
+ * 0; depthwise refused when groups != C; a sample of each family's
+ * parameter space that takes every value of every parameter
+ * (clforge_context_set_params). Cases share kernel builds (a build costs
+ * seconds on PoCL; shapes, strides, alpha/beta and offsets are arguments):
+ * see mixes[]. --small: tiny cases only (Oclgrind). */
 #include <math.h>
 
 #include "../src/conv_desc.h"
 #include "../src/kernels/conv_depthwise.h"
 #include "../src/kernels/conv_direct.h"
 #include "../src/kernels/families.h"
+#include "../src/ops/conv_algo.h"
 #include "../src/ref/compare.h"
+#include "param_cover.h"
 #include "test_util.h"
 
 typedef struct {
@@ -149,8 +154,6 @@ static ccase base(size_t n, size_t c, size_t h, size_t w, size_t k, size_t r, si
   return x;
 }
 
-static const clforge_dtype dts[3] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
-
 /* The geometry table: shapes both algorithms must get right (direct runs
  * all; depthwise those with groups == C). */
 static size_t geometry(ccase *out, int small) {
@@ -197,24 +200,88 @@ static size_t geometry(ccase *out, int small) {
   return n;
 }
 
-/* The storage / epilogue configurations the sweeps rotate through: each is
- * one kernel build per algorithm and x layout, so the test builds few
- * programs (alpha, beta and offsets are arguments, not build options). */
-static void configure(ccase *c, size_t i) {
-  switch (i % 4) {
-  case 0: c->xt = CLFORGE_F32, c->wt = CLFORGE_F32, c->yt = CLFORGE_F32, c->bias = 0, c->act = 0; break;
-  case 1:
-    c->xt = CLFORGE_F16, c->wt = CLFORGE_F32, c->yt = CLFORGE_F32, c->bias = 1, c->bt = CLFORGE_F32, c->act = 1;
-    break;
-  case 2:
-    c->xt = CLFORGE_BF16, c->wt = CLFORGE_BF16, c->yt = CLFORGE_F16, c->bias = 1, c->bt = CLFORGE_BF16, c->act = 2;
-    break;
-  default: c->xt = CLFORGE_F32, c->wt = CLFORGE_F16, c->yt = CLFORGE_BF16, c->bias = 0, c->act = 3; break;
-  }
+/* Storage / epilogue mixes (x, w, y, bias and its type, activation): all
+ * nine x/w pairs, every y and bias type, no bias, every activation. A mix
+ * is one kernel build per algorithm, build class (below) and parameter
+ * set, so the cases share few builds: M0..M3 run the geometry sweeps and
+ * the corners with the default parameters, each in the classes of
+ * geometry_mixes(); the dtype sweep runs all nine, M4..M8 each with one of
+ * the sampled parameter sets. */
+typedef struct {
+  clforge_dtype xt, wt, yt;
+  int bias;
+  clforge_dtype bt;
+  int act;
+} mix;
+
+#define F32_ CLFORGE_F32
+#define F16_ CLFORGE_F16
+#define BF16_ CLFORGE_BF16
+static const mix mixes[9] = {
+    {F32_, F32_, F32_, 0, F32_, 0},   {F16_, F32_, F32_, 1, F32_, 1},   {BF16_, BF16_, F16_, 1, BF16_, 2},
+    {F32_, F16_, BF16_, 0, F32_, 3},  {F32_, BF16_, BF16_, 1, F16_, 1}, {F16_, F16_, BF16_, 1, F32_, 2},
+    {F16_, BF16_, F32_, 1, BF16_, 3}, {BF16_, F32_, BF16_, 1, BF16_, 0}, {BF16_, F16_, F32_, 1, F16_, 0},
+};
+#undef F32_
+#undef F16_
+#undef BF16_
+
+static void apply_mix(ccase *c, int m) {
+  const mix *x = &mixes[m];
+  c->xt = x->xt, c->wt = x->wt, c->yt = x->yt, c->bias = x->bias, c->bt = x->bt, c->act = x->act;
 }
 
-/* Each geometry case in every layout of x, y and w, with a configuration,
- * alpha/beta and offsets rotating. */
+/* The build options a case's layouts and shape choose besides the mix
+ * (src/ops/conv_direct.c, conv_depthwise.c). Direct: x in NHWC (its own
+ * default tiles on CPUs) * 2 + XUNIT. Depthwise: CINNER * 4 + XUNIT * 2 +
+ * YUNIT. -1 when the case does not resolve. */
+static int build_class(const ccase *c, clforge_conv_algo algo) {
+  clforge_conv2d_desc desc = make_desc(c, algo);
+  clforge__conv d;
+  if (clforge__conv_resolve(NULL, &desc, c->bias, &d) != CLFORGE_SUCCESS) return -1;
+  if (algo == CLFORGE_CONV_ALGO_DIRECT) return c->xl * 2 + (d.x.stride[3] == 1 && d.stride_w == 1);
+  const int cinner = c->xl, mult1 = d.k == d.c;
+  const int xunit = cinner ? d.x.stride[1] == 1 && mult1 : d.x.stride[3] == 1 && d.stride_w == 1;
+  const int yunit = cinner ? d.y.stride[1] == 1 : d.y.stride[3] == 1;
+  return cinner * 4 + xunit * 2 + yunit;
+}
+
+/* The mixes the geometry sweep rotates through in each build class. */
+static int geometry_mixes(clforge_conv_algo algo, int cls, const int **list) {
+  static const int d_nchw_gather[] = {3}, d_nchw_vec[] = {1, 2}, d_nhwc[] = {0};
+  static const int dw_m0[] = {0}, dw_m1[] = {1}, dw_m2[] = {2}, dw_m3[] = {3};
+  if (algo == CLFORGE_CONV_ALGO_DIRECT) {
+    *list = cls == 0 ? d_nchw_gather : cls == 1 ? d_nchw_vec : d_nhwc;
+    return cls == 1 ? 2 : 1;
+  }
+  /* M0 where test_conv's cases build the same; f16 x on NCHW's vector loads,
+   * bf16 on NHWC's, M3 gathering NHWC for NCHW y. */
+  *list = cls == 2 ? dw_m1 : cls == 6 ? dw_m2 : cls == 4 ? dw_m3 : dw_m0;
+  return 1;
+}
+
+/* c with its x/y/w layouts (tried from the layout index `from` on), and
+ * where needed stride_w and the channel multiplier, changed so that its
+ * build class is cls; 0 when none is. */
+static int place(ccase *c, clforge_conv_algo algo, int cls, int from) {
+  const size_t sws[3] = {c->sw, 1, 2}, ks[3] = {c->k, c->c, 2 * c->c};
+  const int nk = algo == CLFORGE_CONV_ALGO_DEPTHWISE ? 3 : 1;
+  for (int l = 0; l < 8; ++l)
+    for (int si = 0; si < 3; ++si)
+      for (int ki = 0; ki < nk; ++ki) {
+        ccase t = *c;
+        const int lay = (from + l) % 8;
+        t.xl = lay & 1, t.yl = (lay >> 1) & 1, t.wl = (lay >> 2) & 1, t.sw = sws[si], t.k = ks[ki];
+        if (build_class(&t, algo) == cls) {
+          *c = t;
+          return 1;
+        }
+      }
+  return 0;
+}
+
+/* Each geometry case in every layout of x, y and w, with the mixes of its
+ * build class, alpha/beta and offsets rotating. */
 static void geometry_sweep(clforge_context ctx, clforge_conv_algo algo, int small) {
   ccase cs[64];
   const size_t n = geometry(cs, small);
@@ -226,7 +293,9 @@ static void geometry_sweep(clforge_context ctx, clforge_conv_algo algo, int smal
       ccase c = cs[i];
       c.xl = lay & 1, c.yl = (lay >> 1) & 1, c.wl = (lay >> 2) & 1;
       ++rot;
-      configure(&c, rot);
+      const int *ms;
+      const int nm = geometry_mixes(algo, build_class(&c, algo), &ms);
+      apply_mix(&c, ms[rot % (size_t)nm]);
       c.beta = rot % 3 == 1 ? 0.5f : 0.0f;
       c.alpha = rot % 5 == 2 ? -1.5f : 0.0f; /* 0: default one */
       c.xo = rot % 4 == 3 ? 5 : 0, c.wo = rot % 3 == 2 ? 3 : 0, c.yo = rot % 2 ? 11 : 0, c.bo = rot % 3;
@@ -235,72 +304,93 @@ static void geometry_sweep(clforge_context ctx, clforge_conv_algo algo, int smal
   }
 }
 
-/* alpha / beta corners on one shape (two configurations). */
+/* alpha / beta corners on one shape (the mixes of its build class). */
 static void corners(clforge_context ctx, clforge_conv_algo algo, const ccase *shape) {
   const float alphas[3] = {0.0f, 1.0f, -0.75f}, betas[3] = {0.0f, 1.0f, 2.5f};
+  const int *ms;
+  const int nm = geometry_mixes(algo, build_class(shape, algo), &ms);
   int i = 0;
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b, ++i) {
       ccase c = *shape;
-      configure(&c, (size_t)(i % 2));
+      apply_mix(&c, ms[i % nm]);
       c.alpha = alphas[a], c.as_given = 1, c.beta = betas[b];
       c.x_nan = a == 0; /* alpha 0: x does not count */
       run_case(ctx, &c, algo);
     }
 }
 
-/* Every x and w storage type, and every y type, on one shape. */
+/* Mix m on one shape, with a bias and beta, placed in a build class that
+ * runs m. */
+static void dtype_case(clforge_context ctx, clforge_conv_algo algo, const ccase *shape, int m, int cls) {
+  ccase c = *shape;
+  apply_mix(&c, m);
+  c.bias = mixes[m].bias, c.beta = 0.25f;
+  CHECK(place(&c, algo, cls, m), "mix %d: no layout of the shape has build class %d", m, cls);
+  run_case(ctx, &c, algo);
+}
+
+/* M0..M3 with the default parameters, each in a class the geometry runs it in. */
 static void dtype_sweep(clforge_context ctx, clforge_conv_algo algo, const ccase *shape) {
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) {
-      ccase c = *shape;
-      const int y = (a + b) % 3;
-      c.xt = dts[a], c.wt = dts[b], c.yt = dts[y], c.bias = 1, c.bt = dts[(a + 2 * b) % 3], c.beta = 0.25f;
-      c.xl = (a + b) % 2, c.yl = b % 2;
-      run_case(ctx, &c, algo);
+  for (int m = 0; m < 4; ++m)
+    for (int cls = 0; cls < 8; ++cls) {
+      const int *ms;
+      const int nm = geometry_mixes(algo, cls, &ms);
+      int has = 0;
+      for (int j = 0; j < nm; ++j) has |= ms[j] == m;
+      ccase probe = *shape;
+      if (has && place(&probe, algo, cls, m)) {
+        dtype_case(ctx, algo, shape, m, cls);
+        break;
+      }
     }
 }
 
-typedef struct {
-  clforge_context ctx;
-  const clforge__family *f;
-  clforge_conv_algo algo;
-  size_t index, every;
-  const ccase *shapes;
-  size_t nshapes;
-} sweep;
-
-static int count_visit(const int *v, void *user) {
-  (void)v, (void)user;
-  return 0;
+/* Accumulators and work-group size: the sampled sets' build time. */
+static int direct_cost(const int *v) {
+  return v[CONVD_TQ] * v[CONVD_TK] * v[CONVD_VW] * 4 + v[CONVD_WGQ] * v[CONVD_WGK];
+}
+static int depthwise_cost(const int *v) {
+  return v[CONVDW_VW] * v[CONVDW_TP] * 4 + v[CONVDW_NV] + v[CONVDW_WG0] * v[CONVDW_WG1];
 }
 
-static int sweep_visit(const int *v, void *user) {
-  sweep *s = user;
-  if (s->index++ % s->every) return 0;
-  char spec[256];
-  size_t used = (size_t)snprintf(spec, sizeof spec, "%s:", s->f->name);
-  for (int p = 0; p < s->f->nparams; ++p)
-    used += (size_t)snprintf(spec + used, sizeof spec - used, "%s%s=%d", p ? "," : "", s->f->params[p].name, v[p]);
-  CHECK_OK(s->ctx, clforge_context_set_params(s->ctx, spec));
-  ccase c = s->shapes[(s->index / s->every) % s->nshapes];
-  c.xl = (int)(s->index % 2), c.yl = (int)((s->index / 2) % 2), c.wl = (int)((s->index / 4) % 2);
-  configure(&c, s->index);
-  c.beta = 0.5f;
-  if (!run_case(s->ctx, &c, s->algo)) fprintf(stderr, "  with params %s\n", spec);
-  clforge_context_set_params(s->ctx, NULL);
-  return 0;
-}
-
+/* A sample of the family's parameter sets that takes every value
+ * (tests/param_cover.h), each set on `nshapes` edge-heavy shapes in one
+ * build class (rotating over `classes`) with one mix; set j < 5 also runs
+ * the dtype sweep's mix M4+j on dshape (not with --small). */
 static void param_sweep(clforge_context ctx, const clforge__family *f, clforge_conv_algo algo, const ccase *shapes,
-                        size_t nshapes, size_t samples) {
+                        size_t nshapes, const ccase *dshape, const int *classes, int nclasses, int small) {
   clforge_device_info dev;
   CHECK_OK(ctx, clforge_context_device_info(ctx, &dev));
-  const size_t total = clforge__family_enumerate(f, &dev, count_visit, NULL);
-  CHECK(total > 0, "%s: no parameter set allowed", f->name);
-  sweep s = {ctx, f, algo, 0, total / samples ? total / samples : 1, shapes, nshapes};
-  clforge__family_enumerate(f, &dev, sweep_visit, &s);
-  printf("%s: %zu of %zu parameter sets run\n", f->name, (total + s.every - 1) / s.every, total);
+  param_set given[2], sets[24];
+  clforge__family_default(f, dev.device_class, 0, given[0].v);
+  clforge__family_default(f, dev.device_class, CLFORGE__CONV_VARIANT_NHWC, given[1].v);
+  const int n = (int)cover_sample_given(f, &dev, 777, NULL, 0, 0, given, 2,
+                                        algo == CLFORGE_CONV_ALGO_DIRECT ? direct_cost : depthwise_cost, sets, 24);
+  CHECK(n > 0, "%s: no parameter set sampled", f->name);
+  param_set all[26];
+  memcpy(all, given, sizeof given);
+  memcpy(all + 2, sets, (size_t)n * sizeof *sets);
+  CHECK(cover_complete(f, &dev, all, 2 + (size_t)n), "%s: the sample and the defaults miss values", f->name);
+  for (int j = 0; j < n; ++j) {
+    char spec[256] = "";
+    cover_spec(f, &sets[j], spec, sizeof spec);
+    CHECK_OK(ctx, clforge_context_set_params(ctx, spec));
+    const int cls = classes[j % nclasses], m = 4 + j % 5;
+    for (size_t i = 0; i < (small ? 1 : nshapes); ++i) {
+      ccase c = shapes[(i + (size_t)j) % nshapes];
+      apply_mix(&c, m);
+      c.beta = 0.5f;
+      c.alpha = i % 2 ? -1.5f : 0.0f;
+      c.xo = i, c.wo = 2 * i, c.yo = 3 * i, c.bo = i % 3;
+      CHECK(place(&c, algo, cls, (int)i + j), "%s set %d: no layout of shape %zu has build class %d", f->name, j, i,
+            cls);
+      if (!run_case(ctx, &c, algo)) fprintf(stderr, "  with params %s\n", spec);
+    }
+    if (!small && j < 5) dtype_case(ctx, algo, dshape, m, cls);
+    clforge_context_set_params(ctx, NULL);
+  }
+  printf("%s: %d parameter sets run (every value of every parameter)\n", f->name, n);
 }
 
 int main(int argc, char **argv) {
@@ -339,16 +429,23 @@ int main(int argc, char **argv) {
   }
 
   /* parameter sets of each family on edge-heavy shapes */
-  ccase ps[3] = {base(1, 3, 5, 19, 5, 3, 3), base(2, 5, 4, 37, 9, 2, 3), base(1, 2, 3, 23, 21, 1, 1)};
+  ccase ps[4] = {base(1, 3, 5, 19, 5, 3, 3), base(2, 5, 4, 37, 9, 2, 3), base(1, 2, 3, 23, 21, 1, 1),
+                 base(1, 4, 6, 29, 7, 3, 2)};
   ps[0].pt = ps[0].pl = 1, ps[0].pr = 2;
   ps[1].sw = 2, ps[1].groups = 1, ps[1].pl = 1;
   ps[2].dw = 2;
-  ccase pd[3] = {base(1, 5, 5, 19, 5, 3, 3), base(2, 3, 4, 37, 6, 2, 3), base(1, 17, 3, 9, 17, 1, 1)};
+  ps[3].pb = 1, ps[3].pr = 1, ps[3].sh = 2;
+  ccase pd[4] = {base(1, 5, 5, 19, 5, 3, 3), base(2, 3, 4, 37, 6, 2, 3), base(1, 17, 3, 9, 17, 1, 1),
+                 base(1, 4, 7, 27, 4, 3, 2)};
   pd[0].groups = 5, pd[0].pt = pd[0].pl = 1, pd[0].pr = 2;
   pd[1].groups = 3, pd[1].sw = 2, pd[1].pl = 1;
   pd[2].groups = 17;
-  param_sweep(ctx, &clforge__family_conv_direct, CLFORGE_CONV_ALGO_DIRECT, ps, 3, small ? 3 : 16);
-  param_sweep(ctx, &clforge__family_conv_depthwise, CLFORGE_CONV_ALGO_DEPTHWISE, pd, 3, small ? 3 : 16);
+  pd[3].groups = 4, pd[3].dh = 2, pd[3].pt = 2, pd[3].pl = 1;
+  /* Direct: NCHW with XUNIT (the vector loads), NHWC, NCHW gathering.
+   * Depthwise: (CINNER, XUNIT, YUNIT) = 011, 111, 010, 101, 001, 110. */
+  const int dclasses[3] = {1, 2, 0}, dwclasses[6] = {3, 7, 2, 5, 1, 6};
+  param_sweep(ctx, &clforge__family_conv_direct, CLFORGE_CONV_ALGO_DIRECT, ps, 4, &sq, dclasses, 3, small);
+  param_sweep(ctx, &clforge__family_conv_depthwise, CLFORGE_CONV_ALGO_DEPTHWISE, pd, 4, &dw, dwclasses, 6, small);
 
   clforge_context_destroy(ctx);
   return tu_summary();

@@ -3,9 +3,12 @@
  * strides 1..4, dilations 1..3, groups, 1x1, H = W = 1, C and K that are
  * not multiples of the vector widths), every x/y/filter layout mix, every
  * storage type per tensor, the epilogue (bias, activations, alpha/beta,
- * beta = 0 with NaN in y), offsets and guard regions around y; a sample of
- * parameter sets (small tiles so the cases span several blocks); and one
- * ResNet-50 layer checked at sampled outputs.
+ * beta = 0 with NaN in y), offsets and guard regions around y; parameter
+ * sets (small tiles so the cases span several blocks) that take every value
+ * the sampled sets took; and one ResNet-50 layer checked at sampled outputs.
+ * A kernel build costs seconds on PoCL (shapes, strides, alpha/beta and
+ * offsets are arguments): the cases share 11 builds, each parameter set
+ * carrying one storage mix and epilogue (builds[]).
  * --small: tiny cases only (Oclgrind). */
 #include <math.h>
 #include <stdint.h>
@@ -159,62 +162,137 @@ static const shape mid[] = {
     SH(1, 130, 7, 6, 70, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0), /* C over two 64-channel blocks */
 };
 
-static const clforge_dtype dts[3] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
-
-/* Case i of a shape: layouts (all 8 mixes over i = 0..7), bias, ReLU,
- * alpha/beta and offsets rotate with i; storage f32 (the dtype and
- * activation sweeps below vary those: each kernel build costs seconds). */
+/* Case i of a shape with the default parameters: layouts (all 8 mixes over
+ * i = 0..7), alpha/beta and offsets rotate with i; f32 storage, no bias, no
+ * activation, so that every such case shares one of two kernel builds (y's
+ * channel stride 1 or not: YC1), and those are test_conv's too. The other
+ * storage types, the bias and the activations come with the parameter sets
+ * (builds[]). */
 static ccase vary(const shape *s, unsigned i) {
-  ccase c = {.sh = *s, .alpha = 1.0f, .xt = CLFORGE_F32, .wt = CLFORGE_F32, .yt = CLFORGE_F32, .bt = CLFORGE_F32};
+  ccase c = {.sh = *s, .alpha = 1.0f, .xt = CLFORGE_F32, .wt = CLFORGE_F32, .yt = CLFORGE_F32, .bt = CLFORGE_F32,
+             .bias = 0, .act = CLFORGE_ACT_NONE};
   c.xl = (clforge_tensor_layout)(i & 1), c.yl = (clforge_tensor_layout)((i >> 1) & 1);
   c.wl = (clforge_filter_layout)((i >> 2) & 1);
-  c.bias = (i % 3) != 1;
-  c.act = (i % 5) < 2 ? CLFORGE_ACT_RELU : CLFORGE_ACT_NONE;
   const float alphas[4] = {1.0f, 0.5f, 1.0f, 0.0f}, betas[4] = {0.0f, 0.0f, 0.75f, 1.0f};
   c.alpha = alphas[(i / 4) % 4], c.beta = betas[(i / 3) % 4];
   c.xoff = (i % 5) * 3, c.woff = (i % 7), c.yoff = (i % 4) * 5, c.boff = i % 3;
   return c;
 }
 
-/* Parameter sets beyond the default: small tiles so the cases span many
- * blocks; VW 1 and unaligned widths; big ones. */
-static const char *const param_sets[] = {
-    "conv_implicit_gemm:MR=1,NR=4,VW=1,MC=4,NC=8,KC=4,KU=1,DMR=1,DNR=1,DVW=4",
-    "conv_implicit_gemm:MR=2,NR=8,VW=4,MC=8,NC=16,KC=8,KU=2,DMR=5,DNR=3,DVW=4",
-    "conv_implicit_gemm:MR=4,NR=16,VW=8,MC=16,NC=32,KC=16,KU=4,DMR=2,DNR=8,DVW=8",
-    "conv_implicit_gemm:MR=6,NR=16,VW=16,MC=12,NC=16,KC=32,KU=2,DMR=6,DNR=4,DVW=16",
-    "conv_implicit_gemm:MR=8,NR=48,VW=16,MC=64,NC=96,KC=8,KU=1",
-    "conv_implicit_gemm:MR=6,NR=64,VW=16,MC=48,NC=64,KC=128,KU=2",
-    "conv_implicit_gemm:MR=16,NR=16,VW=16,MC=32,NC=32,KC=4,KU=4",
-    "conv_implicit_gemm:MR=4,NR=64,VW=16,MC=96,NC=128,KC=16,KU=2",
-    "conv_implicit_gemm:MR=4,NR=8,VW=2,MC=24,NC=8,KC=64,KU=4",
-    "conv_implicit_gemm:MR=2,NR=4,VW=4,MC=12,NC=8,KC=16,KU=1,DMR=8,DNR=2,DVW=4",
-    "conv_implicit_gemm:MR=8,NR=32,VW=16,MC=16,NC=256,KC=32,KU=2",
+#define F32_ CLFORGE_F32
+#define F16_ CLFORGE_F16
+#define BF16_ CLFORGE_BF16
+/* A kernel build besides the default f32 ones: a parameter set (small
+ * tiles so the cases span many blocks, VW 1 and unaligned widths, big
+ * ones; together every value of each parameter that the sets took before
+ * they were merged into these nine, the default taking MC=24) with one
+ * storage mix and epilogue: x, w, y and bias types (7 of the 27 triples,
+ * every type in every role), bias, activation (each, with a bias), y in
+ * NHWC (YC1, vector stores). `ocl`: Oclgrind's checkers crash (a segfault
+ * inside Oclgrind, no report) on the others; plain Oclgrind and PoCL run
+ * them. `dtype`: the set also runs the storage-type cases. */
+static const struct {
+  const char *params;
+  clforge_dtype xt, wt, yt, bt;
+  int bias;
+  clforge_activation act;
+  int ynhwc, dtype, ocl;
+} builds[] = {
+    {"conv_implicit_gemm:MR=1,NR=4,VW=1,MC=4,NC=8,KC=4,KU=1,DMR=1,DNR=1,DVW=4", F32_, F32_, F32_, F32_, 0, 0, 1, 0, 1},
+    {"conv_implicit_gemm:MR=2,NR=8,VW=4,MC=8,NC=16,KC=8,KU=2,DMR=5,DNR=3,DVW=4", F32_, F32_, F32_, F32_, 0, 0, 0, 0, 1},
+    {"conv_implicit_gemm:MR=4,NR=16,VW=8,MC=16,NC=32,KC=16,KU=4,DMR=2,DNR=8,DVW=8", F32_, BF16_, BF16_, F16_, 1, 0,
+     1, 1, 1},
+    {"conv_implicit_gemm:MR=6,NR=16,VW=16,MC=12,NC=16,KC=32,KU=2,DMR=6,DNR=4,DVW=16", F32_, F32_, F32_, F16_, 1, 0,
+     1, 1, 1},
+    {"conv_implicit_gemm:MR=8,NR=48,VW=16,MC=64,NC=96,KC=8,KU=1", F16_, F16_, F32_, BF16_, 0, 1, 0, 1, 1},
+    {"conv_implicit_gemm:MR=4,NR=8,VW=2,MC=24,NC=8,KC=64,KU=4", BF16_, BF16_, F32_, F32_, 1, 1, 1, 1, 1},
+    {"conv_implicit_gemm:MR=16,NR=16,VW=16,MC=32,NC=64,KC=128,KU=4,DMR=8,DNR=2,DVW=4", F32_, F16_, F16_, F16_, 1, 2,
+     0, 1, 0},
+    {"conv_implicit_gemm:MR=4,NR=64,VW=16,MC=96,NC=128,KC=16,KU=2", F16_, BF16_, F16_, BF16_, 0, 0, 1, 1, 0},
+    {"conv_implicit_gemm:MR=8,NR=32,VW=16,MC=48,NC=256,KC=32,KU=2", BF16_, F32_, BF16_, F32_, 1, 3, 0, 1, 0},
 };
+#undef F32_
+#undef F16_
+#undef BF16_
+enum { NBUILDS = sizeof builds / sizeof builds[0] };
 
-/* A ResNet-50 layer (3x3 64->64 at 28x28, N = 2, NHWC) checked at sampled outputs. */
+/* s as case i with build b's storage mix, epilogue and y layout. */
+static ccase with_build(const shape *s, unsigned i, size_t b) {
+  ccase c = vary(s, i);
+  c.xt = builds[b].xt, c.wt = builds[b].wt, c.yt = builds[b].yt, c.bt = builds[b].bt;
+  c.bias = builds[b].bias, c.act = builds[b].act;
+  c.yl = builds[b].ynhwc ? CLFORGE_NHWC : CLFORGE_NCHW;
+  return c;
+}
+
+/* The contiguous-channel kernel's layouts (NHWC x, KRSC w; C/groups >= DVW on the shape). */
+static ccase dot_layouts(ccase c) {
+  c.xl = CLFORGE_NHWC, c.wl = CLFORGE_KRSC;
+  return c;
+}
+
+/* Build b's cases: three mid shapes (the staged kernel with NCHW x, then
+ * NHWC x, then the contiguous-channel kernel), or one tiny one; with
+ * `dtype`, the storage mix on a tiny shape (staged kernel) and on the
+ * contiguous-channel case's shape, and with a bias its activation on tiny[0] with
+ * beta. --small: the storage cases (the first mix of each y type, and the
+ * activations) run with the default parameters instead. */
+static void build_cases(clforge_context ctx, size_t b, int small) {
+  static const size_t dot_mids[4] = {0, 1, 4, 6}; /* C/groups >= 16 */
+  const int set = !small || builds[b].ocl;
+  if (set) {
+    CHECK_OK(ctx, clforge_context_set_params(ctx, builds[b].params));
+    for (unsigned j = 0; j < (small ? 1u : 3u); ++j) {
+      const size_t nmid = sizeof mid / sizeof mid[0], ntiny = sizeof tiny / sizeof tiny[0];
+      const shape *s = small ? &tiny[(b + j) % ntiny] : j == 2 ? &mid[dot_mids[b % 4]] : &mid[(b * 3 + j) % nmid];
+      ccase c = with_build(s, (unsigned)(b * 3 + j), b);
+      c.xl = j == 0 ? CLFORGE_NCHW : CLFORGE_NHWC;
+      if (j == 2) c = dot_layouts(c);
+      if (!run_case(ctx, &c)) fprintf(stderr, "  with %s\n", builds[b].params);
+    }
+  }
+  int first_y = 1; /* --small: the first storage mix of each y type */
+  for (size_t o = 0; o < b; ++o) first_y &= !(builds[o].dtype && builds[o].yt == builds[b].yt);
+  if (builds[b].dtype && (!small || first_y)) {
+    if (small && set) CHECK_OK(ctx, clforge_context_set_params(ctx, NULL));
+    ccase c = with_build(&tiny[1], (unsigned)b, b);
+    if (!run_case(ctx, &c)) fprintf(stderr, "  with %s\n", small ? "the defaults" : builds[b].params);
+    if (!small) { /* the shape of the set's contiguous-channel case: one local size, one compile */
+      ccase e = dot_layouts(with_build(&mid[dot_mids[b % 4]], 3, b));
+      if (!run_case(ctx, &e)) fprintf(stderr, "  with %s\n", builds[b].params);
+    }
+  }
+  if (builds[b].dtype && builds[b].bias) { /* every activation, with a bias and beta */
+    if (small) CHECK_OK(ctx, clforge_context_set_params(ctx, NULL));
+    ccase c = with_build(&tiny[0], 2, b);
+    c.beta = 0.5f;
+    if (!run_case(ctx, &c)) fprintf(stderr, "  with %s\n", small ? "the defaults" : builds[b].params);
+  }
+  CHECK_OK(ctx, clforge_context_set_params(ctx, NULL));
+}
+
+/* A ResNet-50 layer (3x3 64->64 at 28x28, N = 2, NHWC) checked at sampled
+ * outputs (with beta; no bias or activation: vary()'s builds). */
 static void big_sampled(clforge_context ctx, int nhwc) {
-  ccase c = {.sh = SH(2, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), .alpha = 1.0f, .bias = 1,
-             .act = CLFORGE_ACT_RELU, .beta = 0.5f};
+  ccase c = {.sh = SH(2, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), .alpha = 1.0f, .beta = 0.5f};
   c.xl = c.yl = nhwc ? CLFORGE_NHWC : CLFORGE_NCHW, c.wl = nhwc ? CLFORGE_KRSC : CLFORGE_KCRS;
   clforge_conv2d_desc desc = make_desc(&c);
   clforge__conv d;
-  CHECK_OK(NULL, clforge__conv_resolve(NULL, &desc, 1, &d));
-  float *hx = malloc(d.x.extent * 4), *hw = malloc(d.w_.extent * 4), *hb = malloc(d.bias.extent * 4);
+  CHECK_OK(NULL, clforge__conv_resolve(NULL, &desc, 0, &d));
+  float *hx = malloc(d.x.extent * 4), *hw = malloc(d.w_.extent * 4);
   float *hy = malloc(d.y.extent * 4), *gy = malloc(d.y.extent * 4);
   fill(hx, CLFORGE_F32, d.x.extent, 1.0f);
   fill(hw, CLFORGE_F32, d.w_.extent, 1.0f);
-  fill(hb, CLFORGE_F32, d.bias.extent, 1.0f);
   fill(hy, CLFORGE_F32, d.y.extent, 1.0f);
   cl_mem bx = upload(ctx, hx, d.x.extent * 4), bw = upload(ctx, hw, d.w_.extent * 4);
-  cl_mem bb = upload(ctx, hb, d.bias.extent * 4), by = upload(ctx, hy, d.y.extent * 4);
-  CHECK_OK(ctx, clforge_conv2d(ctx, &desc, bx, bw, bb, by, 0, NULL, NULL));
+  cl_mem by = upload(ctx, hy, d.y.extent * 4);
+  CHECK_OK(ctx, clforge_conv2d(ctx, &desc, bx, bw, NULL, by, 0, NULL, NULL));
   tu_read(ctx, by, 0, d.y.extent * 4, gy);
   size_t bad = 0;
   for (int i = 0; i < 500; ++i) {
     size_t n = tu_rand(&seed) % d.n, k = tu_rand(&seed) % d.k, p = tu_rand(&seed) % d.p, q = tu_rand(&seed) % d.q;
     if (i < 4) p = i & 1 ? d.p - 1 : 0, q = i & 2 ? d.q - 1 : 0; /* the corners: padding */
-    double want = clforge__ref_conv2d_at(&d, hx, hw, hb, hy, n, k, p, q);
+    double want = clforge__ref_conv2d_at(&d, hx, hw, NULL, hy, n, k, p, q);
     size_t yi = d.y.offset + n * d.y.stride[0] + k * d.y.stride[1] + p * d.y.stride[2] + q * d.y.stride[3];
     if (fabs(gy[yi] - want) > 1e-4 * (1.0 + fabs(want))) {
       if (!bad) fprintf(stderr, "big %s: y[%zu,%zu,%zu,%zu] = %g, want %g\n", nhwc ? "nhwc" : "nchw", n, k, p, q,
@@ -223,8 +301,8 @@ static void big_sampled(clforge_context ctx, int nhwc) {
     }
   }
   CHECK(bad == 0, "big sampled %s: %zu of 500 outputs wrong", nhwc ? "nhwc" : "nchw", bad);
-  clReleaseMemObject(bx), clReleaseMemObject(bw), clReleaseMemObject(bb), clReleaseMemObject(by);
-  free(hx), free(hw), free(hb), free(hy), free(gy);
+  clReleaseMemObject(bx), clReleaseMemObject(bw), clReleaseMemObject(by);
+  free(hx), free(hw), free(hy), free(gy);
 }
 
 int main(int argc, char **argv) {
@@ -238,36 +316,8 @@ int main(int argc, char **argv) {
       ccase c = vary(&tiny[s], (unsigned)(small ? s + i * 3 : s * 8 + i));
       run_case(ctx, &c);
     }
-  /* Storage types per tensor (x, w, y; bias rotates) on one tiny shape, both kernels' layouts. */
-  for (unsigned i = 0; i < 27; i += small ? 9 : 4) {
-    ccase c = vary(&tiny[1], i);
-    c.xt = dts[i % 3], c.wt = dts[(i / 3) % 3], c.yt = dts[i / 9], c.bt = dts[(i + 1) % 3];
-    run_case(ctx, &c);
-    ccase e = vary(&mid[4], 3); /* NHWC x, KRSC w, C >= 16: the contiguous-channel kernel */
-    e.xl = CLFORGE_NHWC, e.wl = CLFORGE_KRSC;
-    e.xt = c.xt, e.wt = c.wt, e.yt = c.yt, e.bt = c.bt;
-    if (!small) run_case(ctx, &e);
-  }
-  /* Every activation, with a bias and beta. */
-  for (int a = 0; a < 4; ++a) {
-    ccase c = vary(&tiny[0], 2);
-    c.act = (clforge_activation)a, c.bias = 1, c.beta = 0.5f;
-    run_case(ctx, &c);
-  }
-  /* Parameter sets: each on a tiny shape (small) or a rotating mid shape. */
-  for (size_t p = 0; p < sizeof param_sets / sizeof param_sets[0]; ++p) {
-    /* --small: Oclgrind's checkers crash (segfault inside Oclgrind, no
-     * report) on sets 5, 6, 7, 9 and 10; plain Oclgrind and PoCL run them. */
-    if (small && (p == 5 || p == 6 || p == 7 || p >= 9)) continue;
-    CHECK_OK(ctx, clforge_context_set_params(ctx, param_sets[p]));
-    for (unsigned j = 0; j < (small ? 1u : 2u); ++j) {
-      const shape *s = small ? &tiny[(p + j) % (sizeof tiny / sizeof tiny[0])]
-                             : &mid[(p * 3 + j) % (sizeof mid / sizeof mid[0])];
-      ccase c = vary(s, (unsigned)(p * 3 + j));
-      if (!run_case(ctx, &c)) fprintf(stderr, "  with %s\n", param_sets[p]);
-    }
-  }
-  CHECK_OK(ctx, clforge_context_set_params(ctx, NULL));
+  /* The other builds: parameter sets, storage mixes, epilogues. */
+  for (size_t b = 0; b < NBUILDS; ++b) build_cases(ctx, b, small);
 
   if (!small) {
     for (size_t s = 0; s < sizeof mid / sizeof mid[0]; ++s)
