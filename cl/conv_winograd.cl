@@ -11,6 +11,10 @@
 // nt (>= cnt) is the pass's capacity, the planes' tile dimension.
 // Workspace indices are uint (the host keeps the workspace below 2^32
 // floats); tensor indices are idx_t.
+// Launches are 1-D, WG work-items a group whatever the shape (one compile
+// per program): a work-item's two coordinates come from its flat id.
+// (Remainders as x - q * y: the compiler's div/rem pairing would emit an
+// LLVM `freeze`, which Oclgrind cannot run.)
 
 #if IDX64
 typedef ulong idx_t;
@@ -91,12 +95,12 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
 #error "WM must be 2 or 4"
 #endif
 
-// U = G g G^T for one (k, c): global (K, CG). w strides: k, c, r, s.
+// U = G g G^T for one (k, c): flat id c * K + k. w strides: k, c, r, s.
 kernel void clforge_conv_winograd_filter(const global w_t *restrict W, idx_t w_off, idx_t ws0, idx_t ws1, idx_t ws2,
                                          idx_t ws3, global float *restrict U, uint u_off, uint K, uint CG, uint KG,
                                          uint G) {
-  const uint k = get_global_id(0), c = get_global_id(1);
-  if (k >= K || c >= CG) return;
+  const uint id = (uint)get_global_id(0), c = id / K, k = id - c * K;
+  if (c >= CG) return;
   float g[9], a[3], b[WT], t[WT][3];
   for (int r = 0; r < 3; ++r)
     for (int s = 0; s < 3; ++s) g[r * 3 + s] = LOAD1(W_T, W, w_off + k * ws0 + c * ws1 + r * ws2 + s * ws3);
@@ -140,7 +144,7 @@ typedef CLFORGE_CAT(float, VW) floatv;
 #define STOREV(T, v, p) CLFORGE_CAT(CLFORGE_STV_, T)(v, p)
 
 // ------------------------------------------------------------ input transform
-// V = B^T d B: global (ceil(C/VW), cnt), V[t][g][tile][c].
+// V = B^T d B: flat id ti * ceil(C/VW) + c0/VW, V[t][g][tile][c].
 kernel void clforge_conv_winograd_input(const global x_t *restrict X, idx_t x_off, idx_t xs0, idx_t xs1, idx_t xs2,
                                         idx_t xs3, uint H, uint Wd, int pad_t, int pad_l, uint TH, uint TW,
                                         uint tile0, uint cnt, uint nt, uint C, uint CG, global float *restrict V,
@@ -148,8 +152,8 @@ kernel void clforge_conv_winograd_input(const global x_t *restrict X, idx_t x_of
   floatv d[WT][WT];
   float tmp[VW];
   const uint plane = nt * C;
-  const uint c0 = get_global_id(0) * VW, ti = get_global_id(1);
-  if (ti >= cnt || c0 >= C) return;
+  const uint nv = (C + VW - 1) / VW, id = (uint)get_global_id(0), ti = id / nv, c0 = (id - ti * nv) * VW;
+  if (ti >= cnt) return;
   const uint tile = tile0 + ti, per = TH * TW;
   const uint n = tile / per, rem = tile - n * per, ty = rem / TW, tx = rem - ty * TW;
   const int h0 = (int)(ty * WM) - pad_t, w0 = (int)(tx * WM) - pad_l;
@@ -202,7 +206,7 @@ kernel void clforge_conv_winograd_input(const global x_t *restrict X, idx_t x_of
 
 // ----------------------------------------------------------- output transform
 // Y = A^T M A and the epilogue y = act(alpha*Y + bias[k] + beta*y); use_m 0:
-// alpha is 0, M is not read. Global (ceil(K/VW), cnt), M[t][g][tile][k].
+// alpha is 0, M is not read. Flat id ti * ceil(K/VW) + k0/VW, M[t][g][tile][k].
 static inline float epi1(float acc, float bk, float beta, const global y_t *Y, idx_t at) {
   float v = acc + bk;
   if (beta != 0.0f) v += beta * LOAD1(Y_T, Y, at);
@@ -217,8 +221,8 @@ kernel void clforge_conv_winograd_output(const global float *restrict M, uint m_
   floatv m[WT][WT];
   float tmp[VW];
   const uint plane = nt * K;
-  const uint k0 = get_global_id(0) * VW, ti = get_global_id(1);
-  if (ti >= cnt || k0 >= K) return;
+  const uint nv = (K + VW - 1) / VW, id = (uint)get_global_id(0), ti = id / nv, k0 = (id - ti * nv) * VW;
+  if (ti >= cnt) return;
   const uint grp = k0 / KG, kk = k0 - grp * KG;
   const int full = k0 + VW <= K && kk + VW <= KG;
   if (use_m)

@@ -73,7 +73,14 @@ static void run_case(clforge_context ctx, const fft_case *fc, int idx) {
   char params[64] = "";
   if (fc->phase >= 0) snprintf(params, sizeof params, "conv_fft:PHASE=%d", fc->phase);
   CHECK_OK(ctx, clforge_context_set_params(ctx, params));
-  if (fc->cap) ctx->workspace.cap = fc->cap; /* the bound, to force batch slices */
+  if (fc->cap) { /* a bound below the whole call's workspace: slices of images, chunks of filters */
+    size_t whole = 0, part = 0;
+    CHECK_OK(ctx, clforge_conv2d_workspace_size(ctx, &d, &whole));
+    ctx->workspace.cap = fc->cap;
+    CHECK_OK(ctx, clforge_conv2d_workspace_size(ctx, &d, &part));
+    CHECK(part <= fc->cap && fc->cap < whole, "case %d: workspace %zu bytes, %zu under a bound of %zu", idx, whole,
+          part, fc->cap);
+  }
 
   const size_t gs = fc->groups ? fc->groups : 1;
   const size_t nx = d.x_offset + fc->n * fc->c * fc->h * fc->w, nw = d.w_offset + fc->k * (fc->c / gs) * fc->r * fc->s;
@@ -258,6 +265,11 @@ static int bench(void) {
   return 0;
 }
 
+/* The workspace bounds of the sliced cases (bytes): below their whole
+ * workspace, so that the call runs in slices of images and chunks of
+ * filters (run_case checks it). */
+enum { CAP11 = 500000, CAP15 = 780000, CAP17 = 100000 }; /* 2 of 3 images and 4 of 8 filters; 2 and 8 of 16; 1 and 8 of 16 */
+
 #define F32 CLFORGE_F32
 #define F16 CLFORGE_F16
 #define BF16 CLFORGE_BF16
@@ -272,26 +284,31 @@ int main(int argc, char **argv) {
   if (small) clforge__conv_fft_test_dft(1);
   clforge_context ctx = tu_context();
   /* n c h w k r s g sh sw pt pb pl pr xl yl wl xt wt yt bias act alpha beta phase prepared own_ws cap */
+  /* Image sizes are chosen so that every case's tiles are 12 x 12 (--small's
+   * cases and a few more) or 35 x 35 (the rest; radices 5 and 7): clFFT
+   * builds programs per transform length, so two lengths keep a cold run
+   * short. Each case keeps its filter, strides, padding, groups, layouts,
+   * types and epilogue (the phase pairs run a shape each). */
   const fft_case cases[] = {
-      {1, 1, 6, 6, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, NCHW, NCHW, KCRS, F32, F32, F32, 0, 0, 1, 0, -1, 0, 0, 0},
+      {1, 1, 11, 11, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, NCHW, NCHW, KCRS, F32, F32, F32, 0, 0, 1, 0, -1, 0, 0, 0},
       {2, 3, 9, 9, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, NCHW, NCHW, KCRS, F32, F32, F32, 1, 0, 1, 0, -1, 0, 0, 0},
-      {1, 2, 12, 10, 3, 5, 3, 1, 2, 1, 2, 1, 0, 3, NHWC, NHWC, KRSC, F32, F32, F32, 1, 1, 1.5f, 0.5f, -1, 0, 0, 0},
-      {3, 4, 16, 16, 4, 7, 7, 2, 2, 2, 3, 3, 3, 3, NCHW, NHWC, KCRS, F32, F32, F32, 1, 0, 1, 0, 0, 0, 0, 0},
+      {1, 2, 62, 30, 3, 5, 3, 1, 2, 1, 2, 1, 0, 3, NHWC, NHWC, KRSC, F32, F32, F32, 1, 1, 1.5f, 0.5f, -1, 0, 0, 0},
+      {3, 4, 27, 27, 4, 7, 7, 2, 2, 2, 3, 3, 3, 3, NCHW, NHWC, KCRS, F32, F32, F32, 1, 0, 1, 0, 0, 0, 0, 0},
       {3, 4, 16, 16, 4, 7, 7, 2, 2, 2, 3, 3, 3, 3, NCHW, NHWC, KCRS, F32, F32, F32, 1, 0, 1, 0, 1, 0, 0, 0},
-      {2, 3, 27, 27, 5, 11, 11, 1, 4, 4, 2, 2, 2, 2, NCHW, NCHW, KCRS, F32, F32, F32, 1, 1, 1, 0, 1, 1, 0, 0},
-      {2, 3, 27, 27, 5, 11, 11, 1, 4, 4, 2, 2, 2, 2, NCHW, NCHW, KCRS, F32, F32, F32, 1, 1, 1, 0, 0, 0, 0, 0},
-      {2, 4, 13, 11, 6, 9, 5, 2, 3, 2, 4, 0, 1, 2, NHWC, NCHW, KRSC, F16, F16, F16, 1, 2, 1, 1, -1, 0, 0, 0},
-      {1, 2, 10, 10, 2, 4, 6, 1, 1, 3, 0, 3, 2, 0, NCHW, NCHW, KCRS, BF16, BF16, BF16, 0, 3, 0.75f, 0, -1, 0, 0, 0},
-      {2, 2, 8, 8, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, NCHW, NCHW, KCRS, F32, F32, F32, 1, 0, 0, 0.5f, -1, 0, 0, 0},
-      {3, 3, 12, 12, 4, 5, 5, 1, 1, 1, 2, 2, 2, 2, NCHW, NCHW, KCRS, F16, F32, BF16, 1, 1, 1, 0, -1, 0, 1, 0},
-      {3, 3, 20, 20, 8, 7, 7, 1, 1, 1, 3, 3, 3, 3, NCHW, NCHW, KCRS, F32, F32, F32, 0, 0, 1, 0, -1, 0, 0, 300000},
-      {2, 4, 15, 15, 4, 11, 11, 1, 1, 1, 5, 5, 5, 5, NHWC, NHWC, KRSC, F32, BF16, F32, 1, 0, 1, 0.25f, -1, 1, 1, 0},
-      {1, 1, 5, 7, 2, 5, 7, 1, 1, 1, 0, 0, 0, 0, NCHW, NCHW, KCRS, F32, F32, F32, 0, 0, 1, 0, -1, 0, 0, 0},
-      {2, 6, 14, 14, 6, 3, 3, 3, 1, 1, 1, 1, 1, 1, NCHW, NCHW, KCRS, F32, F32, F16, 1, 0, 1, 0, -1, 0, 0, 0},
-      {3, 4, 12, 12, 16, 11, 11, 2, 1, 1, 5, 5, 5, 5, NCHW, NCHW, KCRS, F32, F32, F32, 1, 0, 1, 0, -1, 0, 0, 400000},
-      {3, 4, 12, 12, 16, 11, 11, 2, 1, 1, 5, 5, 5, 5, NCHW, NCHW, KCRS, F32, F32, F32, 1, 0, 1, 0, -1, 1, 0, 400000},
-      {3, 4, 4, 4, 16, 11, 11, 2, 1, 1, 5, 5, 5, 5, NHWC, NCHW, KRSC, F32, F32, F32, 1, 1, 1, 0.5f, -1, 1, 0, 130000},
-      {1, 2, 30, 30, 3, 8, 8, 1, 3, 3, 1, 2, 2, 1, NCHW, NHWC, KCRS, F32, F32, F32, 1, 0, 1, 0, -1, 0, 0, 0},
+      {2, 3, 127, 127, 5, 11, 11, 1, 4, 4, 2, 2, 2, 2, NCHW, NCHW, KCRS, F32, F32, F32, 1, 1, 1, 0, 1, 1, 0, 0},
+      {2, 3, 31, 31, 5, 11, 11, 1, 4, 4, 2, 2, 2, 2, NCHW, NCHW, KCRS, F32, F32, F32, 1, 1, 1, 0, 0, 0, 0, 0},
+      {2, 4, 95, 62, 6, 9, 5, 2, 3, 2, 4, 0, 1, 2, NHWC, NCHW, KRSC, F16, F16, F16, 1, 2, 1, 1, -1, 0, 0, 0},
+      {1, 2, 9, 31, 2, 4, 6, 1, 1, 3, 0, 3, 2, 0, NCHW, NCHW, KCRS, BF16, BF16, BF16, 0, 3, 0.75f, 0, -1, 0, 0, 0},
+      {2, 2, 9, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, NCHW, NCHW, KCRS, F32, F32, F32, 1, 0, 0, 0.5f, -1, 0, 0, 0},
+      {3, 3, 29, 29, 4, 5, 5, 1, 1, 1, 2, 2, 2, 2, NCHW, NCHW, KCRS, F16, F32, BF16, 1, 1, 1, 0, -1, 0, 1, 0},
+      {3, 3, 27, 27, 8, 7, 7, 1, 1, 1, 3, 3, 3, 3, NCHW, NCHW, KCRS, F32, F32, F32, 0, 0, 1, 0, -1, 0, 0, CAP11},
+      {2, 4, 23, 23, 4, 11, 11, 1, 1, 1, 5, 5, 5, 5, NHWC, NHWC, KRSC, F32, BF16, F32, 1, 0, 1, 0.25f, -1, 1, 1, 0},
+      {1, 1, 12, 11, 2, 12, 11, 1, 1, 1, 0, 0, 0, 0, NCHW, NCHW, KCRS, F32, F32, F32, 0, 0, 1, 0, -1, 0, 0, 0},
+      {2, 6, 31, 31, 6, 3, 3, 3, 1, 1, 1, 1, 1, 1, NCHW, NCHW, KCRS, F16, F16, F16, 1, 2, 1, 0, -1, 0, 0, 0},
+      {3, 4, 23, 23, 16, 11, 11, 2, 1, 1, 5, 5, 5, 5, NCHW, NCHW, KCRS, F32, F32, F32, 1, 0, 1, 0, -1, 0, 0, CAP15},
+      {3, 4, 23, 23, 16, 11, 11, 2, 1, 1, 5, 5, 5, 5, NCHW, NCHW, KCRS, F32, F32, F32, 1, 0, 1, 0, -1, 1, 0, CAP15},
+      {3, 4, 2, 2, 16, 11, 11, 2, 1, 1, 5, 5, 5, 5, NHWC, NCHW, KRSC, F32, F32, F32, 1, 1, 1, 0.5f, -1, 1, 0, CAP17},
+      {1, 2, 95, 95, 3, 8, 8, 1, 3, 3, 1, 2, 2, 1, NCHW, NHWC, KCRS, F32, F32, F32, 1, 0, 1, 0, -1, 0, 0, 0},
   };
   const int ncases = (int)(sizeof cases / sizeof cases[0]);
   for (int i = 0; i < ncases; ++i) {
@@ -311,7 +328,8 @@ int main(int argc, char **argv) {
   }
   /* Every filter size 1..11 (square, stride 1, same padding where odd). */
   for (size_t r = 1; r <= 11 && !small; ++r) {
-    fft_case fc = {2, 2, 12, 12, 3, r, r, 1, 1, 1, r / 2, (r - 1) / 2, r / 2, (r - 1) / 2,
+    const size_t hw = 36 - r; /* the padded image is 35 x 35: the main tiles */
+    fft_case fc = {2, 2, hw, hw, 3, r, r, 1, 1, 1, r / 2, (r - 1) / 2, r / 2, (r - 1) / 2,
                    NCHW, NCHW, KCRS, F32, F32, F32, 1, 0, 1, 0, -1, 0, 0, 0};
     run_case(ctx, &fc, 100 + (int)r);
   }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "../src/context.h"
+#include "conv_profile.h"
 #include "oclgrind_keep.h"
 #include "../src/ref/compare.h"
 #include "test_util.h"
@@ -178,31 +179,32 @@ static int run_case(clforge_context ctx, const ccase *c, clforge_conv_algo algo)
   return run_case_how(ctx, c, algo, NULL);
 }
 
-/* Storage types and epilogues in a few profiles (each distinct set builds
- * its own GEMM programs: a short list keeps a cold run short): x, w, y,
- * bias storage, whether there is a bias, activation. */
-static const struct {
-  clforge_dtype x, w, y, b;
-  int bias;
-  clforge_activation act;
-} profiles[] = {
+/* Storage types and epilogues in a few profiles: x, w, y, bias storage,
+ * whether there is a bias, activation. Each distinct set builds its own
+ * GEMM programs (per transposition and route), so the shapes and layouts
+ * all run with profile 0 and each other profile on a few cases (main):
+ * every storage type of each tensor, bias in each type and none, every
+ * activation, each on both algorithms. */
+static const conv_profile profiles[] = {
     {CLFORGE_F32, CLFORGE_F32, CLFORGE_F32, CLFORGE_F32, 1, CLFORGE_ACT_NONE},
     {CLFORGE_F16, CLFORGE_F16, CLFORGE_F16, CLFORGE_F16, 1, CLFORGE_ACT_RELU},
     {CLFORGE_BF16, CLFORGE_BF16, CLFORGE_BF16, CLFORGE_BF16, 0, CLFORGE_ACT_GELU_TANH},
     {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, CLFORGE_F32, 1, CLFORGE_ACT_GELU_ERF},
-    {CLFORGE_BF16, CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, 1, CLFORGE_ACT_RELU},
+    {CLFORGE_BF16, CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, 1, CLFORGE_ACT_NONE},
     {CLFORGE_F16, CLFORGE_BF16, CLFORGE_F32, CLFORGE_F16, 0, CLFORGE_ACT_NONE},
 };
+enum { NPROFILES = sizeof profiles / sizeof profiles[0] };
 
-/* The i-th variation of a shape: layouts, profile, alpha/beta and offsets
- * rotate with i so that a short table covers their combinations. */
+static void set_profile(ccase *c, int pr) { CONV_SET_PROFILE(c, profiles[pr]); }
+
+/* The i-th variation of a shape, in profile 0: the x, y and filter layouts
+ * are bits 0, 1 and 2 of i (8 consecutive variations hold every triple);
+ * alpha/beta and offsets rotate with i as well. */
 static ccase vary(ccase c, unsigned i) {
   c.xl = (clforge_tensor_layout)(i & 1);
   c.yl = (clforge_tensor_layout)((i >> 1) & 1);
   c.wl = (clforge_filter_layout)((i >> 2) & 1);
-  const unsigned pr = i % 3 == 0 ? 0 : 1 + (i / 3) % 5;
-  c.xt = profiles[pr].x, c.wt = profiles[pr].w, c.yt = profiles[pr].y, c.bt = profiles[pr].b;
-  c.bias = profiles[pr].bias, c.act = profiles[pr].act;
+  set_profile(&c, 0);
   static const float alphas[] = {1.0f, 0.5f, -1.25f, 1.0f}, betas[] = {0.0f, 0.0f, 0.75f, -1.0f};
   c.alpha = alphas[(i / 2) % 4], c.beta = betas[i % 4];
   c.alpha_zero = i % 11 == 7;
@@ -220,6 +222,11 @@ static const ccase shapes_1x1[] = {
     {.n = 2, .c = 8, .h = 4, .w = 4, .k = 8, .r = 1, .s = 1, .groups = 8, .dh = 3, .dw = 2}, /* depthwise 1x1, dilation */
     {.n = 1, .c = 64, .h = 20, .w = 20, .k = 130, .r = 1, .s = 1, .groups = 1},              /* big enough to tile */
 };
+/* The shape whose GEMM is tiled (tiles and direct edges): its cases write
+ * NHWC y, one tiled GEMM program for both algorithms (x NCHW still takes
+ * gemm_1x1's packed route), since the transposition of a tiled GEMM is the
+ * GEMM tests' matter; the small shapes run every layout. */
+enum { BIG_1X1 = 6 };
 
 /* Shapes for im2col: odd sizes, pads, strides, dilation, groups. */
 static const ccase shapes_any[] = {
@@ -241,7 +248,10 @@ static const ccase shapes_any[] = {
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
-  if (small) keep_start(ctx); /* Oclgrind's false reports (tests/oclgrind_keep.h) */
+  /* Oclgrind's false reports (tests/oclgrind_keep.h); --small's largest
+   * scratch is 26 KB, and each launch on Oclgrind costs with the size of its
+   * buffers (16 MiB workspaces made this run several times slower). */
+  if (small) keep_start_sized(ctx, (size_t)256 << 10);
   const size_t n1 = small ? 3 : sizeof shapes_1x1 / sizeof shapes_1x1[0];
   const size_t na = small ? 3 : sizeof shapes_any / sizeof shapes_any[0];
   const unsigned per = small ? 8 : 16; /* variations per shape (8 covers every layout triple) */
@@ -250,7 +260,8 @@ int main(int argc, char **argv) {
   size_t fails = 0, runs = 0;
   for (size_t i = 0; i < n1; ++i)
     for (unsigned v = 0; v < per; ++v) {
-      const ccase c = vary(shapes_1x1[i], v + (unsigned)i * 3);
+      ccase c = vary(shapes_1x1[i], v + (unsigned)i * 3);
+      if (i == BIG_1X1) c.yl = CLFORGE_NHWC;
       fails += !run_case(ctx, &c, CLFORGE_CONV_ALGO_GEMM_1X1), ++runs;
       if (v % 2 == 0) fails += !run_case(ctx, &c, CLFORGE_CONV_ALGO_IM2COL), ++runs;
     }
@@ -259,6 +270,35 @@ int main(int argc, char **argv) {
       const ccase c = vary(shapes_any[i], v + (unsigned)i * 5);
       fails += !run_case(ctx, &c, CLFORGE_CONV_ALGO_IM2COL), ++runs;
     }
+  /* The other profiles on both algorithms with y NHWC, where the two share
+   * one GEMM program (A = x or its column matrix, B = w); y NCHW swaps the
+   * GEMM's operands (A = w): profile 5 (mixed types, no activation: a
+   * cheap compile) runs it on both. Groups 2 (without bias: one GEMM
+   * batched over the groups); x NHWC for gemm_1x1 (its usual route; NCHW x
+   * takes the packed one, profile 0's). */
+  {
+    static const struct {
+      int profile;
+      clforge_tensor_layout yl;
+      clforge_conv_algo algo;
+    } pcases[] = {
+        {1, CLFORGE_NHWC, CLFORGE_CONV_ALGO_GEMM_1X1}, {1, CLFORGE_NHWC, CLFORGE_CONV_ALGO_IM2COL},
+        {2, CLFORGE_NHWC, CLFORGE_CONV_ALGO_GEMM_1X1}, {2, CLFORGE_NHWC, CLFORGE_CONV_ALGO_IM2COL},
+        {3, CLFORGE_NHWC, CLFORGE_CONV_ALGO_GEMM_1X1}, {3, CLFORGE_NHWC, CLFORGE_CONV_ALGO_IM2COL},
+        {4, CLFORGE_NHWC, CLFORGE_CONV_ALGO_GEMM_1X1}, {4, CLFORGE_NHWC, CLFORGE_CONV_ALGO_IM2COL},
+        {5, CLFORGE_NHWC, CLFORGE_CONV_ALGO_GEMM_1X1}, {5, CLFORGE_NHWC, CLFORGE_CONV_ALGO_IM2COL},
+        {5, CLFORGE_NCHW, CLFORGE_CONV_ALGO_GEMM_1X1}, {5, CLFORGE_NCHW, CLFORGE_CONV_ALGO_IM2COL},
+    };
+    for (unsigned i = 0; i < sizeof pcases / sizeof pcases[0]; ++i) {
+      const int one = pcases[i].algo == CLFORGE_CONV_ALGO_GEMM_1X1;
+      ccase c = vary(one ? shapes_1x1[2] : shapes_any[1], 3 * i + 1);
+      if (one) c.xl = CLFORGE_NHWC;
+      c.yl = pcases[i].yl;
+      c.wl = (clforge_filter_layout)(c.xt == CLFORGE_BF16); /* one im2col program per x type and y layout */
+      set_profile(&c, pcases[i].profile);
+      fails += !run_case(ctx, &c, pcases[i].algo), ++runs;
+    }
+  }
   CHECK(fails == 0, "%zu of %zu cases failed", fails, runs);
 
   /* gemm_1x1 refuses what is not a plain 1x1. */
@@ -278,17 +318,21 @@ int main(int argc, char **argv) {
     keep_release(b), keep_release(b2), keep_release(b3);
   }
 
-  /* Every GEMM route through PATH (0 usual, 1 tiled, 2 direct, 3 packed). */
+  /* Every GEMM route through PATH (0 usual, 1 tiled, 2 direct, 3 packed).
+   * The layouts are those whose default route the shape's cases above run
+   * already on the same GEMM programs: NHWC x for gemm_1x1's usual route,
+   * NCHW x (y NCHW for im2col) for the packed one. */
   {
     static const char *const paths[] = {"0", "1", "2", "3"};
+    static const unsigned var_1x1[] = {11, 15, 3, 14}, var_any[] = {9, 10, 11, 12};
     size_t pf = 0;
     for (int r = 0; r < 4; ++r) {
       char spec[96];
       snprintf(spec, sizeof spec, "conv_gemm_1x1:PATH=%s;conv_im2col:PATH=%s", paths[r], paths[r]);
       CHECK_OK(ctx, clforge_context_set_params(ctx, spec));
-      ccase c = vary(shapes_1x1[small ? 1 : 6], 8 + (unsigned)r);
+      ccase c = vary(shapes_1x1[small ? 1 : 6], var_1x1[r]);
       pf += !run_case(ctx, &c, CLFORGE_CONV_ALGO_GEMM_1X1);
-      c = vary(shapes_any[small ? 0 : 4], 9 + (unsigned)r);
+      c = vary(shapes_any[small ? 0 : 4], var_any[r]);
       pf += !run_case(ctx, &c, CLFORGE_CONV_ALGO_IM2COL);
     }
     CHECK(pf == 0, "%zu route cases failed", pf);
@@ -312,9 +356,13 @@ int main(int argc, char **argv) {
   }
 
   /* Small workspace bounds: passes of images, then pixel ranges of one
-   * image; the workspace asked for stays within the bound. */
+   * image; the workspace asked for stays within the bound. --small: a 2 x 3
+   * output and 2 groups (every pass is a launch of im2col and one GEMM per
+   * group, each of them slow on a simulator). */
   {
-    const ccase base = vary(shapes_any[2], 1); /* n 3, groups 4 */
+    ccase shape = shapes_any[2]; /* n 3, groups 4 */
+    if (small) shape.h = 2, shape.w = 3, shape.groups = 2;
+    const ccase base = vary(shape, 1);
     size_t nx, nw, ny, p, q;
     counts(&base, &nx, &nw, &ny, &p, &q);
     /* a row of the column matrix in f32 (the largest storage type) */
@@ -324,7 +372,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; ++i) {
       ctx->workspace.cap = caps[i];
       for (unsigned v = 0; v < (small ? 2u : 4u); ++v) {
-        ccase c = vary(shapes_any[2], 1 + v * 2);
+        ccase c = vary(shape, 1 + v * 2);
         size_t bytes = 0;
         clforge_conv2d_desc d = desc_of(&c, CLFORGE_CONV_ALGO_IM2COL);
         CHECK_OK(ctx, clforge_conv2d_workspace_size(ctx, &d, &bytes));
@@ -395,38 +443,44 @@ int main(int argc, char **argv) {
   }
 
   /* Prepared weights: both read the filter as given (a tight copy), the
-   * call's result is the same as with w. */
+   * call's result is the same as with w. Profile 1 (16-bit weights), y and
+   * x NHWC: the GEMM programs of profile 1's cases. */
   {
     const clforge_conv_algo algos[2] = {CLFORGE_CONV_ALGO_GEMM_1X1, CLFORGE_CONV_ALGO_IM2COL};
-    const ccase cs[2] = {vary(shapes_1x1[2], 5), vary(shapes_any[1], 5)};
+    ccase cs[2] = {vary(shapes_1x1[2], 5), vary(shapes_any[1], 5)};
     for (int a = 0; a < 2; ++a) {
-      const ccase *c = &cs[a];
+      ccase *c = &cs[a];
+      c->xl = c->yl = CLFORGE_NHWC, c->wl = CLFORGE_KCRS;
+      set_profile(c, 1);
       size_t nx, nw, ny, p, q;
       counts(c, &nx, &nw, &ny, &p, &q);
-      const size_t xs = clforge_dtype_size(c->xt), wsz = clforge_dtype_size(c->wt), ys = clforge_dtype_size(c->yt);
+      const size_t xs = clforge_dtype_size(c->xt), wsz = clforge_dtype_size(c->wt), ys = clforge_dtype_size(c->yt),
+                   bs = clforge_dtype_size(c->bt);
       clforge_conv2d_desc d = desc_of(c, algos[a]);
       d.beta = 0.0f, d.y_offset = 0;
-      unsigned char *hx = malloc((c->xo + nx) * xs), *hw_ = malloc((c->wo + nw) * wsz), *y1 = malloc(ny * ys),
-                    *y2 = malloc(ny * ys);
+      unsigned char *hx = malloc((c->xo + nx) * xs), *hw_ = malloc((c->wo + nw) * wsz), *hb = malloc((c->bo + c->k) * bs),
+                    *y1 = malloc(ny * ys), *y2 = malloc(ny * ys);
       fill(hx, c->xt, c->xo + nx, 1.0f);
       fill(hw_, c->wt, c->wo + nw, 1.0f);
+      fill(hb, c->bt, c->bo + c->k, 1.0f);
       cl_mem bx = tu_buffer(ctx, (c->xo + nx) * xs), bw = tu_buffer(ctx, (c->wo + nw) * wsz),
-             by = tu_buffer(ctx, ny * ys);
+             bb = tu_buffer(ctx, (c->bo + c->k) * bs), by = tu_buffer(ctx, ny * ys);
       tu_write(ctx, bx, 0, (c->xo + nx) * xs, hx);
       tu_write(ctx, bw, 0, (c->wo + nw) * wsz, hw_);
+      tu_write(ctx, bb, 0, (c->bo + c->k) * bs, hb);
       clforge_conv2d_weights pw = NULL;
       clforge_conv_algo got = CLFORGE_CONV_ALGO_AUTO;
-      CHECK_OK(ctx, clforge_conv2d(ctx, &d, bx, bw, NULL, by, 0, NULL, NULL));
+      CHECK_OK(ctx, clforge_conv2d(ctx, &d, bx, bw, bb, by, 0, NULL, NULL));
       tu_read(ctx, by, 0, ny * ys, y1);
       CHECK_OK(ctx, clforge_conv2d_weights_create(ctx, &d, bw, 0, NULL, &pw));
       CHECK_OK(ctx, clforge_conv2d_weights_algo(pw, &got));
       CHECK(got == algos[a], "weights for %s", clforge_conv_algo_name(got));
-      CHECK_OK(ctx, clforge_conv2d_ex(ctx, &d, bx, NULL, pw, NULL, by, NULL, 0, 0, NULL, NULL));
+      CHECK_OK(ctx, clforge_conv2d_ex(ctx, &d, bx, NULL, pw, bb, by, NULL, 0, 0, NULL, NULL));
       tu_read(ctx, by, 0, ny * ys, y2);
       CHECK(!memcmp(y1, y2, ny * ys), "%s: prepared weights give another result", clforge_conv_algo_name(algos[a]));
       keep_release_weights(ctx, pw);
-      keep_release(bx), keep_release(bw), keep_release(by);
-      free(hx), free(hw_), free(y1), free(y2);
+      keep_release(bx), keep_release(bw), keep_release(bb), keep_release(by);
+      free(hx), free(hw_), free(hb), free(y1), free(y2);
     }
   }
 

@@ -14,6 +14,7 @@
 
 #include "../src/context.h"
 #include "../src/ref/compare.h"
+#include "conv_profile.h"
 #include "oclgrind_keep.h"
 #include "test_util.h"
 
@@ -180,13 +181,34 @@ static int run_case(clforge_context ctx, const wcase *c0) {
 }
 
 static const clforge_conv_algo algos[2] = {CLFORGE_CONV_ALGO_WINOGRAD_2X2, CLFORGE_CONV_ALGO_WINOGRAD_4X4};
-static const clforge_dtype dts[3] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
 
-/* Sizes 1..17 with every padding, layouts, types and epilogues rotating. */
+/* The storage types and epilogues of the cases. Each set is a program of
+ * its own per tile size (and VW), so there are few: together they hold
+ * every storage type of x, of w and of y, bias in each type and none, and
+ * every activation, and each runs on both tile sizes. A tensor's type only
+ * changes that tensor's loads or stores (the transforms and the GEMM run
+ * in f32), so each type per tensor, not each mix, is what they cover. */
+static const conv_profile profiles[] = {
+    {CLFORGE_F32, CLFORGE_F32, CLFORGE_F32, CLFORGE_F32, 1, CLFORGE_ACT_NONE}, /* the corners' and parameters' */
+    {CLFORGE_F16, CLFORGE_BF16, CLFORGE_F32, CLFORGE_BF16, 1, CLFORGE_ACT_RELU},
+    {CLFORGE_BF16, CLFORGE_F16, CLFORGE_F16, CLFORGE_F16, 1, CLFORGE_ACT_GELU_TANH},
+    {CLFORGE_F32, CLFORGE_F32, CLFORGE_BF16, CLFORGE_F32, 0, CLFORGE_ACT_GELU_ERF},
+};
+enum { NPROFILES = sizeof profiles / sizeof profiles[0] };
+
+static void set_profile(wcase *c, int p) { CONV_SET_PROFILE(c, profiles[p]); }
+
+/* Sizes 1..17 with every padding; case i has tile size i & 1, profile
+ * (i >> 1) % 4 and the x, y and filter layouts of bits 3, 4 and 5, so the
+ * 64 cases hold each combination once. --small runs 6 of them: both tile
+ * sizes, every profile and both values of each layout (and groups, alpha,
+ * beta and prepared weights once). */
 static void sweep(clforge_context ctx) {
+  static const int small_cases[] = {0, 59, 12, 55, 34, 29};
   unsigned seed = 12345;
-  const int cases = small ? 6 : 64;
-  for (int i = 0; i < cases; ++i) {
+  const int cases = small ? (int)(sizeof small_cases / sizeof small_cases[0]) : 64;
+  for (int n = 0; n < cases; ++n) {
+    const int i = small ? small_cases[n] : n;
     wcase c = {0};
     c.algo = algos[i & 1];
     c.n = 1 + tu_rand(&seed) % 3;
@@ -198,11 +220,9 @@ static void sweep(clforge_context ctx) {
     c.groups = (i % 7 == 3) ? 2 : 1;
     c.c = c.groups * (1 + tu_rand(&seed) % (small ? 5 : 19));
     c.k = c.groups * (1 + tu_rand(&seed) % (small ? 5 : 21));
-    c.xl = (clforge_tensor_layout)((i >> 1) & 1), c.yl = (clforge_tensor_layout)((i >> 2) & 1);
-    c.wl = (clforge_filter_layout)((i >> 3) & 1);
-    c.xt = dts[i % 3], c.wt = dts[(i / 3) % 3], c.yt = dts[(i / 9) % 3], c.bt = dts[(i / 2) % 3];
-    c.bias = i % 3 != 1;
-    c.act = i % 4;
+    set_profile(&c, (i >> 1) % NPROFILES);
+    c.xl = (clforge_tensor_layout)((i >> 3) & 1), c.yl = (clforge_tensor_layout)((i >> 4) & 1);
+    c.wl = (clforge_filter_layout)((i >> 5) & 1);
     c.alpha = (i % 5 == 2) ? -0.75f : 1.0f;
     c.beta = (i % 4 == 1) ? 0.5f : 0.0f;
     c.prepared = i % 6 == 5;
@@ -210,7 +230,8 @@ static void sweep(clforge_context ctx) {
   }
 }
 
-/* Corners: alpha 0 (x NaN), beta 0 (y NaN), prepared weights, passes. */
+/* Corners: alpha 0 (x NaN), beta 0 (y NaN), prepared weights, passes
+ * (profile 0 unless said). */
 static void corners(clforge_context ctx) {
   for (int a = 0; a < 2; ++a) {
     wcase base = {.n = 2, .c = 5, .h = 9, .w = 11, .k = 7, .pt = 1, .pb = 1, .pl = 1, .pr = 1, .bias = 1,
@@ -218,12 +239,15 @@ static void corners(clforge_context ctx) {
     wcase c = base;
     c.alpha_as_given = 1, c.alpha = 0.0f, c.beta = 0.5f;
     run_case(ctx, &c); /* alpha 0: bias + beta*y only, x never read */
-    c = base, c.beta = 1.0f, c.act = 1;
+    c = base, c.beta = 1.0f;
+    set_profile(&c, 1); /* relu, 16-bit x and w */
     run_case(ctx, &c);
     c = base, c.prepared = 1, c.beta = 0.25f, c.xl = CLFORGE_NHWC;
     run_case(ctx, &c); /* the transformed filter serves two calls */
-    /* A bound holding a few tiles: several passes, the last one partial. */
-    const size_t t = a ? 36 : 16, tiles_fit = 5;
+    /* A bound holding a few tiles: several passes, the last one partial
+     * (60 tiles for 2x2, 18 for 4x4; --small: fewer passes, each is three
+     * launches, slow on a simulator). */
+    const size_t t = a ? 36 : 16, tiles_fit = small ? 16 : 5;
     for (int l = 0; l < 4; ++l) {
       c = base, c.xl = (clforge_tensor_layout)(l & 1), c.yl = (clforge_tensor_layout)(l >> 1);
       c.ws_cap = (t * base.c * base.k + tiles_fit * t * (base.c + base.k)) * 4 + 8;
@@ -231,7 +255,7 @@ static void corners(clforge_context ctx) {
       run_case(ctx, &c);
     }
     c = base, c.pt = 0, c.pb = 2, c.pl = 2, c.pr = 0, c.groups = 1, c.c = 16, c.k = 17, c.n = 1;
-    c.xt = CLFORGE_F16, c.yt = CLFORGE_BF16, c.wt = CLFORGE_BF16;
+    set_profile(&c, 1); /* f16 x, bf16 w */
     run_case(ctx, &c);
   }
 }
@@ -279,7 +303,10 @@ static void refusals(clforge_context ctx) {
 int main(int argc, char **argv) {
   small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
-  if (small) keep_start(ctx); /* Oclgrind's false reports (tests/oclgrind_keep.h) */
+  /* Oclgrind's false reports (tests/oclgrind_keep.h); --small's largest
+   * scratch is 82 KB, and each launch on Oclgrind costs with the size of its
+   * buffers (16 MiB workspaces made this run several times slower). */
+  if (small) keep_start_sized(ctx, (size_t)512 << 10);
   refusals(ctx);
   corners(ctx);
   sweep(ctx);

@@ -31,6 +31,7 @@
 #include "../context.h"
 #include "../error.h"
 #include "../log.h"
+#include "../program.h"
 #include "../kernels/conv_fft.h"
 #include "../kernels/families.h"
 #include "../workspace.h"
@@ -315,6 +316,19 @@ static clforge_status sub_buffer(clforge_context ctx, cl_mem base, size_t off, s
   return CLFORGE_SUCCESS;
 }
 
+/* Kernel `name` of cl/conv_fft.cl, built with what its kernels read: the
+ * product's KB, NB, VW and WG and the problem's types and epilogue; not
+ * PHASE (a host-side choice of the geometry, passed as arguments), so both
+ * of its values share one program. */
+static clforge_status fft_kernel(clforge_context ctx, const char *name, const int *v, const clforge__conv *d, size_t wgs,
+                                 cl_kernel *k) {
+  char opts[256];
+  snprintf(opts, sizeof opts, "-DKB=%d -DNB=%d -DVW=%d -DWG=%d", v[CONV_FFT_KB], v[CONV_FFT_NB], v[CONV_FFT_VW],
+           v[CONV_FFT_WG]);
+  clforge__conv_problem_options(d, opts, sizeof opts);
+  return clforge__family_kernel(ctx, "conv2d", &clforge__family_conv_fft, name, NULL, opts, wgs, k);
+}
+
 /* The commands of one call, chained: each waits for the previous. */
 typedef struct chain {
   clforge_context ctx;
@@ -341,10 +355,22 @@ static clforge_status launch(chain *c, cl_kernel k, cl_uint dims, const size_t *
   return CLFORGE_SUCCESS;
 }
 
+/* Our kernels over planes (pad, crop, the test DFTs: gid0 along a row, gid1
+ * over rows, gid2 over planes) run in work-groups of one fixed shape, the
+ * grid rounded up to it (the kernels return for the ids past a plane's
+ * size): a driver that compiles per work-group shape (PoCL) compiles each
+ * kernel once, not once per tile size, as it would for a local size it
+ * chose to divide each grid. */
+enum { PLANE_L0 = 32, PLANE_L1 = 8, COPY_WG = 64 };
+
+static clforge_status launch_planes(chain *c, cl_kernel k, size_t g0, size_t g1, size_t g2, const char *what) {
+  const size_t global[3] = {align_up(g0, PLANE_L0), align_up(g1, PLANE_L1), g2}, local[3] = {PLANE_L0, PLANE_L1, 1};
+  return launch(c, k, 3, global, local, what);
+}
+
 /* The test stand-in's kernels (built before the first launch by get_dft). */
 static clforge_status get_dft(chain *c, int inverse, cl_kernel *k) {
-  return clforge__conv_kernel(c->ctx, &clforge__family_conv_fft, inverse ? "clforge_conv_fft_dft_inv" : "clforge_conv_fft_dft_fwd",
-                              c->v, c->d, NULL, 0, k);
+  return fft_kernel(c->ctx, inverse ? "clforge_conv_fft_dft_inv" : "clforge_conv_fft_dft_fwd", c->v, c->d, PLANE_L0 * PLANE_L1, k);
 }
 
 static clforge_status transform(chain *c, fft_plan *p, cl_mem *in, cl_mem *out, cl_mem tmp, size_t tmp_bytes) {
@@ -363,8 +389,8 @@ static clforge_status transform(chain *c, fft_plan *p, cl_mem *in, cl_mem *out, 
     err |= clSetKernelArg(k, a++, sizeof fh, &fh);
     err |= clSetKernelArg(k, a++, sizeof fw, &fw);
     if (err != CL_SUCCESS) return clforge__fail_cl(c->ctx, err, "clSetKernelArg (conv2d fft test DFT)");
-    const size_t global[3] = {p->inverse ? p->fw : p->fw / 2 + 1, p->fh, p->batch};
-    return launch(c, k, 3, global, NULL, "clEnqueueNDRangeKernel (conv2d fft test DFT)");
+    return launch_planes(c, k, p->inverse ? p->fw : p->fw / 2 + 1, p->fh, p->batch,
+                         "clEnqueueNDRangeKernel (conv2d fft test DFT)");
   }
   clfftStatus s = clfftEnqueueTransform(p->plan, p->inverse ? CLFFT_BACKWARD : CLFFT_FORWARD, 1, &c->ctx->queue,
                                         c->nwait, c->wait, &ev, in, out, p->tmp_bytes <= tmp_bytes ? tmp : NULL);
@@ -392,7 +418,7 @@ static clforge_status filter_spectra(chain *c, const clforge__conv *d, const int
                                      const regions *r) {
   clforge_context ctx = c->ctx;
   cl_kernel pad;
-  clforge_status st = clforge__conv_kernel(ctx, &clforge__family_conv_fft, "clforge_conv_fft_pad_w", v, d, NULL, 0, &pad);
+  clforge_status st = fft_kernel(ctx, "clforge_conv_fft_pad_w", v, d, PLANE_L0 * PLANE_L1, &pad);
   fft_plan *full = NULL, *last = NULL;
   const size_t rest = d->k % g->kc ? d->k % g->kc : g->kc;
   if (st == CLFORGE_SUCCESS) st = get_plan(ctx, g->fh, g->fw, g->kc * g->cgp, 0, &full);
@@ -400,7 +426,7 @@ static clforge_status filter_spectra(chain *c, const clforge__conv *d, const int
   cl_kernel dft, copy = NULL;
   if (st == CLFORGE_SUCCESS && test_dft) st = get_dft(c, 0, &dft);
   if (st == CLFORGE_SUCCESS)
-    st = clforge__conv_kernel(ctx, &clforge__family_conv_fft, "clforge_conv_fft_copy", v, d, NULL, 0, &copy);
+    st = fft_kernel(ctx, "clforge_conv_fft_copy", v, d, COPY_WG, &copy);
   for (size_t k0 = 0; k0 < d->k && st == CLFORGE_SUCCESS; k0 += g->kc) {
     const size_t kn = d->k - k0 < g->kc ? d->k - k0 : g->kc;
     const cl_ulong woff = d->w_.offset, s0 = d->w_.stride[0], s1 = d->w_.stride[1], s2 = d->w_.stride[2],
@@ -412,8 +438,7 @@ static clforge_status filter_spectra(chain *c, const clforge__conv *d, const int
     SET_ARG(pad, 5, s3), SET_ARG(pad, 6, k0u), SET_ARG(pad, 7, cgp), SET_ARG(pad, 8, fh), SET_ARG(pad, 9, fw);
     SET_ARG(pad, 10, ph), SET_ARG(pad, 11, pw), SET_ARG(pad, 12, rr), SET_ARG(pad, 13, ss), SET_ARG(pad, 14, r->t);
     if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft filter padding)");
-    const size_t global[3] = {g->fw, g->fh, kn * g->cgp};
-    st = launch(c, pad, 3, global, NULL, "clEnqueueNDRangeKernel (conv2d fft filter padding)");
+    st = launch_planes(c, pad, g->fw, g->fh, kn * g->cgp, "clEnqueueNDRangeKernel (conv2d fft filter padding)");
     /* One chunk: straight into the spectra; else through the X region and
      * copies (clFFT takes no offsets, and sub-buffers need aligned ones). */
     const int whole = kn == d->k;
@@ -424,8 +449,8 @@ static clforge_status filter_spectra(chain *c, const clforge__conv *d, const int
       cl_mem src = part ? r->xi : r->xr, to = part ? r->wi : r->wr;
       SET_ARG(copy, 0, src), SET_ARG(copy, 1, to), SET_ARG(copy, 2, dst), SET_ARG(copy, 3, count);
       if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft filter spectra)");
-      const size_t gc[1] = {align_up(count, 64)};
-      st = launch(c, copy, 1, gc, NULL, "clEnqueueNDRangeKernel (conv2d fft filter spectra)");
+      const size_t gc[1] = {align_up(count, COPY_WG)}, lc[1] = {COPY_WG};
+      st = launch(c, copy, 1, gc, lc, "clEnqueueNDRangeKernel (conv2d fft filter spectra)");
     }
   }
   return st;
@@ -496,14 +521,14 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
 
   /* Every kernel and plan before the first command. */
   cl_kernel pad = NULL, mac = NULL, outk = NULL;
-  clforge_status st = clforge__conv_kernel(ctx, &clforge__family_conv_fft, "clforge_conv_fft_out", v, d, NULL, 0, &outk);
+  clforge_status st = fft_kernel(ctx, "clforge_conv_fft_out", v, d, PLANE_L0 * PLANE_L1, &outk);
   fft_plan *fwd[2] = {NULL, NULL}, *inv[2] = {NULL, NULL};
   const size_t nrest = d->n % g.nb ? d->n % g.nb : g.nb;
   if (use_t) {
     if (st == CLFORGE_SUCCESS)
-      st = clforge__conv_kernel(ctx, &clforge__family_conv_fft, "clforge_conv_fft_pad_x", v, d, NULL, 0, &pad);
+      st = fft_kernel(ctx, "clforge_conv_fft_pad_x", v, d, PLANE_L0 * PLANE_L1, &pad);
     if (st == CLFORGE_SUCCESS)
-      st = clforge__conv_kernel(ctx, &clforge__family_conv_fft, "clforge_conv_fft_mac", v, d, NULL, wg, &mac);
+      st = fft_kernel(ctx, "clforge_conv_fft_mac", v, d, wg, &mac);
     for (int i = 0; i < 2 && st == CLFORGE_SUCCESS; ++i) {
       const size_t nb = i ? nrest : g.nb;
       st = get_plan(ctx, g.fh, g.fw, nb * g.cp, 0, &fwd[i]);
@@ -552,8 +577,7 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
         st = clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft padding)");
         break;
       }
-      const size_t gp[3] = {g.fw, g.fh, nb * g.cp};
-      st = launch(&c, pad, 3, gp, NULL, "clEnqueueNDRangeKernel (conv2d fft padding)");
+      st = launch_planes(&c, pad, g.fw, g.fh, nb * g.cp, "clEnqueueNDRangeKernel (conv2d fft padding)");
       cl_mem tin[1] = {r.t}, xout[2] = {r.xr, r.xi}, yin[2] = {r.yr, r.yi};
       fft_plan *pf = nb == g.nb ? fwd[0] : fwd[1], *pi = nb == g.nb ? inv[0] : inv[1];
       if (st == CLFORGE_SUCCESS) st = transform(&c, pf, tin, xout, r.tmp, g.tmp_bytes);
@@ -588,8 +612,7 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
       st = clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft epilogue)");
       break;
     }
-    const size_t go[3] = {d->q, d->p, nb * d->k};
-    st = launch(&c, outk, 3, go, NULL, "clEnqueueNDRangeKernel (conv2d fft epilogue)");
+    st = launch_planes(&c, outk, d->q, d->p, nb * d->k, "clEnqueueNDRangeKernel (conv2d fft epilogue)");
   }
   release_regions(&r);
   if (st == CLFORGE_SUCCESS) {

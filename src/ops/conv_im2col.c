@@ -140,17 +140,15 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   if (!make_plan(ctx, d, e->v, &p) || !e->ws || e->ws_bytes < p.bytes)
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "conv2d: im2col got %zu bytes of workspace, needs %zu",
                          e->ws_bytes, p.bytes);
-  /* Built with the family's values and x's type only (not the problem's
-   * other options: the epilogue is the GEMM's), so one program serves
-   * every epilogue and output type. */
+  /* Built with what the kernel reads only: VW, x's type and the matrix's
+   * layout (not the problem's other options: the epilogue is the GEMM's;
+   * nor WG, CHUNK and PATH: a launch size and host-side choices), so one
+   * program serves every epilogue, output type, pass size and GEMM route. */
   const clforge__family *f = &clforge__family_conv_im2col;
-  char opts[256] = "";
-  if (clforge__family_options(f, e->v, opts, sizeof opts))
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "conv2d: im2col build options too long");
-  const size_t used = strlen(opts);
-  snprintf(opts + used, sizeof opts - used, " -DX_T=%d -DROWS=%d -DKRSC=%d", (int)d->x.type, p.rows,
-           d->w_layout == CLFORGE_KRSC);
   const size_t vw = (size_t)e->v[CI2C_VW], wg = (size_t)e->v[CI2C_WG];
+  char opts[128];
+  snprintf(opts, sizeof opts, "-DVW=%zu -DX_T=%d -DROWS=%d -DKRSC=%d", vw, (int)d->x.type, p.rows,
+           d->w_layout == CLFORGE_KRSC);
   cl_kernel kern;
   clforge_status st = clforge__kernel_get(ctx, f->sources, opts, f->kernel, &kern);
   size_t kmax = 0;

@@ -63,6 +63,7 @@
 #include "../gemm_desc.h"
 #include "../kernels/conv_winograd.h"
 #include "../kernels/families.h"
+#include "../program.h"
 #include "../workspace.h"
 #include "conv_algo.h"
 #include "gemm_launch.h"
@@ -146,6 +147,8 @@ static size_t weights_4(const clforge__conv *d, const int *v) {
 
 /* ---------------------------------------------------------------- kernels */
 
+enum { FILTER_WG = 8 }; /* the filter transform's work-group (it runs once per call or per weights) */
+
 static const clforge__family *family_of(size_t m) {
   return m == 4 ? &clforge__family_conv_winograd_4x4 : &clforge__family_conv_winograd_2x2;
 }
@@ -154,16 +157,23 @@ typedef struct wino_kernels {
   cl_kernel filter, input, output;
 } wino_kernels;
 
+/* Built with what the kernels read: VW, the tile size and the problem's
+ * types and epilogue; not WG (a launch size), PATH or PASS (host-side
+ * choices), so every route, pass size and work-group size shares one
+ * program. */
 static clforge_status build(clforge_context ctx, const clforge__conv *d, const int *v, const wino_shape *s,
                             wino_kernels *k) {
-  char extra[32];
-  snprintf(extra, sizeof extra, "-DWM=%zu", s->m);
+  char opts[256];
+  snprintf(opts, sizeof opts, "-DVW=%d -DWM=%zu", v[WINO_VW], s->m);
+  clforge__conv_problem_options(d, opts, sizeof opts);
   const clforge__family *f = family_of(s->m);
   const size_t wg = (size_t)v[WINO_WG];
-  clforge_status st = clforge__conv_kernel(ctx, f, "clforge_conv_winograd_filter", v, d, extra, 0, &k->filter);
-  if (st == CLFORGE_SUCCESS) st = clforge__conv_kernel(ctx, f, "clforge_conv_winograd_input", v, d, extra, wg, &k->input);
+  clforge_status st = clforge__family_kernel(ctx, "conv2d", f, "clforge_conv_winograd_filter", NULL, opts, FILTER_WG,
+                                             &k->filter);
   if (st == CLFORGE_SUCCESS)
-    st = clforge__conv_kernel(ctx, f, "clforge_conv_winograd_output", v, d, extra, wg, &k->output);
+    st = clforge__family_kernel(ctx, "conv2d", f, "clforge_conv_winograd_input", NULL, opts, wg, &k->input);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__family_kernel(ctx, "conv2d", f, "clforge_conv_winograd_output", NULL, opts, wg, &k->output);
   return st;
 }
 
@@ -200,21 +210,19 @@ static void arg_idx(argset *a, const clforge__conv *d, size_t v) {
 
 static size_t round_up(size_t a, size_t b) { return (a + b - 1) / b * b; }
 
-/* A 2-D launch after *prev (or, first, after the call's wait list),
- * replacing *prev with the launch's event. Work-groups of wg work-items:
- * along dimension 0 as far as it goes (a power of two), the rest along
- * dimension 1, so that a group holds enough work (on PoCL a group is one
- * task); the kernels return for the ids past g0 and g1. */
+/* A launch of g0 x g1 work-items after *prev (or, first, after the call's
+ * wait list), replacing *prev with the launch's event. One dimension of
+ * flat ids (the kernels split them into their two coordinates, g0 the
+ * faster), in groups of wg whatever the shape: a group holds wg items of
+ * work (on PoCL a group is one task) and the driver compiles one
+ * work-group shape per kernel, not one per problem. The kernels return for
+ * the ids past g0 * g1. */
 static clforge_status launch(const clforge__conv_exec *e, cl_kernel k, size_t g0, size_t g1, size_t wg,
                              cl_event *prev, const char *what) {
-  size_t l0 = 1;
-  while (l0 < g0 && l0 < wg) l0 *= 2;
-  if (l0 > wg) l0 = wg;
-  const size_t l1 = wg / l0 ? wg / l0 : 1;
-  size_t local[2] = {l0, l1};
-  size_t global[2] = {round_up(g0, l0), round_up(g1, l1)};
+  size_t local[1] = {wg};
+  size_t global[1] = {round_up(g0 * g1, wg)};
   cl_event ev = NULL;
-  clforge_status st = clforge__launch(e->ctx, k, 2, global, local, *prev ? 1 : e->nwait, *prev ? prev : e->wait, &ev, what);
+  clforge_status st = clforge__launch(e->ctx, k, 1, global, local, *prev ? 1 : e->nwait, *prev ? prev : e->wait, &ev, what);
   if (st != CLFORGE_SUCCESS) return st;
   if (*prev) clReleaseEvent(*prev);
   *prev = ev;
@@ -239,7 +247,7 @@ static clforge_status enqueue_filter(const clforge__conv_exec *e, cl_kernel k, c
   arg_u32(&a, d->kg);
   arg_u32(&a, d->groups);
   if (a.err != CL_SUCCESS) return args_failed(e, &a, "clSetKernelArg (winograd filter)");
-  return launch(e, k, d->k, d->cg, 8, prev, "clEnqueueNDRangeKernel (winograd filter)");
+  return launch(e, k, d->k, d->cg, FILTER_WG, prev, "clEnqueueNDRangeKernel (winograd filter)");
 }
 
 /* The batched GEMM of one pass of `nt` tiles (m rows of the T*G items). */
