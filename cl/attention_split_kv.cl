@@ -31,11 +31,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
 
 #define DV2 (HEAD_DV + 2)
 
-#define ATTN_COMMON_ARGS                                                                          \
-  __global const int *kv_lens, const ulong kvl_off, __global const int *q_lens, const ulong ql_off, \
-      const uint B, const uint Hq, const uint Hkv, const uint group, const uint Sq, const uint Sk,   \
-      const uint window, const float scale, const float softcap
-
 #ifdef VW
 #define CLFORGE_UNROLL_(x) _Pragma(#x)
 #define UNROLL(n) CLFORGE_UNROLL_(unroll n)
@@ -279,8 +274,8 @@ __kernel void clforge_attention_split_kv(
     const ulong ls1, const ulong ls2, const ulong ls3, ATTN_COMMON_ARGS) {
   const uint p = get_global_id(0), P = get_global_size(0);
   const uint bh = get_global_id(1), b = bh / Hkv, kvh = bh - b * Hkv;
-  const int kv_len = attn_kv_len(kv_lens, kvl_off, b, Sk);
-  const int q_len = attn_q_len(q_lens, ql_off, b, Sq);
+  const int kv_len = attn_kv_len(kv_lens, kvl_off, b, Sk, has);
+  const int q_len = attn_q_len(q_lens, ql_off, b, Sq, has);
   const int c_lo = (int)min((ulong)p * chunk, (ulong)Sk), c_hi = (int)min((ulong)(p + 1) * chunk, (ulong)Sk);
   const uint R = group * Sq; // rows of this kv head: r = g * Sq + i, query head kvh * group + g
   const aidx kb = (aidx)(k_off + b * ks0 + kvh * ks1), vb = (aidx)(v_off + b * vs0 + kvh * vs1);
@@ -516,9 +511,7 @@ __kernel void clforge_attention_split_kv(
         for (int e = 0; e < VW; ++e)
           if (d * VW + e < HEAD_DV) STORE1(O_T, t[e], o, ob + (aidx)(d * VW + e) * (aidx)os3);
       }
-#if HAS_LSE
-      lse[l_off + b * ls0 + hq * ls1 + i * ls2] = l[r] == 0.0f ? -INFINITY : m[r] + log(l[r]);
-#endif
+      if (has & ATTN_HAS_LSE) lse[l_off + b * ls0 + hq * ls1 + i * ls2] = l[r] == 0.0f ? -INFINITY : m[r] + log(l[r]);
       (void)ws, (void)P, (void)ls3;
 #else
       (void)o, (void)o_off, (void)os0, (void)os1, (void)os2, (void)os3, (void)lse, (void)l_off, (void)ls0, (void)ls1,
@@ -557,8 +550,8 @@ __kernel void clforge_attention_combine(
   const uint d0 = get_global_id(0) * CVW, i = get_global_id(1), bh = get_global_id(2);
   const uint b = bh / Hq, hq = bh - b * Hq;
   (void)ls3, (void)kv_lens, (void)kvl_off, (void)Hkv, (void)group, (void)Sk, (void)window, (void)scale, (void)softcap,
-      (void)B, (void)lse, (void)l_off, (void)ls0, (void)ls1, (void)ls2;
-  if (d0 >= HEAD_DV || (int)i >= attn_q_len(q_lens, ql_off, b, Sq)) return;
+      (void)B;
+  if (d0 >= HEAD_DV || (int)i >= attn_q_len(q_lens, ql_off, b, Sq, has)) return;
   const __global float *w = ws + ((ulong)bh * Sq + i) * P * DV2;
   float M = -INFINITY;
   for (uint p = 0; p < P; ++p) M = fmax(M, w[p * DV2 + HEAD_DV]);
@@ -579,8 +572,6 @@ __kernel void clforge_attention_combine(
   const aidx ob = (aidx)(o_off + b * os0 + hq * os1 + i * os2);
   for (int e = 0; e < CVW; ++e)
     if (d0 + e < HEAD_DV) STORE1(O_T, a[e] * inv, o, ob + (aidx)(d0 + e) * (aidx)os3);
-#if HAS_LSE
-  if (d0 == 0) lse[l_off + b * ls0 + hq * ls1 + i * ls2] = L == 0.0f ? -INFINITY : M + log(L);
-#endif
+  if (d0 == 0 && (has & ATTN_HAS_LSE)) lse[l_off + b * ls0 + hq * ls1 + i * ls2] = L == 0.0f ? -INFINITY : M + log(L);
 }
 #endif // CVW
