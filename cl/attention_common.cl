@@ -1,8 +1,11 @@
 // What the attention kernels share (compiled after common.cl, before each
 // kernel's own file): the masking rules of src/attention_desc.c
-// (clforge__attn_key_visible), the soft cap, and the problem options that
-// src/ops/attention_common.c passes (Q_T KV_T O_T MASK_T HEAD_D HEAD_DV
-// HAS_MASK HAS_KV_LENS HAS_Q_LENS HAS_LSE SOFTCAP CAUSAL IDX64).
+// (clforge__attn_key_visible), the soft cap, the arguments every kernel
+// ends with, and the problem options that src/ops/attention_common.c passes
+// (Q_T KV_T O_T MASK_T HEAD_D HEAD_DV HAS_MASK SOFTCAP CAUSAL IDX64).
+// Whether key lengths, query lengths and LSE are given is the argument
+// `has` (ATTN_HAS_*), not an option: each is read once per work-item, in
+// no inner loop, so it costs nothing at run time and a program less.
 
 #if IDX64
 typedef ulong aidx;
@@ -10,22 +13,26 @@ typedef ulong aidx;
 typedef uint aidx;
 #endif
 
+// Bits of `has` (src/ops/attention_algo.h's CLFORGE__ATTN_HAS_*).
+#define ATTN_HAS_KV_LENS 1u
+#define ATTN_HAS_Q_LENS 2u
+#define ATTN_HAS_LSE 4u
+
+// The arguments every attention kernel takes after its tensors
+// (clforge__attn_common_args): absent length buffers are never read.
+#define ATTN_COMMON_ARGS                                                                            \
+  __global const int *kv_lens, const ulong kvl_off, __global const int *q_lens, const ulong ql_off, \
+      const uint B, const uint Hq, const uint Hkv, const uint group, const uint Sq, const uint Sk,   \
+      const uint window, const uint has, const float scale, const float softcap
+
 // The key and query lengths of batch item b: the buffers' values clamped to
 // [0, Sk] and [0, Sq], or Sk and Sq without them.
-static inline int attn_kv_len(__global const int *kv_lens, ulong off, uint b, uint sk) {
-#if HAS_KV_LENS
-  return clamp(kv_lens[off + b], 0, (int)sk);
-#else
-  return (int)sk;
-#endif
+static inline int attn_kv_len(__global const int *kv_lens, ulong off, uint b, uint sk, uint has) {
+  return has & ATTN_HAS_KV_LENS ? clamp(kv_lens[off + b], 0, (int)sk) : (int)sk;
 }
 
-static inline int attn_q_len(__global const int *q_lens, ulong off, uint b, uint sq) {
-#if HAS_Q_LENS
-  return clamp(q_lens[off + b], 0, (int)sq);
-#else
-  return (int)sq;
-#endif
+static inline int attn_q_len(__global const int *q_lens, ulong off, uint b, uint sq, uint has) {
+  return has & ATTN_HAS_Q_LENS ? clamp(q_lens[off + b], 0, (int)sq) : (int)sq;
 }
 
 // The last key query i may see (keys j <= diag), as a signed number: -1

@@ -272,14 +272,13 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
     const ulong o_sb, const ulong o_sh, const ulong o_ss, const ulong o_sd, const global mask_t *restrict M,
     const ulong m_off, const ulong m_sb, const ulong m_sh, const ulong m_si, const ulong m_sj,
     global float *restrict L, const ulong l_off, const ulong l_sb, const ulong l_sh, const ulong l_ss,
-    const ulong l_sd, const global int *kv_lens, const ulong kv_lens_off, const global int *q_lens,
-    const ulong q_lens_off, const uint nb, const uint hq, const uint hkv, const uint group, const uint sq,
-    const uint sk, const uint window, const float scale, const float softcap) {
-  (void)nb, (void)hq, (void)hkv, (void)l_sd;
+    const ulong l_sd, ATTN_COMMON_ARGS) {
+  (void)B, (void)Hq, (void)Hkv, (void)l_sd;
+  const uint sq = Sq, sk = Sk;
   const uint bi = get_global_id(2), h = get_global_id(1), hk = h / group;
   const int lid = (int)get_local_id(0);
-  const int kv_len = attn_kv_len(kv_lens, kv_lens_off, bi, sk);
-  const int q_len = attn_q_len(q_lens, q_lens_off, bi, sq);
+  const int kv_len = attn_kv_len(kv_lens, kvl_off, bi, Sk, has);
+  const int q_len = attn_q_len(q_lens, ql_off, bi, Sq, has);
   // Causal: the last query blocks see the most keys; they go first, so
   // that the short ones fill the tail.
 #if CAUSAL
@@ -298,11 +297,7 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
 #else
   (void)m_off, (void)m_sb, (void)m_sh;
 #endif
-#if HAS_LSE
-  L += (aidx)l_off + (aidx)bi * (aidx)l_sb + (aidx)h * (aidx)l_sh;
-#else
-  (void)l_off, (void)l_sb, (void)l_sh, (void)l_ss;
-#endif
+  L += (aidx)l_off + (aidx)bi * (aidx)l_sb + (aidx)h * (aidx)l_sh; // (not read without ATTN_HAS_LSE)
 
   // Key ranges: per lane, and over this item's valid rows [i0, ie] their
   // hull [ulo, uhi) and common part [xlo, xhi) (ranges grow with the row).
@@ -407,12 +402,12 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
         if (i < q_len) STORE1(O_T, t[e] * inv[e], O, (aidx)i * (aidx)o_ss + (aidx)dd * (aidx)o_sd);
       }
     }
-#if HAS_LSE
-    UNROLL(VW)
-    for (int e = 0; e < VW; ++e) {
-      const int i = i0 + w * VW + e;
-      if (i < q_len) L[(aidx)i * (aidx)l_ss] = tm[e] == -INFINITY ? -INFINITY : (tm[e] + log2(tl[e])) * LN2;
+    if (has & ATTN_HAS_LSE) {
+      UNROLL(VW)
+      for (int e = 0; e < VW; ++e) {
+        const int i = i0 + w * VW + e;
+        if (i < q_len) L[(aidx)i * (aidx)l_ss] = tm[e] == -INFINITY ? -INFINITY : (tm[e] + log2(tl[e])) * LN2;
+      }
     }
-#endif
   }
 }

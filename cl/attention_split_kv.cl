@@ -14,9 +14,10 @@
 //   HCVT  f16 K/V widened by vload_half (1) or cl/common.cl's integer
 //         conversion (0)
 // Host options (-D): KV_UNIT (K's and V's d-stride is 1: vector loads),
-// ASKV_DIRECT (one chunk per row: write O and LSE, no combine), ASKV_SHUF
-// (lanes move by shufflevector; 0 on Oclgrind), ASKV_PF (prefetch distance
-// in key blocks; 0: none). Combine: CVW elements of Dv per work-item.
+// ASKV_SHUF (lanes move by shufflevector; 0 on Oclgrind), ASKV_PF
+// (prefetch distance in key blocks; 0: none). Combine: CVW elements of Dv
+// per work-item. One chunk per row (P = 1) writes O and LSE itself, no
+// combine.
 //
 // Remainders are written x - q * y: the compiler's div/rem pairing would
 // emit an LLVM `freeze`, which Oclgrind cannot run.
@@ -30,11 +31,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, O_T) o_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
 
 #define DV2 (HEAD_DV + 2)
-
-#define ATTN_COMMON_ARGS                                                                          \
-  __global const int *kv_lens, const ulong kvl_off, __global const int *q_lens, const ulong ql_off, \
-      const uint B, const uint Hq, const uint Hkv, const uint group, const uint Sq, const uint Sk,   \
-      const uint window, const float scale, const float softcap
 
 #ifdef VW
 #define CLFORGE_UNROLL_(x) _Pragma(#x)
@@ -279,8 +275,8 @@ __kernel void clforge_attention_split_kv(
     const ulong ls1, const ulong ls2, const ulong ls3, ATTN_COMMON_ARGS) {
   const uint p = get_global_id(0), P = get_global_size(0);
   const uint bh = get_global_id(1), b = bh / Hkv, kvh = bh - b * Hkv;
-  const int kv_len = attn_kv_len(kv_lens, kvl_off, b, Sk);
-  const int q_len = attn_q_len(q_lens, ql_off, b, Sq);
+  const int kv_len = attn_kv_len(kv_lens, kvl_off, b, Sk, has);
+  const int q_len = attn_q_len(q_lens, ql_off, b, Sq, has);
   const int c_lo = (int)min((ulong)p * chunk, (ulong)Sk), c_hi = (int)min((ulong)(p + 1) * chunk, (ulong)Sk);
   const uint R = group * Sq; // rows of this kv head: r = g * Sq + i, query head kvh * group + g
   const aidx kb = (aidx)(k_off + b * ks0 + kvh * ks1), vb = (aidx)(v_off + b * vs0 + kvh * vs1);
@@ -499,30 +495,28 @@ __kernel void clforge_attention_split_kv(
     for (int r = 0; r < ROWS; ++r) {
       const uint rr = r0 + (uint)r, g = rr / Sq, i = rr - g * Sq, hq = kvh * group + g;
       if (rr >= R || (int)i >= q_len) continue;
-#if ASKV_DIRECT
-      // One chunk per row (P = 1): normalize here, no combine launch; the
-      // combine's rules with a single partial (l = 0: zeros, LSE -inf).
-      const float inv = l[r] == 0.0f ? 0.0f : 1.0f / l[r];
-      const aidx ob = (aidx)(o_off + b * os0 + hq * os1 + i * os2);
-      UNROLL(NDV)
-      for (int d = 0; d < NDV; ++d) {
-        float t[VW];
+      if (P == 1) {
+        // One chunk per row: normalize here, no combine launch; the
+        // combine's rules with a single partial (l = 0: zeros, LSE -inf).
+        // (A run-time test, once per row: not worth a second program.)
+        const float inv = l[r] == 0.0f ? 0.0f : 1.0f / l[r];
+        const aidx ob = (aidx)(o_off + b * os0 + hq * os1 + i * os2);
+        UNROLL(NDV)
+        for (int d = 0; d < NDV; ++d) {
+          float t[VW];
 #if VW == 1
-        t[0] = acc[r][d] * inv;
+          t[0] = acc[r][d] * inv;
 #else
-        VSTORE(acc[r][d] * inv, t);
+          VSTORE(acc[r][d] * inv, t);
 #endif
-        UNROLL(VW)
-        for (int e = 0; e < VW; ++e)
-          if (d * VW + e < HEAD_DV) STORE1(O_T, t[e], o, ob + (aidx)(d * VW + e) * (aidx)os3);
+          UNROLL(VW)
+          for (int e = 0; e < VW; ++e)
+            if (d * VW + e < HEAD_DV) STORE1(O_T, t[e], o, ob + (aidx)(d * VW + e) * (aidx)os3);
+        }
+        if (has & ATTN_HAS_LSE) lse[l_off + b * ls0 + hq * ls1 + i * ls2] = l[r] == 0.0f ? -INFINITY : m[r] + log(l[r]);
+        continue;
       }
-#if HAS_LSE
-      lse[l_off + b * ls0 + hq * ls1 + i * ls2] = l[r] == 0.0f ? -INFINITY : m[r] + log(l[r]);
-#endif
-      (void)ws, (void)P, (void)ls3;
-#else
-      (void)o, (void)o_off, (void)os0, (void)os1, (void)os2, (void)os3, (void)lse, (void)l_off, (void)ls0, (void)ls1,
-          (void)ls2, (void)ls3;
+      (void)ls3;
       __global float *w = ws + (((ulong)(b * Hq + hq) * Sq + i) * P + p) * DV2;
       UNROLL(NDV)
       for (int d = 0; d < NDV; ++d) {
@@ -540,7 +534,6 @@ __kernel void clforge_attention_split_kv(
       }
       w[HEAD_DV] = m[r];
       w[HEAD_DV + 1] = l[r];
-#endif
     }
   }
 }
@@ -550,37 +543,38 @@ __kernel void clforge_attention_split_kv(
 // global (ceil(Dv / CVW) rounded up to CWG, Sq, B*Hq), local (CWG, 1, 1):
 // a work-item merges CVW elements of row (b, hq, i) over the row's P
 // partials: O = sum_p acc_p e^(m_p - M) / sum_p l_p e^(m_p - M), M = max m_p.
+// Dv is the argument dv (no loop over it here to unroll: one program for
+// every Dv; HEAD_DV is not read).
 __kernel void clforge_attention_combine(
-    const __global float *ws, const uint P, __global o_t *o, const ulong o_off, const ulong os0, const ulong os1,
-    const ulong os2, const ulong os3, __global float *lse, const ulong l_off, const ulong ls0, const ulong ls1,
-    const ulong ls2, const ulong ls3, ATTN_COMMON_ARGS) {
+    const __global float *ws, const uint P, const uint dv, __global o_t *o, const ulong o_off, const ulong os0,
+    const ulong os1, const ulong os2, const ulong os3, __global float *lse, const ulong l_off, const ulong ls0,
+    const ulong ls1, const ulong ls2, const ulong ls3, ATTN_COMMON_ARGS) {
   const uint d0 = get_global_id(0) * CVW, i = get_global_id(1), bh = get_global_id(2);
   const uint b = bh / Hq, hq = bh - b * Hq;
   (void)ls3, (void)kv_lens, (void)kvl_off, (void)Hkv, (void)group, (void)Sk, (void)window, (void)scale, (void)softcap,
-      (void)B, (void)lse, (void)l_off, (void)ls0, (void)ls1, (void)ls2;
-  if (d0 >= HEAD_DV || (int)i >= attn_q_len(q_lens, ql_off, b, Sq)) return;
-  const __global float *w = ws + ((ulong)bh * Sq + i) * P * DV2;
+      (void)B;
+  if (d0 >= dv || (int)i >= attn_q_len(q_lens, ql_off, b, Sq, has)) return;
+  const uint dv2 = dv + 2; // a partial: acc[0..dv), m, l
+  const __global float *w = ws + ((ulong)bh * Sq + i) * P * dv2;
   float M = -INFINITY;
-  for (uint p = 0; p < P; ++p) M = fmax(M, w[p * DV2 + HEAD_DV]);
+  for (uint p = 0; p < P; ++p) M = fmax(M, w[p * dv2 + dv]);
   // Partials with l = 0 saw no key (their m is -inf, acc 0) and are
   // skipped; a NaN l still counts, so NaN propagates.
   float L = 0.0f, a[CVW];
   for (int e = 0; e < CVW; ++e) a[e] = 0.0f;
   for (uint p = 0; p < P; ++p) {
-    const __global float *wp = w + p * DV2;
-    const float mp = wp[HEAD_DV], lp = wp[HEAD_DV + 1];
+    const __global float *wp = w + p * dv2;
+    const float mp = wp[dv], lp = wp[dv + 1];
     if (lp == 0.0f) continue;
     const float c = mp == M ? 1.0f : exp(mp - M);
     L = fma(lp, c, L);
     for (int e = 0; e < CVW; ++e)
-      if (d0 + e < HEAD_DV) a[e] = fma(wp[d0 + e], c, a[e]);
+      if (d0 + e < dv) a[e] = fma(wp[d0 + e], c, a[e]);
   }
   const float inv = L == 0.0f ? 0.0f : 1.0f / L;
   const aidx ob = (aidx)(o_off + b * os0 + hq * os1 + i * os2);
   for (int e = 0; e < CVW; ++e)
-    if (d0 + e < HEAD_DV) STORE1(O_T, a[e] * inv, o, ob + (aidx)(d0 + e) * (aidx)os3);
-#if HAS_LSE
-  if (d0 == 0) lse[l_off + b * ls0 + hq * ls1 + i * ls2] = L == 0.0f ? -INFINITY : M + log(L);
-#endif
+    if (d0 + e < dv) STORE1(O_T, a[e] * inv, o, ob + (aidx)(d0 + e) * (aidx)os3);
+  if (d0 == 0 && (has & ATTN_HAS_LSE)) lse[l_off + b * ls0 + hq * ls1 + i * ls2] = L == 0.0f ? -INFINITY : M + log(L);
 }
 #endif // CVW

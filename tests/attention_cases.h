@@ -276,4 +276,93 @@ static clforge_attention_desc attn_desc(size_t b, size_t hq, size_t hkv, size_t 
   return d;
 }
 
+/* What a case compiles in: with the algorithm and its parameters, these
+ * make its program (cl/attention_common.cl's options); everything else
+ * (shapes, strides, lengths, LSE, the mask's layout, window, scale, the cap's
+ * value) is a kernel argument. Building a program costs seconds, running a
+ * case milliseconds, so the tests put their cases on few of these. */
+typedef struct attn_prog {
+  clforge_dtype q, kv, o;
+  size_t d, dv;
+  clforge_dtype mask; /* the mask's storage type; 0: no mask */
+  int softcap;        /* soft capping (the cap itself is a case's value) */
+  clforge_causal causal;
+} attn_prog;
+
+/* Compile-time values the attention tests share: with one algorithm and
+ * its parameters they are one build whichever test asks for it, so a run
+ * of the suite builds it once. */
+typedef enum {
+  ATTN_P_F32, /* f32, D = Dv = 16: the feature cases (shapes, windows, lengths, layouts, heads) */
+  ATTN_P_F32_TL,
+  ATTN_P_F32_BR,
+  /* 16-bit storage with the defaults of its variant, each type once in
+   * each place (D = 48, Dv = 40: vector and scalar tails of 16-bit rows),
+   * one mask type each: f16 everywhere (|s| ~ 1e4 must stay finite),
+   * bottom-right causal; Q and O f32 with bf16 K/V; bf16 Q and O with f32
+   * K/V (read in place) */
+  ATTN_P_HALF_F16,
+  ATTN_P_HALF_BF16_KV,
+  ATTN_P_HALF_BF16_Q,
+  ATTN_P_SOFTCAP,      /* f32, D = Dv = 32, soft cap */
+  ATTN_P_SOFTCAP_MASK, /* and an f32 mask, top-left causal */
+  ATTN_P_SHARED_COUNT
+} attn_shared_prog;
+
+static inline attn_prog attn_shared(attn_shared_prog which) {
+  const clforge_dtype f32 = CLFORGE_F32, f16 = CLFORGE_F16, bf16 = CLFORGE_BF16;
+  const attn_prog all[ATTN_P_SHARED_COUNT] = {
+      [ATTN_P_F32] = {f32, f32, f32, 16, 16, 0, 0, CLFORGE_CAUSAL_NONE},
+      [ATTN_P_F32_TL] = {f32, f32, f32, 16, 16, 0, 0, CLFORGE_CAUSAL_TOP_LEFT},
+      [ATTN_P_F32_BR] = {f32, f32, f32, 16, 16, 0, 0, CLFORGE_CAUSAL_BOTTOM_RIGHT},
+      [ATTN_P_HALF_F16] = {f16, f16, f16, 48, 40, f16, 0, CLFORGE_CAUSAL_BOTTOM_RIGHT},
+      [ATTN_P_HALF_BF16_KV] = {f32, bf16, f32, 48, 40, bf16, 0, CLFORGE_CAUSAL_NONE},
+      [ATTN_P_HALF_BF16_Q] = {bf16, f32, bf16, 48, 40, f32, 0, CLFORGE_CAUSAL_NONE},
+      [ATTN_P_SOFTCAP] = {f32, f32, f32, 32, 32, 0, 1, CLFORGE_CAUSAL_NONE},
+      [ATTN_P_SOFTCAP_MASK] = {f32, f32, f32, 32, 32, f32, 1, CLFORGE_CAUSAL_TOP_LEFT},
+  };
+  return all[which];
+}
+
+/* The head-dim pairs the tests cover (D and Dv from 1 to 256, unequal),
+ * each with one causal alignment (so that its cases can share one build),
+ * and the dtype mix that carries it in tests/test_attention.c. */
+typedef struct attn_dims_pair {
+  size_t d, dv;
+  clforge_causal causal;
+  int q, kv, o;
+} attn_dims_pair;
+
+enum { ATTN_NDIMS = 14 };
+static inline const attn_dims_pair *attn_dims(int i) {
+  static const attn_dims_pair t[ATTN_NDIMS] = {
+      {1, 1, CLFORGE_CAUSAL_NONE, 3, 3, 3},         {8, 8, CLFORGE_CAUSAL_TOP_LEFT, 1, 1, 2},
+      {40, 40, CLFORGE_CAUSAL_NONE, 1, 1, 3},       {64, 64, CLFORGE_CAUSAL_NONE, 2, 2, 2},
+      {80, 80, CLFORGE_CAUSAL_BOTTOM_RIGHT, 1, 2, 1}, {96, 96, CLFORGE_CAUSAL_TOP_LEFT, 1, 2, 2},
+      {128, 128, CLFORGE_CAUSAL_NONE, 3, 1, 1},     {256, 256, CLFORGE_CAUSAL_NONE, 2, 1, 1},
+      {64, 128, CLFORGE_CAUSAL_BOTTOM_RIGHT, 1, 3, 1}, {128, 40, CLFORGE_CAUSAL_TOP_LEFT, 2, 1, 3},
+      {1, 256, CLFORGE_CAUSAL_NONE, 2, 1, 2},       {256, 8, CLFORGE_CAUSAL_BOTTOM_RIGHT, 3, 1, 3},
+      {80, 96, CLFORGE_CAUSAL_NONE, 2, 2, 1},       {40, 1, CLFORGE_CAUSAL_NONE, 3, 3, 1},
+  };
+  return &t[i];
+}
+
+/* Pair i with f32 everywhere. */
+static inline attn_prog attn_dims_f32(int i) {
+  const attn_dims_pair *p = attn_dims(i);
+  const attn_prog r = {CLFORGE_F32, CLFORGE_F32, CLFORGE_F32, p->d, p->dv, 0, 0, p->causal};
+  return r;
+}
+
+/* A case of program p: shapes (b, hq, hkv, sq, sk); a full mask when p has
+ * one (the caller may choose another kind), a cap of 30 when p caps. */
+static inline attn_case attn_on(attn_prog p, size_t b, size_t hq, size_t hkv, size_t sq, size_t sk, unsigned seed) {
+  attn_case c = {.desc = attn_desc(b, hq, hkv, sq, sk, p.d, p.dv), .seed = seed};
+  c.desc.q_type = p.q, c.desc.kv_type = p.kv, c.desc.o_type = p.o, c.desc.causal = p.causal;
+  c.desc.mask_type = p.mask ? p.mask : CLFORGE_F32;
+  c.mask = p.mask ? ATTN_MASK_FULL : ATTN_MASK_NONE;
+  c.desc.softcap = p.softcap ? 30.0f : 0.0f;
+  return c;
+}
+
 #endif

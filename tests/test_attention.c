@@ -5,24 +5,79 @@
  * large logits), each run with the automatic choice and with every
  * algorithm forced: it computes the case right or refuses it with
  * CLFORGE_UNSUPPORTED, O untouched. First, the reference itself against
- * results known in closed form. */
+ * results known in closed form.
+ *
+ * A program (a build per algorithm: seconds) is what a case compiles in
+ * (tests/attention_cases.h, attn_prog) and the parameters; a case runs in
+ * milliseconds. So the feature cases (shapes, windows, lengths, layouts,
+ * heads) share f32 with D = Dv = 16 and the default parameters (one build
+ * per causal alignment, the same builds as the algorithms' tests'), and
+ * the cases of types, head dims, masks and soft cap ride on the 27 dtype
+ * mixes' programs under the families' scalar parameter sets, which build
+ * several times quicker than the defaults' unrolled tiles (~20x with 16-bit
+ * storage; the defaults' kernels for those cases' features:
+ * tests/test_attention_fused.c, tests/test_attention_split_kv.c). */
 #include "attention_cases.h"
 
+static const char *const scalar_params = "attention_fused:VW=1,QW=1,WGQ=1,TK=1,DCH=1,KU=1,STAGE=0;"
+                                         "attention_split_kv:KB=1,ROWS=1,VW=1,WG=1,HCVT=0";
+
 static attn_case cases[256];
-static char fused_only[256]; /* split_kv forced on a third of the dtype and mask-type mixes only: each
-                                mix is a build of both kernels, and split_kv's own test covers the types */
+static char fused_only[256]; /* split_kv not forced: see mix_prog */
+static char scalar[256];     /* under scalar_params */
 static int ncases;
 
-static void add_fused_only(attn_case c, int only) {
-  if (ncases < (int)(sizeof cases / sizeof cases[0])) fused_only[ncases] = (char)only, cases[ncases++] = c;
+static void add_case(attn_case c, int only, int sc) {
+  if (ncases < (int)(sizeof cases / sizeof cases[0]))
+    fused_only[ncases] = (char)only, scalar[ncases] = (char)sc, cases[ncases++] = c;
+  else
+    CHECK(0, "case table full");
 }
 
-static void add(attn_case c) { add_fused_only(c, 0); }
-
-static attn_case base(size_t b, size_t hq, size_t hkv, size_t sq, size_t sk, size_t dk, size_t dv) {
-  attn_case c = {.desc = attn_desc(b, hq, hkv, sq, sk, dk, dv), .seed = (unsigned)(ncases * 31 + 7)};
-  return c;
+/* What each dtype mix of Q, KV and O (codes 1..3) compiles in, besides its
+ * types: the head-dim pairs ride on mixes (attn_dims), so do each mask
+ * type, soft cap (alone, and with an f32 mask and top-left causal); the
+ * rest keep D = Dv = 16. split_kv is forced on the mixes whose codes sum to
+ * a multiple of 3 (each type once in each place). */
+static attn_prog mix_prog(int q, int kv, int o) {
+  const clforge_dtype f32 = CLFORGE_F32, f16 = CLFORGE_F16, bf16 = CLFORGE_BF16;
+  attn_prog p = {(clforge_dtype)q, (clforge_dtype)kv, (clforge_dtype)o, 16, 16, 0, 0, CLFORGE_CAUSAL_NONE};
+  for (int i = 0; i < ATTN_NDIMS; ++i) {
+    const attn_dims_pair *d = attn_dims(i);
+    if (d->q == q && d->kv == kv && d->o == o) p.d = d->d, p.dv = d->dv, p.causal = d->causal;
+  }
+  const struct {
+    int q, kv, o;
+    clforge_dtype mask;
+    int softcap;
+    clforge_causal causal;
+  } extra[] = {{1, 2, 3, f32, 0, CLFORGE_CAUSAL_NONE},     {2, 3, 1, f16, 0, CLFORGE_CAUSAL_BOTTOM_RIGHT},
+               {3, 1, 2, bf16, 0, CLFORGE_CAUSAL_NONE},    {1, 3, 2, 0, 1, CLFORGE_CAUSAL_NONE},
+               {3, 2, 1, f32, 1, CLFORGE_CAUSAL_TOP_LEFT}};
+  for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i)
+    if (extra[i].q == q && extra[i].kv == kv && extra[i].o == o) {
+      p.mask = extra[i].mask, p.softcap = extra[i].softcap, p.causal = extra[i].causal;
+      p.d = extra[i].softcap ? 32 : 48, p.dv = extra[i].softcap ? 32 : 40;
+    }
+  return p;
 }
+
+static int mix_split(int q, int kv, int o) { return (q + kv + o) % 3 == 0; }
+
+/* A case on mix (q, kv, o)'s program (under scalar_params). */
+static attn_case on_mix(int q, int kv, int o, size_t b, size_t hq, size_t hkv, size_t sq, size_t sk) {
+  return attn_on(mix_prog(q, kv, o), b, hq, hkv, sq, sk, (unsigned)(ncases * 31 + 7));
+}
+
+static void add_mix(int q, int kv, int o, attn_case c) { add_case(c, !mix_split(q, kv, o), 1); }
+
+/* A case on f32 with D = Dv = 16 (causal: which of the three builds), the defaults. */
+static attn_case base(size_t b, size_t hq, size_t hkv, size_t sq, size_t sk, clforge_causal causal) {
+  static const attn_shared_prog which[3] = {ATTN_P_F32, ATTN_P_F32_TL, ATTN_P_F32_BR};
+  return attn_on(attn_shared(which[causal]), b, hq, hkv, sq, sk, (unsigned)(ncases * 31 + 7));
+}
+
+static void add(attn_case c) { add_case(c, 0, 0); }
 
 /* With Q = 0 every visible score is 0 (no mask): O is the mean of the
  * visible rows of V and LSE = log(their count); so each masking rule is
@@ -78,96 +133,102 @@ static void reference_closed_form(void) {
 static void build(int small) {
   attn_case c;
   static const int32_t kvl[4] = {5, 0, 1000, 3}, ql[4] = {2, 7, 0, 1}; /* the cases keep pointers */
+  const clforge_causal none = CLFORGE_CAUSAL_NONE, tl = CLFORGE_CAUSAL_TOP_LEFT, br = CLFORGE_CAUSAL_BOTTOM_RIGHT;
   /* shapes: sizes off every tile, Sq != Sk both ways, decode */
-  const size_t sizes[][2] = {{1, 1}, {7, 7}, {1, 129}, {7, 129}, {129, 7}, {129, 129}, {16, 1000}, {1, 1000}};
+  const size_t sizes[][2] = {{1, 1},     {7, 7},     {1, 129}, {7, 129}, {129, 7},
+                             {129, 129}, {16, 1000}, {1, 1000}, {2, 300}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
     if (small && sizes[i][0] * sizes[i][1] > 1000) continue;
-    c = base(1, 2, 2, sizes[i][0], sizes[i][1], 16, 16);
+    c = base(1, 2, 2, sizes[i][0], sizes[i][1], none);
     add(c);
-    c.desc.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT, c.lse = 1;
+    c.desc.causal = br, c.lse = 1;
     add(c);
-    c.desc.causal = CLFORGE_CAUSAL_TOP_LEFT;
+    c.desc.causal = tl;
     add(c);
   }
-  /* head dims, D != Dv */
-  const size_t dims[][2] = {{1, 1}, {8, 8}, {40, 40}, {64, 64}, {80, 80}, {96, 96}, {128, 128}, {256, 256}, {64, 128},
-                            {128, 40}, {1, 256}, {256, 8}};
-  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; ++i) {
-    if (small && i % 3) continue;
-    c = base(1, 1, 1, small ? 3 : 33, small ? 5 : 70, dims[i][0], dims[i][1]);
+  /* head dims, D != Dv, each on its mix's program (--small: those of the
+   * mixes it runs) */
+  for (int i = 0; i < ATTN_NDIMS; ++i) {
+    const attn_dims_pair *m = attn_dims(i);
+    if (small && !mix_split(m->q, m->kv, m->o)) continue;
+    c = on_mix(m->q, m->kv, m->o, 1, 1, 1, small ? 3 : 33, small ? 5 : 70);
     c.lse = 1;
-    add(c);
+    add_mix(m->q, m->kv, m->o, c);
     c.desc.seq_q = 1;
-    add(c);
+    add_mix(m->q, m->kv, m->o, c);
   }
   /* GQA 4:1 and MQA, batch > 1 */
-  c = base(2, 8, 2, small ? 3 : 20, small ? 6 : 45, 32, 32);
-  c.desc.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT, c.lse = 1;
+  c = base(2, 8, 2, small ? 3 : 20, small ? 6 : 45, br);
+  c.lse = 1;
   add(c);
   c.desc.seq_q = 1;
   add(c);
-  c = base(2, 4, 1, small ? 2 : 17, small ? 7 : 31, 24, 24);
+  c = base(2, 4, 1, small ? 2 : 17, small ? 7 : 31, none);
   add(c);
   /* windows, both alignments */
   for (int a = 1; a <= 2; ++a)
     for (size_t w = 1; w <= 9; w += 8) {
-      c = base(1, 2, 1, small ? 5 : 40, small ? 9 : 60, 16, 16);
-      c.desc.causal = (clforge_causal)a, c.desc.window = w, c.lse = 1;
+      c = base(1, 2, 1, small ? 5 : 40, small ? 9 : 60, (clforge_causal)a);
+      c.desc.window = w, c.lse = 1;
       add(c);
     }
   /* key and query lengths (0: every row fully masked -> zeros, LSE -inf) */
-  c = base(4, 2, 2, small ? 3 : 12, small ? 6 : 40, 16, 16);
+  c = base(4, 2, 2, small ? 3 : 12, small ? 6 : 40, none);
   c.kv_lens = kvl, c.lse = 1;
   add(c);
   c.q_lens = ql;
   add(c);
-  c.desc.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT;
+  c.desc.causal = br;
   add(c);
   c.desc.seq_q = 1, c.q_lens = NULL;
   add(c);
-  /* masks: full, broadcast, whole -inf rows; f16/bf16 masks */
+  /* masks: full, broadcast, whole -inf rows; in each type (on the mixes
+   * whose programs have them) */
   const attn_mask masks[] = {ATTN_MASK_FULL, ATTN_MASK_BROADCAST, ATTN_MASK_INF_ROWS};
+  const int mask_mix[3][3] = {{1, 2, 3}, {2, 3, 1}, {3, 1, 2}}; /* f32, f16, bf16 masks */
   for (int mi = 0; mi < 3; ++mi)
     for (int mt = 1; mt <= 3; ++mt) {
       if (small && mt > 1) continue;
-      c = base(2, 2, 1, small ? 4 : 19, small ? 5 : 37, 16, 16);
-      c.mask = masks[mi], c.desc.mask_type = (clforge_dtype)mt, c.lse = 1;
-      add_fused_only(c, (mi + mt) % 3 != 0);
+      const int *m = mask_mix[mt - 1];
+      c = on_mix(m[0], m[1], m[2], 2, 2, 1, small ? 4 : 19, small ? 5 : 37);
+      c.mask = masks[mi], c.lse = 1;
+      add_mix(m[0], m[1], m[2], c);
     }
-  /* soft cap (with a mask, and with large logits) */
-  c = base(1, 2, 2, small ? 3 : 25, small ? 4 : 50, 32, 32);
-  c.desc.softcap = 30.0f, c.q_scale = 40.0f, c.lse = 1;
-  add(c);
-  c.mask = ATTN_MASK_FULL, c.desc.causal = CLFORGE_CAUSAL_TOP_LEFT;
-  add(c);
-  /* layouts */
-  c = base(2, 3, 3, small ? 4 : 21, small ? 4 : 21, 16, 16);
+  /* soft cap with large logits (alone, and with a mask and top-left causal) */
+  c = on_mix(1, 3, 2, 1, 2, 2, small ? 3 : 25, small ? 4 : 50);
+  c.q_scale = 40.0f, c.lse = 1;
+  add_mix(1, 3, 2, c);
+  c = on_mix(3, 2, 1, 1, 2, 2, small ? 3 : 25, small ? 4 : 50);
+  c.q_scale = 40.0f, c.lse = 1;
+  add_mix(3, 2, 1, c);
+  /* layouts (BSHD with D != Dv on the mix that carries 128, 40) */
+  c = base(2, 3, 3, small ? 4 : 21, small ? 4 : 21, none);
   c.layout = ATTN_BSHD, c.lse = 1;
   add(c);
-  c.layout = ATTN_PACKED_QKV, c.desc.causal = CLFORGE_CAUSAL_TOP_LEFT;
+  c.layout = ATTN_PACKED_QKV, c.desc.causal = tl;
   add(c);
-  c = base(2, 4, 2, small ? 3 : 9, small ? 5 : 30, 16, 8);
+  c = on_mix(2, 1, 3, 2, 4, 2, small ? 3 : 9, small ? 5 : 30);
   c.layout = ATTN_BSHD;
-  add(c);
-  /* every dtype mix of Q, KV, O; large logits (|s| ~ 1e4) with f16 storage */
+  add_mix(2, 1, 3, c);
+  /* every dtype mix of Q, KV, O (--small: split_kv's); large logits (|s| ~
+   * 1e4) with f16 storage (on the mix that carries 64, 64) */
   for (int qt = 1; qt <= 3; ++qt)
     for (int kt = 1; kt <= 3; ++kt)
       for (int ot = 1; ot <= 3; ++ot) {
-        if (small && (qt + kt + ot) % 3) continue;
-        c = base(1, 2, 1, small ? 3 : 13, small ? 5 : 29, 16, 16);
-        c.desc.q_type = (clforge_dtype)qt, c.desc.kv_type = (clforge_dtype)kt, c.desc.o_type = (clforge_dtype)ot;
+        if (small && !mix_split(qt, kt, ot)) continue;
+        c = on_mix(qt, kt, ot, 1, 2, 1, small ? 3 : 13, small ? 5 : 29);
         c.lse = 1;
-        add_fused_only(c, (qt + kt + ot) % 3 != 0);
+        add_mix(qt, kt, ot, c);
       }
-  c = base(1, 2, 2, small ? 3 : 30, small ? 5 : 60, 64, 64);
-  c.desc.q_type = c.desc.kv_type = c.desc.o_type = CLFORGE_F16, c.q_scale = 100.0f, c.desc.scale = 1.0f, c.lse = 1;
-  add(c);
+  c = on_mix(2, 2, 2, 1, 2, 2, small ? 3 : 30, small ? 5 : 60);
+  c.q_scale = 100.0f, c.desc.scale = 1.0f, c.lse = 1;
+  add_mix(2, 2, 2, c);
 }
 
 /* Validation mode checks every call, and catches a wrong result. */
 static void validation(clforge_context ctx) {
-  attn_case c = base(1, 2, 1, 9, 21, 16, 16);
-  c.lse = 1, c.desc.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT;
+  attn_case c = base(1, 2, 1, 9, 21, CLFORGE_CAUSAL_BOTTOM_RIGHT);
+  c.lse = 1;
   CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
   CHECK(attn_run_case(ctx, &c) == ATTN_RAN, "validation mode: a right result was refused");
   clforge__test_set_fault(ctx, "attention");
@@ -214,13 +275,17 @@ int main(int argc, char **argv) {
   if (small) keep_start(ctx);
   build(small);
   int ran[CLFORGE_ATTENTION_ALGO_COUNT] = {0};
-  for (int i = 0; i < ncases; ++i)
+  for (int i = 0; i < ncases; ++i) {
+    if (clforge_context_set_params(ctx, scalar[i] ? scalar_params : NULL) != CLFORGE_SUCCESS)
+      CHECK(0, "parameters %s refused: %s", scalar[i] ? scalar_params : "(none)", clforge_last_error(ctx));
     for (int a = 0; a < CLFORGE_ATTENTION_ALGO_COUNT; ++a) {
       attn_case c = cases[i];
       if (a == CLFORGE_ATTENTION_ALGO_SPLIT_KV && fused_only[i]) continue;
       c.desc.algo = (clforge_attention_algo)a;
       if (attn_run_case(ctx, &c) == ATTN_RAN) ++ran[a];
     }
+  }
+  clforge_context_set_params(ctx, NULL);
   for (int a = 0; a < CLFORGE_ATTENTION_ALGO_COUNT; ++a)
     CHECK(ran[a] > ncases / 2, "%s ran only %d of %d cases", clforge_attention_algo_name((clforge_attention_algo)a),
           ran[a], ncases);

@@ -62,12 +62,14 @@ enum {
 int clforge__attn_variant(const clforge__attn *d);
 
 /* -D options every attention kernel gets from d, appended to buf:
- *   Q_T KV_T O_T MASK_T  storage codes (cl/common.cl's CLFORGE_STORAGE_*)
+ *   Q_T KV_T O_T MASK_T  storage codes (cl/common.cl's CLFORGE_STORAGE_*;
+ *                        MASK_T is f32's without a mask)
  *   HEAD_D HEAD_DV       D and Dv (compiled in: loops unroll, arrays size)
- *   HAS_MASK HAS_KV_LENS HAS_Q_LENS HAS_LSE SOFTCAP (0/1)
+ *   HAS_MASK SOFTCAP     0/1 (in the inner loop)
  *   CAUSAL               0 none, 1 top-left, 2 bottom-right
  *   IDX64                0/1: element indices in 64 bits
- * Everything else (sizes, strides, scale, cap, window) is an argument. */
+ * Everything else (sizes, strides, scale, cap, window, and which of key
+ * lengths, query lengths and LSE are given) is an argument. */
 void clforge__attn_problem_options(const clforge__attn *d, char *buf, size_t cap);
 
 /* Build (or fetch) kernel `name` of family f with values v and d's problem
@@ -80,9 +82,12 @@ clforge_status clforge__attn_kernel(clforge_context ctx, const clforge__family *
 cl_int clforge__attn_tensor_args(cl_kernel k, cl_uint *a, const clforge__attn_tensor *t);
 
 /* The common trailing arguments every attention kernel takes after its
- * tensors, in this order: kv_lens (buffer), kv_lens_offset (ulong),
- * q_lens (buffer), q_lens_offset (ulong), then uint b, hq, hkv, group, sq,
- * sk, window, then float scale, softcap. Returns the OR of clSetKernelArg's. */
+ * tensors (cl/attention_common.cl's ATTN_COMMON_ARGS), in this order:
+ * kv_lens (buffer), kv_lens_offset (ulong), q_lens (buffer), q_lens_offset
+ * (ulong), then uint b, hq, hkv, group, sq, sk, window, has (the
+ * CLFORGE__ATTN_HAS_* bits), then float scale, softcap. Returns the OR of
+ * clSetKernelArg's. */
+enum { CLFORGE__ATTN_HAS_KV_LENS = 1, CLFORGE__ATTN_HAS_Q_LENS = 2, CLFORGE__ATTN_HAS_LSE = 4 };
 cl_int clforge__attn_common_args(cl_kernel k, cl_uint *a, const clforge__attn_exec *e);
 
 #endif

@@ -78,11 +78,13 @@ int clforge__attn_variant(const clforge__attn *d) {
 void clforge__attn_problem_options(const clforge__attn *d, char *buf, size_t cap) {
   size_t used = strlen(buf);
   if (used >= cap) return;
+  /* Without a mask its type is never read: one program whatever it says. */
+  const clforge_dtype mt = d->has_mask ? d->mask.type : CLFORGE_F32;
   snprintf(buf + used, cap - used,
-           " -DQ_T=%d -DKV_T=%d -DO_T=%d -DMASK_T=%d -DHEAD_D=%zu -DHEAD_DV=%zu -DHAS_MASK=%d -DHAS_KV_LENS=%d"
-           " -DHAS_Q_LENS=%d -DHAS_LSE=%d -DSOFTCAP=%d -DCAUSAL=%d -DIDX64=%d",
-           (int)d->q.type, (int)d->k.type, (int)d->o.type, (int)d->mask.type, d->d, d->dv, d->has_mask,
-           d->has_kv_lens, d->has_q_lens, d->has_lse, d->softcap > 0.0f, (int)d->causal, d->idx64);
+           " -DQ_T=%d -DKV_T=%d -DO_T=%d -DMASK_T=%d -DHEAD_D=%zu -DHEAD_DV=%zu -DHAS_MASK=%d -DSOFTCAP=%d -DCAUSAL=%d"
+           " -DIDX64=%d",
+           (int)d->q.type, (int)d->k.type, (int)d->o.type, (int)mt, d->d, d->dv, d->has_mask, d->softcap > 0.0f,
+           (int)d->causal, d->idx64);
 }
 
 clforge_status clforge__attn_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
@@ -108,15 +110,17 @@ cl_int clforge__attn_tensor_args(cl_kernel k, cl_uint *a, const clforge__attn_te
 
 cl_int clforge__attn_common_args(cl_kernel k, cl_uint *a, const clforge__attn_exec *e) {
   const clforge__attn *d = e->d;
-  /* An absent buffer is never read (its HAS_* is 0): q stands in for it. */
+  /* An absent buffer is never read (its bit of `has` is 0): q stands in for it. */
   const cl_mem kvl = e->kv_lens ? e->kv_lens : e->q, ql = e->q_lens ? e->q_lens : e->q;
   const cl_ulong kvo = d->kv_lens_offset, qo = d->q_lens_offset;
   cl_int err = clSetKernelArg(k, (*a)++, sizeof(cl_mem), &kvl);
   err |= clSetKernelArg(k, (*a)++, sizeof kvo, &kvo);
   err |= clSetKernelArg(k, (*a)++, sizeof(cl_mem), &ql);
   err |= clSetKernelArg(k, (*a)++, sizeof qo, &qo);
-  const cl_uint u[] = {(cl_uint)d->b,     (cl_uint)d->hq, (cl_uint)d->hkv,   (cl_uint)d->group,
-                       (cl_uint)d->sq,    (cl_uint)d->sk, (cl_uint)d->window};
+  const cl_uint has = (d->has_kv_lens ? CLFORGE__ATTN_HAS_KV_LENS : 0u) |
+                      (d->has_q_lens ? CLFORGE__ATTN_HAS_Q_LENS : 0u) | (d->has_lse ? CLFORGE__ATTN_HAS_LSE : 0u);
+  const cl_uint u[] = {(cl_uint)d->b,  (cl_uint)d->hq, (cl_uint)d->hkv,    (cl_uint)d->group,
+                       (cl_uint)d->sq, (cl_uint)d->sk, (cl_uint)d->window, has};
   for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i) err |= clSetKernelArg(k, (*a)++, sizeof u[i], &u[i]);
   const cl_float scale = d->scale, cap = d->softcap;
   err |= clSetKernelArg(k, (*a)++, sizeof scale, &scale);

@@ -61,7 +61,7 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention split_kv: workspace too small");
 
   char extra[128];
-  const int direct = p == 1;
+  const int direct = p == 1; /* the split pass writes O and LSE itself (it sees P = 1): no combine */
   /* Lanes move by clang's __builtin_shufflevector on CPUs (PoCL), through
    * private memory elsewhere: Oclgrind loses the initialized state of
    * shufflevector results, and a GPU driver's compiler may lack it. */
@@ -69,15 +69,28 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   /* CPUs: prefetch 2 key blocks ahead into L1 (2x at Sk = 8192 f32 on
    * PoCL, 2 threads; 4 blocks or L2 hints were slower). */
   const int pf = shuf && d->k.stride[3] == 1 && d->v.stride[3] == 1 && (ctx->info.type & CL_DEVICE_TYPE_CPU) ? 2 : 0;
-  snprintf(extra, sizeof extra, "-DKV_UNIT=%d -DASKV_SHUF=%d -DASKV_PF=%d -DASKV_DIRECT=%d",
-           d->k.stride[3] == 1 && d->v.stride[3] == 1, shuf, pf, direct);
-  cl_kernel ks, kc;
-  clforge_status st = clforge__attn_kernel(ctx, &clforge__family_attention_split_kv, "clforge_attention_split_kv", v,
+  snprintf(extra, sizeof extra, "-DKV_UNIT=%d -DASKV_SHUF=%d -DASKV_PF=%d", d->k.stride[3] == 1 && d->v.stride[3] == 1,
+           shuf, pf);
+  /* SPLITS only sets the launch's chunk count (the kernel reads P from its
+   * global size): built with SPLITS=0 whatever the value, one program. */
+  int vb[CLFORGE_MAX_PARAMS] = {0};
+  memcpy(vb, v, ASKV_NPARAMS * sizeof *v);
+  vb[ASKV_SPLITS] = 0;
+  cl_kernel ks, kc = NULL;
+  clforge_status st = clforge__attn_kernel(ctx, &clforge__family_attention_split_kv, "clforge_attention_split_kv", vb,
                                            d, extra, wg, &ks);
   if (st != CLFORGE_SUCCESS) return st;
-  st = clforge__attn_kernel(ctx, &clforge__family_attention_combine, "clforge_attention_combine", v2, d, NULL, cwg,
-                            &kc);
-  if (st != CLFORGE_SUCCESS) return st;
+  if (!direct) {
+    /* The combine compiles in only O's type and the index width (Dv is an
+     * argument): the other problem options take fixed values, so that
+     * calls differing in the rest share it. */
+    clforge__attn dc = *d;
+    dc.q.type = dc.k.type = dc.v.type = dc.mask.type = CLFORGE_F32;
+    dc.d = dc.dv = 1, dc.has_mask = 0, dc.softcap = 0.0f, dc.causal = CLFORGE_CAUSAL_NONE;
+    st = clforge__attn_kernel(ctx, &clforge__family_attention_combine, "clforge_attention_combine", v2, &dc, NULL, cwg,
+                              &kc);
+    if (st != CLFORGE_SUCCESS) return st;
+  }
 
   /* Absent optional buffers: any buffer as a dummy (never read). */
   const cl_mem mask = e->mask ? e->mask : e->q, lse = e->lse ? e->lse : e->o;
@@ -99,19 +112,20 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   err |= clforge__attn_tensor_args(ks, &a, &d->lse);
   err |= clforge__attn_common_args(ks, &a, e);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention split_kv)");
+  const size_t g1[2] = {p, d->b * d->hkv}, l1[2] = {wg, 1};
+  if (direct)
+    return clforge__launch(ctx, ks, 2, g1, l1, e->nwait, e->wait, e->event, "clEnqueueNDRangeKernel (attention split_kv)");
+  const cl_uint udv = (cl_uint)d->dv;
   a = 0;
   err = clSetKernelArg(kc, a++, sizeof(cl_mem), &e->ws);
   err |= clSetKernelArg(kc, a++, sizeof up, &up);
+  err |= clSetKernelArg(kc, a++, sizeof udv, &udv);
   err |= clSetKernelArg(kc, a++, sizeof(cl_mem), &e->o);
   err |= clforge__attn_tensor_args(kc, &a, &d->o);
   err |= clSetKernelArg(kc, a++, sizeof(cl_mem), &lse);
   err |= clforge__attn_tensor_args(kc, &a, &d->lse);
   err |= clforge__attn_common_args(kc, &a, e);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention combine)");
-
-  const size_t g1[2] = {p, d->b * d->hkv}, l1[2] = {wg, 1};
-  if (direct)
-    return clforge__launch(ctx, ks, 2, g1, l1, e->nwait, e->wait, e->event, "clEnqueueNDRangeKernel (attention split_kv)");
   cl_event split_done;
   st = clforge__launch(ctx, ks, 2, g1, l1, e->nwait, e->wait, &split_done, "clEnqueueNDRangeKernel (attention split_kv)");
   if (st != CLFORGE_SUCCESS) return st;
