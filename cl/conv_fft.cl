@@ -157,23 +157,45 @@ __kernel void clforge_conv_fft_out(__global const float *restrict T, uint use_t,
 }
 
 // Test-only stand-ins for clFFT's transforms (Oclgrind cannot run clFFT's
-// kernels: they compile to LLVM's freeze): the same layouts, by the plain
-// O(N^2) sums. Angles from index products reduced modulo the length.
+// kernels: they compile to LLVM's freeze; test_conv runs them for speed):
+// the same layouts, by the plain sums, each output a sum over rows of
+// (a row's sum against the column twiddles) times the row's twiddle. The
+// column twiddles advance by a complex multiply, re-anchored every DFT_STEP
+// on the exact angle, so a sum costs few sines (PoCL's sin/cos of a large
+// argument made these kernels most of test_conv's run). Angles come from
+// index products reduced modulo the length.
 #define CLFORGE_TWO_PI 6.283185307179586f
+
+// cos and sin of sign * 2 pi * k / n, k < n. (Not sincos: under Oclgrind's
+// uninitialized-value check its cosine came back wrong.) Scalars rather
+// than float2: Oclgrind runs these unoptimized, where vector element moves
+// doubled the instructions.
+#define DFT_ANGLE(k, n, sign) ((sign) * CLFORGE_TWO_PI * (float)(k) / (float)(n))
+#define DFT_STEP 64u /* the twiddle recurrence's re-anchoring period */
+
 __kernel void clforge_conv_fft_dft_fwd(__global const float *restrict T, __global float *restrict Sr,
                                        __global float *restrict Si, uint fh, uint fw) {
   const uint v = get_global_id(0), u = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
   if (v >= hw || u >= fh) return;
-  float sr = 0.0f, si = 0.0f;
-  for (uint i = 0; i < fh; ++i)
+  const float sa = DFT_ANGLE(v % fw, fw, -1.0f), sc = cos(sa), ss = sin(sa);
+  float ar = 0.0f, ai = 0.0f;
+  for (uint i = 0; i < fh; ++i) {
+    __global const float *x = T + (ulong)z * fh * fw + i * fw;
+    float rr = 0.0f, ri = 0.0f, tc = 1.0f, ts = 0.0f;
     for (uint j = 0; j < fw; ++j) {
-      const float t = -CLFORGE_TWO_PI * ((float)((u * i) % fh) / (float)fh + (float)((v * j) % fw) / (float)fw);
-      const float x = T[(ulong)z * fh * fw + i * fw + j];
-      sr += x * cos(t);
-      si += x * sin(t);
+      if (j % DFT_STEP == 0u) {
+        const float t = DFT_ANGLE((v * j) % fw, fw, -1.0f);
+        tc = cos(t), ts = sin(t);
+      }
+      rr += x[j] * tc, ri += x[j] * ts;
+      const float nc = tc * sc - ts * ss;
+      ts = tc * ss + ts * sc, tc = nc;
     }
-  Sr[(ulong)z * fh * hw + u * hw + v] = sr;
-  Si[(ulong)z * fh * hw + u * hw + v] = si;
+    const float t = DFT_ANGLE((u * i) % fh, fh, -1.0f), c = cos(t), s = sin(t);
+    ar += rr * c - ri * s, ai += rr * s + ri * c;
+  }
+  Sr[(ulong)z * fh * hw + u * hw + v] = ar;
+  Si[(ulong)z * fh * hw + u * hw + v] = ai;
 }
 
 // The inverse of a Hermitian half-spectrum, scaled by 1/(FH*FW) as clFFT's:
@@ -182,14 +204,24 @@ __kernel void clforge_conv_fft_dft_inv(__global const float *restrict Sr, __glob
                                        __global float *restrict T, uint fh, uint fw) {
   const uint j = get_global_id(0), i = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
   if (j >= fw || i >= fh) return;
+  const float sa = DFT_ANGLE(j % fw, fw, 1.0f), sc = cos(sa), ss = sin(sa);
   float acc = 0.0f;
-  for (uint u = 0; u < fh; ++u)
+  for (uint u = 0; u < fh; ++u) {
+    const ulong o = (ulong)z * fh * hw + u * hw;
+    float rr = 0.0f, ri = 0.0f, tc = 1.0f, ts = 0.0f;
     for (uint v = 0; v < hw; ++v) {
-      const float t = CLFORGE_TWO_PI * ((float)((u * i) % fh) / (float)fh + (float)((v * j) % fw) / (float)fw);
-      const float c = (v == 0u || 2u * v == fw) ? 1.0f : 2.0f;
-      const ulong o = (ulong)z * fh * hw + u * hw + v;
-      acc += c * (Sr[o] * cos(t) - Si[o] * sin(t));
+      if (v % DFT_STEP == 0u) {
+        const float t = DFT_ANGLE((v * j) % fw, fw, 1.0f);
+        tc = cos(t), ts = sin(t);
+      }
+      const float w = (v == 0u || 2u * v == fw) ? 1.0f : 2.0f, xr = w * Sr[o + v], xi = w * Si[o + v];
+      rr += xr * tc - xi * ts, ri += xr * ts + xi * tc;
+      const float nc = tc * sc - ts * ss;
+      ts = tc * ss + ts * sc, tc = nc;
     }
+    const float t = DFT_ANGLE((u * i) % fh, fh, 1.0f);
+    acc += rr * cos(t) - ri * sin(t);
+  }
   T[(ulong)z * fh * fw + i * fw + j] = acc / (float)(fh * fw);
 }
 

@@ -78,14 +78,27 @@ void clforge__program_cache_report(clforge_context ctx) {
   double launch_s = 0;
   if (c->nfirst) clFinish(ctx->queue);
   for (size_t i = 0; i < c->nfirst; ++i) {
+    const struct clforge__first_launch *f = &c->first_launches[i];
     cl_ulong submit = 0, start = 0;
-    if (clGetEventProfilingInfo(c->first_launches[i], CL_PROFILING_COMMAND_SUBMIT, sizeof submit, &submit, NULL) ==
-            CL_SUCCESS &&
-        clGetEventProfilingInfo(c->first_launches[i], CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) ==
-            CL_SUCCESS &&
+    double wait = 0;
+    if (clGetEventProfilingInfo(f->event, CL_PROFILING_COMMAND_SUBMIT, sizeof submit, &submit, NULL) == CL_SUCCESS &&
+        clGetEventProfilingInfo(f->event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) == CL_SUCCESS &&
         start > submit)
-      launch_s += 1e-9 * (double)(start - submit);
-    clReleaseEvent(c->first_launches[i]);
+      wait = 1e-9 * (double)(start - submit);
+    launch_s += wait;
+    /* CLFORGE_LOG=debug: which kernel cost what (a test's costliest builds). */
+    if (clforge__log_enabled(CLFORGE_LOG_DEBUG)) {
+      char name[128] = "?";
+      clGetKernelInfo(f->kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+      const char *options = "";
+      for (clforge__program_entry *e = c->head; e && !*options; e = e->next)
+        for (int k = 0; k < MAX_KERNELS; ++k)
+          if (e->kernels[k].kernel == f->kernel && e->options) options = e->options;
+      clforge__log(CLFORGE_LOG_DEBUG, "first launch: %.1f s %s (%zu,%zu,%zu) [%s]", wait, name, f->lws[0], f->lws[1],
+                   f->lws[2], options);
+    }
+    clReleaseEvent(f->event);
+    clReleaseKernel(f->kernel);
   }
   free(c->first_launches);
   c->first_launches = NULL, c->nfirst = c->capfirst = 0;
@@ -136,15 +149,18 @@ static int new_shape(clforge_context ctx, cl_kernel k, cl_uint dims, const size_
 
 /* A first launch's event, kept for the report: on PoCL the time from
  * SUBMIT to START of a kernel's first launch with a shape is its compile. */
-static void keep_first_launch(clforge__program_cache *c, cl_event ev) {
+static void keep_first_launch(clforge__program_cache *c, cl_event ev, cl_kernel k, cl_uint dims, const size_t *lws) {
   if (c->nfirst == c->capfirst) {
     size_t cap = c->capfirst ? 2 * c->capfirst : 64;
-    cl_event *grown = realloc(c->first_launches, cap * sizeof *grown);
+    struct clforge__first_launch *grown = realloc(c->first_launches, cap * sizeof *grown);
     if (!grown) return;
     c->first_launches = grown, c->capfirst = cap;
   }
   clRetainEvent(ev);
-  c->first_launches[c->nfirst++] = ev;
+  clRetainKernel(k); /* the tuner releases its candidates' programs before the report */
+  struct clforge__first_launch *f = &c->first_launches[c->nfirst++];
+  f->event = ev, f->kernel = k;
+  for (cl_uint d = 0; d < 3; ++d) f->lws[d] = lws && d < dims ? lws[d] : 0;
 }
 
 clforge_status clforge__launch(clforge_context ctx, cl_kernel k, cl_uint dims, const size_t *gws, const size_t *lws,
@@ -157,7 +173,7 @@ clforge_status clforge__launch(clforge_context ctx, cl_kernel k, cl_uint dims, c
     ctx->programs.launch_shapes++;
     atomic_fetch_add(&process_shapes, 1);
   }
-  if (timed) keep_first_launch(&ctx->programs, *ev);
+  if (timed) keep_first_launch(&ctx->programs, *ev, k, dims, lws);
   if (own) clReleaseEvent(own);
   return CLFORGE_SUCCESS;
 }

@@ -7,6 +7,14 @@
 
 typedef struct clforge__program_entry clforge__program_entry;
 
+/* A (kernel, work-group shape) pair's first launch: its event and, for the
+ * debug report, which kernel and shape it was. */
+struct clforge__first_launch {
+  cl_event event;
+  cl_kernel kernel;
+  size_t lws[3];
+};
+
 typedef struct clforge__program_cache {
   clforge__program_entry *head;
   char disk_dir[4096];      /* "" when the on-disk cache is off */
@@ -14,7 +22,7 @@ typedef struct clforge__program_cache {
   clforge_cache_stats stats;
   double build_seconds;     /* spent in clBuildProgram (CLFORGE_LOG=info reports it) */
   uint64_t launch_shapes;   /* distinct (kernel, work-group shape) pairs launched */
-  cl_event *first_launches; /* their events while CLFORGE_LOG=info (the report times them) */
+  struct clforge__first_launch *first_launches; /* kept while CLFORGE_LOG=info (the report times them) */
   size_t nfirst, capfirst;
 } clforge__program_cache;
 

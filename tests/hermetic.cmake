@@ -22,6 +22,8 @@ endif()
 
 # -DCLFORGE_TEST_LOG=info: every test logs what it compiles (CLFORGE_LOG;
 # each context's "programs:" line) into ctest's log — what a test costs.
+# (debug lists every first launch too, but the command's tests that expect
+# a quiet stderr then fail: use it on one test at a time.)
 set(CLFORGE_TEST_LOG "" CACHE STRING "CLFORGE_LOG for the tests (empty: silent)")
 if(CLFORGE_TEST_LOG)
   set(_log "CLFORGE_LOG=set:${CLFORGE_TEST_LOG}")

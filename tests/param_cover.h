@@ -23,13 +23,13 @@ typedef struct {
   size_t n, cap;
 } cover_list;
 
-static int cover_index(const clforge__family *f, int p, int value) {
+static inline int cover_index(const clforge__family *f, int p, int value) {
   for (int c = 0; c < f->params[p].count; ++c)
     if (f->params[p].values[c] == value) return c;
   return 0; /* not reached: enumerate visits candidates only */
 }
 
-static int cover_collect(const int *v, void *user) {
+static inline int cover_collect(const int *v, void *user) {
   cover_list *l = user;
   const size_t np = (size_t)l->f->nparams;
   if (l->n == l->cap) {
@@ -44,7 +44,7 @@ static int cover_collect(const int *v, void *user) {
 }
 
 /* Which candidate values some allowed set holds. */
-static void cover_held(const cover_list *l, int held[CLFORGE_MAX_PARAMS][CLFORGE_MAX_CANDIDATES]) {
+static inline void cover_held(const cover_list *l, int held[CLFORGE_MAX_PARAMS][CLFORGE_MAX_CANDIDATES]) {
   const size_t np = (size_t)l->f->nparams;
   memset(held, 0, sizeof(int) * CLFORGE_MAX_PARAMS * CLFORGE_MAX_CANDIDATES);
   for (size_t i = 0; i < l->n; ++i)
@@ -58,7 +58,7 @@ static void cover_held(const cover_list *l, int held[CLFORGE_MAX_PARAMS][CLFORGE
  * cases already run) count as covered. Each pick is the allowed set, in a
  * fixed-seed shuffled order, that covers the most values not covered yet,
  * ties going to the cheaper set when cost is given (a build-time estimate). */
-static size_t cover_sample_given(const clforge__family *f, const clforge_device_info *dev, unsigned long long seed,
+static inline size_t cover_sample_given(const clforge__family *f, const clforge_device_info *dev, unsigned long long seed,
                                  const int *req, size_t nreq, size_t min_sets, const param_set *given, size_t ngiven,
                                  int (*cost)(const int *v), param_set *out, size_t cap) {
   cover_list l = {f, NULL, 0, 0};
@@ -121,15 +121,15 @@ static size_t cover_sample_given(const clforge__family *f, const clforge_device_
   return n;
 }
 
-static size_t cover_sample(const clforge__family *f, const clforge_device_info *dev, unsigned long long seed,
-                           const int *req, size_t nreq, size_t min_sets, param_set *out, size_t cap) {
+static inline size_t cover_sample(const clforge__family *f, const clforge_device_info *dev, unsigned long long seed,
+                                  const int *req, size_t nreq, size_t min_sets, param_set *out, size_t cap) {
   return cover_sample_given(f, dev, seed, req, nreq, min_sets, NULL, 0, NULL, out, cap);
 }
 
 /* 1 when the sets hold every value of every parameter that some allowed
  * set holds (what cover_sample promises; the tests check it), else 0 with
  * the values missed printed. */
-static int cover_complete(const clforge__family *f, const clforge_device_info *dev, const param_set *sets, size_t n) {
+static inline int cover_complete(const clforge__family *f, const clforge_device_info *dev, const param_set *sets, size_t n) {
   cover_list l = {f, NULL, 0, 0};
   clforge__family_enumerate(f, dev, cover_collect, &l);
   int held[CLFORGE_MAX_PARAMS][CLFORGE_MAX_CANDIDATES], ok = 1;
@@ -149,7 +149,7 @@ static int cover_complete(const clforge__family *f, const clforge_device_info *d
 
 /* "family:NAME=V,..." of a set, for CLFORGE_PARAMS and messages; appended
  * to buf (so that two families' clauses can share one spec). */
-static void cover_spec(const clforge__family *f, const param_set *s, char *buf, size_t cap) {
+static inline void cover_spec(const clforge__family *f, const param_set *s, char *buf, size_t cap) {
   size_t used = strlen(buf);
   used += (size_t)snprintf(buf + used, cap - used, "%s%s:", used ? ";" : "", f->name);
   for (int p = 0; p < f->nparams && used < cap; ++p)

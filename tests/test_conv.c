@@ -4,7 +4,10 @@
  * few of them — every algorithm forced on every case: it computes it right
  * or refuses it with CLFORGE_UNSUPPORTED, y untouched; and the automatic
  * choice on all of them. Each algorithm must take some cases. */
+#include "../src/kernels/conv_fft.h"
+#include "../src/kernels/families.h"
 #include "conv_cases.h"
+#include "param_cover.h"
 
 typedef struct {
   clforge_conv2d_desc d;
@@ -110,9 +113,33 @@ static void variants(void) {
   add(d, 1);
 }
 
+/* The register-blocked GEMM kernels (implicit GEMM's, and the packed GEMM
+ * behind 1x1 and im2col) run this table with the GPU classes' defaults:
+ * their CPU defaults (12x32 accumulators) take 10-30 s to compile per
+ * storage/epilogue key on PoCL, the GPU ones a few; the CPU defaults run in
+ * test_conv_implicit_gemm and test_gemm_packed. Shapes, layouts and the
+ * epilogue are the same code under either. */
+static void gpu_defaults(clforge_context ctx) {
+  const clforge__family *fs[2] = {&clforge__family_conv_implicit_gemm, &clforge__family_gemm_packed};
+  char spec[512] = "";
+  for (int i = 0; i < 2; ++i) {
+    param_set v;
+    clforge__family_default(fs[i], CLFORGE_DEVICE_CLASS_GENERIC, 0, v.v);
+    cover_spec(fs[i], &v, spec, sizeof spec);
+  }
+  CHECK_OK(ctx, clforge_context_set_params(ctx, spec));
+}
+
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
+  gpu_defaults(ctx);
+  /* FFT's tiles cover the image, so each shape here is a new transform
+   * length and clFFT compiles a dozen programs for it (80 s of this test):
+   * our plain DFT kernels stand in, the FFT path's own kernels, plans,
+   * slicing and checks run as they do with clFFT, and clFFT itself runs in
+   * test_conv_fft (plans for both of its tile sizes, batches and slices). */
+  clforge__conv_fft_test_dft(1);
   geometry(small);
   if (!small) variants();
   int ran[CLFORGE_CONV_ALGO_COUNT] = {0}, refused[CLFORGE_CONV_ALGO_COUNT] = {0};

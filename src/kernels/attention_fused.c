@@ -16,37 +16,37 @@ static int fused_allowed(const int *v, const clforge_device_info *dev, char *why
   const int vw = v[ATTF_VW], qw = v[ATTF_QW], wgq = v[ATTF_WGQ], tk = v[ATTF_TK];
   const int tq = vw * qw;
   if ((size_t)wgq > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of %d exceeds the device's %zu", wgq, dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", wgq, dev->max_work_group_size);
     return 0;
   }
   /* Registers: the score tile and the P*V accumulators, in vectors
    * (32 vector registers on AVX-512 CPUs). */
   if (tk * qw > 32 || v[ATTF_DCH] * qw > 32) {
-    snprintf(why, why_cap, "TK*QW = %d or DCH*QW = %d vectors exceed 32", tk * qw, v[ATTF_DCH] * qw);
+    CLFORGE__WHY(why, why_cap, "TK*QW = %d or DCH*QW = %d vectors exceed 32", tk * qw, v[ATTF_DCH] * qw);
     return 0;
   }
   /* Code size: vector FMAs in one unrolled step of Q*K^T. */
   if (tk * qw * v[ATTF_KU] > 256) {
-    snprintf(why, why_cap, "TK*QW*KU = %d exceeds 256", tk * qw * v[ATTF_KU]);
+    CLFORGE__WHY(why, why_cap, "TK*QW*KU = %d exceeds 256", tk * qw * v[ATTF_KU]);
     return 0;
   }
   /* Private memory per work-item: Q^T and the O^T accumulators (TQ rows of
    * D and Dv floats), and the staging block without local memory. */
   const size_t priv = (size_t)ATTF_MAX_DIMS * 4u * ((size_t)tq + (v[ATTF_STAGE] ? 0u : (size_t)tk));
   if (priv > 256u * 1024u) {
-    snprintf(why, why_cap, "%zu bytes of private memory per work-item exceed 256 KiB (TQ=%d, TK=%d)", priv, tq, tk);
+    CLFORGE__WHY(why, why_cap, "%zu bytes of private memory per work-item exceed 256 KiB (TQ=%d, TK=%d)", priv, tq, tk);
     return 0;
   }
   if (v[ATTF_STAGE]) {
     const size_t loc = (size_t)ATTF_MAX_DIMS * 4u * (size_t)tk;
     if (loc > dev->local_mem_bytes) {
-      snprintf(why, why_cap, "a staged key block of %zu bytes exceeds the device's %llu of local memory", loc,
+      CLFORGE__WHY(why, why_cap, "a staged key block of %zu bytes exceeds the device's %llu of local memory", loc,
                (unsigned long long)dev->local_mem_bytes);
       return 0;
     }
   }
   if ((size_t)wgq * (size_t)tq > 1024u) {
-    snprintf(why, why_cap, "a query block of %d exceeds 1024", wgq * tq);
+    CLFORGE__WHY(why, why_cap, "a query block of %d exceeds 1024", wgq * tq);
     return 0;
   }
   return 1;

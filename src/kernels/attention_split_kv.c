@@ -10,11 +10,11 @@ static int split_allowed(const int *v, const clforge_device_info *dev, char *why
   /* Scores of a block per work-item, in floats (registers when unrolled). */
   const int s = v[ASKV_ROWS] * v[ASKV_KB];
   if (s > 256) {
-    snprintf(why, why_cap, "ROWS*KB = %d scores exceed 256", s);
+    CLFORGE__WHY(why, why_cap, "ROWS*KB = %d scores exceed 256", s);
     return 0;
   }
   if ((size_t)v[ASKV_WG] > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of %d exceeds the device's %zu", v[ASKV_WG], dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[ASKV_WG], dev->max_work_group_size);
     return 0;
   }
   return 1;
@@ -22,7 +22,7 @@ static int split_allowed(const int *v, const clforge_device_info *dev, char *why
 
 static int combine_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   if ((size_t)v[ACMB_CWG] > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of %d exceeds the device's %zu", v[ACMB_CWG], dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[ACMB_CWG], dev->max_work_group_size);
     return 0;
   }
   return 1;

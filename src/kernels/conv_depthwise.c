@@ -7,12 +7,12 @@
 
 static int depthwise_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   if (v[CONVDW_VW] * v[CONVDW_TP] > 128) {
-    snprintf(why, why_cap, "VW*TP = %d accumulators exceed 128", v[CONVDW_VW] * v[CONVDW_TP]);
+    CLFORGE__WHY(why, why_cap, "VW*TP = %d accumulators exceed 128", v[CONVDW_VW] * v[CONVDW_TP]);
     return 0;
   }
   size_t wgs = (size_t)v[CONVDW_WG0] * (size_t)v[CONVDW_WG1];
   if (wgs > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
     return 0;
   }
   return 1;

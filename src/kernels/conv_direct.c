@@ -11,12 +11,12 @@ static int direct_allowed(const int *v, const clforge_device_info *dev, char *wh
   /* Accumulators per work-item, in floats (registers; fully unrolled). */
   const int acc = v[CONVD_TQ] * v[CONVD_TK] * v[CONVD_VW];
   if (acc > 128) {
-    snprintf(why, why_cap, "TQ*TK*VW = %d accumulators exceed 128", acc);
+    CLFORGE__WHY(why, why_cap, "TQ*TK*VW = %d accumulators exceed 128", acc);
     return 0;
   }
   size_t wgs = (size_t)v[CONVD_WGQ] * (size_t)v[CONVD_WGK];
   if (wgs > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
     return 0;
   }
   return 1;

@@ -8,11 +8,11 @@
 
 static int fft_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   if ((size_t)v[CONV_FFT_WG] > dev->max_work_group_size) {
-    snprintf(why, why_cap, "WG = %d exceeds the device's work-group of %zu", v[CONV_FFT_WG], dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "WG = %d exceeds the device's work-group of %zu", v[CONV_FFT_WG], dev->max_work_group_size);
     return 0;
   }
   if (v[CONV_FFT_KB] * v[CONV_FFT_NB] * v[CONV_FFT_VW] > 128) { /* complex accumulators: 2 registers each */
-    snprintf(why, why_cap, "KB*NB*VW = %d exceeds 128", v[CONV_FFT_KB] * v[CONV_FFT_NB] * v[CONV_FFT_VW]);
+    CLFORGE__WHY(why, why_cap, "KB*NB*VW = %d exceeds 128", v[CONV_FFT_KB] * v[CONV_FFT_NB] * v[CONV_FFT_VW]);
     return 0;
   }
   return 1;

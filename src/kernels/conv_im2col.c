@@ -8,7 +8,7 @@
 
 static int im2col_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   if ((size_t)v[CI2C_WG] > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of %d exceeds the device's %zu", v[CI2C_WG], dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[CI2C_WG], dev->max_work_group_size);
     return 0;
   }
   return 1;

@@ -10,42 +10,42 @@
 static int cig_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   const int mr = v[CIG_MR], nr = v[CIG_NR], vw = v[CIG_VW], mc = v[CIG_MC], nc = v[CIG_NC], kc = v[CIG_KC];
   if (nr % vw || mc % mr || nc % nr) {
-    snprintf(why, why_cap, "NR %% VW, MC %% MR and NC %% NR must be 0 (MR=%d NR=%d VW=%d MC=%d NC=%d)", mr, nr, vw,
+    CLFORGE__WHY(why, why_cap, "NR %% VW, MC %% MR and NC %% NR must be 0 (MR=%d NR=%d VW=%d MC=%d NC=%d)", mr, nr, vw,
              mc, nc);
     return 0;
   }
   size_t wgs = (size_t)(mc / mr) * (size_t)(nc / nr);
   if (wgs > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
     return 0;
   }
   /* A CPU has 32 vector registers (AVX-512): the accumulators leave room
    * for the filter vectors and the broadcast x value. */
   if (mr * (nr / vw) > 28) {
-    snprintf(why, why_cap, "MR*(NR/VW) = %d accumulators exceed 28", mr * (nr / vw));
+    CLFORGE__WHY(why, why_cap, "MR*(NR/VW) = %d accumulators exceed 28", mr * (nr / vw));
     return 0;
   }
   if (mr * nr > 512) { /* floats per work-item: GPU registers */
-    snprintf(why, why_cap, "MR*NR = %d exceeds 512", mr * nr);
+    CLFORGE__WHY(why, why_cap, "MR*NR = %d exceeds 512", mr * nr);
     return 0;
   }
   /* Vector FMAs in one unrolled step: compile time (twice: masked and not). */
   if (mr * (nr / vw) * v[CIG_KU] > 128) {
-    snprintf(why, why_cap, "MR*(NR/VW)*KU = %d exceeds 128", mr * (nr / vw) * v[CIG_KU]);
+    CLFORGE__WHY(why, why_cap, "MR*(NR/VW)*KU = %d exceeds 128", mr * (nr / vw) * v[CIG_KU]);
     return 0;
   }
   /* The contiguous-channel kernel: DMR*DNR accumulators, DMR x vectors and a filter vector in 32 registers. */
   if (v[CIG_DMR] * v[CIG_DNR] + v[CIG_DMR] + 1 > 32) {
-    snprintf(why, why_cap, "DMR*DNR + DMR + 1 = %d vectors exceed 32", v[CIG_DMR] * v[CIG_DNR] + v[CIG_DMR] + 1);
+    CLFORGE__WHY(why, why_cap, "DMR*DNR + DMR + 1 = %d vectors exceed 32", v[CIG_DMR] * v[CIG_DNR] + v[CIG_DMR] + 1);
     return 0;
   }
   if (kc % v[CIG_KU]) {
-    snprintf(why, why_cap, "KC %% KU must be 0 (KC=%d KU=%d)", kc, v[CIG_KU]);
+    CLFORGE__WHY(why, why_cap, "KC %% KU must be 0 (KC=%d KU=%d)", kc, v[CIG_KU]);
     return 0;
   }
   unsigned long long local = 4ull * (unsigned long long)kc * (unsigned long long)nc;
   if (local > dev->local_mem_bytes) {
-    snprintf(why, why_cap, "%llu bytes of local memory (KC*NC floats) exceed the device's %llu", local,
+    CLFORGE__WHY(why, why_cap, "%llu bytes of local memory (KC*NC floats) exceed the device's %llu", local,
              (unsigned long long)dev->local_mem_bytes);
     return 0;
   }

@@ -5,7 +5,7 @@
 
 static int convert_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   if ((size_t)v[1] > dev->max_work_group_size) {
-    snprintf(why, why_cap, "WGS=%d exceeds the device's max work-group size %zu", v[1], dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "WGS=%d exceeds the device's max work-group size %zu", v[1], dev->max_work_group_size);
     return 0;
   }
   return 1;

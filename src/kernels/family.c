@@ -261,14 +261,13 @@ size_t clforge__family_enumerate(const clforge__family *f, const clforge_device_
                                  int (*visit)(const int *values, void *user), void *user) {
   int idx[CLFORGE_MAX_PARAMS] = {0}, values[CLFORGE_MAX_PARAMS];
   size_t visited = 0;
-  char why[256];
   for (;;) {
     for (int p = 0; p < f->nparams; ++p) values[p] = f->params[p].values[idx[p]];
     int canon[CLFORGE_MAX_PARAMS];
     memcpy(canon, values, sizeof canon);
     clforge__family_canonical(f, canon);
-    if (!memcmp(canon, values, sizeof(int) * (size_t)f->nparams) &&
-        clforge__family_check(f, values, dev, why, sizeof why)) {
+    /* values are candidates by construction: only allowed() decides */
+    if (!memcmp(canon, values, sizeof(int) * (size_t)f->nparams) && (!f->allowed || f->allowed(values, dev, NULL, 0))) {
       ++visited;
       if (visit(values, user)) return visited;
     }

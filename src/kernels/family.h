@@ -66,6 +66,12 @@ typedef struct clforge__problem_key {
   size_t shape[8];
 } clforge__problem_key;
 
+/* An allowed() callback's reason for refusing a set, written only when its
+ * caller wants one (why_cap > 0): the tuner's enumeration visits millions
+ * of sets and asks for none (formatting each refusal was most of a tune's
+ * search-space walk for conv_implicit_gemm). */
+#define CLFORGE__WHY(why, why_cap, ...) ((why_cap) ? (void)snprintf(why, why_cap, __VA_ARGS__) : (void)0)
+
 /* 1 when every value is a candidate and the family's constraints hold. */
 int clforge__family_check(const clforge__family *f, const int *values, const clforge_device_info *dev,
                           char *why, size_t why_cap);

@@ -14,29 +14,29 @@ static void gemm_canonical(int *v) {
 static int gemm_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   const int mwg = v[GEMM_MWG], nwg = v[GEMM_NWG], mwi = v[GEMM_MWI], nwi = v[GEMM_NWI];
   if (mwg % mwi || nwg % nwi || nwi % v[GEMM_VW]) {
-    snprintf(why, why_cap, "MWG %% MWI, NWG %% NWI and NWI %% VW must be 0 (MWG=%d MWI=%d NWG=%d NWI=%d VW=%d)", mwg,
+    CLFORGE__WHY(why, why_cap, "MWG %% MWI, NWG %% NWI and NWI %% VW must be 0 (MWG=%d MWI=%d NWG=%d NWI=%d VW=%d)", mwg,
              mwi, nwg, nwi, v[GEMM_VW]);
     return 0;
   }
   size_t wgs = (size_t)(mwg / mwi) * (size_t)(nwg / nwi);
   if (wgs > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
     return 0;
   }
   if (mwi * nwi > 256) { /* more accumulators than any device has registers for */
-    snprintf(why, why_cap, "MWI*NWI = %d exceeds 256", mwi * nwi);
+    CLFORGE__WHY(why, why_cap, "MWI*NWI = %d exceeds 256", mwi * nwi);
     return 0;
   }
   /* Vector FMAs in one unrolled step: beyond this compile times explode (minutes
    * on LLVM-based drivers) for no gain. */
   if (mwi * (nwi / v[GEMM_VW]) * v[GEMM_KU] > 128) {
-    snprintf(why, why_cap, "MWI*(NWI/VW)*KU = %d exceeds 128", mwi * (nwi / v[GEMM_VW]) * v[GEMM_KU]);
+    CLFORGE__WHY(why, why_cap, "MWI*(NWI/VW)*KU = %d exceeds 128", mwi * (nwi / v[GEMM_VW]) * v[GEMM_KU]);
     return 0;
   }
   unsigned long long local = 4ull * (unsigned long long)v[GEMM_KWG] *
                              (unsigned long long)(v[GEMM_SA] * mwg + v[GEMM_SB] * nwg);
   if (local > dev->local_mem_bytes) {
-    snprintf(why, why_cap, "%llu bytes of local memory exceed the device's %llu", local,
+    CLFORGE__WHY(why, why_cap, "%llu bytes of local memory exceed the device's %llu", local,
              (unsigned long long)dev->local_mem_bytes);
     return 0;
   }

@@ -5,12 +5,12 @@
 
 static int direct_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   if (v[GEMMD_MWI] * v[GEMMD_NWI] * v[GEMMD_KU] > 32) { /* compile time, as for the tiled family */
-    snprintf(why, why_cap, "MWID*NWID*KUD = %d exceeds 32", v[GEMMD_MWI] * v[GEMMD_NWI] * v[GEMMD_KU]);
+    CLFORGE__WHY(why, why_cap, "MWID*NWID*KUD = %d exceeds 32", v[GEMMD_MWI] * v[GEMMD_NWI] * v[GEMMD_KU]);
     return 0;
   }
   size_t wgs = (size_t)v[GEMMD_MDIM] * (size_t)v[GEMMD_NDIM];
   if (wgs > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
     return 0;
   }
   return 1;

@@ -9,32 +9,32 @@
 static int packed_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   const int mr = v[GEMMP_MR], nr = v[GEMMP_NR], vw = v[GEMMP_VW], mc = v[GEMMP_MC], nc = v[GEMMP_NC];
   if (nr % vw || mc % mr || nc % nr) {
-    snprintf(why, why_cap, "NR %% VW, MC %% MR and NC %% NR must be 0 (MR=%d NR=%d VW=%d MC=%d NC=%d)", mr, nr, vw, mc,
+    CLFORGE__WHY(why, why_cap, "NR %% VW, MC %% MR and NC %% NR must be 0 (MR=%d NR=%d VW=%d MC=%d NC=%d)", mr, nr, vw, mc,
              nc);
     return 0;
   }
   size_t wgs = (size_t)(mc / mr) * (size_t)(nc / nr);
   if (wgs > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
     return 0;
   }
   /* Accumulators in vectors: a CPU has 32 vector registers (AVX-512), and
    * the block must leave room for B's vectors and A's broadcast. */
   if (mr * (nr / vw) > 28) {
-    snprintf(why, why_cap, "MR*(NR/VW) = %d accumulators exceed 28", mr * (nr / vw));
+    CLFORGE__WHY(why, why_cap, "MR*(NR/VW) = %d accumulators exceed 28", mr * (nr / vw));
     return 0;
   }
   if (mr * nr > 512) { /* in floats: registers per work-item on GPUs */
-    snprintf(why, why_cap, "MR*NR = %d exceeds 512", mr * nr);
+    CLFORGE__WHY(why, why_cap, "MR*NR = %d exceeds 512", mr * nr);
     return 0;
   }
   /* Vector FMAs in one unrolled step, as for the tiled family (compile time). */
   if (mr * (nr / vw) * v[GEMMP_KU] > 128) {
-    snprintf(why, why_cap, "MR*(NR/VW)*KU = %d exceeds 128", mr * (nr / vw) * v[GEMMP_KU]);
+    CLFORGE__WHY(why, why_cap, "MR*(NR/VW)*KU = %d exceeds 128", mr * (nr / vw) * v[GEMMP_KU]);
     return 0;
   }
   if (v[GEMMP_KC] % v[GEMMP_KU]) {
-    snprintf(why, why_cap, "KC %% KU must be 0 (KC=%d KU=%d)", v[GEMMP_KC], v[GEMMP_KU]);
+    CLFORGE__WHY(why, why_cap, "KC %% KU must be 0 (KC=%d KU=%d)", v[GEMMP_KC], v[GEMMP_KU]);
     return 0;
   }
   return 1;

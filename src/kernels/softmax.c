@@ -9,13 +9,13 @@
 static int softmax_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   const size_t wgs = (size_t)v[SOFTMAX_WG] * (size_t)v[SOFTMAX_RPW];
   if (wgs > dev->max_work_group_size) {
-    snprintf(why, why_cap, "work-group of WG*RPW = %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
+    CLFORGE__WHY(why, why_cap, "work-group of WG*RPW = %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
     return 0;
   }
   /* two floats per work-item for the reduction across a row's items */
   const size_t local = v[SOFTMAX_WG] > 1 ? wgs * 2 * sizeof(float) : 0;
   if (local > dev->local_mem_bytes) {
-    snprintf(why, why_cap, "%zu bytes of local memory exceed the device's %llu", local,
+    CLFORGE__WHY(why, why_cap, "%zu bytes of local memory exceed the device's %llu", local,
              (unsigned long long)dev->local_mem_bytes);
     return 0;
   }
