@@ -16,6 +16,7 @@
 #include "bench_sources.h"
 #include "cli.h"
 #include "host_fma.h"
+#include "peak_store.h"
 #include "report.h"
 #include "session.h"
 #include "stats.h"
@@ -395,6 +396,11 @@ void clforge_bench_peak_help(FILE *f) {
           "bandwidth. These are the denominators of every benchmark's \"%% peak\" (GFLOP/s\n"
           "over the f32 peak) and \"%% bw\" (GB/s over the bandwidth).\n"
           "\n"
+          "The other benchmarks measure the peak once per device (driver and clforge\n"
+          "version) and keep it for a week beside the kernel cache (nowhere when\n"
+          "CLFORGE_CACHE_DIR=off); this command always measures it again and keeps\n"
+          "the new one.\n"
+          "\n"
           "Options:\n"
           "  --json          one JSON object on one line, nothing else on stdout\n"
           "  -h, --help      show this help\n"
@@ -497,7 +503,13 @@ int clforge_bench_peak_main(int argc, char **argv) {
   }
   if (p.error[0]) fprintf(stderr, "clforge bench peak: %s\n", p.error);
   char why[512];
-  if (clforge_bench_peak_shortfall(&p, why, sizeof why)) clforge_bench_warn(&s, "%s", why);
+  if (clforge_bench_peak_shortfall(&p, why, sizeof why)) {
+    clforge_bench_warn(&s, "%s", why);
+  } else if (rc == 0) { /* the other benchmarks' denominators from now on */
+    clforge_bench_peaks kept;
+    clforge_bench_peak_denominators(&p, &kept);
+    clforge_bench_peak_save(&s.info, &kept);
+  }
   clforge_bench_session_close(&s);
   return rc;
 }

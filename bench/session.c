@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "peak.h"
+#include "peak_store.h"
 
 int clforge_bench_session_open(clforge_bench_session *s, const char *op, int measure_peak) {
   memset(s, 0, sizeof *s);
@@ -26,7 +27,9 @@ int clforge_bench_session_open(clforge_bench_session *s, const char *op, int mea
   }
   clforge_bench_device_label(s->info.name, s->device, sizeof s->device);
   clforge_bench_device_label(s->info.platform_name, s->platform, sizeof s->platform);
-  if (measure_peak) {
+  s->peak_age_s = -1.0;
+  if (measure_peak && clforge_bench_peak_load(&s->info, &s->peak, &s->peak_age_s) != 0) {
+    s->peak_age_s = -1.0;
     clforge_bench_progress(s, "measuring the device's peak");
     clforge_bench_peak peak;
     const int rc = clforge_bench_peak_measure(s->ctx, &peak);
@@ -34,6 +37,7 @@ int clforge_bench_session_open(clforge_bench_session *s, const char *op, int mea
     clforge_bench_peak_denominators(&peak, &s->peak);
     if (rc) clforge_bench_warn(s, "the device's peak: %s (see 'clforge bench peak')", peak.error);
     else if (clforge_bench_peak_shortfall(&peak, why, sizeof why)) clforge_bench_warn(s, "%s", why);
+    else clforge_bench_peak_save(&s->info, &s->peak); /* only a clean measurement is kept */
     clforge_bench_progress_clear(s);
   }
   return 0;
@@ -74,8 +78,10 @@ void clforge_bench_warn(const clforge_bench_session *s, const char *fmt, ...) {
 void clforge_bench_session_recheck(clforge_bench_session *s, const char *label, double gflops, double gbps,
                                    double bytes) {
   char msg[512];
-  if (s->peak_on && clforge_bench_peak_recheck(s->ctx, &s->peak, gflops, gbps, bytes, msg, sizeof msg))
+  if (s->peak_on && clforge_bench_peak_recheck(s->ctx, &s->peak, gflops, gbps, bytes, msg, sizeof msg)) {
     clforge_bench_warn(s, "%s %s", label, msg);
+    clforge_bench_peak_save(&s->info, &s->peak); /* the larger, for the next run too */
+  }
 }
 
 void clforge_bench_print_title(const clforge_bench_session *s) {
@@ -84,11 +90,14 @@ void clforge_bench_print_title(const clforge_bench_session *s) {
 
 void clforge_bench_print_peak(const clforge_bench_session *s, const char *flop_col, const char *bw_col) {
   const clforge_bench_peaks *p = &s->peak;
+  char from[96] = "clforge bench peak";
+  if (s->peak_age_s >= 0)
+    snprintf(from, sizeof from, "clforge bench peak, kept from %.1f h ago", s->peak_age_s / 3600.0);
   if (flop_col && p->gflops > 0) {
-    printf("peak (clforge bench peak): %.1f GFLOP/s f32 multiply-add", p->gflops);
+    printf("peak (%s): %.1f GFLOP/s f32 multiply-add", from, p->gflops);
     if (p->host_gflops > 0) printf(" (the host's FMA loop: %.1f)", p->host_gflops);
     printf(", %.1f GB/s streaming: %s and %s are GFLOP/s and GB/s as fractions of them\n", p->gbps, flop_col, bw_col);
   } else if (p->gbps > 0) {
-    printf("peak (clforge bench peak): %.1f GB/s streaming: %s is GB/s as a fraction of it\n", p->gbps, bw_col);
+    printf("peak (%s): %.1f GB/s streaming: %s is GB/s as a fraction of it\n", from, p->gbps, bw_col);
   }
 }

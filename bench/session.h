@@ -1,6 +1,7 @@
 /* What every `clforge bench <op>` does around its cases: the context on the
  * default device, the device's peak measured once at the start (the
- * denominators of every row's fractions) and again when a row passes it,
+ * denominators of every row's fractions; or the one kept from an earlier
+ * run, bench/peak_store.h) and again when a row passes it,
  * the progress line on a terminal, warnings, and the first lines of a
  * table. */
 #ifndef CLFORGE_BENCH_SESSION_H
@@ -21,6 +22,7 @@ typedef struct clforge_bench_session {
   int progress;       /* stderr is a terminal: a progress line while measuring */
   int peak_on;        /* the peak was asked for (not --no-peak) */
   clforge_bench_peaks peak; /* zeros when not measured */
+  double peak_age_s;        /* the kept peak's age (bench/peak_store.h); -1: measured in this run */
 } clforge_bench_session;
 
 /** A context (validation off while timing) and, when measure_peak, the

@@ -158,12 +158,14 @@ __kernel void clforge_conv_fft_out(__global const float *restrict T, uint use_t,
 
 // Test-only stand-ins for clFFT's transforms (Oclgrind cannot run clFFT's
 // kernels: they compile to LLVM's freeze; test_conv runs them for speed):
-// the same layouts, by the plain sums, each output a sum over rows of
-// (a row's sum against the column twiddles) times the row's twiddle. The
-// column twiddles advance by a complex multiply, re-anchored every DFT_STEP
-// on the exact angle, so a sum costs few sines (PoCL's sin/cos of a large
-// argument made these kernels most of test_conv's run). Angles come from
-// index products reduced modulo the length.
+// the same layouts, by plain sums, one dimension per pass through the
+// call's scratch (planar, the imaginary parts `im` floats on): FH + FW terms
+// per output instead of FH * FW (Oclgrind interprets every instruction; the
+// double sum was most of its conv_fft run). The twiddles advance by a
+// complex multiply, re-anchored every DFT_STEP on the exact angle, so a sum
+// costs few sines (PoCL's sin/cos of a large argument made these kernels
+// most of test_conv's run). Angles come from index products reduced modulo
+// the length. Each pass: gid0 along a row, gid1 over rows, gid2 over planes.
 #define CLFORGE_TWO_PI 6.283185307179586f
 
 // cos and sin of sign * 2 pi * k / n, k < n. (Not sincos: under Oclgrind's
@@ -173,56 +175,72 @@ __kernel void clforge_conv_fft_out(__global const float *restrict T, uint use_t,
 #define DFT_ANGLE(k, n, sign) ((sign) * CLFORGE_TWO_PI * (float)(k) / (float)(n))
 #define DFT_STEP 64u /* the twiddle recurrence's re-anchoring period */
 
-__kernel void clforge_conv_fft_dft_fwd(__global const float *restrict T, __global float *restrict Sr,
-                                       __global float *restrict Si, uint fh, uint fw) {
-  const uint v = get_global_id(0), u = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
-  if (v >= hw || u >= fh) return;
-  const float sa = DFT_ANGLE(v % fw, fw, -1.0f), sc = cos(sa), ss = sin(sa);
+// (ar, ai) += sum over t < cnt of (XR + i XI) e^(sign 2 pi i f t / n), where
+// XR and XI read term t (a macro: no calls in Oclgrind's inner loop).
+#define DFT_SUM(cnt, n, f, sign, XR, XI, ar, ai)                                        \
+  do {                                                                             \
+    const float sa_ = DFT_ANGLE((f) % (n), n, sign), sc_ = cos(sa_), ss_ = sin(sa_); \
+    float tc_ = 1.0f, ts_ = 0.0f;                                                  \
+    for (uint t = 0; t < (cnt); ++t) {                                             \
+      if (t % DFT_STEP == 0u) {                                                    \
+        const float a_ = DFT_ANGLE(((f) * t) % (n), n, sign);                      \
+        tc_ = cos(a_), ts_ = sin(a_);                                              \
+      }                                                                            \
+      const float xr_ = (XR), xi_ = (XI);                                          \
+      ar += xr_ * tc_ - xi_ * ts_, ai += xr_ * ts_ + xi_ * tc_;                    \
+      const float nc_ = tc_ * sc_ - ts_ * ss_;                                     \
+      ts_ = tc_ * ss_ + ts_ * sc_, tc_ = nc_;                                      \
+    }                                                                              \
+  } while (0)
+
+// Forward, rows: R[z, i, v] = sum_j T[z, i, j] e^(-2 pi i v j / FW), v <= FW/2.
+__kernel void clforge_conv_fft_dft_fwd_rows(__global const float *restrict T, __global float *restrict R, ulong im,
+                                            uint fh, uint fw) {
+  const uint v = get_global_id(0), i = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
+  if (v >= hw || i >= fh) return;
+  __global const float *x = T + (ulong)z * fh * fw + i * fw;
   float ar = 0.0f, ai = 0.0f;
-  for (uint i = 0; i < fh; ++i) {
-    __global const float *x = T + (ulong)z * fh * fw + i * fw;
-    float rr = 0.0f, ri = 0.0f, tc = 1.0f, ts = 0.0f;
-    for (uint j = 0; j < fw; ++j) {
-      if (j % DFT_STEP == 0u) {
-        const float t = DFT_ANGLE((v * j) % fw, fw, -1.0f);
-        tc = cos(t), ts = sin(t);
-      }
-      rr += x[j] * tc, ri += x[j] * ts;
-      const float nc = tc * sc - ts * ss;
-      ts = tc * ss + ts * sc, tc = nc;
-    }
-    const float t = DFT_ANGLE((u * i) % fh, fh, -1.0f), c = cos(t), s = sin(t);
-    ar += rr * c - ri * s, ai += rr * s + ri * c;
-  }
-  Sr[(ulong)z * fh * hw + u * hw + v] = ar;
-  Si[(ulong)z * fh * hw + u * hw + v] = ai;
+  DFT_SUM(fw, fw, v, -1.0f, x[t], 0.0f, ar, ai);
+  const ulong o = (ulong)z * fh * hw + i * hw + v;
+  R[o] = ar, R[im + o] = ai;
 }
 
-// The inverse of a Hermitian half-spectrum, scaled by 1/(FH*FW) as clFFT's:
-// columns 0 and FW/2 (FW even) once, the others twice (their conjugates).
-__kernel void clforge_conv_fft_dft_inv(__global const float *restrict Sr, __global const float *restrict Si,
-                                       __global float *restrict T, uint fh, uint fw) {
+// Forward, columns: S[z, u, v] = sum_i R[z, i, v] e^(-2 pi i u i / FH).
+__kernel void clforge_conv_fft_dft_fwd_cols(__global const float *restrict R, ulong im, __global float *restrict Sr,
+                                            __global float *restrict Si, uint fh, uint fw) {
+  const uint v = get_global_id(0), u = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
+  if (v >= hw || u >= fh) return;
+  const ulong b = (ulong)z * fh * hw + v;
+  float ar = 0.0f, ai = 0.0f;
+  DFT_SUM(fh, fh, u, -1.0f, R[b + t * hw], R[im + b + t * hw], ar, ai);
+  Sr[b + u * hw] = ar, Si[b + u * hw] = ai;
+}
+
+// Inverse, columns: C[z, i, v] = sum_u S[z, u, v] e^(2 pi i u i / FH).
+__kernel void clforge_conv_fft_dft_inv_cols(__global const float *restrict Sr, __global const float *restrict Si,
+                                            __global float *restrict C, ulong im, uint fh, uint fw) {
+  const uint v = get_global_id(0), i = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
+  if (v >= hw || i >= fh) return;
+  const ulong b = (ulong)z * fh * hw + v;
+  float ar = 0.0f, ai = 0.0f;
+  DFT_SUM(fh, fh, i, 1.0f, Sr[b + t * hw], Si[b + t * hw], ar, ai);
+  C[b + i * hw] = ar, C[im + b + i * hw] = ai;
+}
+
+// Inverse, rows, of a Hermitian half-spectrum, scaled by 1/(FH*FW) as
+// clFFT's: columns 0 and FW/2 (FW even) once, the others twice (their
+// conjugates): T[z, i, j] = sum_v w_v Re(C[z, i, v] e^(2 pi i v j / FW)).
+__kernel void clforge_conv_fft_dft_inv_rows(__global const float *restrict C, ulong im, __global float *restrict T,
+                                            uint fh, uint fw) {
   const uint j = get_global_id(0), i = get_global_id(1), z = get_global_id(2), hw = fw / 2u + 1u;
   if (j >= fw || i >= fh) return;
-  const float sa = DFT_ANGLE(j % fw, fw, 1.0f), sc = cos(sa), ss = sin(sa);
-  float acc = 0.0f;
-  for (uint u = 0; u < fh; ++u) {
-    const ulong o = (ulong)z * fh * hw + u * hw;
-    float rr = 0.0f, ri = 0.0f, tc = 1.0f, ts = 0.0f;
-    for (uint v = 0; v < hw; ++v) {
-      if (v % DFT_STEP == 0u) {
-        const float t = DFT_ANGLE((v * j) % fw, fw, 1.0f);
-        tc = cos(t), ts = sin(t);
-      }
-      const float w = (v == 0u || 2u * v == fw) ? 1.0f : 2.0f, xr = w * Sr[o + v], xi = w * Si[o + v];
-      rr += xr * tc - xi * ts, ri += xr * ts + xi * tc;
-      const float nc = tc * sc - ts * ss;
-      ts = tc * ss + ts * sc, tc = nc;
-    }
-    const float t = DFT_ANGLE((u * i) % fh, fh, 1.0f);
-    acc += rr * cos(t) - ri * sin(t);
-  }
-  T[(ulong)z * fh * fw + i * fw + j] = acc / (float)(fh * fw);
+  const ulong b = (ulong)z * fh * hw + i * hw;
+  float ar = 0.0f, ai = 0.0f;
+  // w_v: 1 for columns 0 and FW/2, 2 for the others.
+#define DFT_W(t) ((t) == 0u || 2u * (t) == fw ? 1.0f : 2.0f)
+  DFT_SUM(hw, fw, j, 1.0f, DFT_W(t) * C[b + t], DFT_W(t) * C[im + b + t], ar, ai);
+#undef DFT_W
+  T[(ulong)z * fh * fw + i * fw + j] = ar / (float)(fh * fw);
 }
 
 // A chunk of filter spectra into place (clFFT takes no buffer offsets).

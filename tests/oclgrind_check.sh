@@ -25,6 +25,7 @@ fi
 if [ -s "$log" ]; then
   echo "Oclgrind reported errors:"
   cat "$log"
+  echo "(\"source not available\": a kernel from the binary cache; CLFORGE_CACHE_DIR=off shows its source lines)"
   exit 1
 fi
 if [ "$rc" -ne 0 ]; then echo "program failed under Oclgrind (exit $rc)"; exit "$rc"; fi

@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
   reference_closed_form();
   clforge_context ctx = tu_context();
   if (!ctx) return 1;
-  if (small) keep_start_sized(ctx, (size_t)2 << 20); /* Oclgrind: small buffers, quick checks */
+  if (small) keep_start_sizes(ctx, 64, (size_t)256 << 10); /* Oclgrind: small buffers, quick checks (no conv) */
   build(small);
   int ran[CLFORGE_ATTENTION_ALGO_COUNT] = {0};
   for (int i = 0; i < ncases; ++i) {

@@ -276,7 +276,7 @@ int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
   if (!ctx) return 1;
-  if (small) keep_start_sized(ctx, (size_t)2 << 20); /* Oclgrind: small buffers, quick checks */
+  if (small) keep_start_sizes(ctx, 64, (size_t)256 << 10); /* Oclgrind: small buffers, quick checks (no conv) */
   build_full(small);
   build_structural(small);
 

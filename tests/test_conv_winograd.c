@@ -306,7 +306,7 @@ int main(int argc, char **argv) {
   /* Oclgrind's false reports (tests/oclgrind_keep.h); --small's largest
    * scratch is 82 KB, and each launch on Oclgrind costs with the size of its
    * buffers (16 MiB workspaces made this run several times slower). */
-  if (small) keep_start_sized(ctx, (size_t)512 << 10);
+  if (small) keep_start_sized(ctx, (size_t)128 << 10);
   refusals(ctx);
   corners(ctx);
   sweep(ctx);

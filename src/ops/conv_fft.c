@@ -368,30 +368,54 @@ static clforge_status launch_planes(chain *c, cl_kernel k, size_t g0, size_t g1,
   return launch(c, k, 3, global, local, what);
 }
 
-/* The test stand-in's kernels (built before the first launch by get_dft). */
-static clforge_status get_dft(chain *c, int inverse, cl_kernel *k) {
-  return fft_kernel(c->ctx, inverse ? "clforge_conv_fft_dft_inv" : "clforge_conv_fft_dft_fwd", c->v, c->d, PLANE_L0 * PLANE_L1, k);
+#define SET_ARG(k, i, v) (err |= clSetKernelArg(k, i, sizeof(v), &(v)))
+
+/* The test stand-in's kernels, two passes per direction (built before the
+ * first launch by get_dfts). */
+static const char *const dft_names[2][2] = {{"clforge_conv_fft_dft_fwd_rows", "clforge_conv_fft_dft_fwd_cols"},
+                                            {"clforge_conv_fft_dft_inv_cols", "clforge_conv_fft_dft_inv_rows"}};
+
+static clforge_status get_dfts(chain *c, int inverse, cl_kernel k[2]) {
+  clforge_status st = CLFORGE_SUCCESS;
+  for (int i = 0; i < 2 && st == CLFORGE_SUCCESS; ++i)
+    st = fft_kernel(c->ctx, dft_names[inverse][i], c->v, c->d, PLANE_L0 * PLANE_L1, &k[i]);
+  return st;
+}
+
+/* The stand-in's two passes through tmp (planar: the real parts, then the
+ * imaginary ones), which holds the spectra of the largest batch. */
+static clforge_status dft_transform(chain *c, fft_plan *p, cl_mem *in, cl_mem *out, cl_mem tmp, size_t tmp_bytes) {
+  cl_kernel k[2];
+  clforge_status st = get_dfts(c, p->inverse, k);
+  if (st != CLFORGE_SUCCESS) return st;
+  const size_t hw = p->fw / 2 + 1;
+  if (2 * p->batch * p->fh * hw * sizeof(float) > tmp_bytes)
+    return clforge__fail(c->ctx, CLFORGE_INTERNAL_ERROR, "conv2d fft test DFT: scratch of %zu bytes is too small",
+                         tmp_bytes);
+  const cl_uint fh = (cl_uint)p->fh, fw = (cl_uint)p->fw;
+  const cl_ulong im = (cl_ulong)(p->batch * p->fh * hw);
+  cl_int err = CL_SUCCESS;
+  /* forward: rows (T -> tmp), columns (tmp -> Sr, Si); inverse: columns
+   * (Sr, Si -> tmp), rows (tmp -> T) */
+  if (!p->inverse) {
+    SET_ARG(k[0], 0, in[0]), SET_ARG(k[0], 1, tmp), SET_ARG(k[0], 2, im), SET_ARG(k[0], 3, fh), SET_ARG(k[0], 4, fw);
+    SET_ARG(k[1], 0, tmp), SET_ARG(k[1], 1, im), SET_ARG(k[1], 2, out[0]), SET_ARG(k[1], 3, out[1]);
+    SET_ARG(k[1], 4, fh), SET_ARG(k[1], 5, fw);
+  } else {
+    SET_ARG(k[0], 0, in[0]), SET_ARG(k[0], 1, in[1]), SET_ARG(k[0], 2, tmp), SET_ARG(k[0], 3, im);
+    SET_ARG(k[0], 4, fh), SET_ARG(k[0], 5, fw);
+    SET_ARG(k[1], 0, tmp), SET_ARG(k[1], 1, im), SET_ARG(k[1], 2, out[0]), SET_ARG(k[1], 3, fh), SET_ARG(k[1], 4, fw);
+  }
+  if (err != CL_SUCCESS) return clforge__fail_cl(c->ctx, err, "clSetKernelArg (conv2d fft test DFT)");
+  st = launch_planes(c, k[0], hw, p->fh, p->batch, "clEnqueueNDRangeKernel (conv2d fft test DFT)");
+  if (st == CLFORGE_SUCCESS)
+    st = launch_planes(c, k[1], p->inverse ? p->fw : hw, p->fh, p->batch, "clEnqueueNDRangeKernel (conv2d fft test DFT)");
+  return st;
 }
 
 static clforge_status transform(chain *c, fft_plan *p, cl_mem *in, cl_mem *out, cl_mem tmp, size_t tmp_bytes) {
   cl_event ev = NULL;
-  if (p->dft) {
-    cl_kernel k;
-    clforge_status st = get_dft(c, p->inverse, &k);
-    if (st != CLFORGE_SUCCESS) return st;
-    const cl_uint fh = (cl_uint)p->fh, fw = (cl_uint)p->fw;
-    cl_int err = CL_SUCCESS;
-    cl_uint a = 0;
-    err |= clSetKernelArg(k, a++, sizeof(cl_mem), &in[0]);
-    if (p->inverse) err |= clSetKernelArg(k, a++, sizeof(cl_mem), &in[1]);
-    err |= clSetKernelArg(k, a++, sizeof(cl_mem), &out[0]);
-    if (!p->inverse) err |= clSetKernelArg(k, a++, sizeof(cl_mem), &out[1]);
-    err |= clSetKernelArg(k, a++, sizeof fh, &fh);
-    err |= clSetKernelArg(k, a++, sizeof fw, &fw);
-    if (err != CL_SUCCESS) return clforge__fail_cl(c->ctx, err, "clSetKernelArg (conv2d fft test DFT)");
-    return launch_planes(c, k, p->inverse ? p->fw : p->fw / 2 + 1, p->fh, p->batch,
-                         "clEnqueueNDRangeKernel (conv2d fft test DFT)");
-  }
+  if (p->dft) return dft_transform(c, p, in, out, tmp, tmp_bytes);
   clfftStatus s = clfftEnqueueTransform(p->plan, p->inverse ? CLFFT_BACKWARD : CLFFT_FORWARD, 1, &c->ctx->queue,
                                         c->nwait, c->wait, &ev, in, out, p->tmp_bytes <= tmp_bytes ? tmp : NULL);
   if (s != CLFFT_SUCCESS) return fft_fail(c->ctx, s, p->inverse ? "inverse transform" : "forward transform");
@@ -399,7 +423,6 @@ static clforge_status transform(chain *c, fft_plan *p, cl_mem *in, cl_mem *out, 
   return CLFORGE_SUCCESS;
 }
 
-#define SET_ARG(k, i, v) (err |= clSetKernelArg(k, i, sizeof(v), &(v)))
 
 /* The regions of one call (sub-buffers; NULL where not used). */
 typedef struct regions {
@@ -423,8 +446,8 @@ static clforge_status filter_spectra(chain *c, const clforge__conv *d, const int
   const size_t rest = d->k % g->kc ? d->k % g->kc : g->kc;
   if (st == CLFORGE_SUCCESS) st = get_plan(ctx, g->fh, g->fw, g->kc * g->cgp, 0, &full);
   if (st == CLFORGE_SUCCESS) st = get_plan(ctx, g->fh, g->fw, rest * g->cgp, 0, &last);
-  cl_kernel dft, copy = NULL;
-  if (st == CLFORGE_SUCCESS && test_dft) st = get_dft(c, 0, &dft);
+  cl_kernel dft[2], copy = NULL;
+  if (st == CLFORGE_SUCCESS && test_dft) st = get_dfts(c, 0, dft);
   if (st == CLFORGE_SUCCESS)
     st = fft_kernel(ctx, "clforge_conv_fft_copy", v, d, COPY_WG, &copy);
   for (size_t k0 = 0; k0 < d->k && st == CLFORGE_SUCCESS; k0 += g->kc) {
@@ -536,9 +559,9 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
     }
     /* filter_spectra gets its kernel and plans before its first launch. */
     chain probe = {ctx, d, v, 0, NULL, NULL};
-    cl_kernel dft;
-    if (st == CLFORGE_SUCCESS && test_dft) st = get_dft(&probe, 0, &dft);
-    if (st == CLFORGE_SUCCESS && test_dft) st = get_dft(&probe, 1, &dft);
+    cl_kernel dft[2];
+    if (st == CLFORGE_SUCCESS && test_dft) st = get_dfts(&probe, 0, dft);
+    if (st == CLFORGE_SUCCESS && test_dft) st = get_dfts(&probe, 1, dft);
   }
   if (st != CLFORGE_SUCCESS) return st;
 

@@ -20,7 +20,7 @@ typedef struct {
   const size_t *shape;
   clforge__search_space *s;
   size_t cap;
-  int oom;
+  int oom, unsorted;
   unsigned allowed[CLFORGE_MAX_PARAMS]; /* bit c: candidate c of the parameter may be used */
 } build_ctx;
 
@@ -82,26 +82,71 @@ static long code_of(const clforge__family *f, const int *values) {
   return code;
 }
 
+static void decode(const clforge__family *f, unsigned code, int *values) {
+  for (int p = 0; p < f->nparams; ++p) {
+    values[p] = f->params[p].values[code % (unsigned)f->params[p].count];
+    code /= (unsigned)f->params[p].count;
+  }
+}
+
+/* The candidate with that code (binary search: codes ascend), or -1. */
+static long index_of(const clforge__search_space *s, long code) {
+  size_t lo = 0, hi = s->count;
+  while (code >= 0 && lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (s->codes[mid] == (unsigned long)code) return (long)mid;
+    if (s->codes[mid] < (unsigned long)code) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
 static int add_candidate(const int *values, void *user) {
   build_ctx *b = user;
-  for (int p = 0; p < b->f->nparams; ++p) {
+  unsigned long code = 0;
+  for (int p = b->f->nparams - 1; p >= 0; --p) {
     int c = 0;
     while (b->f->params[p].values[c] != values[p]) ++c;
     if (!(b->allowed[p] >> c & 1u)) return 0;
+    code = code * (unsigned long)b->f->params[p].count + (unsigned long)c;
   }
   if (!b->op->applicable(b->f, values, b->shape)) return 0;
   clforge__search_space *s = b->s;
+  if (s->count && code <= s->codes[s->count - 1]) return b->unsorted = 1; /* index_of's binary search needs it */
   if (s->count == b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 256;
-    int *v = realloc(s->values, cap * (size_t)b->f->nparams * sizeof *v);
-    if (!v) return b->oom = 1; /* stops the walk; caught below */
-    s->values = v;
+    unsigned *c = realloc(s->codes, cap * sizeof *c);
+    if (!c) return b->oom = 1; /* stops the walk; caught below */
+    s->codes = c;
     b->cap = cap;
   }
-  memcpy(s->values + s->count * (size_t)b->f->nparams, values, (size_t)b->f->nparams * sizeof *values);
-  s->index_of[code_of(b->f, values)] = (int)s->count;
-  ++s->count;
+  s->codes[s->count++] = (unsigned)code;
   return 0;
+}
+
+/* The enumeration into a cache entry: every allowed set's code. */
+typedef struct {
+  const clforge__family *f;
+  unsigned *codes;
+  size_t count, cap;
+} cache_entry;
+
+static int cache_code(const int *values, void *user) {
+  cache_entry *c = user;
+  const long code = code_of(c->f, values); /* >= 0: values are candidates */
+  if (c->count == c->cap) {
+    const size_t cap = c->cap ? 2 * c->cap : 256;
+    unsigned *g = realloc(c->codes, cap * sizeof *g);
+    if (!g) return 1; /* stops the walk; the count tells */
+    c->codes = g, c->cap = cap;
+  }
+  c->codes[c->count++] = (unsigned)code;
+  return 0;
+}
+
+void clforge__space_cache_free(clforge__space_cache *c) {
+  for (int i = 0; i < CLFORGE__SPACE_CACHE_FAMILIES; ++i) free(c->e[i].codes);
+  memset(c, 0, sizeof *c);
 }
 
 clforge_status clforge__space_validate(clforge_context ctx, const char *spec) {
@@ -117,24 +162,45 @@ clforge_status clforge__space_validate(clforge_context ctx, const char *spec) {
 }
 
 clforge_status clforge__space_build(clforge_context ctx, const clforge__family *f, const clforge__tune_op *op,
-                                    const size_t *shape, const char *restrict_spec, clforge__search_space *s) {
+                                    const size_t *shape, const char *restrict_spec, clforge__space_cache *cache,
+                                    clforge__search_space *s) {
   memset(s, 0, sizeof *s);
-  build_ctx b = {f, op, shape, s, 0, 0, {0}};
+  build_ctx b = {f, op, shape, s, 0, 0, 0, {0}};
   char why[256];
   if (parse_restriction(f, restrict_spec, b.allowed, why, sizeof why))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s", why);
   s->f = f;
-  s->ncodes = 1;
+  unsigned long long ncodes = 1;
   for (int p = 0; p < f->nparams; ++p) {
-    s->ncodes *= (size_t)f->params[p].count;
-    if (s->ncodes > (1u << 28)) /* codes index an int array; descriptors stay far below */
-      return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "tune: family %s has more than 2^28 combinations", f->name);
+    ncodes *= (unsigned long long)f->params[p].count;
+    if (ncodes > 0xffffffffull) /* codes are unsigned ints; descriptors stay far below */
+      return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "tune: family %s has more than 2^32 combinations", f->name);
   }
-  s->index_of = malloc(s->ncodes * sizeof *s->index_of);
-  if (!s->index_of) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory for the search space");
-  for (size_t i = 0; i < s->ncodes; ++i) s->index_of[i] = -1;
-  size_t seen = clforge__family_enumerate(f, &ctx->info, add_candidate, &b);
-  (void)seen;
+  int slot = -1; /* f's cache entry: found, or the first free one */
+  for (int i = 0; cache && i < CLFORGE__SPACE_CACHE_FAMILIES && slot < 0; ++i)
+    if (cache->e[i].f == f || !cache->e[i].f) slot = i;
+  if (slot >= 0 && !cache->e[slot].f) { /* walk the combinations once, keep the allowed */
+    cache_entry c = {f, NULL, 0, 0};
+    const size_t n = clforge__family_enumerate(f, &ctx->info, cache_code, &c);
+    if (n != c.count) {
+      free(c.codes);
+      return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory for the search space");
+    }
+    cache->e[slot].f = f, cache->e[slot].codes = c.codes, cache->e[slot].count = c.count, cache->e[slot].cap = c.cap;
+  }
+  if (slot >= 0) {
+    int v[CLFORGE_MAX_PARAMS];
+    for (size_t i = 0; i < cache->e[slot].count && !b.oom && !b.unsorted; ++i) {
+      decode(f, cache->e[slot].codes[i], v);
+      add_candidate(v, &b);
+    }
+  } else {
+    clforge__family_enumerate(f, &ctx->info, add_candidate, &b);
+  }
+  if (b.unsorted) {
+    clforge__space_free(s);
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "tune: %s's enumeration is not in code order", f->name);
+  }
   s->visited = calloc(s->count ? s->count : 1, 1);
   if (!s->visited || b.oom) {
     clforge__space_free(s);
@@ -144,9 +210,8 @@ clforge_status clforge__space_build(clforge_context ctx, const clforge__family *
 }
 
 void clforge__space_free(clforge__search_space *s) {
-  free(s->values);
+  free(s->codes);
   free(s->visited);
-  free(s->index_of);
   memset(s, 0, sizeof *s);
 }
 
@@ -158,6 +223,7 @@ typedef struct {
   size_t unvisited;
   long best;        /* candidate index, -1 = none */
   double best_t;
+  int values[CLFORGE_MAX_PARAMS]; /* values_at's */
 } walker;
 
 static unsigned next_rand(walker *w) { /* xorshift32: reproducible for a seed */
@@ -167,7 +233,11 @@ static unsigned next_rand(walker *w) { /* xorshift32: reproducible for a seed */
   return w->rng;
 }
 
-static const int *values_at(const walker *w, long i) { return w->s->values + (size_t)i * (size_t)w->s->f->nparams; }
+/* Candidate i's values, into the walker's buffer (valid until the next call). */
+static const int *values_at(walker *w, long i) {
+  decode(w->s->f, w->s->codes[i], w->values);
+  return w->values;
+}
 
 static int done(walker *w) { return w->unvisited == 0 || w->h->should_stop(w->evals, w->h->user); }
 
@@ -197,7 +267,7 @@ static long random_unvisited(walker *w) {
 
 /* The candidate that differs from `from` in parameter p by `step` candidate
  * positions, or -1 when there is none in the space. */
-static long neighbour(const walker *w, long from, int p, int step) {
+static long neighbour(walker *w, long from, int p, int step) {
   const clforge__family *f = w->s->f;
   int v[CLFORGE_MAX_PARAMS];
   memcpy(v, values_at(w, from), sizeof(int) * (size_t)f->nparams);
@@ -207,8 +277,7 @@ static long neighbour(const walker *w, long from, int p, int step) {
   idx += step;
   if (idx < 0 || idx >= f->params[p].count) return -1;
   v[p] = f->params[p].values[idx];
-  long code = code_of(f, v);
-  return code < 0 ? -1 : w->s->index_of[code];
+  return index_of(w->s, code_of(f, v));
 }
 
 /* Hill climbing from the best: try its unvisited neighbours (one parameter
@@ -255,13 +324,12 @@ static void anneal(walker *w, long cur, double cur_t) {
 
 void clforge__search(clforge__search_space *s, clforge_tune_strategy strategy, const int *const *seeds, int nseeds,
                      unsigned seed, const clforge__search_hooks *h) {
-  walker w = {s, h, seed ? seed : 1u, 0, s->count, -1, 0.0};
+  walker w = {s, h, seed ? seed : 1u, 0, s->count, -1, 0.0, {0}};
   if (s->count == 0) return;
   long first = -1;
   double first_t = -1;
   for (int i = 0; i < nseeds && !done(&w); ++i) {
-    long code = seeds[i] ? code_of(s->f, seeds[i]) : -1;
-    long idx = code >= 0 ? s->index_of[code] : -1;
+    long idx = seeds[i] ? index_of(s, code_of(s->f, seeds[i])) : -1;
     if (idx < 0 || s->visited[idx]) continue;
     double t = visit(&w, idx);
     if (first < 0 || (t > 0 && (first_t <= 0 || t < first_t))) first = idx, first_t = t;

@@ -10,17 +10,37 @@
 typedef struct clforge__search_space {
   const clforge__family *f;
   size_t count;            /* candidates that pass the family's and the op's checks */
-  int *values;             /* count x f->nparams */
+  /* Each candidate as the mixed-radix code of its values' candidate indices
+   * (the first parameter the fastest digit), ascending: the enumeration's
+   * order. 4 bytes a candidate, not a value array and a code-indexed table:
+   * conv_implicit_gemm has 12.7M candidates in 72.6M combinations (900 MB
+   * that way, 51 MB this). */
+  unsigned *codes;
   unsigned char *visited;  /* per candidate */
-  int *index_of;           /* mixed-radix code of candidate-value indices -> candidate, or -1 */
-  size_t ncodes;
 } clforge__search_space;
+
+enum { CLFORGE__SPACE_CACHE_FAMILIES = 32 }; /* more than the tunable families */
+
+/* A family's allowed parameter sets on one device, as ascending codes: one
+ * tune walks the family's combinations once for all its problems
+ * (conv_implicit_gemm's 72.6M take seconds), not once per class. */
+typedef struct clforge__space_cache {
+  struct {
+    const clforge__family *f; /* NULL: unused */
+    unsigned *codes;
+    size_t count, cap;
+  } e[CLFORGE__SPACE_CACHE_FAMILIES];
+} clforge__space_cache;
+void clforge__space_cache_free(clforge__space_cache *c);
 
 /* The candidates of f that pass its checks on ctx's device and the op's
  * applicability to shape, restricted by `restrict_spec` (may be NULL; the
- * syntax of clforge_tune_options.space). */
+ * syntax of clforge_tune_options.space). cache (may be NULL) keeps the
+ * family's allowed sets for the next build of the same family on the same
+ * context. */
 clforge_status clforge__space_build(clforge_context ctx, const clforge__family *f, const clforge__tune_op *op,
-                                    const size_t *shape, const char *restrict_spec, clforge__search_space *s);
+                                    const size_t *shape, const char *restrict_spec, clforge__space_cache *cache,
+                                    clforge__search_space *s);
 void clforge__space_free(clforge__search_space *s);
 
 typedef struct clforge__search_hooks {

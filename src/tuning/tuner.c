@@ -196,6 +196,7 @@ typedef struct {
     double s;
   } top[TOP_CANDIDATES];
   int ntop;
+  clforge__space_cache spaces; /* the last family's allowed sets, for its next problem */
 } tuner;
 
 /* Keep values among the TOP_CANDIDATES fastest. */
@@ -474,7 +475,7 @@ static clforge_status tune_problem(tuner *t, int index, int count) {
   clforge_tune_event ev = problem_event(t, CLFORGE_TUNE_PROBLEM_START, index, count);
 
   clforge__search_space space;
-  clforge_status st = clforge__space_build(ctx, f, op, pb->cls->shape, t->o->space, &space);
+  clforge_status st = clforge__space_build(ctx, f, op, pb->cls->shape, t->o->space, &t->spaces, &space);
   if (st != CLFORGE_SUCCESS) return st;
   ev.total = space.count;
   t->ev = ev;
@@ -689,6 +690,7 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
   if (left)
     clforge__log(CLFORGE_LOG_WARN, "tune: %s; %d of %d problems not searched", stop_requested(&t) ? "stopped" : "budget spent",
                  left, count);
+  clforge__space_cache_free(&t.spaces);
   clforge__tuning_free(&known);
   free(first);
   free(problems);
