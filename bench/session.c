@@ -29,7 +29,6 @@ int clforge_bench_session_open(clforge_bench_session *s, const char *op, int mea
   clforge_bench_device_label(s->info.platform_name, s->platform, sizeof s->platform);
   s->peak_age_s = -1.0;
   if (measure_peak && clforge_bench_peak_load(&s->info, &s->peak, &s->peak_age_s) != 0) {
-    s->peak_age_s = -1.0;
     clforge_bench_progress(s, "measuring the device's peak");
     clforge_bench_peak peak;
     const int rc = clforge_bench_peak_measure(s->ctx, &peak);

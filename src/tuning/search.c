@@ -125,14 +125,8 @@ static int add_candidate(const int *values, void *user) {
 }
 
 /* The enumeration into a cache entry: every allowed set's code. */
-typedef struct {
-  const clforge__family *f;
-  unsigned *codes;
-  size_t count, cap;
-} cache_entry;
-
 static int cache_code(const int *values, void *user) {
-  cache_entry *c = user;
+  clforge__space_codes *c = user;
   const long code = code_of(c->f, values); /* >= 0: values are candidates */
   if (c->count == c->cap) {
     const size_t cap = c->cap ? 2 * c->cap : 256;
@@ -180,13 +174,13 @@ clforge_status clforge__space_build(clforge_context ctx, const clforge__family *
   for (int i = 0; cache && i < CLFORGE__SPACE_CACHE_FAMILIES && slot < 0; ++i)
     if (cache->e[i].f == f || !cache->e[i].f) slot = i;
   if (slot >= 0 && !cache->e[slot].f) { /* walk the combinations once, keep the allowed */
-    cache_entry c = {f, NULL, 0, 0};
+    clforge__space_codes c = {f, NULL, 0, 0};
     const size_t n = clforge__family_enumerate(f, &ctx->info, cache_code, &c);
     if (n != c.count) {
       free(c.codes);
       return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory for the search space");
     }
-    cache->e[slot].f = f, cache->e[slot].codes = c.codes, cache->e[slot].count = c.count, cache->e[slot].cap = c.cap;
+    cache->e[slot] = c;
   }
   if (slot >= 0) {
     int v[CLFORGE_MAX_PARAMS];

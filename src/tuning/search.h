@@ -24,12 +24,13 @@ enum { CLFORGE__SPACE_CACHE_FAMILIES = 32 }; /* more than the tunable families *
 /* A family's allowed parameter sets on one device, as ascending codes: one
  * tune walks the family's combinations once for all its problems
  * (conv_implicit_gemm's 72.6M take seconds), not once per class. */
+typedef struct clforge__space_codes {
+  const clforge__family *f; /* NULL: unused */
+  unsigned *codes;
+  size_t count, cap;
+} clforge__space_codes;
 typedef struct clforge__space_cache {
-  struct {
-    const clforge__family *f; /* NULL: unused */
-    unsigned *codes;
-    size_t count, cap;
-  } e[CLFORGE__SPACE_CACHE_FAMILIES];
+  clforge__space_codes e[CLFORGE__SPACE_CACHE_FAMILIES];
 } clforge__space_cache;
 void clforge__space_cache_free(clforge__space_cache *c);
 
