@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "conv_network.h"
 #include "conv_peers.h"
 #include "data.h"
 #include "kernels/conv_layers.h" /* src/: the layers of real networks */
@@ -41,24 +42,43 @@ enum { MAX_BATCHES = 16, SPOT_SAMPLES = 64, NPEERS = 2, PEER_CLBLAST = 0, PEER_O
  * result exists; above, at sampled outputs. */
 #define REF_FULL_MACS 5e7
 
-/* The built-in layers: every network's in src/kernels/conv_layers.h, the
- * table the tuner's classes are made of (so the names are the tuner's),
- * without N (--batch). */
-static size_t layer_count(void) {
+/* The built-in layers (src/kernels/conv_layers.h, without N: --batch): the
+ * tuner classes' layers first (the default set; their names are the
+ * tuner's), then every other layer of the whole networks. */
+static size_t class_layer_count(void) {
   size_t n = 0;
-  for (const clforge__conv_network *net = clforge__conv_networks; net->name; ++net)
-    for (const clforge__conv_layer *l = net->layers; l->name; ++l) ++n;
+  while (clforge__conv_class_layers[n].name) ++n;
   return n;
 }
 
-/* The i-th layer and its network, in the table's order; NULL past the end. */
+/* The i-th built-in layer and its network (NULL for a class layer, whose
+ * `what` names it), each name once; NULL past the end. */
 static const clforge__conv_layer *layer_at(size_t i, const char **network) {
+  const size_t nclass = class_layer_count();
+  if (network) *network = NULL;
+  if (i < nclass) return &clforge__conv_class_layers[i];
+  i -= nclass;
   for (const clforge__conv_network *net = clforge__conv_networks; net->name; ++net)
-    for (const clforge__conv_layer *l = net->layers; l->name; ++l)
-      if (i-- == 0) {
+    for (const clforge__conv_layer *l = net->layers; l->name; ++l) {
+      int seen = 0;
+      for (size_t j = 0; j < nclass && !seen; ++j) seen = !strcmp(clforge__conv_class_layers[j].name, l->name);
+      if (!seen && i-- == 0) {
         if (network) *network = net->name;
         return l;
       }
+    }
+  return NULL;
+}
+
+static size_t layer_count(void) {
+  size_t n = 0;
+  while (layer_at(n, NULL)) ++n;
+  return n;
+}
+
+static const clforge__conv_network *network_by_key(const char *key) {
+  for (const clforge__conv_network *net = clforge__conv_networks; net->name; ++net)
+    if (!strcmp(net->key, key)) return net;
   return NULL;
 }
 
@@ -68,7 +88,10 @@ static const size_t default_batches[] = {1, 8};
 typedef struct {
   char name[64];
   clforge_bench_conv_shape s;
+  const clforge__conv_layer *layer; /* the built-in layer, or NULL (--shape) */
 } conv_spec;
+
+enum { MAX_NETWORKS = 8 };
 
 typedef struct {
   clforge_bench_cli cli; /* --json, --reps, --warmup, --no-peers, --no-peak */
@@ -83,6 +106,9 @@ typedef struct {
   clforge_conv_algo algos[CLFORGE_CONV_ALGO_COUNT];
   int nalgos;
   double min_time;
+  /* --network: whole networks, their layers run with prepared weights */
+  const clforge__conv_network *networks[MAX_NETWORKS];
+  int nnetworks;
   /* while parsing: the layers asked for (flags in table order) and the shapes */
   unsigned char *want_layer;
   int nlayers;
@@ -104,14 +130,32 @@ void clforge_bench_conv_help(FILE *f) {
           "clforge's reason.\n"
           "\n"
           "Options:\n"
-          "  --layer NAME[,NAME]  built-in layers (default: all of them):\n");
-  const char *network = "";
-  for (size_t i = 0; i < layer_count(); ++i) {
-    const clforge__conv_layer *l = layer_at(i, &network);
+          "  --layer NAME[,NAME]  built-in layers (default: the tuner's classes' layers):\n");
+  for (size_t i = 0; i < class_layer_count(); ++i) {
+    const clforge__conv_layer *l = layer_at(i, NULL);
     fprintf(f, "                         %-13s %3zu->%-3zu %zux%zu", l->name, l->c, l->k, l->r, l->r);
     if (l->stride > 1) fprintf(f, "/%zu", l->stride);
-    fprintf(f, " @%zu^2 pad %zu%s  %s %s\n", l->h, l->pad, l->groups > 1 ? " depthwise" : "", network, l->what);
+    fprintf(f, " @%zu^2 pad %zu%s  %s\n", l->h, l->pad, l->groups > 1 ? " depthwise" : "", l->what);
   }
+  fprintf(f, "                       and every layer of the networks by name, or all:\n");
+  for (const clforge__conv_network *net = clforge__conv_networks; net->name; ++net) {
+    int col = fprintf(f, "                         %s:", net->name);
+    for (const clforge__conv_layer *l = net->layers; l->name; ++l) {
+      if (col + (int)strlen(l->name) + 1 > 100) col = fprintf(f, "\n                          ");
+      col += fprintf(f, " %s", l->name);
+    }
+    fprintf(f, "\n");
+  }
+  fprintf(f,
+          "  --network LIST       whole networks instead of layers: resnet50, mobilenetv2 or all\n"
+          "                       (every conv layer at 224x224: ResNet-50 v1.5's 53, MobileNetV2's\n"
+          "                       52); each distinct layer is timed once with prepared weights\n"
+          "                       (clforge_conv2d_ex) and counted as often as the network has it;\n"
+          "                       after the layer rows, the totals per batch and per image against\n"
+          "                       oneDNN's on the same layers, the share of each layer kind, and the\n"
+          "                       best layout. Defaults here: --algo auto, --layout nchw,nhwc; --algo\n"
+          "                       with more algorithms adds 'best', the fastest of each layer. oneDNN\n"
+          "                       runs f32 on the same values for every dtype; CLBlast is not run\n");
   fprintf(f,
           "  --shape SPEC         one more problem; repeatable; with --layer, both are run.\n"
           "                       SPEC: n=8,c=64,h=56,w=56,k=64,r=3,s=3,stride=1,pad=1,\n"
@@ -164,6 +208,7 @@ static int add_spec(conv_options *o, const conv_spec *sp) {
 static void layer_spec(const clforge__conv_layer *l, conv_spec *sp) {
   memset(sp, 0, sizeof *sp);
   snprintf(sp->name, sizeof sp->name, "%s", l->name);
+  sp->layer = l;
   sp->s = (clforge_bench_conv_shape){.c = l->c, .h = l->h, .w = l->h, .k = l->k, .r = l->r, .s = l->r,
                                      .stride = l->stride, .pad = l->pad, .groups = l->groups, .dilation = 1};
 }
@@ -281,6 +326,34 @@ static int conv_option(clforge_bench_cli *cli, int argc, char **argv, int *a, vo
     }
     if (t < 0)
       return clforge_bench_usage_error(cli, "--layer \"%s\": unknown layer; 'clforge bench conv --help' lists them", v);
+  } else if (clforge_bench_option(argc, argv, a, "--network", &v)) {
+    const char *s = v;
+    int t = v ? 1 : -1;
+    o->nnetworks = 0;
+    while (t == 1 && (t = clforge_bench_next_token(&s, ",", tok, sizeof tok)) == 1) {
+      const clforge__conv_network *net = network_by_key(tok);
+      if (!strcmp(tok, "all")) {
+        o->nnetworks = 0;
+        for (const clforge__conv_network *x = clforge__conv_networks; x->name && o->nnetworks < MAX_NETWORKS; ++x)
+          o->networks[o->nnetworks++] = x;
+        continue;
+      }
+      if (!net) {
+        t = -1;
+        break;
+      }
+      int dup = 0;
+      for (int i = 0; i < o->nnetworks; ++i) dup |= o->networks[i] == net;
+      if (!dup && o->nnetworks < MAX_NETWORKS) o->networks[o->nnetworks++] = net;
+    }
+    if (t < 0 || o->nnetworks == 0) {
+      char names[160] = "";
+      size_t len = 0;
+      for (const clforge__conv_network *x = clforge__conv_networks; x->name && len < sizeof names; ++x)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s, ", x->key);
+      return clforge_bench_usage_error(cli, "--network \"%s\": expected %sor all, separated by commas", v ? v : "",
+                                       names);
+    }
   } else if (clforge_bench_option(argc, argv, a, "--shape", &v)) {
     conv_spec sp;
     if (!v) return clforge_bench_usage_error(cli, "--shape needs a value, e.g. --shape n=1,c=16,h=14,k=32,r=3,pad=1");
@@ -356,9 +429,20 @@ static int parse_options(int argc, char **argv, conv_options *o) {
   o->want_layer = calloc(nlayers ? nlayers : 1, 1);
   int rc = o->want_layer ? clforge_bench_cli_parse(&o->cli, argc, argv, conv_option, o)
                          : clforge_bench_usage_error(&o->cli, "out of memory");
-  if (rc < 0) {
+  if (rc < 0 && o->nnetworks && (o->nlayers || o->nshapes))
+    rc = clforge_bench_usage_error(&o->cli, "--network times whole networks: give it without --layer and --shape");
+  if (rc < 0 && o->nnetworks) {
+    /* Each network's layers in its order (the run loop walks them). */
+    for (int i = 0; i < o->nnetworks && rc < 0; ++i)
+      for (const clforge__conv_layer *l = o->networks[i]->layers; l->name && rc < 0; ++l) {
+        conv_spec sp;
+        layer_spec(l, &sp);
+        if (output_size(&sp.s, err, sizeof err) || add_spec(o, &sp))
+          rc = clforge_bench_usage_error(&o->cli, "out of memory");
+      }
+  } else if (rc < 0) {
     /* Layers first (the table's order), then the shapes in the given order. */
-    if (o->nlayers == 0 && o->nshapes == 0) memset(o->want_layer, 1, nlayers);
+    if (o->nlayers == 0 && o->nshapes == 0) memset(o->want_layer, 1, class_layer_count());
     for (size_t i = 0; i < nlayers && rc < 0; ++i) {
       conv_spec sp;
       if (!o->want_layer[i]) continue;
@@ -379,7 +463,12 @@ static int parse_options(int argc, char **argv, conv_options *o) {
     o->batches[1] = default_batches[1];
   }
   if (o->ndtypes == 0) o->dtypes[o->ndtypes++] = CLFORGE_F32;
+  if (o->nlayouts == 0 && o->nnetworks) { /* a network's best layout is one of the figures */
+    o->layouts[o->nlayouts++] = CLFORGE_NCHW;
+    o->layouts[o->nlayouts++] = CLFORGE_NHWC;
+  }
   if (o->nlayouts == 0) o->layouts[o->nlayouts++] = CLFORGE_NCHW;
+  if (o->nalgos == 0 && o->nnetworks) o->algos[o->nalgos++] = CLFORGE_CONV_ALGO_AUTO;
   if (o->nalgos == 0)
     for (int i = 0; i < CLFORGE_CONV_ALGO_COUNT; ++i) o->algos[o->nalgos++] = (clforge_conv_algo)i;
   return rc;
@@ -405,6 +494,10 @@ typedef struct {
   double median_ms, p95_ms, gflops, gbps;
   int have_ws;
   size_t workspace;
+  int prepared;      /* --network: timed with prepared weights */
+  double weights_ms; /* preparing them (host clock, once) */
+  const clforge__conv_layer *net_layer; /* --network: the layer (count, kind) */
+  const char *network;
   const char *timer;
   char timer_note[160];
   clforge_bench_peer_result peers[NPEERS];
@@ -414,6 +507,7 @@ typedef struct {
   clforge_bench_session s; /* context, peak, progress, warnings */
   const conv_options *o;
   clforge_bench_table table;
+  const char *network; /* --network: the one being run */
 } bench_env;
 
 typedef struct {
@@ -524,6 +618,14 @@ static int print_json(const bench_env *env, const conv_row *r) {
   clforge_bench_json_run(o, env->o->cli.runs, env->o->cli.warmup, ok ? r->timer : NULL, ok ? r->timer_note : NULL,
                          env->s.device);
   clforge_bench_json_peers(o, r->peers, NPEERS, ok, r->gflops);
+  if (r->net_layer) { /* --network's rows: where the layer is and what it weighs */
+    clforge_bench_json_string(o, "network", r->network);
+    cJSON_AddNumberToObject(o, "count", r->net_layer->count);
+    clforge_bench_json_string(o, "kind", clforge__conv_layer_kind(r->net_layer));
+    clforge_bench_json_string(o, "what", r->net_layer->what);
+    cJSON_AddBoolToObject(o, "prepared_weights", r->prepared);
+    clforge_bench_json_number(o, "weights_ms", r->prepared, r->weights_ms);
+  }
   if (!ok) cJSON_AddStringToObject(o, "error", r->error[0] ? r->error : "failed");
   return clforge_bench_json_line(stdout, o);
 }
@@ -816,11 +918,15 @@ static int time_host(bench_env *env, clforge_bench_host_fn fn, void *user, clfor
 typedef struct {
   conv_case *c;
   clforge_conv2d_desc desc;
+  clforge_conv2d_weights weights; /* --network: prepared once */
 } clforge_run;
 
 static int enqueue_clforge(void *user, cl_command_queue queue) {
   clforge_run *r = user;
   (void)queue; /* the context's own queue */
+  if (r->weights)
+    return clforge_conv2d_ex(r->c->env->s.ctx, &r->desc, r->c->x, NULL, r->weights, NULL, r->c->y, NULL, 0, 0, NULL,
+                             NULL);
   return clforge_conv2d(r->c->env->s.ctx, &r->desc, r->c->x, r->c->w, NULL, r->c->y, 0, NULL, NULL);
 }
 
@@ -897,13 +1003,44 @@ static int explain_row(conv_case *c, conv_row *r, clforge_conv2d_desc *desc) {
   return 0;
 }
 
+/* --network: w transformed once for the row's algorithm, timed on the host
+ * clock to the end of the transform. 0 on success; otherwise the row is
+ * final. */
+static int prepare_weights(conv_case *c, conv_row *r, clforge_run *run) {
+  bench_env *env = c->env;
+  progress(env, c, "preparing weights");
+  const double t0 = clforge_bench_now();
+  clforge_status st = clforge_conv2d_weights_create(env->s.ctx, &run->desc, c->w, 0, NULL, &run->weights);
+  if (st == CLFORGE_SUCCESS) st = clFinish(env->s.queue);
+  if (st != CLFORGE_SUCCESS) {
+    r->status = st == CLFORGE_UNSUPPORTED ? ROW_UNSUPPORTED : ROW_ERROR;
+    snprintf(r->error, sizeof r->error, "clforge_conv2d_weights_create failed (%s): %s", clforge_status_name(st),
+             reason(env->s.ctx));
+    clforge_conv2d_weights_release(run->weights);
+    run->weights = NULL;
+    return -1;
+  }
+  r->prepared = 1;
+  r->weights_ms = (clforge_bench_now() - t0) * 1e3;
+  return 0;
+}
+
+static int measure_run(conv_case *c, conv_row *r, float *result, clforge_run *run);
+
 /* Time clforge with one algorithm and check its result; *result gets y
  * (NCHW f32) when it is right. Returns 0 when the row has numbers. */
 static int measure_clforge(conv_case *c, conv_row *r, float *result) {
-  bench_env *env = c->env;
-  clforge_run run = {c, c->desc};
+  clforge_run run = {c, c->desc, NULL};
   run.desc.algo = r->algo;
   if (explain_row(c, r, &run.desc)) return -1;
+  if (c->env->o->nnetworks && prepare_weights(c, r, &run)) return -1;
+  const int rc = measure_run(c, r, result, &run);
+  clforge_conv2d_weights_release(run.weights);
+  return rc;
+}
+
+static int measure_run(conv_case *c, conv_row *r, float *result, clforge_run *run) {
+  bench_env *env = c->env;
   progress(env, c, r->label);
   cl_int pe = poison_y(c);
   if (pe != CL_SUCCESS) {
@@ -913,7 +1050,7 @@ static int measure_clforge(conv_case *c, conv_row *r, float *result) {
   }
   clforge_bench_timing t;
   const char *where = "";
-  int rc = time_device(env, enqueue_clforge, &run, &t, &where);
+  int rc = time_device(env, enqueue_clforge, run, &t, &where);
   if (rc != 0) {
     const int in_op = !strcmp(where, "the operation");
     r->status = in_op && rc == CLFORGE_UNSUPPORTED ? ROW_UNSUPPORTED : ROW_ERROR;
@@ -1069,7 +1206,7 @@ static void measure_onednn(conv_case *c, clforge_bench_peer_result *p, const flo
     snprintf(p->note, sizeof p->note, "%s", why);
     return;
   }
-  if (c->dtype != CLFORGE_F32) {
+  if (c->dtype != CLFORGE_F32 && !env->o->nnetworks) {
     snprintf(p->note, sizeof p->note, "n/a: the oneDNN peer runs f32 only");
     return;
   }
@@ -1120,15 +1257,25 @@ static void emit(bench_env *env, conv_row *r) {
 }
 
 /* One (layer, N, dtype, layout): every requested algorithm, then the peers.
- * Returns the number of clforge rows that failed (unsupported ones do not). */
-static int run_case(bench_env *env, const conv_spec *sp, size_t n, clforge_dtype dtype, clforge_tensor_layout layout) {
+ * Returns the number of clforge rows that failed (unsupported ones do not).
+ * --network: `net` gets what the layer gave, and `onednn` carries oneDNN's
+ * result from the layer's first case to its others (it is f32 whatever the
+ * dtype, and takes its own layout). */
+static int run_case(bench_env *env, const conv_spec *sp, size_t n, clforge_dtype dtype, clforge_tensor_layout layout,
+                    clforge_bench_conv_net_layer *net, clforge_bench_peer_result *onednn) {
   const conv_options *o = env->o;
   conv_row rows[CLFORGE_CONV_ALGO_COUNT];
   conv_case c;
   char err[512];
   int failed = 0;
+  if (net)
+    for (int s = 0; s < CLFORGE_BENCH_NET_SERIES; ++s) net->ms[s] = -1;
   int rc = setup_case(env, &c, sp, n, dtype, layout, err, sizeof err);
-  for (int i = 0; i < o->nalgos; ++i) row_init(&rows[i], &c, o->algos[i]);
+  for (int i = 0; i < o->nalgos; ++i) {
+    row_init(&rows[i], &c, o->algos[i]);
+    rows[i].net_layer = o->nnetworks ? sp->layer : NULL;
+    rows[i].network = o->nnetworks ? env->network : NULL;
+  }
   if (rc) {
     for (int i = 0; i < o->nalgos; ++i) {
       rows[i].status = ROW_ERROR;
@@ -1167,9 +1314,35 @@ static int run_case(bench_env *env, const conv_spec *sp, size_t n, clforge_dtype
     clforge_bench_peers_not_run(peers, NPEERS, "not run (--no-peers)");
   } else if (!scratch) {
     clforge_bench_peers_not_run(peers, NPEERS, "out of host memory");
+  } else if (o->nnetworks) {
+    snprintf(peers[PEER_CLBLAST].note, sizeof peers[PEER_CLBLAST].note,
+             "not run with --network (the totals compare with oneDNN)");
+    if (onednn && onednn->name) {
+      peers[PEER_ONEDNN] = *onednn; /* measured on this layer and batch before */
+    } else {
+      measure_onednn(&c, &peers[PEER_ONEDNN], have_want ? want : NULL, scratch);
+      if (onednn) *onednn = peers[PEER_ONEDNN];
+    }
   } else {
     measure_clblast(&c, &peers[PEER_CLBLAST], have_want ? want : NULL, scratch);
     measure_onednn(&c, &peers[PEER_ONEDNN], have_want ? want : NULL, scratch);
+  }
+  if (net) {
+    for (int i = 0; i < o->nalgos; ++i) {
+      const conv_row *r = &rows[i];
+      if (r->status != ROW_OK) continue;
+      if (r->algo == CLFORGE_CONV_ALGO_AUTO) {
+        net->ms[CLFORGE_BENCH_NET_AUTO] = r->median_ms;
+        net->algo[CLFORGE_BENCH_NET_AUTO] = r->chosen;
+        net->weights_ms[CLFORGE_BENCH_NET_AUTO] = r->weights_ms;
+      }
+      if (net->ms[CLFORGE_BENCH_NET_BEST] < 0 || r->median_ms < net->ms[CLFORGE_BENCH_NET_BEST]) {
+        net->ms[CLFORGE_BENCH_NET_BEST] = r->median_ms;
+        net->algo[CLFORGE_BENCH_NET_BEST] = r->chosen;
+        net->weights_ms[CLFORGE_BENCH_NET_BEST] = r->weights_ms;
+      }
+    }
+    if (peers[PEER_ONEDNN].ok) net->ms[CLFORGE_BENCH_NET_ONEDNN] = peers[PEER_ONEDNN].median_ms;
   }
   for (int i = 0; i < o->nalgos; ++i) {
     for (int j = 0; j < NPEERS; ++j) rows[i].peers[j] = peers[j];
@@ -1178,6 +1351,53 @@ static int run_case(bench_env *env, const conv_spec *sp, size_t n, clforge_dtype
   free(want);
   free(scratch);
   free_case(&c);
+  return failed;
+}
+
+/* --network: each network's layers for every batch, dtype and layout (in
+ * that order: oneDNN runs on a layer's first case, the others reuse it),
+ * each (network, N, dtype, layout) summed into *nets. Returns the number of
+ * failed clforge rows. */
+static int run_networks(bench_env *env, clforge_bench_conv_net **nets, size_t *nnets) {
+  const conv_options *o = env->o;
+  const size_t per = (size_t)o->nbatches * (size_t)o->ndtypes * (size_t)o->nlayouts;
+  int has_auto = 0, failed = 0;
+  const char *why = "";
+  const int have_onednn = clforge_bench_onednn_available(&why);
+  for (int i = 0; i < o->nalgos; ++i) has_auto |= o->algos[i] == CLFORGE_CONV_ALGO_AUTO;
+  *nets = calloc((size_t)o->nnetworks * per, sizeof **nets);
+  *nnets = 0;
+  if (!*nets) {
+    clforge_bench_warn(&env->s, "out of host memory for the network totals");
+    return 1;
+  }
+  size_t first = 0; /* the network's first spec: specs hold the networks' layers in order */
+  for (int ni = 0; ni < o->nnetworks; ++ni) {
+    const clforge__conv_network *net = o->networks[ni];
+    size_t nl = 0;
+    while (net->layers[nl].name) ++nl;
+    env->network = net->name;
+    clforge_bench_peer_result *onednn = calloc(nl ? nl : 1, sizeof *onednn);
+    for (int b = 0; b < o->nbatches; ++b) {
+      if (onednn) memset(onednn, 0, nl * sizeof *onednn); /* per batch */
+      for (int d = 0; d < o->ndtypes; ++d)
+        for (int l = 0; l < o->nlayouts; ++l) {
+          clforge_bench_conv_net *t = &(*nets)[(*nnets)++];
+          clforge_bench_conv_net_begin(t, net, o->batches[b], o->dtypes[d], o->layouts[l], has_auto,
+                                       o->nalgos > 1 || !has_auto, o->cli.peers && have_onednn);
+          for (size_t li = 0; li < nl; ++li) {
+            clforge_bench_conv_net_layer r;
+            memset(&r, 0, sizeof r);
+            failed += run_case(env, &o->specs[first + li], o->batches[b], o->dtypes[d], o->layouts[l], &r,
+                               onednn ? &onednn[li] : NULL);
+            clforge_bench_conv_net_add(t, &net->layers[li], &r);
+          }
+        }
+    }
+    free(onednn);
+    first += nl;
+  }
+  env->network = NULL;
   return failed;
 }
 
@@ -1220,16 +1440,24 @@ int clforge_bench_conv_main(int argc, char **argv) {
   }
 
   int failed = 0;
-  for (size_t i = 0; i < o.nspecs; ++i) {
-    const conv_spec *sp = &o.specs[i];
-    const int nb = sp->s.n ? 1 : o.nbatches;
-    for (int b = 0; b < nb; ++b)
-      for (int d = 0; d < o.ndtypes; ++d)
-        for (int l = 0; l < o.nlayouts; ++l)
-          failed += run_case(&env, sp, sp->s.n ? sp->s.n : o.batches[b], o.dtypes[d], o.layouts[l]);
+  clforge_bench_conv_net *nets = NULL;
+  size_t nnets = 0;
+  if (o.nnetworks) {
+    failed = run_networks(&env, &nets, &nnets);
+  } else {
+    for (size_t i = 0; i < o.nspecs; ++i) {
+      const conv_spec *sp = &o.specs[i];
+      const int nb = sp->s.n ? 1 : o.nbatches;
+      for (int b = 0; b < nb; ++b)
+        for (int d = 0; d < o.ndtypes; ++d)
+          for (int l = 0; l < o.nlayouts; ++l)
+            failed += run_case(&env, sp, sp->s.n ? sp->s.n : o.batches[b], o.dtypes[d], o.layouts[l], NULL, NULL);
+    }
   }
 
   if (!o.cli.json) clforge_bench_table_finish(&env.table);
+  if (nets) clforge_bench_conv_net_print(stdout, nets, nnets, o.cli.json);
+  free(nets);
   if (o.cli.peers) clforge_bench_clblast_release();
   clforge_bench_session_close(&env.s);
   free(o.specs);

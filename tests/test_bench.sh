@@ -327,6 +327,60 @@ fi
 check "bench conv --json: every row says its status" \
   '[ "$(grep -c "\"status\":\"\(ok\|unsupported\)\"" "$JSON")" -eq 9 ]'
 
+# Whole networks: MobileNetV2's 30 distinct layers at N = 1 (about 6 s cold):
+# each layer row says where it is in the network and how often, was run
+# with prepared weights, and the network line sums them with their counts.
+bad_option "conv: --network nope" bench conv --network nope
+bad_option "conv: --network with --layer" bench conv --network resnet50 --layer r50_3x3_56
+"$BIN" bench conv --network mobilenetv2 --batch 1 --layout nhwc --reps 3 --warmup 1 --no-peak --no-peers --json \
+  >"$JSON" 2>"$ERR"
+rc=$?
+cp "$JSON" "$OUT"
+check "bench conv --network mobilenetv2 --json exits 0 with 30 layer lines and one network line" \
+  '[ $rc -eq 0 ] && [ "$(grep -c "\"op\":\"conv\"" "$JSON")" -eq 30 ] && [ "$(grep -c "\"op\":\"conv_network\"" "$JSON")" -eq 1 ]'
+if command -v python3 >/dev/null 2>&1; then
+  cat >"$TMP/check_network.py" <<'EOF'
+import json, sys
+
+rows, nets, problems = [], [], []
+for line in open(sys.argv[1]).read().splitlines():
+    o = json.loads(line)
+    (nets if o["op"] == "conv_network" else rows).append(o)
+total, layers, kinds = 0.0, 0, {}
+for o in rows:
+    where = o["layer"]
+    if o["status"] != "ok" or o["algo"] != "auto" or o["network"] != "MobileNetV2" or o["prepared_weights"] is not True:
+        problems.append("%s: status/algo/network/prepared are %r/%r/%r/%r" % (where, o["status"], o["algo"], o["network"],
+                                                                               o["prepared_weights"]))
+        continue
+    if not (isinstance(o["weights_ms"], (int, float)) and o["weights_ms"] > 0) or o["count"] < 1:
+        problems.append("%s: weights_ms/count are %r/%r" % (where, o["weights_ms"], o["count"]))
+    total += o["count"] * o["median_ms"]
+    layers += o["count"]
+    kinds[o["kind"]] = kinds.get(o["kind"], 0) + o["count"] * o["median_ms"]
+if len(nets) == 1:
+    n = nets[0]
+    a = n["auto"] or {}
+    if n["layers"] != 52 or n["distinct_layers"] != 30 or layers != 52:
+        problems.append("network: %r layers (%r distinct), the rows count %d" % (n["layers"], n["distinct_layers"], layers))
+    # JSON numbers have 6 significant digits: the sums agree to about 1e-6.
+    if abs(a.get("ms", 0) - total) > 2e-5 * total or abs(a.get("ms_per_image", 0) - total) > 2e-5 * total:
+        problems.append("network: auto ms %r, the rows' counted sum %r" % (a.get("ms"), total))
+    if sum(a.get("algorithms", {}).values()) != 52 or n["onednn"] is not None or n["best"] is not None:
+        problems.append("network: algorithms %r, onednn %r, best %r" % (a.get("algorithms"), n["onednn"], n["best"]))
+    got = {k["kind"]: k["auto_ms"] for k in n["kinds"]}
+    if set(got) != {"stem", "1x1", "depthwise"} or any(abs(got[k] - kinds.get(k, 0)) > 2e-5 * total for k in got):
+        problems.append("network: kinds %r, the rows give %r" % (got, kinds))
+else:
+    problems.append("%d network lines" % len(nets))
+for p in problems:
+    print(p)
+sys.exit(1 if problems else 0)
+EOF
+  run python3 "$TMP/check_network.py" "$JSON"
+  check "bench conv --network: rows with count, kind and prepared weights; the total is their counted sum" '[ $rc -eq 0 ]'
+fi
+
 # NHWC, f16 and bf16, stride, groups: CLBlast cannot (NCHW, groups 1 only):
 # null with a note; oneDNN runs f32 only.
 "$BIN" bench conv --shape n=1,c=4,h=7,w=6,k=8,r=3,stride=2,pad=1,groups=2 --dtype f16,bf16 --layout nhwc \

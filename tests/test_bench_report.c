@@ -1,9 +1,11 @@
 /* The bench library's pieces that need no device: the notes a row above
- * 100% of a peak gets (which denominator was low), the percent cells, and
- * the host FMA loop (it runs and its flop count is what it did). */
+ * 100% of a peak gets (which denominator was low), the percent cells, the
+ * host FMA loop (it runs and its flop count is what it did), and the whole-
+ * network totals of bench conv --network (sums, shares, the best layout). */
 #include <stdio.h>
 #include <string.h>
 
+#include "conv_network.h"
 #include "host_fma.h"
 #include "report.h"
 #include "table.h"
@@ -68,8 +70,93 @@ static void host_loop(void) {
   CHECK(clforge_bench_host_fma_run(0, 10) < 0, "%s", "zero threads must fail");
 }
 
+/* Read back what `print` wrote. */
+static char *printed(void (*print)(FILE *, const clforge_bench_conv_net *, size_t, int),
+                     const clforge_bench_conv_net *t, size_t count, int json) {
+  static char buf[1 << 16];
+  FILE *f = tmpfile();
+  buf[0] = '\0';
+  if (!f) return buf;
+  print(f, t, count, json);
+  rewind(f);
+  const size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* ResNet-50's table with made-up times: layer i takes 1 + i/2 ms (auto),
+ * half that at best, twice it in oneDNN; NCHW at 1.25x NHWC's times. */
+static void network_totals(void) {
+  const clforge__conv_network *net = &clforge__conv_networks[0];
+  CHECK(!strcmp(net->key, "resnet50"), "first network %s", net->key);
+  clforge_bench_conv_net t[2];
+  double want = 0, want_kind[CLFORGE_BENCH_CONV_KINDS] = {0};
+  unsigned want_1x1 = 0;
+  for (int v = 0; v < 2; ++v) {
+    clforge_bench_conv_net_begin(&t[v], net, 8, CLFORGE_F32, v ? CLFORGE_NCHW : CLFORGE_NHWC, 1, 1, 1);
+    int i = 0;
+    for (const clforge__conv_layer *l = net->layers; l->name; ++l, ++i) {
+      const double ms = (1 + 0.5 * i) * (v ? 1.25 : 1);
+      clforge_bench_conv_net_layer r = {{ms, 0.5 * ms, 2 * ms / (v ? 1.25 : 1)},
+                                        {l->r == 1 ? CLFORGE_CONV_ALGO_GEMM_1X1 : CLFORGE_CONV_ALGO_DIRECT,
+                                         CLFORGE_CONV_ALGO_IM2COL},
+                                        {0.5, 0.25}};
+      clforge_bench_conv_net_add(&t[v], l, &r);
+      if (v == 0) {
+        want += l->count * ms;
+        want_kind[clforge_bench_conv_kind_index(l)] += l->count * ms;
+        if (l->r == 1) want_1x1 += l->count;
+      }
+    }
+  }
+  const clforge_bench_conv_net *a = &t[0];
+  CHECK(a->layers == 53 && a->distinct == 23, "%u layers, %u distinct", a->layers, a->distinct);
+  CHECK(a->t[CLFORGE_BENCH_NET_AUTO].ms == want && a->t[CLFORGE_BENCH_NET_AUTO].missing == 0, "auto %g ms, want %g",
+        a->t[CLFORGE_BENCH_NET_AUTO].ms, want);
+  CHECK(a->t[CLFORGE_BENCH_NET_AUTO].weights_ms == 23 * 0.5, "weights %g ms: once per distinct layer",
+        a->t[CLFORGE_BENCH_NET_AUTO].weights_ms);
+  double kinds = 0;
+  unsigned kind_layers = 0;
+  for (int k = 0; k < CLFORGE_BENCH_CONV_KINDS; ++k) {
+    kinds += a->t[CLFORGE_BENCH_NET_AUTO].kind_ms[k];
+    kind_layers += a->kind_layers[k];
+    CHECK(a->t[CLFORGE_BENCH_NET_AUTO].kind_ms[k] == want_kind[k], "kind %s: %g ms, want %g",
+          clforge_bench_conv_kind_name(k), a->t[CLFORGE_BENCH_NET_AUTO].kind_ms[k], want_kind[k]);
+  }
+  CHECK(kind_layers == 53 && kinds > want * (1 - 1e-12) && kinds < want * (1 + 1e-12), "kinds: %u layers, %g ms",
+        kind_layers, kinds);
+  CHECK(a->algo_count[CLFORGE_BENCH_NET_AUTO][CLFORGE_CONV_ALGO_GEMM_1X1] == want_1x1 &&
+            a->algo_count[CLFORGE_BENCH_NET_BEST][CLFORGE_CONV_ALGO_IM2COL] == 53,
+        "algorithm counts %u (want %u), %u", a->algo_count[CLFORGE_BENCH_NET_AUTO][CLFORGE_CONV_ALGO_GEMM_1X1], want_1x1,
+        a->algo_count[CLFORGE_BENCH_NET_BEST][CLFORGE_CONV_ALGO_IM2COL]);
+
+  const char *json = printed(clforge_bench_conv_net_print, t, 2, 1);
+  char want_ms[64];
+  snprintf(want_ms, sizeof want_ms, "\"ms_per_image\":%.6g", want / 8); /* bench JSON: 6 digits */
+  CHECK(strstr(json, "{\"op\":\"conv_network\",\"network\":\"ResNet-50\",\"network_key\":\"resnet50\",\"n\":8") &&
+            strstr(json, "\"layers\":53,\"distinct_layers\":23") && strstr(json, "\"auto_vs_onednn\":2,") &&
+            strstr(json, "\"best_vs_onednn\":4,") && strstr(json, "\"kind\":\"stem\",\"layers\":1") &&
+            strstr(json, "\"kind\":\"strided\"") && !strstr(json, "\"kind\":\"depthwise\"") && strstr(json, want_ms),
+        "json: %s", json);
+  const char *text = printed(clforge_bench_conv_net_print, t, 2, 0);
+  CHECK(strstr(text, "Best layout per network (auto):\n  ResNet-50   n=8   f32  nhwc:") &&
+            strstr(text, "2.00x oneDNN's speed") && strstr(text, "speed vs onednn"),
+        "table: %s", text);
+
+  /* A layer without a number leaves its series' total out, said so. */
+  clforge_bench_conv_net_layer none = {{-1, 1, 1}, {CLFORGE_CONV_ALGO_DIRECT, CLFORGE_CONV_ALGO_DIRECT}, {0, 0}};
+  clforge_bench_conv_net_add(&t[0], &net->layers[0], &none);
+  CHECK(t[0].t[CLFORGE_BENCH_NET_AUTO].missing == 1, "missing %u", t[0].t[CLFORGE_BENCH_NET_AUTO].missing);
+  json = printed(clforge_bench_conv_net_print, t, 1, 1);
+  CHECK(strstr(json, "\"auto\":null") && strstr(json, "\"auto_vs_onednn\":null"), "json: %s", json);
+  text = printed(clforge_bench_conv_net_print, t, 1, 0);
+  CHECK(strstr(text, "incomplete") && strstr(text, "1 of its 54 layers have no number"), "table: %s", text);
+}
+
 int main(void) {
   peak_notes();
   host_loop();
+  network_totals();
   return tu_summary();
 }

@@ -8,8 +8,10 @@
  *
  * conv_layers.c is compiled into the library and into the benchmarks: the
  * benchmarks link the shared library, whose internal symbols are hidden,
- * and the table is constant data without state, so two copies are the same
- * table. This header therefore needs nothing but <stddef.h>. */
+ * and the table is constant data without state (and one pure function), so
+ * two copies are the same table. This header therefore needs nothing but
+ * <stddef.h>. tests/test_conv_layers.c checks the networks against their
+ * architectures, built block by block. */
 #ifndef CLFORGE_SRC_KERNELS_CONV_LAYERS_H
 #define CLFORGE_SRC_KERNELS_CONV_LAYERS_H
 
@@ -38,10 +40,21 @@ typedef struct clforge__conv_layer {
 
 typedef struct clforge__conv_network {
   const char *name;                  /* "ResNet-50" */
-  const clforge__conv_layer *layers; /* ending with a NULL name */
+  const char *key;                   /* "resnet50": bench conv's --network */
+  const clforge__conv_layer *layers; /* every distinct conv layer, ending with a NULL name */
 } clforge__conv_network;
 
-/* Every network, ending with a NULL name. */
+/* The whole networks (every convolution layer at 224 x 224), ending with a
+ * NULL name. */
 extern const clforge__conv_network clforge__conv_networks[];
+
+/* The layers the tuner's classes are made of (the macros above; `what`
+ * names the network too), in bench conv's default order; NULL name ends. */
+extern const clforge__conv_layer clforge__conv_class_layers[];
+
+/* Which kind of layer a whole-network figure files it under: "stem" (it
+ * reads the image), "depthwise" (any stride), "strided", "1x1", "3x3", or
+ * "other". */
+const char *clforge__conv_layer_kind(const clforge__conv_layer *l);
 
 #endif
