@@ -146,9 +146,9 @@ static int gemm_tune_variant(const char *dtypes, const char *layout, const size_
  * (src/ops/gemm.c); the direct kernel's class is its own. */
 static int gemm_rank(clforge_context ctx, const clforge__family *f, const char *dtypes, const char *layout,
                      const size_t *shape) {
-  (void)dtypes, (void)layout;
+  (void)dtypes;
   if (f != &clforge__family_gemm && f != &clforge__family_gemm_packed) return 0;
-  const int packed = clforge__gemm_heuristic_packed(ctx, shape[0], shape[1], shape[2], NULL, 0);
+  const int packed = clforge__gemm_heuristic_packed(ctx, shape[0], shape[1], shape[2], layout[1] == 't', NULL, 0);
   return (f == &clforge__family_gemm_packed) != packed;
 }
 
