@@ -51,10 +51,13 @@ static const gkey *pick_plain(int ta, int tb, int narrow, void *user) {
 /* The family of the first kernel a call of m x n x k (f32) runs. */
 static char route[48]; /* of the last family_of: why that family runs */
 
+static int family_trans_b; /* family_of's calls: B transposed */
+
 static const char *family_of(clforge_context ctx, size_t m, size_t n, size_t k, clforge_params_source *src) {
   static clforge_kernel_choice ch[2];
   int count = 0;
   clforge_gemm_desc d = {.m = m, .n = n, .k = k, .alpha = 1.0f};
+  if (family_trans_b) d.trans_b = CLFORGE_TRANS;
   CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &count));
   if (src) *src = ch[0].source;
   snprintf(route, sizeof route, "%s", count > 0 ? ch[0].route : "");
@@ -304,7 +307,7 @@ int main(int argc, char **argv) {
 
   /* The automatic choice without a tuning file: the heuristic (packed on
    * CPUs from 768^3 multiply-adds with m, n >= 768 or A and B over 32 MiB,
-   * never for skinny shapes), from the built-in defaults; CLFORGE_GEMM_PATH
+   * never for skinny shapes unless B is transposed), from the built-in defaults; CLFORGE_GEMM_PATH
    * and overrides of one family win. */
   unsetenv("CLFORGE_GEMM_PATH");
   {
@@ -325,6 +328,16 @@ int main(int argc, char **argv) {
     CHECK(!strcmp(family_of(ctx, 64, 4096, 4096, NULL), "gemm_direct") ||
               !strcmp(family_of(ctx, 64, 4096, 4096, NULL), "gemm"),
           "a skinny shape is not packed");
+    /* B transposed: packed on CPUs from 16 rows, skinny or not (the other
+     * kernels gather B); not below 16 rows or 128^3. */
+    family_trans_b = 1;
+    CHECK(!strcmp(family_of(ctx, 49, 512, 2048, NULL), cpu ? "gemm_packed" : "gemm"), "49 x 512 x 2048 NT");
+    CHECK_ROUTE(cpu ? "heuristic: CPU, B transposed (m >= 16): packed" : "heuristic: not a CPU");
+    CHECK(!strcmp(family_of(ctx, 16, 4096, 4096, NULL), cpu ? "gemm_packed" : "gemm"), "16 x 4096 x 4096 NT");
+    CHECK(strcmp(family_of(ctx, 8, 4096, 4096, NULL), "gemm_packed") != 0, "8 x 4096 x 4096 NT is not packed");
+    CHECK(!strcmp(family_of(ctx, 64, 64, 64, NULL), "gemm_direct"), "64^3 NT runs direct");
+    family_trans_b = 0;
+    CHECK(strcmp(family_of(ctx, 49, 512, 2048, NULL), "gemm_packed") != 0, "49 x 512 x 2048 NN is not packed");
     setenv("CLFORGE_PARAMS", "gemm:KWG=256", 1);
     CHECK(!strcmp(family_of(ctx, 1024, 1024, 1024, NULL), "gemm"), "an override of the tiled family runs it");
     CHECK_ROUTE("override names gemm only");
