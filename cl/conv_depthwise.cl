@@ -16,7 +16,9 @@
 // Problem options: X_T W_T Y_T BIAS BIAS_T ACT IDX64 (src/ops/conv_common.c),
 // and from src/ops/conv_depthwise.c: CINNER (above), XUNIT (x's VW values are
 // consecutive elements: NCHW with stride_w 1, or NHWC with M = 1), YUNIT
-// (y's axis of the vector is contiguous), WIDE (64-bit coordinates).
+// (y's axis of the vector is contiguous), WUNIT (NHWC: w's channels are
+// consecutive, as in the prepared weights' R S K layout), WIDE (64-bit
+// coordinates).
 
 #if IDX64
 typedef ulong idx_t;
@@ -49,18 +51,16 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
 typedef CLFORGE_CAT(float, VSUF) floatv;
 typedef CLFORGE_CAT(uint, VSUF) uintv;
 
-// VW consecutive elements as f32 / stored from f32 (all in bounds).
-static inline floatv load_x_vec(const global x_t *p) {
-#if VW > 1 && X_T == CLFORGE_DT_F32
-  return CLFORGE_CAT(vload, VW)(0, p);
-#elif VW > 1 && X_T == CLFORGE_DT_F16
-  return CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)));
-#elif VW > 1
-  return CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)) << 16);
+// VW consecutive elements of storage type T as f32 (all in bounds).
+#if VW > 1
+#define CLFORGE_LDV_1(p) CLFORGE_CAT(vload, VW)(0, p)
+#define CLFORGE_LDV_2(p) CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)))
+#define CLFORGE_LDV_3(p) CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)) << 16)
+#define LOADV(T, p) CLFORGE_CAT(CLFORGE_LDV_, T)(p)
 #else
-  return LOAD1(X_T, p, 0);
+#define LOADV(T, p) LOAD1(T, p, 0)
 #endif
-}
+static inline floatv load_x_vec(const global x_t *p) { return LOADV(X_T, p); }
 
 #if VW == 2
 #define LANES (int2)(0, 1)
@@ -106,18 +106,6 @@ static inline floatv load_x_edge(const global x_t *X, ulong xlen, const global x
   return VLOADF(t);
 }
 
-static inline floatv load_y_vec(const global y_t *p) {
-#if VW > 1 && Y_T == CLFORGE_DT_F32
-  return CLFORGE_CAT(vload, VW)(0, p);
-#elif VW > 1 && Y_T == CLFORGE_DT_F16
-  return CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)));
-#elif VW > 1
-  return CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)) << 16);
-#else
-  return LOAD1(Y_T, p, 0);
-#endif
-}
-
 static inline void store_y_vec(floatv v, global y_t *p) {
 #if VW > 1 && Y_T == CLFORGE_DT_F32
   CLFORGE_CAT(vstore, VW)(v, 0, p);
@@ -141,7 +129,7 @@ static inline void finish(floatv acc, floatv bias, float alpha, float beta, glob
   o += bias;
 #if YUNIT
   if (valid >= VW) {
-    if (beta != 0.0f) o = fma((floatv)beta, load_y_vec(y0), o);
+    if (beta != 0.0f) o = fma((floatv)beta, LOADV(Y_T, y0), o);
     store_y_vec(ACTIVATE(o), y0);
     return;
   }
@@ -261,31 +249,74 @@ static inline void dw_tile(DW_PARAMS, const uint g0, const uint g1, const uint g
   const uint np = g2, n = np / P, p = np - n * P;
   const uint valid = min((uint)VW, K - k0);
   const global x_t *xn = X + x_off + (idx_t)n * (idx_t)xsn;
-  // Each lane's channel (clamped past K: valid, not stored) and its input channel.
-  idx_t wl[VW], xl[VW];
-  UNROLL(VW)
-  for (uint v = 0; v < VW; ++v) {
-    const uint k = min(k0 + v, K - 1);
-    wl[v] = w_off + (idx_t)k * (idx_t)wsk;
-    xl[v] = (idx_t)(k / M) * (idx_t)xsc;
-  }
 #if XUNIT
   const int inner = valid >= VW;
+#else
+  const int inner = 0;
 #endif
+  // Each lane's channel (clamped past K: valid, not stored) and its input
+  // channel, for the gathers only: VW divisions cost more than a tile's
+  // FMAs on a CPU.
+  idx_t wl[VW], xl[VW];
+  UNROLL(VW)
+  for (uint v = 0; v < VW; ++v) wl[v] = w_off + (idx_t)min(k0 + v, K - 1) * (idx_t)wsk;
+  if (!inner) {
+    UNROLL(VW)
+    for (uint v = 0; v < VW; ++v) xl[v] = (idx_t)(min(k0 + v, K - 1) / M) * (idx_t)xsc;
+  }
   floatv acc[TP];
   UNROLL(TP)
   for (int i = 0; i < TP; ++i) acc[i] = (floatv)0.0f;
   const sidx_t ih0 = (sidx_t)p * (sidx_t)sh - (sidx_t)pt;
+#if XUNIT
+  // An interior tile (VW whole channels, every tap of its TP pixels inside
+  // x) runs without checks or per-lane indices: a vector load and an FMA
+  // per tap and pixel, the weights one vector per tap (WUNIT) or VW loads
+  // wsk apart.
+  const sidx_t iwf = (sidx_t)q0 * (sidx_t)sw - (sidx_t)pl;
+  const int interior = inner && q0 + TP <= Q && ih0 >= 0 && ih0 + (sidx_t)(R - 1) * (sidx_t)dh < (sidx_t)H &&
+                       iwf >= 0 && iwf + (sidx_t)((TP - 1) * sw) + (sidx_t)(S - 1) * (sidx_t)dw < (sidx_t)W;
+  if (interior) {
+    const global x_t *xt = xn + (idx_t)ih0 * (idx_t)xsh + (idx_t)iwf * (idx_t)xsw + (idx_t)k0;
+    const idx_t xq = (idx_t)sw * (idx_t)xsw; // from one pixel of the tile to the next
+    const global w_t *wk = Wt + wl[0];
+    for (uint r = 0; r < R; ++r) {
+      const global x_t *xr = xt + (idx_t)(r * dh) * (idx_t)xsh;
+      const global w_t *wr = wk + (idx_t)r * (idx_t)wsr;
+      for (uint s = 0; s < S; ++s) {
+#if WUNIT
+        const floatv wv = LOADV(W_T, wr + (idx_t)s * (idx_t)wss);
+#else
+        float we[VW];
+        UNROLL(VW)
+        for (int v = 0; v < VW; ++v) we[v] = LOAD1(W_T, wr, (idx_t)s * (idx_t)wss + (idx_t)v * (idx_t)wsk);
+        const floatv wv = VLOADF(we);
+#endif
+        const global x_t *xs = xr + (idx_t)(s * dw) * (idx_t)xsw;
+        UNROLL(TP)
+        for (int i = 0; i < TP; ++i) acc[i] = fma(load_x_vec(xs + (idx_t)i * xq), wv, acc[i]);
+      }
+    }
+  } else
+#endif
   for (uint r = 0; r < R; ++r) {
     const sidx_t ih = ih0 + (sidx_t)r * (sidx_t)dh;
     if (ih < 0 || ih >= (sidx_t)H) continue; // the same for the whole row
     const global x_t *xr = xn + (idx_t)ih * (idx_t)xsh;
     for (uint s = 0; s < S; ++s) {
       const idx_t wt = (idx_t)r * (idx_t)wsr + (idx_t)s * (idx_t)wss;
-      float we[VW];
-      UNROLL(VW)
-      for (int v = 0; v < VW; ++v) we[v] = LOAD1(W_T, Wt, wl[v] + wt);
-      const floatv wv = VLOADF(we);
+      floatv wv;
+#if WUNIT
+      if (valid >= VW) {
+        wv = LOADV(W_T, Wt + wl[0] + wt); // consecutive channels: one vector
+      } else
+#endif
+      {
+        float we[VW];
+        UNROLL(VW)
+        for (int v = 0; v < VW; ++v) we[v] = LOAD1(W_T, Wt, wl[v] + wt);
+        wv = VLOADF(we);
+      }
       const sidx_t iws = (sidx_t)s * (sidx_t)dw - (sidx_t)pl;
       UNROLL(TP)
       for (int i = 0; i < TP; ++i) {

@@ -29,6 +29,7 @@ typedef struct {
   float alpha, beta;             /* alpha 0 with as_given: x and w do not count */
   int as_given, x_nan;           /* x_nan: NaN in x (with alpha 0 it must not show) */
   size_t xo, wo, yo, bo;
+  int prepared;                  /* through clforge_conv2d_weights_create and clforge_conv2d_ex */
 } ccase;
 
 enum { GUARD = 37 }; /* elements of y's buffer before the offset's start and after y */
@@ -41,10 +42,10 @@ static const char *dtn(clforge_dtype t) { return clforge_dtype_name(t ? t : CLFO
 static void describe(const ccase *c, const char *algo, char *buf, size_t cap) {
   snprintf(buf, cap,
            "%s n%zu c%zu %zux%zu k%zu f%zux%zu g%zu s%zux%zu d%zux%zu pad%zu,%zu,%zu,%zu %s-%s %s %s/%s/%s bias%d "
-           "act%d a%g b%g off%zu,%zu,%zu",
+           "act%d a%g b%g off%zu,%zu,%zu%s",
            algo, c->n, c->c, c->h, c->w, c->k, c->r, c->s, c->groups, c->sh, c->sw, c->dh, c->dw, c->pt, c->pb, c->pl,
            c->pr, c->xl ? "nhwc" : "nchw", c->yl ? "nhwc" : "nchw", c->wl ? "krsc" : "kcrs", dtn(c->xt), dtn(c->wt),
-           dtn(c->yt), c->bias, c->act, c->alpha, c->beta, c->xo, c->wo, c->yo);
+           dtn(c->yt), c->bias, c->act, c->alpha, c->beta, c->xo, c->wo, c->yo, c->prepared ? " prepared" : "");
 }
 
 static clforge_conv2d_desc make_desc(const ccase *c, clforge_conv_algo algo) {
@@ -110,7 +111,19 @@ static int run_case(clforge_context ctx, const ccase *c, clforge_conv_algo algo)
   if (bb) tu_write(ctx, bb, 0, d.bias.extent * bs, hb);
 
   int ok = 1;
-  clforge_status st = clforge_conv2d(ctx, &desc, bx, bw, bb, by, 0, NULL, NULL);
+  clforge_status st;
+  if (c->prepared) {
+    clforge_conv2d_weights pw = NULL;
+    st = clforge_conv2d_weights_create(ctx, &desc, bw, 0, NULL, &pw);
+    /* The prepared weights stand alone: the filter's buffer may change. */
+    void *zero = calloc(d.w_.extent ? d.w_.extent : 1, ws);
+    if (st == CLFORGE_SUCCESS) tu_write(ctx, bw, 0, d.w_.extent * ws, zero);
+    free(zero);
+    if (st == CLFORGE_SUCCESS) st = clforge_conv2d_ex(ctx, &desc, bx, NULL, pw, bb, by, NULL, 0, 0, NULL, NULL);
+    clforge_conv2d_weights_release(pw);
+  } else {
+    st = clforge_conv2d(ctx, &desc, bx, bw, bb, by, 0, NULL, NULL);
+  }
   if (st != CLFORGE_SUCCESS) {
     CHECK(0, "%s: %s: %s", label, clforge_status_name(st), clforge_last_error(ctx));
     ok = 0;
@@ -409,6 +422,28 @@ int main(int argc, char **argv) {
   if (!small) {
     dtype_sweep(ctx, CLFORGE_CONV_ALGO_DIRECT, &sq);
     dtype_sweep(ctx, CLFORGE_CONV_ALGO_DEPTHWISE, &dw);
+  }
+
+  /* Prepared weights: NHWC x reads them as R S K (one vector load of VW
+   * channels' taps, WUNIT), NCHW as given. Partial vectors (37, 20
+   * channels), a channel multiplier, strides, dilation, both filter
+   * layouts, a filter offset, 16-bit filters, in build classes the geometry
+   * sweep compiles (only WUNIT is new). */
+  {
+    ccase pc[3] = {base(2, 37, 9, 11, 37, 3, 3), base(1, 6, 7, 9, 12, 3, 3), base(1, 20, 11, 7, 20, 5, 5)};
+    pc[0].groups = 37, pc[0].pt = pc[0].pb = pc[0].pl = pc[0].pr = 1;
+    pc[1].groups = 6, pc[1].sh = pc[1].sw = 2, pc[1].pl = 1;
+    pc[2].groups = 20, pc[2].dh = 2, pc[2].pt = 2, pc[2].pr = 2;
+    const int lays[5][4] = {{0, 1, 1, 0}, {0, 1, 0, 1}, {1, 1, 1, 0}, {2, 1, 1, 1}, {0, 0, 0, 0}}; /* case, xl, yl, wl */
+    for (int i = 0; i < (small ? 2 : 5); ++i) {
+      ccase c = pc[lays[i][0]];
+      c.xl = lays[i][1], c.yl = lays[i][2], c.wl = lays[i][3], c.prepared = 1, c.wo = (size_t)i % 2 * 3;
+      const int *ms;
+      geometry_mixes(CLFORGE_CONV_ALGO_DEPTHWISE, build_class(&c, CLFORGE_CONV_ALGO_DEPTHWISE), &ms);
+      apply_mix(&c, ms[0]);
+      c.beta = i == 3 ? 0.5f : 0.0f;
+      run_case(ctx, &c, CLFORGE_CONV_ALGO_DEPTHWISE);
+    }
   }
 
   /* depthwise refuses groups != C, saying why */

@@ -4,11 +4,14 @@
  * axis: W for NCHW, C for NHWC). */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../context.h"
 #include "../error.h"
 #include "../kernels/conv_depthwise.h"
 #include "../kernels/families.h"
+#include "../validate.h"
 #include "conv_algo.h"
 
 static int supports(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {
@@ -25,9 +28,36 @@ static size_t workspace(clforge_context ctx, const clforge__conv *d, const int *
   return 0;
 }
 
+/* Prepared weights for NHWC x: the filter as R S K (channels innermost), so
+ * that a vector of VW channels' taps is one load, not VW gathers K R S
+ * apart. NCHW reads one channel's taps per work-item: the filter as given. */
 static size_t weights_bytes(const clforge__conv *d, const int *v) {
-  (void)d, (void)v;
-  return 0;
+  (void)v;
+  return d->x_layout == CLFORGE_NHWC ? d->k * d->r * d->s * clforge_dtype_size(d->w_.type) : 0;
+}
+
+/* The transform on the host: prepared once, a few KiB, and the filter is
+ * read back for validation mode anyway. */
+static clforge_status prepare_weights(const clforge__conv_exec *e, cl_mem out) {
+  const clforge__conv *d = e->d;
+  const size_t es = clforge_dtype_size(d->w_.type), rs = d->r * d->s;
+  const size_t span = d->w_.extent - d->w_.offset, bytes = d->k * rs * es;
+  const size_t span_bytes = span * es;
+  unsigned char *src = malloc(span_bytes ? span_bytes : 1), *dst = malloc(bytes ? bytes : 1);
+  clforge_status st = src && dst ? CLFORGE_SUCCESS
+                                 : clforge__fail(e->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d depthwise: no memory for the weights");
+  if (st == CLFORGE_SUCCESS) st = clforge__read_buffer(e->ctx, e->w, d->w_.offset * es, span_bytes, src);
+  if (st == CLFORGE_SUCCESS) {
+    for (size_t k = 0; k < d->k; ++k)
+      for (size_t r = 0; r < d->r; ++r)
+        for (size_t s = 0; s < d->s; ++s)
+          memcpy(dst + ((r * d->s + s) * d->k + k) * es, src + (k * d->w_.stride[0] + r * d->w_.stride[2] + s * d->w_.stride[3]) * es, es);
+    cl_int err = clEnqueueWriteBuffer(e->ctx->queue, out, CL_TRUE, 0, bytes, dst, e->nwait, e->wait, e->event);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(e->ctx, err, "clEnqueueWriteBuffer (conv2d depthwise weights)");
+  }
+  free(src);
+  free(dst);
+  return st;
 }
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -52,8 +82,14 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   const int cinner = d->x_layout == CLFORGE_NHWC;
   const int xunit = cinner ? d->x.stride[1] == 1 && mult == 1 : d->x.stride[3] == 1 && d->stride_w == 1;
   const int yunit = cinner ? d->y.stride[1] == 1 : d->y.stride[3] == 1;
-  char extra[96];
-  snprintf(extra, sizeof extra, "-DCINNER=%d -DXUNIT=%d -DYUNIT=%d -DWIDE=%d", cinner, xunit, yunit, wide_coords(d));
+  /* The filter: prepared (R S K, see weights_bytes) or as given. */
+  clforge__conv_tensor wt = d->w_;
+  if (e->pw) wt.offset = 0, wt.stride[0] = 1, wt.stride[3] = d->k, wt.stride[2] = d->s * d->k;
+  const cl_mem wbuf = e->pw ? e->pw : e->w;
+  const int wunit = cinner && wt.stride[0] == 1;
+  char extra[112];
+  snprintf(extra, sizeof extra, "-DCINNER=%d -DXUNIT=%d -DYUNIT=%d -DWUNIT=%d -DWIDE=%d", cinner, xunit, yunit, wunit,
+           wide_coords(d));
   cl_kernel k;
   clforge_status st = clforge__conv_kernel(ctx, &clforge__family_conv_depthwise, "clforge_conv_depthwise", v, d,
                                            extra, wg0 * wg1, &k);
@@ -84,8 +120,8 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &e->x);
   err |= clSetKernelArg(k, a++, sizeof xlen, &xlen);
   err |= clforge__conv_tensor_args(k, &a, &d->x, 0xF);
-  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->w);
-  err |= clforge__conv_tensor_args(k, &a, &d->w_, 0xD); /* k, r, s: one channel per group */
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &wbuf);
+  err |= clforge__conv_tensor_args(k, &a, &wt, 0xD); /* k, r, s: one channel per group */
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->y);
   err |= clforge__conv_tensor_args(k, &a, &d->y, 0xF);
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &bias);
@@ -104,5 +140,6 @@ const clforge__conv_algo_impl clforge__conv_depthwise = {
     .supports = supports,
     .workspace = workspace,
     .weights_bytes = weights_bytes,
+    .prepare_weights = prepare_weights,
     .enqueue = enqueue,
 };
