@@ -3,7 +3,10 @@
 // register-blocked micro-kernel here multiplies the panels. Transposes,
 // leading dimensions, offsets, batch strides and the widening of f16/bf16
 // are all done in the pack, O((m+n)k) work against the micro-kernel's
-// O(mnk); the micro-kernel only ever reads contiguous f32.
+// O(mnk); the micro-kernel only ever reads contiguous f32. One exception,
+// A_DIRECT: where A's panels would be used once (one column block, n <= NC)
+// and A is already f32 with rows along k, the micro-kernel reads A in place
+// (MR row pointers, lda apart) and A is not packed.
 //
 // Packed layout (src/ops/gemm_packed.c allocates it in the context's
 // workspace), per batch item:
@@ -53,6 +56,9 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
                          const uint ldc, const ulong stride_c, const global bias_t *restrict bias,
                          const ulong bias_off) {
   (void)lda, (void)ldb;
+#ifndef A_DIRECT
+#define A_DIRECT 0
+#endif
   const ulong batch = get_global_id(2);
   // Work-groups in bands of `band` row blocks: the blocks of one band are
   // visited column block by column block, row block fastest, so B's panels
@@ -67,7 +73,17 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
   const uint first = q * band, in_band = min(band, nrb - first), cb = w / in_band;
   const uint rb = first + (w - cb * in_band);
   const uint ip = rb * MDIMP + get_local_id(ORD ? 0 : 1), jp = cb * NDIMP + get_local_id(ORD ? 1 : 0);
+#if A_DIRECT
+  // A read in place (f32, rows along k, lda apart): row r of the tile from
+  // its own pointer; rows past the region (padding) read the last row.
+  const global float *arow[MR];
+  UNROLL(MR)
+  for (int r = 0; r < MR; ++r) arow[r] = A + a_off + batch * stride_a + (idx_t)(row0 + min(ip * MR + r, rows - 1)) * lda;
+#define A_AT(p, r) arow[r][p]
+#else
   const global float *ap = A + a_off + batch * stride_a + (ulong)ip * MR * k;
+#define A_AT(p, r) ap[(p) * MR + (r)]
+#endif
   const global float *bp = B + b_off + batch * stride_b + (ulong)jp * NR * k;
   C += c_off + batch * stride_c;
 
@@ -88,7 +104,7 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
         for (int t = 0; t < NV; ++t) b[t] = VLOADF(bp + (p + q) * NR + t * VW);
         UNROLL(MR)
         for (int r = 0; r < MR; ++r) {
-          const floatv a = (floatv)ap[(p + q) * MR + r];
+          const floatv a = (floatv)A_AT(p + q, r);
           UNROLL(NV)
           for (int t = 0; t < NV; ++t) acc[r][t] = fma(a, b[t], acc[r][t]);
         }
@@ -100,7 +116,7 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
       for (int t = 0; t < NV; ++t) b[t] = VLOADF(bp + p * NR + t * VW);
       UNROLL(MR)
       for (int r = 0; r < MR; ++r) {
-        const floatv a = (floatv)ap[p * MR + r];
+        const floatv a = (floatv)A_AT(p, r);
         UNROLL(NV)
         for (int t = 0; t < NV; ++t) acc[r][t] = fma(a, b[t], acc[r][t]);
       }

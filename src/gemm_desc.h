@@ -29,6 +29,7 @@ typedef struct clforge__gemm {
   int idx64;                  /* some operand spans >= 2^32 elements */
   int route;                  /* 0: the usual choice; 1 tiled, 2 direct, 3 packed (set by ops running GEMM
                                  inside, after clforge__gemm_resolve) */
+  int a_direct;               /* packed path's micro-kernel: A read in place (f32, not transposed), not packed */
 } clforge__gemm;
 
 /* The elements operand o touches over `batch` items, in bytes from the

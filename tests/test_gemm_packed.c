@@ -190,6 +190,9 @@ int main(int argc, char **argv) {
       c.pad_a = 1, c.off_c = 2, c.batch = 2, c.broadcast = t % 3;
       run_case(ctx, &c);
     }
+    c = base(37, 19, 23); /* n <= NC, A f32 along k: the micro-kernel reads A in place */
+    c.pad_a = 1, c.batch = 2, c.beta = 0.5f;
+    run_case(ctx, &c);
     c = base(5, 3, 0); /* k = 0 */
     c.beta = 1.0f;
     run_case(ctx, &c);
@@ -245,6 +248,12 @@ int main(int argc, char **argv) {
     c.alpha = 0.5f;
     run_case(ctx, &c);
   }
+  /* A read in place (n <= NC, A f32 along k) in row blocks of 48 (16,384
+   * bytes: a row0 past 0 in each pass), batched, padded. */
+  ctx->workspace.cap = 16384;
+  c = keyed(&plain, 0, 100, 30, 50);
+  c.batch = 2, c.pad_a = 2, c.beta = 0.5f;
+  run_case(ctx, &c);
   ctx->workspace.cap = 0;
   {
     clforge_params_source src;

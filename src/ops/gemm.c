@@ -98,6 +98,10 @@ clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *
   snprintf(opts + used, sizeof opts - used, " -DA_T=%d -DB_T=%d -DC_T=%d -DBIAS=%d -DBIAS_T=%d -DACT=%d -DTA=%d -DTB=%d -DIDX64=%d",
            (int)g->a.type, (int)g->b.type, (int)g->c.type, g->bias_mode, (int)g->bias.type, g->act, g->a.trans,
            g->b.trans, g->idx64);
+  if (g->a_direct) {
+    used = strlen(opts);
+    snprintf(opts + used, sizeof opts - used, " -DA_DIRECT=1");
+  }
   clforge_status st = clforge__kernel_get(ctx, f->sources, opts, name, k);
   return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "gemm", f->name, opts, wgs) : st;
 }

@@ -132,8 +132,15 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
   /* The micro-kernel reads f32 panels whatever A and B are: its program is
    * built for those, so that it serves every storage type and transpose. */
   clforge__gemm panels = *g;
+  /* A read in place when its panels would be used once: one column block
+   * (n <= NC) and A already f32 with rows along k. Packing would add a pass
+   * over A (read, write, read again) for no reuse; MobileNetV2's 1x1s to 16-32
+   * channels are such GEMMs. */
+  const int a_direct = g->a.type == CLFORGE_F32 && !g->a.trans && g->n <= nc;
   panels.a.type = panels.b.type = CLFORGE_F32;
   panels.a.trans = panels.b.trans = 0;
+  panels.a_direct = a_direct;
+  if (a_direct) b.a_floats = 0;
   cl_kernel ka, kb, km; /* ka and kb may be one kernel: the same copy */
   clforge_status st = pack_kernel(ctx, g->a.type, (int)mr, !g->a.trans, g->idx64, &ka);
   if (st == CLFORGE_SUCCESS) st = pack_kernel(ctx, g->b.type, (int)nr, g->b.trans, g->idx64, &kb);
@@ -152,7 +159,7 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
   chain c = {ctx, NULL, nfirst, first};
 
   const cl_uint k = (cl_uint)g->k;
-  const clforge__gemm_buffers packed = {ws, ws, bf->c, bf->bias};
+  const clforge__gemm_buffers packed = {a_direct ? bf->a : ws, ws, bf->c, bf->bias};
   for (size_t b0 = 0; b0 < g->batch && st == CLFORGE_SUCCESS; b0 += b.items) {
     const size_t items = min_size(b.items, g->batch - b0);
     for (size_t n0 = 0; n0 < g->n && st == CLFORGE_SUCCESS; n0 += b.cols) {
@@ -163,12 +170,13 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
       for (size_t m0 = 0; m0 < g->m && st == CLFORGE_SUCCESS; m0 += b.rows) {
         const size_t rows = min_size(b.rows, g->m - m0), rows_p = round_up(rows, mc);
         /* A's panels stay valid across column blocks when one block holds all rows. */
-        if (k && (n0 == 0 || b.rows < g->m))
+        if (k && !a_direct && (n0 == 0 || b.rows < g->m))
           st = pack(&c, ka, !g->a.trans, &g->a, bf->a, ws, m0, rows, rows_p, mr, b0, items, 0, b.a_floats, k,
                     "clEnqueueNDRangeKernel (gemm pack_a)");
         if (st != CLFORGE_SUCCESS) break;
         clforge__gemm gp = panels;
         gp.a.offset = 0, gp.a.stride = b.a_floats, gp.a.ld = 0;
+        if (a_direct) gp.a.offset = g->a.offset + b0 * g->a.stride, gp.a.stride = g->a.stride, gp.a.ld = g->a.ld;
         gp.b.offset = b_base, gp.b.stride = b.b_floats, gp.b.ld = 0;
         gp.c.offset = g->c.offset + b0 * g->c.stride;
         /* Bands of row blocks whose A panels take about BAND_BYTES. */
