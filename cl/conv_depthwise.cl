@@ -242,6 +242,21 @@ static inline void dw_tile(DW_PARAMS, const uint g0, const uint g1, const uint g
 
 #else
 
+// VW consecutive output channels' weights of one tap, from p (channel k0's
+// tap): one vector in the prepared R S K layout (WUNIT), else VW loads wsk
+// apart (all VW channels exist).
+static inline floatv load_w_lanes(const global w_t *p, const ulong wsk) {
+#if WUNIT
+  (void)wsk;
+  return LOADV(W_T, p);
+#else
+  float we[VW];
+  UNROLL(VW)
+  for (int v = 0; v < VW; ++v) we[v] = LOAD1(W_T, p, (idx_t)v * (idx_t)wsk);
+  return VLOADF(we);
+#endif
+}
+
 static inline void dw_tile(DW_PARAMS, const uint g0, const uint g1, const uint g2) {
   // No early return for work-items past the output (see above).
   const uint k0 = min(g0 * VW, K - 1), q0 = min(g1 * TP, Q - 1);
@@ -280,21 +295,29 @@ static inline void dw_tile(DW_PARAMS, const uint g0, const uint g1, const uint g
     const global x_t *xt = xn + (idx_t)ih0 * (idx_t)xsh + (idx_t)iwf * (idx_t)xsw + (idx_t)k0;
     const idx_t xq = (idx_t)sw * (idx_t)xsw; // from one pixel of the tile to the next
     const global w_t *wk = Wt + wl[0];
-    for (uint r = 0; r < R; ++r) {
-      const global x_t *xr = xt + (idx_t)(r * dh) * (idx_t)xsh;
-      const global w_t *wr = wk + (idx_t)r * (idx_t)wsr;
-      for (uint s = 0; s < S; ++s) {
-#if WUNIT
-        const floatv wv = LOADV(W_T, wr + (idx_t)s * (idx_t)wss);
-#else
-        float we[VW];
-        UNROLL(VW)
-        for (int v = 0; v < VW; ++v) we[v] = LOAD1(W_T, wr, (idx_t)s * (idx_t)wss + (idx_t)v * (idx_t)wsk);
-        const floatv wv = VLOADF(we);
-#endif
-        const global x_t *xs = xr + (idx_t)(s * dw) * (idx_t)xsw;
+    if (S == 3 && sw == 1 && dw == 1) {
+      // The 3-wide window of stride 1 (MobileNet's filters): a row's TP + 2
+      // x vectors loaded (and widened from 16 bits) once, not three times.
+      for (uint r = 0; r < R; ++r) {
+        const global x_t *xr = xt + (idx_t)(r * dh) * (idx_t)xsh;
+        const global w_t *wr = wk + (idx_t)r * (idx_t)wsr;
+        const floatv w0 = load_w_lanes(wr, wsk), w1 = load_w_lanes(wr + wss, wsk), w2 = load_w_lanes(wr + 2 * wss, wsk);
+        floatv xv[TP + 2];
+        UNROLL(TP + 2)
+        for (int j = 0; j < TP + 2; ++j) xv[j] = load_x_vec(xr + (idx_t)j * xq);
         UNROLL(TP)
-        for (int i = 0; i < TP; ++i) acc[i] = fma(load_x_vec(xs + (idx_t)i * xq), wv, acc[i]);
+        for (int i = 0; i < TP; ++i) acc[i] = fma(xv[i + 2], w2, fma(xv[i + 1], w1, fma(xv[i], w0, acc[i])));
+      }
+    } else {
+      for (uint r = 0; r < R; ++r) {
+        const global x_t *xr = xt + (idx_t)(r * dh) * (idx_t)xsh;
+        const global w_t *wr = wk + (idx_t)r * (idx_t)wsr;
+        for (uint s = 0; s < S; ++s) {
+          const floatv wv = load_w_lanes(wr + (idx_t)s * (idx_t)wss, wsk);
+          const global x_t *xs = xr + (idx_t)(s * dw) * (idx_t)xsw;
+          UNROLL(TP)
+          for (int i = 0; i < TP; ++i) acc[i] = fma(load_x_vec(xs + (idx_t)i * xq), wv, acc[i]);
+        }
       }
     }
   } else
