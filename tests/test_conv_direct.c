@@ -425,19 +425,25 @@ int main(int argc, char **argv) {
   }
 
   /* Prepared weights: NHWC x reads them as R S K (one vector load of VW
-   * channels' taps, WUNIT), NCHW as given. Partial vectors (37, 20
+   * channels' taps, WUNIT), NCHW as given; the NHWC interior tiles' 3-wide
+   * window with prepared and with given weights. Partial vectors (37, 20
    * channels), a channel multiplier, strides, dilation, both filter
    * layouts, a filter offset, 16-bit filters, in build classes the geometry
    * sweep compiles (only WUNIT is new). */
   {
-    ccase pc[3] = {base(2, 37, 9, 11, 37, 3, 3), base(1, 6, 7, 9, 12, 3, 3), base(1, 20, 11, 7, 20, 5, 5)};
+    ccase pc[4] = {base(2, 37, 9, 11, 37, 3, 3), base(1, 6, 7, 9, 12, 3, 3), base(1, 20, 11, 7, 20, 5, 5),
+                   base(1, 16, 4, 18, 16, 3, 3)};
     pc[0].groups = 37, pc[0].pt = pc[0].pb = pc[0].pl = pc[0].pr = 1;
     pc[1].groups = 6, pc[1].sh = pc[1].sw = 2, pc[1].pl = 1;
     pc[2].groups = 20, pc[2].dh = 2, pc[2].pt = 2, pc[2].pr = 2;
-    const int lays[5][4] = {{0, 1, 1, 0}, {0, 1, 0, 1}, {1, 1, 1, 0}, {2, 1, 1, 1}, {0, 0, 0, 0}}; /* case, xl, yl, wl */
-    for (int i = 0; i < (small ? 2 : 5); ++i) {
+    /* 18 wide, 16 channels: interior tiles of 8 pixels, the 3-wide window */
+    pc[3].groups = 16, pc[3].pt = pc[3].pb = pc[3].pl = pc[3].pr = 1;
+    const int lays[7][5] = {{0, 1, 1, 0, 1}, {0, 1, 0, 1, 1}, {1, 1, 1, 0, 1}, {2, 1, 1, 1, 1},
+                            {0, 0, 0, 0, 1}, {3, 1, 1, 0, 1}, {3, 1, 1, 1, 0}}; /* case, xl, yl, wl, prepared */
+    for (int i = 0; i < 7; ++i) {
+      if (small && i >= 2 && i < 5) continue;
       ccase c = pc[lays[i][0]];
-      c.xl = lays[i][1], c.yl = lays[i][2], c.wl = lays[i][3], c.prepared = 1, c.wo = (size_t)i % 2 * 3;
+      c.xl = lays[i][1], c.yl = lays[i][2], c.wl = lays[i][3], c.prepared = lays[i][4], c.wo = (size_t)i % 2 * 3;
       const int *ms;
       geometry_mixes(CLFORGE_CONV_ALGO_DEPTHWISE, build_class(&c, CLFORGE_CONV_ALGO_DEPTHWISE), &ms);
       apply_mix(&c, ms[0]);
