@@ -34,6 +34,7 @@ typedef struct clforge__conv {
   clforge__conv_tensor x, w_, y, bias;
   int idx64;                         /* some tensor spans >= 2^32 elements */
   double flops;                      /* 2 N K (C/G) R S P Q: direct-convolution count */
+  int prepared;                      /* chosen for prepared weights: a filter transform is paid once, not per call */
 } clforge__conv;
 
 /* Resolve defaults, compute the output size, strides and extents with

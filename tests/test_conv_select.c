@@ -51,6 +51,8 @@ static void test_heuristic(clforge_context ctx) {
       {conv_desc(1, 64, 28, 28, 256, 1, 1, 0), CLFORGE_CONV_ALGO_GEMM_1X1},
       {conv_desc(8, 64, 56, 56, 64, 3, 1, 1), CLFORGE_CONV_ALGO_WINOGRAD_4X4},
       {conv_desc(1, 64, 56, 56, 64, 3, 1, 1), CLFORGE_CONV_ALGO_WINOGRAD_2X2},
+      {conv_desc(8, 128, 28, 28, 128, 3, 1, 1), CLFORGE_CONV_ALGO_WINOGRAD_4X4}, /* N*P*Q 6272 >= 4096 */
+      {conv_desc(1, 32, 7, 7, 32, 3, 1, 1), CLFORGE_CONV_ALGO_IM2COL}, /* 49 outputs: no per-call filter transform */
       {conv_desc(1, 3, 224, 224, 64, 7, 2, 3), CLFORGE_CONV_ALGO_IM2COL},
       {conv_desc(1, 3, 11, 11, 4, 3, 2, 1), CLFORGE_CONV_ALGO_DIRECT},
   };
@@ -69,6 +71,19 @@ static void test_heuristic(clforge_context ctx) {
           "heuristic case %zu: %s from %d (%s), want %s", i, clforge_conv_algo_name(c.algo), (int)c.source, c.why,
           clforge_conv_algo_name(t[i].want));
     CHECK(c.p == d.p && c.q == d.q && c.nkernels >= 1, "case %zu: output %zux%zu, %d kernels", i, c.p, c.q, c.nkernels);
+  }
+  /* Prepared weights pay Winograd's filter transform once: the 49-output
+   * 3x3 above takes F(2x2,3x3) for them. */
+  {
+    const clforge_conv2d_desc d = conv_desc(1, 32, 7, 7, 32, 3, 1, 1);
+    cl_mem w = tu_buffer(ctx, 32 * 32 * 9 * 4);
+    clforge_conv2d_weights pw = NULL;
+    clforge_conv_algo a = CLFORGE_CONV_ALGO_AUTO;
+    CHECK_OK(ctx, clforge_conv2d_weights_create(ctx, &d, w, 0, NULL, &pw));
+    CHECK_OK(NULL, clforge_conv2d_weights_algo(pw, &a));
+    CHECK(a == CLFORGE_CONV_ALGO_WINOGRAD_2X2, "prepared 1 x 7^2 3x3 weights: %s", clforge_conv_algo_name(a));
+    CHECK_OK(NULL, clforge_conv2d_weights_release(pw));
+    clReleaseMemObject(w);
   }
 }
 
@@ -308,7 +323,7 @@ static void test_calls(clforge_context ctx) {
 static void test_workspace_fallback(clforge_context ctx) {
   /* an automatic choice that needs scratch memory, with a tiny bound: an
    * algorithm that needs none runs instead; a forced one fails cleanly */
-  clforge_conv2d_desc d = conv_desc(1, 32, 20, 20, 32, 3, 1, 1);
+  clforge_conv2d_desc d = conv_desc(1, 32, 40, 40, 32, 3, 1, 1); /* Winograd: 1600 outputs */
   clforge_conv_choice c = explain(ctx, &d);
   if (c.workspace_bytes == 0) {
     printf("skipped: workspace fallback: the automatic choice (%s) needs no workspace\n", clforge_conv_algo_name(c.algo));
@@ -321,7 +336,7 @@ static void test_workspace_fallback(clforge_context ctx) {
         "fallback: %s from %d (%s)", clforge_conv_algo_name(c.algo), (int)c.source, c.why);
   CHECK(conv_run_case(ctx, &d, 1) == CONV_RAN, "the fallback's result");
   d.algo = first;
-  cl_mem x = tu_buffer(ctx, 32 * 400 * 4), w = tu_buffer(ctx, 32 * 32 * 9 * 4), y = tu_buffer(ctx, 32 * 400 * 4);
+  cl_mem x = tu_buffer(ctx, 32 * 1600 * 4), w = tu_buffer(ctx, 32 * 32 * 9 * 4), y = tu_buffer(ctx, 32 * 1600 * 4);
   CHECK_FAILS(ctx, clforge_conv2d(ctx, &d, x, w, NULL, y, 0, NULL, NULL), CLFORGE_OUT_OF_DEVICE_MEMORY,
               "bytes of workspace");
   ctx->workspace.cap = 0;

@@ -85,15 +85,23 @@ static void heuristic_rows(const clforge__conv *d, heuristic_row rows[HEURISTIC_
                   !d->pad_l && !d->pad_r;
   const int three = d->r == 3 && d->s == 3 && d->stride_h == 1 && d->stride_w == 1 && d->dil_h == 1 && d->dil_w == 1;
   const size_t cg = d->cg, kg = d->kg;
+  const double npq = (double)d->n * (double)d->p * (double)d->q;
+  /* Winograd transforms the filter per call unless the weights are
+   * prepared: with few output tiles that transform costs more than the
+   * products (1 x 7^2 and 1 x 14^2 at 256-512 channels: 2-5x im2col's time
+   * per call; prepared, F(2x2) is the fastest there). */
+  const int wino = three && cg >= 16 && kg >= 16 && (d->prepared || npq >= 1024.0);
   const heuristic_row t[HEURISTIC_ROWS] = {
       {dw, CLFORGE_CONV_ALGO_DEPTHWISE, "heuristic: depthwise"},
       {one, CLFORGE_CONV_ALGO_GEMM_1X1, "heuristic: 1x1, stride 1, no padding: GEMM"},
-      /* F(4x4) needs many tiles to beat F(2x2): measured on PoCL, 4x4 won at 8 x 56^2 outputs
-       * (1.1-1.4x), 2x2 at 8 x 28^2 and 1 x 56^2 (docs/performance.md) */
-      {three && cg >= 16 && kg >= 16 && (double)d->n * (double)d->p * (double)d->q >= 16384.0,
-       CLFORGE_CONV_ALGO_WINOGRAD_4X4, "heuristic: 3x3 stride 1, C and K >= 16, N*P*Q >= 16384: Winograd F(4x4,3x3)"},
-      {three && cg >= 16 && kg >= 16, CLFORGE_CONV_ALGO_WINOGRAD_2X2,
-       "heuristic: 3x3 stride 1, C and K >= 16: Winograd F(2x2,3x3)"},
+      /* F(4x4) needs more tiles than F(2x2): measured on PoCL, 4x4 won at 8 x 56^2 and 8 x 28^2
+       * outputs (1.4x, 2x), the two tied at 1 x 56^2 and 8 x 14^2, 2x2 won at 8 x 7^2
+       * (docs/performance.md) */
+      {wino && npq >= 4096.0, CLFORGE_CONV_ALGO_WINOGRAD_4X4,
+       "heuristic: 3x3 stride 1, C and K >= 16, N*P*Q >= 4096: Winograd F(4x4,3x3)"},
+      {wino, CLFORGE_CONV_ALGO_WINOGRAD_2X2,
+       d->prepared ? "heuristic: 3x3 stride 1, C and K >= 16, prepared weights: Winograd F(2x2,3x3)"
+                   : "heuristic: 3x3 stride 1, C and K >= 16, N*P*Q >= 1024: Winograd F(2x2,3x3)"},
       {cg * d->r * d->s >= 32 && kg >= 16, CLFORGE_CONV_ALGO_IM2COL, "heuristic: C*R*S >= 32, K >= 16: im2col + GEMM"},
       {cg * d->r * d->s >= 32 && kg >= 16, CLFORGE_CONV_ALGO_IMPLICIT_GEMM,
        "heuristic: C*R*S >= 32, K >= 16: implicit GEMM"},
@@ -627,6 +635,7 @@ clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_
   *weights = NULL;
   clforge__conv d;
   clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
+  d.prepared = 1; /* the choice may count on a filter transform paid once */
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "conv2d_weights_create", num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS && (d.n == 0 || d.k == 0))
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: the problem is empty (n or k is 0)");
