@@ -281,6 +281,23 @@ int main(int argc, char **argv) {
   c.projection = 1, c.ta = 1, c.at = CLFORGE_BF16, c.beta = 0.5f, c.bias = CLFORGE_BIAS_COLUMN, c.pad_b = 5;
   run_case(ctx, &c);
 
+  /* At most 16 columns on a CPU: the built-in default packs 16-wide panels,
+   * one per work-group (GEMM_VAR_N16), and A is read in place; 17 columns
+   * keep the class default. */
+  if (ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU) {
+    int v16[CLFORGE_MAX_PARAMS], v17[CLFORGE_MAX_PARAMS], v0[CLFORGE_MAX_PARAMS];
+    clforge__family_default(&clforge__family_gemm_packed, CLFORGE_DEVICE_CLASS_CPU,
+                            clforge__gemm_variant(0, 1, CLFORGE_F32, CLFORGE_F32, 16), v16);
+    clforge__family_default(&clforge__family_gemm_packed, CLFORGE_DEVICE_CLASS_CPU,
+                            clforge__gemm_variant(0, 1, CLFORGE_F32, CLFORGE_F32, 17), v17);
+    clforge__family_default(&clforge__family_gemm_packed, CLFORGE_DEVICE_CLASS_CPU, 0, v0);
+    CHECK(v16[GEMMP_NR] == 16 && v16[GEMMP_NC] == 16 && v17[GEMMP_NR] == v0[GEMMP_NR] && v17[GEMMP_NC] == v0[GEMMP_NC],
+          "16 columns: NR %d NC %d; 17: NR %d NC %d", v16[GEMMP_NR], v16[GEMMP_NC], v17[GEMMP_NR], v17[GEMMP_NC]);
+    c = base(300, 16, 40);
+    c.tb = 1, c.beta = 0.5f, c.pad_a = 3, c.batch = 2;
+    run_case(ctx, &c);
+  }
+
   /* Sweep: a fixed-seed sample of the allowed combinations that holds every
    * value of every parameter, each set on a mix of its own (in turn) with
    * epilogue j % 7, two shapes, the second spanning several blocks in each

@@ -9,8 +9,9 @@ extern const clforge__family clforge__family_convert;
 
 /* GEMM problem variants (row-major view), bits that built-in defaults may
  * depend on: which operands are transposed, whether A or B is stored as f16
- * (its widening costs more than bf16's), and whether C is narrow (n < 64). */
-enum { GEMM_VAR_TA = 1, GEMM_VAR_TB = 2, GEMM_VAR_F16 = 4, GEMM_VAR_NARROW = 8 };
+ * (its widening costs more than bf16's), whether C is narrow (n < 64) and whether it is
+ * at most 16 wide. */
+enum { GEMM_VAR_TA = 1, GEMM_VAR_TB = 2, GEMM_VAR_F16 = 4, GEMM_VAR_NARROW = 8, GEMM_VAR_N16 = 16 };
 
 /* The variant bits of a GEMM problem (row-major view). */
 int clforge__gemm_variant(int trans_a, int trans_b, clforge_dtype a, clforge_dtype b, size_t n);

@@ -45,7 +45,8 @@ static int gemm_allowed(const int *v, const clforge_device_info *dev, char *why,
 
 int clforge__gemm_variant(int trans_a, int trans_b, clforge_dtype a, clforge_dtype b, size_t n) {
   return (trans_a ? GEMM_VAR_TA : 0) | (trans_b ? GEMM_VAR_TB : 0) |
-         (a == CLFORGE_F16 || b == CLFORGE_F16 ? GEMM_VAR_F16 : 0) | (n < 64 ? GEMM_VAR_NARROW : 0);
+         (a == CLFORGE_F16 || b == CLFORGE_F16 ? GEMM_VAR_F16 : 0) | (n < 64 ? GEMM_VAR_NARROW : 0) |
+         (n <= 16 ? GEMM_VAR_N16 : 0);
 }
 
 /* Below 128^3 multiply-adds the direct kernel does the whole problem (see

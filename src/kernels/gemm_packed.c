@@ -72,6 +72,14 @@ const clforge__family clforge__family_gemm_packed = {
         [CLFORGE_DEVICE_CLASS_MALI]      = {4, 16, 4, 32, 64, 64, 1, 0},
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 16, 4, 32, 64, 64, 1, 0},
     },
+    /* n <= 16 (MobileNetV2's 1x1 layers to 16 channels): panels of 16
+     * columns, one of them per work-group, instead of half of a 32-wide one
+     * computed for nothing (mbv2_1x1_112_32_16, NHWC, N = 1 and 8: about 2x,
+     * docs/performance.md). */
+    .overrides = (const clforge__default_override[]){
+        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_N16, GEMM_VAR_N16, GEMMP_NR, 16},
+        {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_N16, GEMM_VAR_N16, GEMMP_NC, 16},
+        {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = packed_allowed,
     .canonical = packed_canonical,
     .tune = &clforge__tune_gemm,
