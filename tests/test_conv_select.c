@@ -266,7 +266,7 @@ static void test_partial_file(void) {
   clforge_conv_choice c = explain(ctx, &d);
   CHECK(c.algo == CLFORGE_CONV_ALGO_GEMM_1X1 && strstr(c.why, "gemm_1x1 not measured in r50_1x1_56, direct is"),
         "r50_1x1_56 with direct alone: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
-  /* measured faster by less than the margin (5 %): not enough to leave the heuristic's */
+  /* measured faster by less than the margin (10 %): not enough to leave the heuristic's */
   char eg[4096];
   entry(ed, sizeof ed, &clforge__family_conv_direct, "f32,f32,f32", "nchw,kcrs", "r50_1x1_56", "8,256,56,64,1,1,0,1",
         104.0, NULL);
@@ -276,7 +276,7 @@ static void test_partial_file(void) {
   write_file(close, 2);
   CHECK_OK(ctx, clforge_context_reload_tuning(ctx));
   c = explain(ctx, &d);
-  CHECK(c.algo == CLFORGE_CONV_ALGO_GEMM_1X1 && c.source == CLFORGE_CONV_ALGO_FROM_TUNED && strstr(c.why, "within 5%"),
+  CHECK(c.algo == CLFORGE_CONV_ALGO_GEMM_1X1 && c.source == CLFORGE_CONV_ALGO_FROM_TUNED && strstr(c.why, "within 10%"),
         "direct 104 against gemm_1x1 100: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
   clforge_context_destroy(ctx);
   unlink(file);

@@ -343,7 +343,7 @@ static void test_route_partial(void) {
            pp, 300.0);
   write_entries(user_path, close, packed, NULL);
   c = explain(1024, 1024, 1024, NULL);
-  CHECK(!strcmp(c.family, "gemm_packed") && !strcmp(c.route, "tuned: packed 300 ~ tiled 310 (within 5%)"),
+  CHECK(!strcmp(c.family, "gemm_packed") && !strcmp(c.route, "tuned: packed 300 ~ tiled 310 (within 10%)"),
         "tiled 310, packed 300: %s (%s)", c.family, c.route);
   /* the packed route measured: against CLBlast's rate */
   for (int i = 0; i < 2; ++i) {

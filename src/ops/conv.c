@@ -219,7 +219,7 @@ static clforge_conv_algo tuned_choice(clforge_context ctx, const clforge__conv *
                clforge_conv_algo_name(heur), he->gflops);
       return other;
     }
-    snprintf(why, cap, other_rate > he->gflops ? "%s: heuristic's %s %.0f ~ %s %.0f (within 5%%)"
+    snprintf(why, cap, other_rate > he->gflops ? "%s: heuristic's %s %.0f ~ %s %.0f (within " CLFORGE__TUNED_MARGIN_TEXT "%%)"
                                                : "%s: heuristic's %s %.0f >= %s %.0f GFLOP/s",
              kind, clforge_conv_algo_name(heur), he->gflops, clforge_conv_algo_name(other), other_rate);
     return heur;

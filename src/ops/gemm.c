@@ -275,12 +275,12 @@ static int choose_route(clforge_context ctx, const clforge__gemm *g, const gemm_
   }
   /* else H alone was measured: the heuristic's rule stands as the reason */
   if (*peer && rp > ro)
-    snprintf(why, cap, rp > best ? "tuned: %s %.0f ~ CLBlast %.0f (within 5%%)" : "tuned: %s %.0f > CLBlast %.0f GFLOP/s",
+    snprintf(why, cap, rp > best ? "tuned: %s %.0f ~ CLBlast %.0f (within " CLFORGE__TUNED_MARGIN_TEXT "%%)" : "tuned: %s %.0f > CLBlast %.0f GFLOP/s",
              bn, best, rp);
   else if (other)
     snprintf(why, cap, "tuned: %s %.0f > %s %.0f GFLOP/s", on, ro, hn, rh);
   else if (ro > 0)
-    snprintf(why, cap, ro > rh ? "tuned: %s %.0f ~ %s %.0f (within 5%%)" : "tuned: %s %.0f > %s %.0f GFLOP/s", hn, rh, on,
+    snprintf(why, cap, ro > rh ? "tuned: %s %.0f ~ %s %.0f (within " CLFORGE__TUNED_MARGIN_TEXT "%%)" : "tuned: %s %.0f > %s %.0f GFLOP/s", hn, rh, on,
              ro);
   *peer = NULL;
   return other ? !heur : heur;
