@@ -141,8 +141,8 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
   panels.a.trans = panels.b.trans = 0;
   panels.a_direct = a_direct;
   if (a_direct) b.a_floats = 0;
-  cl_kernel ka, kb, km; /* ka and kb may be one kernel: the same copy */
-  clforge_status st = pack_kernel(ctx, g->a.type, (int)mr, !g->a.trans, g->idx64, &ka);
+  cl_kernel ka = NULL, kb, km; /* ka and kb may be one kernel: the same copy */
+  clforge_status st = a_direct ? CLFORGE_SUCCESS : pack_kernel(ctx, g->a.type, (int)mr, !g->a.trans, g->idx64, &ka);
   if (st == CLFORGE_SUCCESS) st = pack_kernel(ctx, g->b.type, (int)nr, g->b.trans, g->idx64, &kb);
   if (st == CLFORGE_SUCCESS) st = clforge__gemm_kernel(ctx, f, f->kernel, v, &panels, (mc / mr) * (nc / nr), &km);
   cl_mem ws = NULL;
