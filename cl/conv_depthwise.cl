@@ -269,12 +269,11 @@ static inline void dw_tile(DW_PARAMS, const uint g0, const uint g1, const uint g
 #else
   const int inner = 0;
 #endif
-  // Each lane's channel (clamped past K: valid, not stored) and its input
-  // channel, for the gathers only: VW divisions cost more than a tile's
+  // Channel k0's filter; each lane's input channel (clamped past K: valid,
+  // not stored) for the gathers only: VW divisions cost more than a tile's
   // FMAs on a CPU.
-  idx_t wl[VW], xl[VW];
-  UNROLL(VW)
-  for (uint v = 0; v < VW; ++v) wl[v] = w_off + (idx_t)min(k0 + v, K - 1) * (idx_t)wsk;
+  const global w_t *wk = Wt + w_off + (idx_t)k0 * (idx_t)wsk;
+  idx_t xl[VW];
   if (!inner) {
     UNROLL(VW)
     for (uint v = 0; v < VW; ++v) xl[v] = (idx_t)(min(k0 + v, K - 1) / M) * (idx_t)xsc;
@@ -294,7 +293,6 @@ static inline void dw_tile(DW_PARAMS, const uint g0, const uint g1, const uint g
   if (interior) {
     const global x_t *xt = xn + (idx_t)ih0 * (idx_t)xsh + (idx_t)iwf * (idx_t)xsw + (idx_t)k0;
     const idx_t xq = (idx_t)sw * (idx_t)xsw; // from one pixel of the tile to the next
-    const global w_t *wk = Wt + wl[0];
     if (S == 3 && sw == 1 && dw == 1) {
       // The 3-wide window of stride 1 (MobileNet's filters): a row's TP + 2
       // x vectors loaded (and widened from 16 bits) once, not three times.
@@ -329,15 +327,12 @@ static inline void dw_tile(DW_PARAMS, const uint g0, const uint g1, const uint g
     for (uint s = 0; s < S; ++s) {
       const idx_t wt = (idx_t)r * (idx_t)wsr + (idx_t)s * (idx_t)wss;
       floatv wv;
-#if WUNIT
       if (valid >= VW) {
-        wv = LOADV(W_T, Wt + wl[0] + wt); // consecutive channels: one vector
-      } else
-#endif
-      {
+        wv = load_w_lanes(wk + wt, wsk);
+      } else { // a partial vector: lanes past K repeat channel K - 1
         float we[VW];
         UNROLL(VW)
-        for (int v = 0; v < VW; ++v) we[v] = LOAD1(W_T, Wt, wl[v] + wt);
+        for (int v = 0; v < VW; ++v) we[v] = LOAD1(W_T, Wt, w_off + (idx_t)min(k0 + v, K - 1) * (idx_t)wsk + wt);
         wv = VLOADF(we);
       }
       const sidx_t iws = (sidx_t)s * (sidx_t)dw - (sidx_t)pl;

@@ -36,8 +36,8 @@ static size_t weights_bytes(const clforge__conv *d, const int *v) {
   return d->x_layout == CLFORGE_NHWC ? d->k * d->r * d->s * clforge_dtype_size(d->w_.type) : 0;
 }
 
-/* The transform on the host: prepared once, a few KiB, and the filter is
- * read back for validation mode anyway. */
+/* The transform on the host: done once per prepared filter, K R S elements,
+ * so no kernel is built for it. */
 static clforge_status prepare_weights(const clforge__conv_exec *e, cl_mem out) {
   const clforge__conv *d = e->d;
   const size_t es = clforge_dtype_size(d->w_.type), rs = d->r * d->s;
