@@ -14,7 +14,8 @@ set(_clforge_test_costs
   test_conv_direct 27 test_softmax 25 oclgrind_conv_winograd 24 oclgrind_attention_fused 23
   test_conv_fft 21 oclgrind_conv_direct 20 test_attention 20 test_user_files 19
   test_conv_winograd 13 test_cli 6 oclgrind_test_softmax 6 install_and_consume 6
-  oclgrind_conv_implicit_gemm 5 test_convert 5 oclgrind_gemm 4 test_binary_cache 4)
+  oclgrind_conv_implicit_gemm 5 test_convert 5 oclgrind_gemm 4 test_binary_cache 4
+  python_conv2d 13 python_cli 11 python_matmul 10 python_plot 7)
 get_directory_property(_clforge_registered TESTS)
 while(_clforge_test_costs)
   list(POP_FRONT _clforge_test_costs _name _seconds)

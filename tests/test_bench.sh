@@ -200,7 +200,10 @@ check "bench peak (table) exits 0 with both denominators and the host loop" \
    grep -q "roofline denominators" "$OUT" && grep -q "^  host FMA " "$OUT"'
 
 # ------------------------------------------------------------ table
-run "$BIN" bench gemm --sizes 64 --runs 3 --path all
+# One dtype (bf16: no peer has it, so the empty cells are explained): every
+# path at production parameters is a build per dtype (the
+# packed micro-kernel's is the costliest); the JSON runs cover the dtypes.
+run "$BIN" bench gemm --sizes 64 --dtype bf16 --runs 3 --path all
 check "bench gemm --path all (table) exits 0" '[ $rc -eq 0 ]'
 check "table has the header" 'grep -q "median ms" "$OUT" && grep -q "vs clblast" "$OUT" && grep -q "openblas GFLOP/s" "$OUT"'
 check "table has % peak and % bw, and the peak it divides by" \
@@ -211,7 +214,7 @@ check "table has % peak and % bw, and the peak it divides by" \
 check "table divides by the kept peak, and one peak file is kept" \
   'grep -q "^peak (clforge bench peak, kept from [0-9.]* h ago): [0-9.]* GFLOP/s" "$OUT" &&
    [ "$(ls "${CLFORGE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/clforge/kernels}"/peak-*.json | wc -l)" -eq 1 ]'
-check "table has 12 rows (3 dtypes x 4 paths)" '[ "$(grep -c "^gemm " "$OUT")" -eq 12 ]'
+check "table has 4 rows (4 paths)" '[ "$(grep -c "^gemm " "$OUT")" -eq 4 ]'
 check "table has clforge, clforge-tiled, clforge-direct and clforge-packed rows" \
   'grep -q "  clforge  " "$OUT" && grep -q "clforge-tiled" "$OUT" && grep -q "clforge-direct" "$OUT" && grep -q "clforge-packed" "$OUT"'
 check "table explains empty cells" 'grep -q "^\[1\] " "$OUT"'

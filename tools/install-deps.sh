@@ -12,12 +12,14 @@ packages="
   libcjson-dev libxxhash-dev
   oclgrind
   clang libclang-rt-14-dev
+  python3 python3-venv python3-pip python3-numpy python3-pyopencl python3-matplotlib python3-pytest
 "
 # pocl-opencl-icd: the OpenCL device on machines without a GPU (and in CI).
 # oclgrind: the checking device the kernel tests also run on.
 # libopenblas-dev: the CPU peer of `clforge bench gemm`; libdnnl-dev (oneDNN):
 # that of `clforge bench conv` (optional: the bench builds without it).
 # clang + its sanitizer runtime: the second compiler and the ASan/UBSan build.
+# python3-*: the Python package's dependencies, tests and benches (see below).
 
 missing=""
 for p in $packages; do
@@ -26,19 +28,39 @@ for p in $packages; do
   fi
 done
 if [ -z "$missing" ]; then
-  echo "install-deps: all dependencies are installed"
-  exit 0
+  echo "install-deps: all Debian packages are installed"
 fi
 
-if [ "$(id -u)" -eq 0 ]; then
-  sudo=""
-elif command -v sudo > /dev/null 2>&1; then
-  sudo="sudo"
-else
-  echo "install-deps: need root or sudo to install:$missing" >&2
-  exit 1
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+  elif command -v sudo > /dev/null 2>&1; then
+    sudo="sudo"
+  else
+    echo "install-deps: need root or sudo to install:$missing" >&2
+    exit 1
+  fi
+  echo "install-deps: installing$missing"
+  $sudo apt-get update -qq
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
 fi
-echo "install-deps: installing$missing"
-$sudo apt-get update -qq
-# shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
+
+# The Python environment of the Python package (python/): .venv in the
+# checkout, on Debian's python3 with its numpy, pyopencl, matplotlib and
+# pytest (--system-site-packages), plus what Debian lacks from PyPI: ml_dtypes
+# (bfloat16) and pyclblast (a peer of `python -m clforge bench gemm`), held to
+# Debian's numpy so that pip never replaces the numpy pyopencl was built for.
+# The tests use it; `.venv/bin/pip install ./python` installs the package.
+here=$(cd "$(dirname "$0")/.." && pwd)
+venv="$here/.venv"
+if ! "$venv/bin/python" -c "import numpy, ml_dtypes, pyopencl, pytest" 2> /dev/null; then
+  echo "install-deps: making the Python environment $venv"
+  /usr/bin/python3 -m venv --system-site-packages "$venv"
+  pin="$venv/numpy-constraint.txt"
+  /usr/bin/python3 -c "import numpy; print('numpy==' + numpy.__version__)" > "$pin"
+  "$venv/bin/pip" install -q --disable-pip-version-check -c "$pin" "ml_dtypes>=0.2" ||
+    echo "install-deps: warning: ml_dtypes did not install from PyPI; clforge's bfloat16 arrays need it" >&2
+  "$venv/bin/pip" install -q --disable-pip-version-check -c "$pin" pyclblast ||
+    echo "install-deps: note: pyclblast did not install; python -m clforge bench gemm runs without it" >&2
+fi

@@ -1,0 +1,27 @@
+"""clforge: vendor-neutral GPU math on OpenCL, from Python.
+
+A thin layer over the C library's ABI (ctypes): numpy arrays are copied to
+the device and back; pyopencl arrays stay where they are, on their queue.
+"""
+from ._capi import library_path
+from ._capi import lib as _lib
+from ._arrays import bfloat16
+from .context import Context, Device, default_context, devices, paths, set_default_context
+from .errors import (Error, InternalError, InvalidArgumentError, OpenCLError, OutOfMemoryError, UnsupportedError,
+                     ValidationError)
+from .matmul import matmul
+
+__version__ = _lib.clforge_version().decode()
+
+__all__ = ["Context", "Device", "Error", "InternalError", "InvalidArgumentError", "OpenCLError", "OutOfMemoryError",
+           "UnsupportedError", "ValidationError", "bfloat16", "default_context", "devices", "library_path",
+           "matmul", "paths", "set_default_context"]
+from .conv2d import Conv2dWeights, conv2d  # noqa: E402
+__all__ += ["Conv2dWeights", "conv2d"]
+from .softmax import log_softmax, softmax  # noqa: E402
+from .attention import scaled_dot_product_attention  # noqa: E402
+from .convert import convert  # noqa: E402
+__all__ += ["log_softmax", "softmax", "scaled_dot_product_attention", "convert"]
+from .explain import explain  # noqa: E402
+from .tuning import tune  # noqa: E402
+__all__ += ["explain", "tune"]

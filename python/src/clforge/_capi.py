@@ -1,0 +1,236 @@
+"""The C ABI of libclforge, declared for ctypes (no compiled layer of our own).
+
+Struct layouts mirror include/clforge/clforge.h field by field; the test
+suite compares every size and offset with the C compiler's (tests/abi_layout.c),
+so a header change that is not made here too fails the build's tests.
+"""
+import ctypes
+import ctypes.util
+import glob
+import os
+import subprocess
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int, c_int32, c_size_t,
+                    c_uint, c_uint64, c_ulonglong, c_void_p, CFUNCTYPE)
+
+cl_mem = c_void_p
+cl_event = c_void_p
+cl_queue = c_void_p
+status_t = c_int32
+size_t4 = c_size_t * 4
+_cl_ulong = c_ulonglong
+
+# ------------------------------------------------------------------ structs
+class GemmDesc(Structure):
+    _fields_ = [("layout", c_int), ("trans_a", c_int), ("trans_b", c_int),
+                ("m", c_size_t), ("n", c_size_t), ("k", c_size_t),
+                ("alpha", c_float), ("beta", c_float),
+                ("a_type", c_int), ("b_type", c_int), ("c_type", c_int),
+                ("lda", c_size_t), ("ldb", c_size_t), ("ldc", c_size_t),
+                ("a_offset", c_size_t), ("b_offset", c_size_t), ("c_offset", c_size_t),
+                ("batch", c_size_t), ("stride_a", c_size_t), ("stride_b", c_size_t), ("stride_c", c_size_t),
+                ("bias_mode", c_int), ("bias_type", c_int), ("bias_offset", c_size_t),
+                ("activation", c_int), ("alpha_mode", c_int), ("reserved", c_void_p * 4)]
+
+
+class KernelChoice(Structure):
+    _fields_ = [("family", c_char * 32), ("provider", c_char * 16), ("shape_class", c_char * 32),
+                ("dtypes", c_char * 32), ("layout", c_char * 16), ("source", c_int),
+                ("tuned_ndims", c_int), ("tuned_shape", size_t4), ("tuned_gflops", c_double),
+                ("nparams", c_int), ("names", (c_char * 16) * 16), ("values", c_int * 16),
+                ("route", c_char * 48), ("reserved", ctypes.c_ubyte * 16)]
+
+
+class ConvDesc(Structure):
+    _fields_ = [("kind", c_int), ("spatial_dims", c_uint),
+                ("n", c_size_t), ("c", c_size_t), ("h", c_size_t), ("w", c_size_t),
+                ("k", c_size_t), ("r", c_size_t), ("s", c_size_t), ("groups", c_size_t),
+                ("stride_h", c_size_t), ("stride_w", c_size_t), ("dilation_h", c_size_t), ("dilation_w", c_size_t),
+                ("pad_top", c_size_t), ("pad_bottom", c_size_t), ("pad_left", c_size_t), ("pad_right", c_size_t),
+                ("x_layout", c_int), ("y_layout", c_int), ("w_layout", c_int),
+                ("x_type", c_int), ("w_type", c_int), ("y_type", c_int), ("bias_type", c_int),
+                ("x_offset", c_size_t), ("w_offset", c_size_t), ("y_offset", c_size_t), ("bias_offset", c_size_t),
+                ("alpha", c_float), ("beta", c_float), ("alpha_mode", c_int), ("activation", c_int),
+                ("algo", c_int), ("reserved_sizes", c_size_t * 8), ("reserved", c_void_p * 4)]
+
+
+class ConvChoice(Structure):
+    _fields_ = [("algo", c_int), ("source", c_int), ("why", c_char * 96), ("workspace_bytes", c_size_t),
+                ("p", c_size_t), ("q", c_size_t), ("nkernels", c_int), ("kernels", KernelChoice * 4),
+                ("reserved", ctypes.c_ubyte * 64)]
+
+
+class SoftmaxDesc(Structure):
+    _fields_ = [("kind", c_int), ("rows", c_size_t), ("n", c_size_t),
+                ("x_type", c_int), ("y_type", c_int), ("mask_type", c_int),
+                ("x_offset", c_size_t), ("y_offset", c_size_t), ("mask_offset", c_size_t),
+                ("x_stride", c_size_t), ("y_stride", c_size_t), ("mask_stride", c_size_t),
+                ("scale", c_float), ("reserved", c_void_p * 4)]
+
+
+class AttentionDesc(Structure):
+    _fields_ = [("kind", c_int), ("batch", c_size_t), ("heads_q", c_size_t), ("heads_kv", c_size_t),
+                ("seq_q", c_size_t), ("seq_kv", c_size_t), ("head_dim", c_size_t), ("head_dim_v", c_size_t),
+                ("q_type", c_int), ("kv_type", c_int), ("o_type", c_int), ("mask_type", c_int),
+                ("q_offset", c_size_t), ("k_offset", c_size_t), ("v_offset", c_size_t), ("o_offset", c_size_t),
+                ("mask_offset", c_size_t), ("lse_offset", c_size_t),
+                ("q_strides", size_t4), ("k_strides", size_t4), ("v_strides", size_t4), ("o_strides", size_t4),
+                ("mask_strides", size_t4), ("lse_strides", c_size_t * 3),
+                ("kv_lens_offset", c_size_t), ("q_lens_offset", c_size_t),
+                ("scale", c_float), ("softcap", c_float), ("causal", c_int), ("window", c_size_t),
+                ("algo", c_int), ("reserved_sizes", c_size_t * 8), ("reserved", c_void_p * 4)]
+
+
+class AttentionBuffers(Structure):
+    _fields_ = [("mask", cl_mem), ("kv_lens", cl_mem), ("q_lens", cl_mem), ("lse", cl_mem),
+                ("reserved", c_void_p * 8)]
+
+
+class AttentionChoice(Structure):
+    _fields_ = [("algo", c_int), ("why", c_char * 96), ("splits", c_int), ("workspace_bytes", c_size_t),
+                ("nkernels", c_int), ("kernels", KernelChoice * 2), ("reserved", ctypes.c_ubyte * 64)]
+
+
+class DeviceInfo(Structure):
+    _fields_ = [("platform_name", c_char * 128), ("platform_version", c_char * 128), ("vendor", c_char * 128),
+                ("name", c_char * 256), ("driver_version", c_char * 128), ("opencl_version", c_char * 128),
+                ("opencl_c_version", c_char * 128), ("type", _cl_ulong), ("device_class", c_int),
+                ("compute_units", c_uint), ("max_clock_mhz", c_uint), ("global_mem_bytes", _cl_ulong),
+                ("max_alloc_bytes", _cl_ulong), ("local_mem_bytes", _cl_ulong),
+                ("max_work_group_size", c_size_t), ("caps", c_uint)]
+
+
+class CacheStats(Structure):
+    _fields_ = [("memory_hits", c_uint64), ("disk_hits", c_uint64), ("disk_misses", c_uint64),
+                ("disk_rejected", c_uint64), ("disk_writes", c_uint64), ("source_builds", c_uint64),
+                ("disk_enabled", c_int)]
+
+
+class TuneEvent(Structure):
+    _fields_ = [("kind", c_int), ("op", c_char_p), ("family", c_char_p), ("shape_class", c_char_p),
+                ("dtypes", c_char_p), ("layout", c_char_p), ("shape", size_t4), ("ndims", c_int),
+                ("problem", c_int), ("problems", c_int), ("tried", c_size_t), ("total", c_size_t),
+                ("elapsed_s", c_double), ("left_s", c_double), ("outcome", c_int),
+                ("params", c_char_p), ("message", c_char_p), ("gflops", c_double), ("build_s", c_double),
+                ("best_gflops", c_double), ("default_gflops", c_double), ("tuned_gflops", c_double),
+                ("clblast_gflops", c_double), ("provider", c_char_p), ("failures", c_int), ("rank", c_int)]
+
+
+TUNE_PROGRESS = CFUNCTYPE(None, POINTER(TuneEvent), c_void_p)
+
+
+class TuneOptions(Structure):
+    _fields_ = [("ops", c_char_p), ("shapes", c_char_p), ("dtypes", c_char_p), ("layouts", c_char_p),
+                ("strategy", c_int), ("budget_s", c_double), ("max_evals", c_int), ("seed", c_uint),
+                ("space", c_char_p), ("file", c_char_p), ("dry_run", c_int), ("skip_peers", c_int),
+                ("progress", TUNE_PROGRESS), ("user", c_void_p), ("stop", c_void_p),
+                ("reserved", c_void_p * 8)]
+
+
+STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
+           "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice,
+           "clforge_softmax_desc": SoftmaxDesc, "clforge_attention_desc": AttentionDesc,
+           "clforge_attention_buffers": AttentionBuffers, "clforge_attention_choice": AttentionChoice,
+           "clforge_device_info": DeviceInfo, "clforge_cache_stats": CacheStats,
+           "clforge_tune_event": TuneEvent, "clforge_tune_options": TuneOptions}
+
+# ------------------------------------------------------------ the library
+_WAIT = (c_uint, POINTER(cl_event), POINTER(cl_event))  # wait list in, event out
+_PROTOTYPES = {
+    "clforge_version": (c_char_p, ()),
+    "clforge_status_string": (c_char_p, (status_t,)),
+    "clforge_status_name": (c_char_p, (status_t,)),
+    "clforge_last_error": (c_char_p, (c_void_p,)),
+    "clforge_device_query": (status_t, (c_void_p, POINTER(DeviceInfo))),
+    "clforge_device_class_name": (c_char_p, (c_int,)),
+    "clforge_context_create": (status_t, (c_char_p, POINTER(c_void_p))),
+    "clforge_context_create_from_queue": (status_t, (c_void_p, POINTER(c_void_p))),
+    "clforge_context_destroy": (None, (c_void_p,)),
+    "clforge_context_queue": (status_t, (c_void_p, POINTER(c_void_p))),
+    "clforge_context_cl_context": (status_t, (c_void_p, POINTER(c_void_p))),
+    "clforge_context_device": (status_t, (c_void_p, POINTER(c_void_p))),
+    "clforge_context_device_info": (status_t, (c_void_p, POINTER(DeviceInfo))),
+    "clforge_context_cache_stats": (status_t, (c_void_p, POINTER(CacheStats))),
+    "clforge_context_set_validation": (status_t, (c_void_p, c_int)),
+    "clforge_context_get_validation": (status_t, (c_void_p, POINTER(c_int))),
+    "clforge_context_set_params": (status_t, (c_void_p, c_char_p)),
+    "clforge_context_reload_tuning": (status_t, (c_void_p,)),
+    "clforge_path": (status_t, (c_int, c_char_p, c_size_t)),
+    "clforge_params_source_name": (c_char_p, (c_int,)),
+    "clforge_convert": (status_t, (c_void_p, c_size_t, cl_mem, c_size_t, c_int, cl_mem, c_size_t, c_int) + _WAIT),
+    "clforge_gemm": (status_t, (c_void_p, POINTER(GemmDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_gemm_explain": (status_t, (c_void_p, POINTER(GemmDesc), POINTER(KernelChoice), c_int, POINTER(c_int))),
+    "clforge_tune": (status_t, (c_void_p, POINTER(TuneOptions))),
+    "clforge_conv_algo_name": (c_char_p, (c_int,)),
+    "clforge_conv_algo_from_name": (status_t, (c_char_p, POINTER(c_int))),
+    "clforge_conv_algo_source_name": (c_char_p, (c_int,)),
+    "clforge_conv2d_output_size": (status_t, (POINTER(ConvDesc), POINTER(c_size_t), POINTER(c_size_t))),
+    "clforge_conv2d": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_conv2d_ex": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, c_void_p, cl_mem, cl_mem,
+                                     cl_mem, c_size_t) + _WAIT),
+    "clforge_conv2d_weights_create": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, c_uint, POINTER(cl_event),
+                                                 POINTER(c_void_p))),
+    "clforge_conv2d_weights_algo": (status_t, (c_void_p, POINTER(c_int))),
+    "clforge_conv2d_weights_release": (status_t, (c_void_p,)),
+    "clforge_conv2d_explain": (status_t, (c_void_p, POINTER(ConvDesc), POINTER(ConvChoice))),
+    "clforge_softmax": (status_t, (c_void_p, POINTER(SoftmaxDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_softmax_explain": (status_t, (c_void_p, POINTER(SoftmaxDesc), POINTER(KernelChoice))),
+    "clforge_attention_algo_name": (c_char_p, (c_int,)),
+    "clforge_attention": (status_t, (c_void_p, POINTER(AttentionDesc), cl_mem, cl_mem, cl_mem, cl_mem,
+                                     POINTER(AttentionBuffers)) + _WAIT),
+    "clforge_attention_explain": (status_t, (c_void_p, POINTER(AttentionDesc), POINTER(AttentionChoice))),
+}
+
+_here = os.path.dirname(os.path.abspath(__file__))
+
+
+def _candidates():
+    """Where libclforge may be, in the order the README documents."""
+    env = os.environ.get("CLFORGE_LIBRARY")
+    if env:
+        yield env, "CLFORGE_LIBRARY"
+        return
+    # The wheel carries the library it was built with (scikit-build-core).
+    for pattern in ("lib/libclforge.so*", "lib64/libclforge.so*", "lib/libclforge*.dylib"):
+        for path in sorted(glob.glob(os.path.join(_here, pattern))):
+            # The library's built-in system tuning file is where the wheel was
+            # built; the wheel's own share/ stands in for it (the clforge
+            # command started from Python inherits this too).
+            os.environ.setdefault("CLFORGE_SYSTEM_TUNING_FILE", os.path.join(_here, "share", "clforge", "tuning.json"))
+            yield path, "the wheel"
+    try:
+        libdir = subprocess.run(["pkg-config", "--variable=libdir", "clforge"], capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        libdir = ""
+    if libdir:
+        for path in sorted(glob.glob(os.path.join(libdir, "libclforge.so*"))):
+            yield path, "pkg-config"
+    found = ctypes.util.find_library("clforge")
+    if found:
+        yield found, "the system library path"
+
+
+def _load():
+    tried = []
+    for path, how in _candidates():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s): %s" % (path, how, e))
+            continue
+        for name, (res, args) in _PROTOTYPES.items():
+            fn = getattr(lib, name)
+            fn.restype = res
+            fn.argtypes = args
+        return lib, path
+    raise ImportError("clforge: libclforge not found (looked at: %s). Install the package with "
+                      "`pip install ./python`, or point CLFORGE_LIBRARY at libclforge.so, or install the C "
+                      "library where pkg-config finds it." % ("; ".join(tried) or "CLFORGE_LIBRARY, the wheel, "
+                                                                 "pkg-config clforge, the system library path"))
+
+
+lib, library_path = _load()
+
+
+def text(b):
+    return b.decode("utf-8", "replace") if b is not None else ""

@@ -1,0 +1,97 @@
+"""python -m clforge info|tune|explain|bench|plot: the clforge command from Python.
+
+info, tune, explain and the C benches run the clforge command that came with
+the library (the wheel's, or the one beside CLFORGE_LIBRARY, or CLFORGE_COMMAND),
+so they behave exactly as `clforge` does; `bench gemm` and `bench overhead`
+are this package's own (clforge through Python next to pyclblast and numpy),
+and `plot` draws any `clforge bench --json` output."""
+import os
+import shutil
+import subprocess
+import sys
+
+USAGE = """usage: python -m clforge <command> [options]
+
+Commands:
+  info       what clforge sees: library, devices, files (then `clforge info`)
+  tune       tune the default device into the tuning file (`clforge tune`)
+  explain    which kernels a call would use (`clforge explain`)
+  bench      gemm: clforge from Python vs pyclblast and numpy (this package);
+             overhead: per-call cost of the Python layer;
+             conv, attention, softmax, peak: `clforge bench`
+  plot       roofline and peer ratios from `clforge bench --json` output (PNG)
+
+Run 'python -m clforge <command> --help' for a command's options.
+"""
+
+
+def command_path():
+    """The clforge command matching the loaded library, or None."""
+    env = os.environ.get("CLFORGE_COMMAND")
+    if env:
+        return env
+    from ._capi import library_path
+    here = os.path.dirname(os.path.abspath(__file__))
+    libdir = os.path.dirname(os.path.abspath(library_path))
+    for cand in (os.path.join(here, "bin", "clforge"), os.path.join(libdir, "..", "bin", "clforge")):
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return os.path.normpath(cand)
+    return shutil.which("clforge")
+
+
+def run_command(args):
+    path = command_path()
+    if path is None:
+        print("python -m clforge: the clforge command was not found (it comes with the wheel; or set "
+              "CLFORGE_COMMAND to build/bin/clforge)", file=sys.stderr)
+        return 1
+    return subprocess.call([path] + list(args))
+
+
+def info(args):
+    if args and args[0] in ("-h", "--help"):
+        return run_command(["info", "--help"])
+    import numpy
+    from . import __version__, devices, library_path, paths
+    print("clforge (Python) %s" % __version__)
+    print("  library       %s" % library_path)
+    print("  command       %s" % (command_path() or "(not found)"))
+    print("  numpy         %s" % numpy.__version__)
+    for mod in ("ml_dtypes", "pyopencl", "pyclblast", "matplotlib"):
+        try:
+            m = __import__(mod)
+            print("  %-13s %s" % (mod, getattr(m, "__version__", getattr(m, "VERSION_TEXT", "installed"))))
+        except ImportError:
+            print("  %-13s (not installed)" % mod)
+    for name, p in paths().items():
+        print("  %-13s %s" % (name, p))
+    for d in devices():
+        print("  device %-6s %s (%s)" % (d["spec"], d["name"], d["device_class"]))
+    print()
+    sys.stdout.flush()
+    return run_command(["info"] + list(args))
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE, end="")
+        return 0 if argv else 2
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "info":
+        return info(rest)
+    if cmd in ("tune", "explain"):
+        return run_command([cmd] + rest)
+    if cmd == "bench":
+        if rest and rest[0] in ("gemm", "overhead"):
+            from . import bench
+            return bench.main(rest)
+        if not rest or rest[0] in ("-h", "--help"):
+            print(USAGE, end="")
+            return 0 if rest else 2
+        return run_command(["bench"] + rest)
+    if cmd == "plot":
+        from . import plot
+        return plot.main(rest)
+    print("python -m clforge: unknown command %r\n\n%s" % (cmd, USAGE), end="", file=sys.stderr)
+    return 2

@@ -1,0 +1,190 @@
+"""Contexts and devices: a clforge context over a device of its own, or over
+the caller's pyopencl queue (same OpenCL context, same queue, same events)."""
+import ctypes
+import threading
+from ctypes import byref, c_int, c_void_p
+
+from . import _opencl
+from ._capi import CacheStats, DeviceInfo, lib, text
+from .errors import check, raise_status
+
+_CLASS_NAMES = {0: "generic", 1: "cpu", 2: "nvidia", 3: "amd", 4: "intel_gpu", 5: "mali", 6: "adreno"}
+_CAPS = {0x01: "half_storage", 0x02: "fp16", 0x04: "fp64", 0x08: "subgroups_khr", 0x10: "subgroups_intel",
+         0x20: "integer_dot"}
+_TYPES = {1: "default", 2: "cpu", 4: "gpu", 8: "accelerator", 16: "custom"}
+
+
+def _info_dict(info):
+    return {
+        "name": text(info.name), "vendor": text(info.vendor), "platform": text(info.platform_name),
+        "platform_version": text(info.platform_version), "driver_version": text(info.driver_version),
+        "opencl_version": text(info.opencl_version), "opencl_c_version": text(info.opencl_c_version),
+        "type": "|".join(v for k, v in _TYPES.items() if info.type & k) or str(info.type),
+        "device_class": _CLASS_NAMES.get(info.device_class, str(info.device_class)),
+        "compute_units": info.compute_units, "max_clock_mhz": info.max_clock_mhz,
+        "global_mem_bytes": info.global_mem_bytes, "max_alloc_bytes": info.max_alloc_bytes,
+        "local_mem_bytes": info.local_mem_bytes, "max_work_group_size": info.max_work_group_size,
+        "caps": [v for k, v in _CAPS.items() if info.caps & k],
+    }
+
+
+class Device(dict):
+    """One OpenCL device as clforge sees it: a dict of clforge_device_info's
+    fields plus ``spec``, the "P:D" string Context(device=...) takes."""
+
+    def __repr__(self):
+        return "<clforge.Device %s %r (%s)>" % (self["spec"], self["name"], self["device_class"])
+
+
+def devices():
+    """Every OpenCL device of every platform, as Device dicts."""
+    out = []
+    for pi, di, dev in _opencl.platforms_and_devices():
+        info = DeviceInfo()
+        if lib.clforge_device_query(dev, byref(info)) != 0:
+            continue
+        d = Device(_info_dict(info))
+        d["spec"] = "%d:%d" % (pi, di)
+        out.append(d)
+    return out
+
+
+class Context:
+    """A clforge context: ``Context()`` picks the device as the C library does
+    (CLFORGE_DEVICE, else the first GPU, accelerator, then CPU);
+    ``Context(device="0:1")`` or ``Context(device="nvidia")`` (a name
+    substring) or a Device; ``Context(queue=q)`` wraps a pyopencl
+    CommandQueue (or a raw cl_command_queue as an int) without copies: calls
+    enqueue on it, wait on the arrays' events and attach their own."""
+
+    def __init__(self, device=None, *, queue=None, validate=None):
+        self._handle = c_void_p()
+        self.pyqueue = None
+        if queue is not None and device is not None:
+            raise ValueError("Context: give device= or queue=, not both")
+        if queue is not None:
+            ptr = queue if isinstance(queue, int) else getattr(queue, "int_ptr", None)
+            if ptr is None:
+                raise TypeError("Context(queue=...) takes a pyopencl.CommandQueue or a cl_command_queue "
+                                "as an int, not %s" % type(queue).__name__)
+            if not isinstance(queue, int):
+                self.pyqueue = queue  # kept alive: the context holds its queue
+            st = lib.clforge_context_create_from_queue(c_void_p(ptr), byref(self._handle))
+        else:
+            if isinstance(device, dict):
+                device = device["spec"]
+            if device is not None and not isinstance(device, str):
+                raise TypeError("Context(device=...) takes \"P:D\", a name substring or a clforge.Device")
+            st = lib.clforge_context_create(device.encode() if device else None, byref(self._handle))
+        if st != 0:
+            raise_status(st, None, None)
+        q, c = c_void_p(), c_void_p()
+        check(lib.clforge_context_queue(self._handle, byref(q)), self._handle)
+        check(lib.clforge_context_cl_context(self._handle, byref(c)), self._handle)
+        self.queue_ptr, self.cl_context_ptr = q.value, c.value
+        info = DeviceInfo()
+        check(lib.clforge_context_device_info(self._handle, byref(info)), self._handle)
+        self.device = Device(_info_dict(info))
+        self.lock = threading.Lock()  # a clforge context is not thread-safe
+        # The events clforge attached to pyopencl arrays on this queue, by
+        # cl_event (held, so an address is never reused while listed). On an
+        # in-order queue later calls on it need not wait for them, and an
+        # array's list can drop them once a newer one is attached.
+        self.own_events = {}
+        self.in_order = True
+        if self.pyqueue is not None:
+            self.in_order = not (self.pyqueue.properties & 1)  # CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
+        if validate is not None:
+            self.validation = validate
+
+    @property
+    def handle(self):
+        if not self._handle:
+            raise ValueError("clforge.Context: the context was closed")
+        return self._handle
+
+    def close(self):
+        if self._handle:
+            lib.clforge_context_destroy(self._handle)
+            self._handle = c_void_p()
+
+    __del__ = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "<clforge.Context on %r>" % self.device.get("name")
+
+    def last_error(self):
+        return text(lib.clforge_last_error(self.handle))
+
+    def finish(self):
+        _opencl.check(_opencl.cl.clFinish(self.queue_ptr), "clFinish")
+
+    @property
+    def validation(self):
+        v = c_int(0)
+        check(lib.clforge_context_get_validation(self.handle, byref(v)), self._handle)
+        return bool(v.value)
+
+    @validation.setter
+    def validation(self, enabled):
+        check(lib.clforge_context_set_validation(self.handle, 1 if enabled else 0), self._handle)
+
+    def set_params(self, params):
+        """Override kernel parameters (CLFORGE_PARAMS syntax); None clears."""
+        check(lib.clforge_context_set_params(self.handle, params.encode() if params else None), self._handle)
+
+    def reload_tuning(self):
+        check(lib.clforge_context_reload_tuning(self.handle), self._handle)
+
+    def cache_stats(self):
+        s = CacheStats()
+        check(lib.clforge_context_cache_stats(self.handle, byref(s)), self._handle)
+        return {name: getattr(s, name) for name, _ in CacheStats._fields_}
+
+
+_default = None
+_by_queue = {}
+_glock = threading.Lock()
+
+
+def default_context():
+    """The context numpy-only calls use (created on first use)."""
+    global _default
+    with _glock:
+        if _default is None:
+            _default = Context()
+        return _default
+
+
+def set_default_context(ctx):
+    """Make ``ctx`` (a Context, or None to pick again) the one numpy-only calls use."""
+    global _default
+    with _glock:
+        _default = ctx
+
+
+def context_for_queue(pyqueue):
+    """The context over a pyopencl queue (one per queue, kept for reuse)."""
+    key = pyqueue.int_ptr
+    ctx = _by_queue.get(key)
+    if ctx is None:
+        with _glock:
+            ctx = _by_queue.get(key)
+            if ctx is None:
+                ctx = _by_queue[key] = Context(queue=pyqueue)
+    return ctx
+
+
+def paths():
+    """The files clforge uses: the kernel cache, the user and system tuning files."""
+    out = {}
+    for kind, name in ((1, "kernel_cache"), (2, "tuning_file"), (3, "system_tuning_file")):
+        buf = ctypes.create_string_buffer(4096)
+        out[name] = text(buf.value) if lib.clforge_path(kind, buf, 4096) == 0 else None
+    return out

@@ -1,0 +1,88 @@
+"""Every status family raises its exception, with the status name and clforge's
+message; a refused call leaves its output untouched."""
+import numpy as np
+import pytest
+
+import clforge
+from clforge import errors
+from conftest import rand
+
+
+@pytest.mark.parametrize("offset,cls", [
+    (1, clforge.InvalidArgumentError), (2, clforge.InvalidArgumentError), (3, clforge.InvalidArgumentError),
+    (4, clforge.UnsupportedError), (5, clforge.OutOfMemoryError), (6, clforge.OutOfMemoryError),
+    (7, clforge.OpenCLError), (8, clforge.ValidationError), (9, clforge.InternalError), (10, clforge.OpenCLError),
+    (11, clforge.InternalError), (12, clforge.InternalError), (13, clforge.InvalidArgumentError)])
+def test_each_clforge_status_has_its_family(offset, cls):
+    with pytest.raises(cls) as e:
+        errors.raise_status(1000 + offset, "detail text")
+    assert e.value.status == 1000 + offset
+    assert e.value.name.startswith("CLFORGE_") and e.value.name in str(e.value)
+    assert "detail text" in str(e.value) and isinstance(e.value, clforge.Error)
+
+
+def test_opencl_codes():
+    with pytest.raises(clforge.OutOfMemoryError, match="CL_MEM_OBJECT_ALLOCATION_FAILURE"):
+        errors.raise_status(-4, "x")
+    with pytest.raises(clforge.OpenCLError, match="CL_INVALID_VALUE"):
+        errors.raise_status(-30, "x")
+    # families are also the built-in exceptions Python code catches
+    assert issubclass(clforge.InvalidArgumentError, ValueError)
+    assert issubclass(clforge.UnsupportedError, NotImplementedError)
+    assert issubclass(clforge.OutOfMemoryError, MemoryError)
+
+
+def test_no_device():
+    with pytest.raises(clforge.OpenCLError) as e:
+        clforge.Context(device="no such device name")
+    assert e.value.name == "CLFORGE_DEVICE_NOT_FOUND" and "no such device name" in e.value.detail
+
+
+def test_unsupported_algorithm_leaves_out_untouched(rng):
+    x, w = rand(rng, (1, 2, 8, 8)), rand(rng, (3, 2, 5, 5))
+    out = np.full((1, 3, 4, 4), 7.0, np.float32)
+    with pytest.raises(clforge.UnsupportedError) as e:
+        clforge.conv2d(x, w, algo="winograd_4x4", out=out)
+    assert e.value.name == "CLFORGE_UNSUPPORTED" and "winograd" in e.value.detail.lower()
+    assert (out == 7.0).all()
+
+
+def test_invalid_argument_from_the_c_library(rng, cl_queue, cla):
+    # the C checks see what Python passes through: a window without causal alignment is refused by
+    # Python first; a head dimension past clforge's limit is the C library's to refuse
+    q = cla.to_device(cl_queue, rand(rng, (1, 1, 2, 300)))
+    out = cla.to_device(cl_queue, np.full((1, 1, 2, 300), 3.0, np.float32))
+    with pytest.raises(clforge.Error) as e:
+        clforge.scaled_dot_product_attention(q, q, q, out=out)
+    assert e.value.name in ("CLFORGE_INVALID_ARGUMENT", "CLFORGE_LIMIT_EXCEEDED", "CLFORGE_UNSUPPORTED")
+    assert "256" in e.value.detail
+    assert (out.get() == 3.0).all()
+
+
+def test_validation_mode_runs_the_reference(rng):
+    ctx = clforge.Context(validate=True)
+    assert ctx.validation
+    a, b = rand(rng, (5, 4)), rand(rng, (4, 3))
+    # a correct result passes validation (a wrong one raises ValidationError: the family test above)
+    np.testing.assert_allclose(clforge.matmul(a, b, ctx=ctx), a @ b, rtol=1e-5, atol=1e-5)
+    ctx.close()
+
+
+def test_python_side_errors_come_first(rng):
+    with pytest.raises(ValueError, match="Expected 4-D input"):
+        clforge.conv2d(rand(rng, (2, 8, 8)), rand(rng, (3, 2, 3, 3)))
+    with pytest.raises(ValueError, match="expected input"):
+        clforge.conv2d(rand(rng, (1, 4, 8, 8)), rand(rng, (3, 2, 3, 3)))
+    with pytest.raises(TypeError):
+        clforge.softmax(np.zeros((2, 3), np.float64))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        clforge.softmax(np.zeros((2, 3), np.float32), dim=2)
+
+
+def test_wrong_device_context(rng, cl_queue, cla):
+    import pyopencl as cl
+    other = cl.Context([cl_queue.device])
+    a = cla.to_device(cl_queue, rand(rng, (4, 4)))
+    b = cla.to_device(cl.CommandQueue(other), rand(rng, (4, 4)))
+    with pytest.raises(ValueError, match="different OpenCL contexts"):
+        clforge.matmul(a, b)
