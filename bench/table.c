@@ -12,7 +12,7 @@ void clforge_bench_table_init(clforge_bench_table *t, FILE *out) {
 void clforge_bench_table_column(clforge_bench_table *t, const char *name, int width, int left) {
   if (t->ncols >= CLFORGE_BENCH_TABLE_COLUMNS) return;
   const int len = (int)strlen(name);
-  snprintf(t->cols[t->ncols].name, sizeof t->cols[0].name, "%s", name);
+  snprintf(t->cols[t->ncols].name, sizeof t->cols[0].name, "%.47s", name); /* longer names are cut */
   t->cols[t->ncols].width = width && len > width ? len : width;
   t->cols[t->ncols].left = left;
   ++t->ncols;

@@ -100,6 +100,8 @@ def test_lengths_window_lse(rng):
     check(o, want, np.float32, "window + lengths")
     assert lse.shape == (2, 2, 6) and lse.dtype == np.float32
     check(lse, wlse, np.float32, "lse")
+    # rows past q_lens are not computed: a new numpy result holds zeros there
+    assert (o[1, :, 4:] == 0).all() and (lse[1, :, 4:] == 0).all()
     with pytest.raises(ValueError, match="window needs is_causal"):
         clforge.scaled_dot_product_attention(q, k, v, window=2)
 
@@ -111,6 +113,13 @@ def test_three_d_inputs_and_f16(rng):
     assert got.shape == (2, 4, 40) and got.dtype == np.float16
     want = ref_sdpa(q[:, None], k[:, None], v[:, None], mask=mask, causal="bottom_right")[0][:, 0]
     check(got, want, np.float16, "3-D, f16", factor=4)
+    # an (N, L, S) mask against (N, L, E) queries: one mask per batch entry
+    nmask = rand(rng, (2, 4, 5), np.float16)
+    got = clforge.scaled_dot_product_attention(q, k, v, nmask, is_causal=True, causal_alignment="bottom_right")
+    want = ref_sdpa(q[:, None], k[:, None], v[:, None], mask=nmask[:, None], causal="bottom_right")[0][:, 0]
+    check(got, want, np.float16, "3-D, (N, L, S) mask", factor=4)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        clforge.scaled_dot_product_attention(q, k, v, rand(rng, (3, 2, 4, 5), np.float16))
 
 
 def test_device_bshd_views_and_packed_qkv(rng, cl_queue, cla):

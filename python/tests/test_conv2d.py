@@ -46,6 +46,9 @@ def test_padding_forms_as_pytorch(rng):
     same = clforge.conv2d(x, w, padding="same", dilation=(1, 2))
     assert same.shape == (1, 4, 7, 6)
     assert_close(same, ref_conv(x, w, pad=(1, 1, 1, 1), dil=(1, 2)), np.float32, "same")
+    same = clforge.conv2d(x, w, padding="same")  # S = 2: one column of padding, on the right
+    assert same.shape == (1, 4, 7, 6)
+    assert_close(same, ref_conv(x, w, pad=(1, 1, 0, 1)), np.float32, "same, even kernel")
     with pytest.raises(ValueError, match="strided"):
         clforge.conv2d(x, w, padding="same", stride=2)
 
@@ -84,7 +87,19 @@ def test_prepared_weights(rng):
     assert_close(clforge.conv2d(x * 2, pw), 2 * want, np.float32, "prepared, second input", factor=20)
     with pytest.raises(ValueError, match="prepared weights are for input"):
         clforge.conv2d(x[:1], pw)
+    # the geometry is the prepared one: repeating it is fine, changing it is refused
+    assert_close(clforge.conv2d(x, pw, padding=1), want, np.float32, "prepared, padding repeated", factor=20)
+    with pytest.raises(ValueError, match="fixed by the prepared weights"):
+        clforge.conv2d(x, pw, padding=2)
+    with pytest.raises(ValueError, match="algorithm"):
+        clforge.conv2d(x, pw, algo="direct")
     pw.release()
+    # prepared for NHWC: conv2d takes the layout from the weights
+    xh = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    pwh = clforge.Conv2dWeights(w, xh.shape, padding=1, layout="NHWC", algo="winograd_4x4")
+    assert_close(clforge.conv2d(xh, pwh).transpose(0, 3, 1, 2), want, np.float32, "prepared NHWC", factor=20)
+    with pytest.raises(ValueError, match="stride must be positive"):
+        clforge.conv2d(x, w, stride=0)
 
 
 def test_device_arrays(rng, cl_queue, cla):

@@ -47,6 +47,16 @@ def test_unsupported_algorithm_leaves_out_untouched(rng):
     assert (out == 7.0).all()
 
 
+def test_refused_device_call_with_residual_leaves_out_untouched(rng, cl_queue, cla):
+    # the residual is copied into out before a beta = 1 call: clforge checks the call first
+    x, w = cla.to_device(cl_queue, rand(rng, (1, 2, 8, 8))), cla.to_device(cl_queue, rand(rng, (3, 2, 5, 5)))
+    res = cla.to_device(cl_queue, rand(rng, (1, 3, 4, 4)))
+    out = cla.to_device(cl_queue, np.full((1, 3, 4, 4), 7.0, np.float32))
+    with pytest.raises(clforge.UnsupportedError):
+        clforge.conv2d(x, w, algo="winograd_4x4", residual=res, out=out)
+    assert (out.get() == 7.0).all()
+
+
 def test_invalid_argument_from_the_c_library(rng, cl_queue, cla):
     # the C checks see what Python passes through: a window without causal alignment is refused by
     # Python first; a head dimension past clforge's limit is the C library's to refuse

@@ -89,10 +89,23 @@ def test_device_arrays_zero_copy(rng, cl_queue, cla):
     assert ev.command_type == cl.command_type.NDRANGE_KERNEL
     assert_close(out, np.matmul(f64(a), f64(b)), np.float32, "device")
     # transposed and sliced device views pass through as strides and offsets
-    dbt = db.transpose((0, 2, 1))  # (2, 10, 12) with unit stride along axis 1
-    got = clforge.matmul(da, dbt.transpose((0, 2, 1)))
+    # b stored as (2, 10, 12), seen as (2, 12, 10): column-major matrices
+    dbt = cla.to_device(cl_queue, np.ascontiguousarray(b.transpose(0, 2, 1))).transpose((0, 2, 1))
+    assert dbt.strides[1] == 4 and not dbt.flags.c_contiguous
+    got = clforge.matmul(da, dbt)
     assert type(got).__name__ == "Array"
     assert_close(got, np.matmul(f64(a), f64(b)), np.float32, "transposed device view")
+    # a column-major out (C^T computed row-major) with a bias per column, then per row
+    out_mem = cla.zeros(cl_queue, (2, 10, 16), np.float32)
+    outt = out_mem.transpose((0, 2, 1))
+    col_bias, row_bias = rand(rng, (10,)), rand(rng, (16, 1))
+    r = clforge.matmul(da, dbt, bias=cla.to_device(cl_queue, col_bias), out=outt)
+    assert r is outt
+    assert_close(out_mem.get().transpose(0, 2, 1), np.matmul(f64(a), f64(b)) + f64(col_bias), np.float32,
+                 "column-major out, column bias")
+    clforge.matmul(da, dbt, bias=cla.to_device(cl_queue, row_bias), activation="relu", out=outt)
+    assert_close(out_mem.get().transpose(0, 2, 1), np.maximum(np.matmul(f64(a), f64(b)) + f64(row_bias), 0), np.float32,
+                 "column-major out, row bias")
     got = clforge.matmul(da[1], db[1])
     assert_close(got, f64(a[1]) @ f64(b[1]), np.float32, "offset view")
 

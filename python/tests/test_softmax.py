@@ -39,6 +39,29 @@ def test_mask_scale_and_out_dtype(rng):
     assert (clforge.softmax(np.zeros((2, 5), np.float32), mask=allm) == 0).all()
 
 
+def test_mask_shapes_that_broadcast_by_rows(rng):
+    x = rand(rng, (4, 6, 33), scale=2)
+    per_row = rand(rng, (6, 1))  # one value per row: a no-op for softmax, not for a masked -inf
+    per_row[2, 0] = -np.inf
+    with np.errstate(invalid="ignore"):
+        want = ref_softmax(f64(x) + f64(per_row))  # row 2: NaN in numpy, zeros in clforge (documented)
+    got = clforge.softmax(x, mask=per_row)
+    assert_close(got[:, [0, 1, 3, 4, 5]], want[:, [0, 1, 3, 4, 5]], np.float32, "a (rows, 1) mask")
+    assert (got[:, 2] == 0).all(), "a fully masked row gives zeros"
+    wide = rand(rng, (6, 66))
+    sliced = wide[:, ::2]  # a strided numpy view
+    assert_close(clforge.softmax(x, mask=sliced), ref_softmax(f64(x) + f64(sliced)), np.float32, "sliced mask")
+    m = rand(rng, (4, 1, 33))
+    assert_close(clforge.softmax(x, mask=m), ref_softmax(f64(x) + f64(m)), np.float32, "batch mask over rows")
+    mt = rand(rng, (6, 1))
+    assert_close(clforge.log_softmax(x, dim=1, mask=mt), np.log(ref_softmax(f64(x) + f64(mt), 1)), np.float32,
+                 "mask with dim=1", factor=2)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        clforge.softmax(x, mask=rand(rng, (2, 4, 6, 33)))  # more leading axes than the input
+    with pytest.raises(ValueError, match="out has shape"):
+        clforge.softmax(x, dim=0, out=np.empty((6, 33), np.float32))
+
+
 def test_device_rows_and_in_place(rng, cl_queue, cla):
     x = rand(rng, (8, 70))
     host = np.zeros((8, 100), np.float32)
@@ -52,3 +75,10 @@ def test_device_rows_and_in_place(rng, cl_queue, cla):
     assert (big.get()[:, :10] == 0).all() and (big.get()[:, 80:] == 0).all()
     with pytest.raises(ValueError, match="last axis"):
         clforge.softmax(cla.to_device(cl_queue, x), dim=0)
+    # device masks: a row broadcast over every row; a strided last axis is refused
+    dm = cla.to_device(cl_queue, rand(rng, (2, 70)))
+    assert_close(clforge.softmax(cla.to_device(cl_queue, x), mask=dm[1]), ref_softmax(f64(x) + f64(dm)[1]),
+                 np.float32, "device mask row")
+    wide = cla.to_device(cl_queue, rand(rng, (140,)))
+    with pytest.raises(ValueError, match="contiguous"):
+        clforge.softmax(cla.to_device(cl_queue, x), mask=wide[::2])

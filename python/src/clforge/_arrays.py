@@ -93,8 +93,10 @@ class Call:
     def __init__(self, op, arrays, ctx=None):
         self.op = op
         self.temps = []
+        self.temp_events = []
         self.waits = []
         self.reads = []
+        self.locked = None
         q = None
         others = None
         for a in arrays:
@@ -124,6 +126,10 @@ class Call:
         else:
             self.ctx = ctx or default_context()
         self.handle = self.ctx.handle
+        # A clforge context is not thread-safe (its last error, its caches):
+        # threads sharing one take turns for the whole call.
+        self.ctx.lock.acquire()
+        self.locked = self.ctx.lock
 
     # ------------------------------------------------------------ inputs
     def operand(self, x, what, allow_copy_layout=True):
@@ -164,6 +170,8 @@ class Call:
         for i, e in enumerate(x.events):
             p = e.int_ptr
             if own is not None and p in own:
+                if keep is not None:
+                    keep.append(e)
                 continue
             if e.command_execution_status == 0:  # CL_COMPLETE
                 if keep is None:
@@ -195,17 +203,22 @@ class Call:
         return buf
 
     # ----------------------------------------------------------- outputs
-    def output(self, shape, dtype, out, what="out", read=False):
+    def output(self, shape, dtype, out, what="out", read=False, zero=False):
         """The result: ``out`` if given (checked: shape, dtype, kind), else a
-        new array of the inputs' kind. Returns an Operand over tight strides
+        new array of the inputs' kind (zero-filled when ``zero``: the op may
+        leave some elements unwritten). Returns an Operand over tight strides
         (a given device ``out`` may be strided where the op allows it; ops
-        read out.strides themselves)."""
+        read out.strides themselves). ``read``: the op reads out (beta != 0),
+        or leaves parts of it as they were."""
         shape = tuple(shape)
         if out is not None:
             if self.device and is_device(out):
                 o = self.operand(out, what)
                 if o.shape != shape:
                     raise ValueError("%s: out has shape %s, the result has shape %s" % (self.op, o.shape, shape))
+                if any(s == 0 and n > 1 for s, n in zip(o.strides, o.shape)):
+                    raise ValueError("%s: out has a stride of 0 along an axis of length > 1: its elements "
+                                     "overlap" % self.op)
                 return o
             if tuple(out.shape) != shape:
                 raise ValueError("%s: out has shape %s, the result has shape %s" % (self.op, tuple(out.shape), shape))
@@ -229,12 +242,15 @@ class Call:
         nbytes = acc * dtype.itemsize
         if self.device:
             import pyopencl.array as cla
-            arr = cla.empty(self.pyqueue, shape, dtype)
+            arr = (cla.zeros if zero else cla.empty)(self.pyqueue, shape, dtype)
             o = Operand(arr, shape, strides, 0, arr.base_data.int_ptr, dtype, True, code)
         else:
             buf = _opencl.create_buffer(self.ctx.cl_context_ptr, nbytes)
             self.temps.append(buf)
-            if read and out is not None and nbytes:  # the op reads out (beta != 0): its values go along
+            if zero and out is None:
+                out = np.zeros(shape, dtype)
+                read = True
+            if read and out is not None and nbytes:  # the op reads out: its values go along
                 host = np.ascontiguousarray(out)
                 _opencl.check(_opencl.cl.clEnqueueWriteBuffer(self.ctx.queue_ptr, buf, 1, 0, nbytes,
                                                               host.ctypes.data, 0, None, None), "clEnqueueWriteBuffer")
@@ -255,7 +271,7 @@ class Call:
             self.ctx.queue_ptr, src.buf, dst.buf, src.offset * src.dtype.itemsize, dst.offset * dst.dtype.itemsize,
             nbytes, len(self.waits), waits, ctypes.byref(ev)), "clEnqueueCopyBuffer")
         self.waits = [ev.value]
-        self.temps_events = getattr(self, "temps_events", []) + [ev.value]
+        self.temp_events.append(ev.value)
 
     # -------------------------------------------------------------- run
     def wait_list(self):
@@ -265,16 +281,23 @@ class Call:
     def finish(self, event, result):
         """After a successful C call: attach the event to the device result,
         or read the numpy result back. Returns the array the caller gets."""
-        for ev in getattr(self, "temps_events", ()):
-            _opencl.cl.clReleaseEvent(ev)
+        self._release_events()
         if self.device:
             if event.value:
                 import pyopencl as pcl
                 evt = pcl.Event.from_int_ptr(event.value, retain=False)
                 self.attach(result.array, evt)
             return result.array
-        if event.value:
-            _opencl.cl.clReleaseEvent(event)
+        # The reads wait on the call's event: the queue may be out of order.
+        ev = (ctypes.c_void_p * 1)(event.value) if event.value else None
+        try:
+            self._read_back(ev)
+        finally:
+            if event.value:
+                _opencl.cl.clReleaseEvent(event)
+        return result.array
+
+    def _read_back(self, ev):
         for o, nbytes in self.reads:
             host = o.array
             if host is None or not host.flags.c_contiguous:
@@ -283,11 +306,16 @@ class Call:
                 tmp = host
             if nbytes:
                 _opencl.check(_opencl.cl.clEnqueueReadBuffer(self.ctx.queue_ptr, o.buf, 1, 0, nbytes,
-                                                             tmp.ctypes.data, 0, None, None), "clEnqueueReadBuffer")
+                                                             tmp.ctypes.data, 1 if ev else 0, ev, None),
+                              "clEnqueueReadBuffer")
             if host is not None and tmp is not host:
                 host[...] = tmp
             o.array = host if host is not None else tmp
-        return result.array
+
+    def _release_events(self):
+        for ev in self.temp_events:
+            _opencl.cl.clReleaseEvent(ev)
+        self.temp_events = []
 
     def attach(self, arr, evt):
         """Record evt on a result array (pyopencl's convention), dropping the
@@ -314,10 +342,14 @@ class Call:
         return self
 
     def __exit__(self, *exc):
-        if exc[0] is not None:
-            for ev in getattr(self, "temps_events", ()):
-                _opencl.cl.clReleaseEvent(ev)
-            if self.temps and self.device:
-                # A failed call may still have enqueued uploads: let them end before freeing.
-                _opencl.cl.clFinish(self.ctx.queue_ptr)
-        self.close()
+        try:
+            if exc[0] is not None:
+                self._release_events()
+                if self.temps and self.device:
+                    # A failed call may still have enqueued uploads: let them end before freeing.
+                    _opencl.cl.clFinish(self.ctx.queue_ptr)
+            self.close()
+        finally:
+            if self.locked is not None:
+                self.locked.release()
+                self.locked = None

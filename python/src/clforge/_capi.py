@@ -218,6 +218,10 @@ def _load():
         except OSError as e:
             tried.append("%s (%s): %s" % (path, how, e))
             continue
+        missing = [name for name in _PROTOTYPES if not hasattr(lib, name)]
+        if missing:  # an older libclforge: look further
+            tried.append("%s (%s): lacks %s" % (path, how, ", ".join(missing[:3])))
+            continue
         for name, (res, args) in _PROTOTYPES.items():
             fn = getattr(lib, name)
             fn.restype = res
@@ -234,3 +238,29 @@ lib, library_path = _load()
 
 def text(b):
     return b.decode("utf-8", "replace") if b is not None else ""
+
+
+class OwnedHandle:
+    """A C object this Python object owns: released once, by close() or when
+    the object is collected (Context, Conv2dWeights). Subclasses name the C
+    function that frees it in ``_destroy``."""
+    _destroy = None
+    _handle = c_void_p()
+
+    def close(self):
+        h = self._handle
+        if h:
+            self._handle = c_void_p()
+            getattr(lib, self._destroy)(h)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

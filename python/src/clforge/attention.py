@@ -55,7 +55,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     decoder's causal mask); ``enable_gqa`` must be set when Hq != Hkv.
     ``attn_mask`` broadcasts to (N, Hq, L, S): boolean (True takes part) or
     additive. Beyond PyTorch: ``window`` (sliding window, with is_causal),
-    ``kv_lens``/``q_lens`` (per-sequence lengths, int32), ``softcap`` and
+    ``kv_lens``/``q_lens`` (per-sequence lengths, int32; query rows past
+    q_lens are zero in a new result, untouched in ``out``), ``softcap`` and
     ``return_lse`` (then returns (out, lse), lse f32 of shape (..., L)).
     Unlike PyTorch, a mask and is_causal may be combined."""
     op = "scaled_dot_product_attention"
@@ -93,7 +94,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise TypeError("%s: key and value must have one dtype (%s, %s)" % (op, K.dtype, V.dtype))
         sk, dv = ks[2], vs[3]
         oshape = tuple(Q.shape[:-1]) + (dv,)
-        O = call.output(oshape, Q.dtype if out is None else out.dtype, out)
+        # Rows past q_lens are not written: zeros in a new result, a given
+        # out keeps its values there.
+        partial = q_lens is not None
+        O = call.output(oshape, Q.dtype if out is None else out.dtype, out, read=partial, zero=partial)
         _, ost = _bhsd(O.shape, O.strides, "out")
         d = AttentionDesc()
         d.batch, d.heads_q, d.heads_kv, d.seq_q, d.seq_kv, d.head_dim, d.head_dim_v = b, hq, hkv, sq, sk, dq, dv
@@ -104,6 +108,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             # size-1 axes: any stride; give them the tight one so that an
             # all-zero array (the C API's "tight") never arises by accident
             tight = [shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1]
+            if not any(s for s, n in zip(st, shape) if n > 1) and any(n > 1 for n in shape):
+                raise ValueError("%s: %s has strides of 0 along every axis; materialize it first" % (op, name[0]))
             getattr(d, name)[:] = [s if n > 1 else t for s, n, t in zip(st, shape, tight)]
         d.scale = (1.0 / math.sqrt(dq)) if scale is None else float(scale)
         if scale is not None and d.scale == 0.0:
@@ -115,11 +121,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if attn_mask is not None:
             mask = additive_mask(attn_mask, Q.dtype, op)
             full = (b, hq, sq, sk)
+            target = tuple(Q.shape[:-1]) + (sk,)
             try:
-                np.broadcast_shapes(tuple(mask.shape), tuple(Q.shape[:-1]) + (sk,))
+                fits = np.broadcast_shapes(tuple(mask.shape), target) == target
             except ValueError:
-                raise ValueError("%s: attn_mask of shape %s does not broadcast to %s"
-                                 % (op, tuple(mask.shape), tuple(Q.shape[:-1]) + (sk,))) from None
+                fits = False
+            if not fits:
+                raise ValueError("%s: attn_mask of shape %s does not broadcast to %s" % (op, tuple(mask.shape), target))
             M = call.operand(mask if is_device(mask) else np.ascontiguousarray(mask), "attn_mask")
             nd = len(M.shape)
             mshape = (1,) * (4 - nd) + tuple(M.shape)
@@ -144,7 +152,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             bufs.q_lens, d.q_lens_offset = _lens(call, q_lens, b, "q_lens")
         L = None
         if return_lse:
-            L = call.output(tuple(Q.shape[:-1]), np.float32, None, "lse")
+            L = call.output(tuple(Q.shape[:-1]), np.float32, None, "lse", zero=partial)
             _, lst = _bhsd(tuple(Q.shape[:-1]) + (1,), tuple(L.strides) + (1,), "lse")
             d.lse_offset = L.offset
             tight = [hq * sq, sq, 1]

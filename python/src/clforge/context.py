@@ -5,7 +5,7 @@ import threading
 from ctypes import byref, c_int, c_void_p
 
 from . import _opencl
-from ._capi import CacheStats, DeviceInfo, lib, text
+from ._capi import CacheStats, DeviceInfo, OwnedHandle, lib, text
 from .errors import check, raise_status
 
 _CLASS_NAMES = {0: "generic", 1: "cpu", 2: "nvidia", 3: "amd", 4: "intel_gpu", 5: "mali", 6: "adreno"}
@@ -49,13 +49,15 @@ def devices():
     return out
 
 
-class Context:
+class Context(OwnedHandle):
     """A clforge context: ``Context()`` picks the device as the C library does
     (CLFORGE_DEVICE, else the first GPU, accelerator, then CPU);
     ``Context(device="0:1")`` or ``Context(device="nvidia")`` (a name
     substring) or a Device; ``Context(queue=q)`` wraps a pyopencl
     CommandQueue (or a raw cl_command_queue as an int) without copies: calls
     enqueue on it, wait on the arrays' events and attach their own."""
+
+    _destroy = "clforge_context_destroy"
 
     def __init__(self, device=None, *, queue=None, validate=None):
         self._handle = c_void_p()
@@ -85,7 +87,7 @@ class Context:
         info = DeviceInfo()
         check(lib.clforge_context_device_info(self._handle, byref(info)), self._handle)
         self.device = Device(_info_dict(info))
-        self.lock = threading.Lock()  # a clforge context is not thread-safe
+        self.lock = threading.RLock()  # a clforge context is not thread-safe (re-entered by nested calls)
         # The events clforge attached to pyopencl arrays on this queue, by
         # cl_event (held, so an address is never reused while listed). On an
         # in-order queue later calls on it need not wait for them, and an
@@ -102,19 +104,6 @@ class Context:
         if not self._handle:
             raise ValueError("clforge.Context: the context was closed")
         return self._handle
-
-    def close(self):
-        if self._handle:
-            lib.clforge_context_destroy(self._handle)
-            self._handle = c_void_p()
-
-    __del__ = close
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         return "<clforge.Context on %r>" % self.device.get("name")

@@ -4,7 +4,7 @@ from ctypes import byref, c_int, c_size_t, c_void_p
 import numpy as np
 
 from ._arrays import Call, as_dtype, dtype_code
-from ._capi import ConvChoice, ConvDesc, lib, text
+from ._capi import ConvChoice, ConvDesc, OwnedHandle, lib, text
 from .errors import check
 from .matmul import activation_code
 
@@ -13,14 +13,33 @@ ALGOS = ("auto", "direct", "implicit_gemm", "gemm_1x1", "im2col", "winograd_2x2"
 
 
 def _pair(v, name):
-    if isinstance(v, int):
-        return v, v
-    v = tuple(int(x) for x in v)
+    v = (int(v),) if isinstance(v, int) else tuple(int(x) for x in v)
     if len(v) == 1:
-        return v[0], v[0]
+        v = v * 2
     if len(v) != 2:
         raise ValueError("conv2d: %s must be an int or 2 ints, got %r" % (name, v))
+    if min(v) < 1:
+        raise ValueError("conv2d: %s must be positive, got %r" % (name, v))
     return v
+
+
+def _geometry(d):
+    return ((d.stride_h, d.stride_w), (d.dilation_h, d.dilation_w),
+            (d.pad_top, d.pad_bottom, d.pad_left, d.pad_right), d.groups)
+
+
+def _check_prepared(prepared, stride, padding, dilation, groups, algo):
+    """Arguments given with prepared weights must be the ones they were
+    prepared with (they are fixed in the filter's transform)."""
+    d = prepared.desc
+    if (stride, padding, dilation, groups) != (1, 0, 1, 1):
+        st, di = _pair(stride, "stride"), _pair(dilation, "dilation")
+        given = (st, di, _padding(padding, d.r, d.s, di, st), int(groups))
+        if given != _geometry(d):
+            raise ValueError("conv2d: stride, padding, dilation and groups are fixed by the prepared weights "
+                             "(%s); got %s" % (_geometry(d), given))
+    if algo not in ("auto", prepared.algo, prepared.requested_algo):
+        raise ValueError("conv2d: the prepared weights are for algorithm %r, got algo=%r" % (prepared.algo, algo))
 
 
 def _padding(padding, r, s, dil, stride):
@@ -125,11 +144,13 @@ def _out_size(d):
     return p.value, q.value
 
 
-class Conv2dWeights:
+class Conv2dWeights(OwnedHandle):
     """A filter prepared once for the algorithm a layer runs (Winograd tiles,
     FFT spectra, GEMM layouts): ``Conv2dWeights(w, x_shape, ...)`` takes
     conv2d's arguments with the input's shape (and dtype) instead of the input;
     pass it to conv2d as ``w``. Tied to that shape, dtype, layout and context."""
+
+    _destroy = "clforge_conv2d_weights_release"
 
     def __init__(self, w, input_shape, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW",
                  dtype=np.float32, algo="auto", ctx=None):
@@ -154,19 +175,17 @@ class Conv2dWeights:
         self.weight_shape = tuple(W.shape)
         self.input_shape = tuple(int(v) for v in input_shape)
         self.layout = layout
+        self.requested_algo = algo
 
     def release(self):
-        if self._handle:
-            lib.clforge_conv2d_weights_release(self._handle)
-            self._handle = c_void_p()
-
-    __del__ = release
+        """Free the prepared filter now (also done when collected)."""
+        self.close()
 
     def __repr__(self):
         return "<clforge.Conv2dWeights %s for input %s, %s>" % (self.weight_shape, self.input_shape, self.algo)
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW",
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout=None,
            activation=None, residual=None, algo="auto", out=None, ctx=None):
     """torch.nn.functional.conv2d (cross-correlation) with clforge's fused
     epilogue: ``act(conv(input, weight) + bias + residual)``.
@@ -174,7 +193,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     ``input`` is (N, C, H, W) for layout "NCHW" or (N, H, W, C) for "NHWC",
     contiguous in that layout; the result has the same layout. ``weight``
     is PyTorch's (K, C/groups, R, S), contiguous or channels-last (memory
-    K, R, S, C/g), or a Conv2dWeights. padding: an int, (ph, pw), 4 ints
+    K, R, S, C/g), or a Conv2dWeights (whose layout is then the default;
+    stride, padding, dilation and groups, if given, must be the prepared
+    ones). ``layout`` defaults to "NCHW". padding: an int, (ph, pw), 4 ints
     (left, right, top, bottom: torch.nn.functional.pad's order) or
     'valid'/'same'. ``residual`` (the output's shape and dtype) is added
     before the activation (ResNet's relu(conv + identity)); with out given
@@ -182,8 +203,12 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     algorithm ("direct", "winograd_4x4", ...; "auto" chooses)."""
     act = activation_code(activation, "conv2d")
     prepared = weight if isinstance(weight, Conv2dWeights) else None
-    if prepared is not None and ctx is None:
-        ctx = prepared.ctx
+    if prepared is not None:
+        ctx = prepared.ctx if ctx is None else ctx
+        layout = prepared.layout if layout is None else layout
+        _check_prepared(prepared, stride, padding, dilation, groups, algo)
+    elif layout is None:
+        layout = "NCHW"
     arrays = (input, bias, residual, out) if prepared else (input, weight, bias, residual, out)
     with Call("conv2d", arrays, ctx) as call:
         X = call.operand(input, "input")
@@ -215,6 +240,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
             Bi = call.operand(bias, "bias")
             if Bi.shape != (k,):
                 raise ValueError("conv2d: bias must have %d values (out_channels), got shape %s" % (k, Bi.shape))
+            if k > 1 and Bi.strides[0] != 1:
+                raise ValueError("conv2d: bias must be contiguous (element stride %d)" % Bi.strides[0])
             d.bias_type, d.bias_offset, bias_buf = Bi.code, Bi.offset, Bi.buf
         if residual is not None:
             R = call.operand(residual, "residual")

@@ -1,6 +1,8 @@
 """convert: f32 <-> f16 <-> bf16 on the device (round to nearest even)."""
 from ctypes import byref, c_void_p
 
+import numpy as np
+
 from ._arrays import Call, as_dtype, dtype_code
 from ._capi import lib
 from .errors import check
@@ -16,6 +18,8 @@ def convert(x, dtype, *, out=None, ctx=None):
         X = call.operand(x, "input")
         if not _tight(X.shape, X.strides):
             raise ValueError("convert: the input must be contiguous")
+        if out is not None and np.dtype(out.dtype) != target:
+            raise TypeError("convert: out is %s, the result is %s" % (np.dtype(out.dtype), target))
         Y = call.output(X.shape, target, out)
         if not _tight(Y.shape, Y.strides):
             raise ValueError("convert: out must be contiguous")

@@ -4,6 +4,7 @@ from ctypes import byref, c_void_p
 
 import numpy as np
 
+from . import _opencl
 from ._arrays import Call, as_dtype
 from ._capi import GemmDesc, lib
 from .errors import check
@@ -25,10 +26,15 @@ def result_dtype(*dtypes):
     return ds.pop() if len(ds) == 1 else np.dtype(np.float32)
 
 
-def _matrix(strides, what):
-    """(transposed, leading dimension) of a matrix's element strides (rows, cols)."""
+def _matrix(shape, strides, what):
+    """(transposed, leading dimension) of a matrix's element strides (rows,
+    cols); 0 strides only on unit axes (a broadcast row or column would be
+    read as a tight matrix: a leading dimension of 0 means that)."""
     sr, sc = strides
-    if sc in (0, 1) and (sr >= 1 or sr == 0):
+    if any(s == 0 and n > 1 for s, n in zip(strides, shape)):
+        raise ValueError("matmul: %s repeats its rows or columns (a stride of 0 along its last two axes), "
+                         "which a GEMM cannot read; materialize it first" % what)
+    if sc in (0, 1):
         return 0, sr
     if sr in (0, 1):
         return 1, sc
@@ -112,9 +118,9 @@ def matmul(a, b, *, bias=None, activation=None, alpha=1.0, beta=0.0, out=None, c
         d = GemmDesc()
         d.m, d.n, d.k = m, n, k
         d.a_type, d.b_type, d.c_type = A.code, B.code, C.code
-        ta, lda = _matrix(a_str[-2:], "a")
-        tb, ldb = _matrix(b_str[-2:], "b")
-        tc, ldc = _matrix(c_str[-2:], "out")
+        ta, lda = _matrix((m, k), a_str[-2:], "a")
+        tb, ldb = _matrix((k, n), b_str[-2:], "b")
+        tc, ldc = _matrix((m, n), c_str[-2:], "out")
         if tc:  # C column-major: compute C^T = op(B)^T op(A)^T, row-major
             d.m, d.n = n, m
             ta, tb, lda, ldb, A, B = 1 - tb, 1 - ta, ldb, lda, B, A
@@ -153,15 +159,15 @@ def matmul(a, b, *, bias=None, activation=None, alpha=1.0, beta=0.0, out=None, c
         for idx in itertools.product(*ranges):
             offs = [base[j] + sum(i * x[1][j] for i, x in zip(idx, outer)) for j in range(3)]
             d.a_offset, d.b_offset, d.c_offset = offs
+            ev_prev = event
+            if ev_prev.value:  # each GEMM of the outer loop after the one before (out-of-order queues)
+                call.waits = [ev_prev.value]
             nw, wl = call.wait_list()
-            if event.value:
-                call.waits = [event.value]
-                nw, wl = call.wait_list()
-            ev_prev = event.value
             event = c_void_p()
-            check(lib.clforge_gemm(call.handle, byref(d), A.buf, B.buf, C.buf, bias_buf, nw, wl, byref(event)),
-                  call.handle)
-            if ev_prev:
-                from ._opencl import cl
-                cl.clReleaseEvent(ev_prev)
+            try:
+                check(lib.clforge_gemm(call.handle, byref(d), A.buf, B.buf, C.buf, bias_buf, nw, wl,
+                                       byref(event)), call.handle)
+            finally:
+                if ev_prev.value:
+                    _opencl.cl.clReleaseEvent(ev_prev)
         return call.finish(event, C)

@@ -23,6 +23,15 @@ def collapse_rows(shape, strides):
     return rows, stride
 
 
+def _mask_rows(xshape, mshape, mstrides):
+    """(rows, row stride) of a mask broadcast over the input's rows, or None."""
+    nd = len(xshape)
+    mshape = (1,) * (nd - len(mshape)) + tuple(mshape)
+    mstr = (0,) * (nd - len(mstrides)) + tuple(mstrides)
+    # size-1 axes broadcast: stride 0 along the input's axes
+    return collapse_rows(xshape, tuple(0 if a == 1 else st for a, st in zip(mshape, mstr)))
+
+
 def additive_mask(mask, dtype, op):
     """A boolean numpy mask (True takes part, as in PyTorch's attention) as
     an additive 0 / -inf mask; device masks must be additive already."""
@@ -54,6 +63,9 @@ def _softmax(kind, x, dim, mask, scale, out, ctx, op):
             xm = np.moveaxis(np.asarray(x), dim, -1)
             mm = None if mask is None else np.moveaxis(np.broadcast_to(additive_mask(mask, x.dtype, op), x.shape),
                                                        dim, -1)
+            if out is not None and tuple(np.shape(out)) != tuple(x.shape):
+                raise ValueError("%s: out has shape %s, the result has shape %s"
+                                 % (op, tuple(np.shape(out)), tuple(x.shape)))
             y = _softmax(kind, np.ascontiguousarray(xm), -1, mm, scale, None, call.ctx, op)
             y = np.moveaxis(y, -1, dim)
             if out is not None:
@@ -84,33 +96,32 @@ def _softmax(kind, x, dim, mask, scale, out, ctx, op):
         if mask is not None:
             mask = additive_mask(mask, X.dtype, op)
             try:
-                np.broadcast_shapes(tuple(mask.shape), X.shape)
+                fits = np.broadcast_shapes(tuple(mask.shape), X.shape) == X.shape
             except ValueError:
+                fits = False
+            if not fits:
                 raise ValueError("%s: the mask of shape %s does not broadcast to the input's %s"
-                                 % (op, tuple(mask.shape), X.shape)) from None
-            if len(mask.shape) > nd or tuple(mask.shape)[-1:] != (n,):
-                if is_device(mask) or len(mask.shape) > nd:
-                    raise ValueError("%s: the mask's last axis must have the input's length %d" % (op, n))
-                mask = np.broadcast_to(mask, X.shape)
+                                 % (op, tuple(mask.shape), X.shape))
             if is_device(mask):
                 M = call.operand(mask, "mask")
-                mshape, mstr = (1,) * (nd - len(M.shape)) + M.shape, (0,) * (nd - len(M.shape)) + M.strides
-                # size-1 axes broadcast: stride 0 along the input's axes
-                mstr = tuple(0 if a == 1 else s for a, s in zip(mshape, mstr))
-                rm = collapse_rows(X.shape, mstr)
+                if M.shape[-1:] != (n,) or (n > 1 and M.strides[-1] != 1):
+                    raise ValueError("%s: a device mask needs the input's last axis (%d), contiguous; got shape %s, "
+                                     "element strides %s" % (op, n, M.shape, M.strides))
+                rm = _mask_rows(X.shape, M.shape, M.strides)
                 if rm is None:
                     raise ValueError("%s: the mask's broadcast over the input does not give evenly spaced rows; "
                                      "give it the input's shape or one row" % op)
             else:
-                mb = np.broadcast_to(mask, X.shape)
-                mstr = tuple(s // mb.itemsize if a > 1 else 0 for a, s in zip(mb.shape, mb.strides))
-                rm = collapse_rows(X.shape, mstr)
-                if rm is None or (mstr[-1] not in (0, 1)):
-                    M = call.operand(np.ascontiguousarray(mb), "mask")
+                # The mask as given is uploaded when its rows are evenly spaced
+                # over the input's; otherwise (e.g. one value per row) its
+                # broadcast to the input's shape.
+                base = np.ascontiguousarray(mask)
+                tight = tuple(s // base.itemsize for s in base.strides)
+                rm = _mask_rows(X.shape, base.shape, tight) if base.shape[-1:] == (n,) else None
+                if rm is None:
+                    base = np.ascontiguousarray(np.broadcast_to(base, X.shape))
                     rm = (d.rows, n)
-                else:
-                    base = np.ascontiguousarray(mask)
-                    M = call.operand(base, "mask")
+                M = call.operand(base, "mask")
             d.mask_type, d.mask_offset, d.mask_stride, mbuf = M.code, M.offset, rm[1], M.buf
         event = c_void_p()
         if d.rows == 0 or n == 0:
