@@ -100,8 +100,13 @@ def test_lengths_window_lse(rng):
     check(o, want, np.float32, "window + lengths")
     assert lse.shape == (2, 2, 6) and lse.dtype == np.float32
     check(lse, wlse, np.float32, "lse")
-    # rows past q_lens are not computed: a new numpy result holds zeros there
+    # rows past q_lens are not computed: a new numpy result holds zeros there, a given out its own values
     assert (o[1, :, 4:] == 0).all() and (lse[1, :, 4:] == 0).all()
+    out = np.full(q.shape, 5.0, np.float32)
+    clforge.scaled_dot_product_attention(q, k, v, is_causal=True, causal_alignment="bottom_right", window=3,
+                                         kv_lens=[9, 5], q_lens=[6, 4], out=out)
+    check(out, want, np.float32, "window + lengths, out given")
+    assert (out[1, :, 4:] == 5.0).all()
     with pytest.raises(ValueError, match="window needs is_causal"):
         clforge.scaled_dot_product_attention(q, k, v, window=2)
 
@@ -137,3 +142,8 @@ def test_device_bshd_views_and_packed_qkv(rng, cl_queue, cla):
     o, lse = clforge.scaled_dot_product_attention(q, k, v, return_lse=True)
     assert type(lse).__name__ == "Array" and lse.shape == (B, H, S)
     check(lse.get(), ref_sdpa(hq[..., 0, :], hq[..., 1, :], hq[..., 2, :])[1], np.float32, "device lse")
+    # q_lens on the device: rows past each length are zero in a new result
+    o, lse = clforge.scaled_dot_product_attention(q, k, v, q_lens=[6, 2], return_lse=True)
+    want, wlse = ref_sdpa(hq[..., 0, :], hq[..., 1, :], hq[..., 2, :], q_lens=[6, 2])
+    check(o.get(), want, np.float32, "device q_lens")
+    assert (o.get()[1, :, 2:] == 0).all() and (lse.get()[1, :, 2:] == 0).all()

@@ -94,6 +94,15 @@ def test_prepared_weights(rng):
     with pytest.raises(ValueError, match="algorithm"):
         clforge.conv2d(x, pw, algo="direct")
     pw.release()
+    # each value given on its own is compared: a partial repeat passes, an explicit default is checked
+    ps = clforge.Conv2dWeights(w, x.shape, stride=2, padding=1)
+    want2 = ref_conv(x, w, stride=(2, 2), pad=(1, 1, 1, 1))
+    assert_close(clforge.conv2d(x, ps, padding=1), want2, np.float32, "prepared, stride left out")
+    with pytest.raises(ValueError, match="padding is fixed"):
+        clforge.conv2d(x, ps, padding=0)
+    with pytest.raises(ValueError, match="stride is fixed"):
+        clforge.conv2d(x, ps, stride=1)
+    ps.release()
     # prepared for NHWC: conv2d takes the layout from the weights
     xh = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
     pwh = clforge.Conv2dWeights(w, xh.shape, padding=1, layout="NHWC", algo="winograd_4x4")
@@ -114,6 +123,9 @@ def test_device_arrays(rng, cl_queue, cla):
     assert_close(out, 2 * ref_conv(x, w, b), np.float32, "residual in place", factor=2)
     with pytest.raises(ValueError, match="contiguous"):
         clforge.conv2d(dx[:, :, ::2], dw)
+    wide = cla.to_device(cl_queue, rand(rng, (8,)))
+    with pytest.raises(ValueError, match="bias must be contiguous"):
+        clforge.conv2d(dx, dw, wide[::2])
 
 
 def test_explain_names_the_algorithm():

@@ -21,6 +21,10 @@ def test_convert_rounds_as_numpy(rng):
         assert (back == want.astype(np.float32)).all()
     nan = clforge.convert(np.array([np.nan], np.float32), "bf16")
     assert np.isnan(nan.astype(np.float32)).all()
+    out = np.full(x.shape, 9.0, np.float32)
+    with pytest.raises(TypeError, match="out is float32"):
+        clforge.convert(x, "f16", out=out)
+    assert (out == 9.0).all()
 
 
 def test_explain_dicts():

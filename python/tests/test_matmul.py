@@ -115,3 +115,33 @@ def test_device_strides_that_need_a_copy_are_refused(rng, cl_queue, cla):
     b = cla.to_device(cl_queue, rand(rng, (8, 8)))
     with pytest.raises(ValueError, match="strided along both"):
         clforge.matmul(a[::2, ::2], b[:4, :4])
+    # a row repeated by a 0 stride (a broadcast view) would read as a tight matrix: refused
+    rows = cla.Array(cl_queue, (8, 8), np.float32, strides=(0, 4), data=a.base_data)
+    with pytest.raises(ValueError, match="stride of 0"):
+        clforge.matmul(rows, b)
+    out = cla.to_device(cl_queue, np.full((8, 8), 4.0, np.float32))
+    with pytest.raises(ValueError, match="overlap"):
+        clforge.matmul(a, b, out=cla.Array(cl_queue, (8, 8), np.float32, strides=(0, 4), data=out.base_data))
+    assert (out.get() == 4.0).all()
+
+
+def test_threads_share_the_default_context(rng):
+    # each call holds its context's lock: four threads on one context, every result right
+    import threading
+    a, b = rand(rng, (16, 8)), rand(rng, (8, 12))
+    want = f64(a) @ f64(b)
+    errors = []
+
+    def work():
+        for _ in range(20):
+            try:
+                assert_close(clforge.matmul(a, b), want, np.float32, "threaded")
+            except Exception as e:  # collected: an exception in a thread would not fail the test
+                errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]

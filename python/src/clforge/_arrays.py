@@ -243,6 +243,8 @@ class Call:
         if self.device:
             import pyopencl.array as cla
             arr = (cla.zeros if zero else cla.empty)(self.pyqueue, shape, dtype)
+            if arr.events:  # the fill (zero): the call waits for it on any queue
+                self.add_waits(arr)
             o = Operand(arr, shape, strides, 0, arr.base_data.int_ptr, dtype, True, code)
         else:
             buf = _opencl.create_buffer(self.ctx.cl_context_ptr, nbytes)

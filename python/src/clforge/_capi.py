@@ -247,11 +247,23 @@ class OwnedHandle:
     _destroy = None
     _handle = c_void_p()
 
+    def _lock(self):
+        return None
+
     def close(self):
-        h = self._handle
-        if h:
-            self._handle = c_void_p()
-            getattr(lib, self._destroy)(h)
+        if not self._handle:
+            return
+        lock = self._lock()  # never while another thread's call uses it
+        if lock is not None:
+            lock.acquire()
+        try:
+            h = self._handle
+            if h:
+                self._handle = c_void_p()
+                getattr(lib, self._destroy)(h)
+        finally:
+            if lock is not None:
+                lock.release()
 
     def __del__(self):
         try:

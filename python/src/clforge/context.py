@@ -99,6 +99,9 @@ class Context(OwnedHandle):
         if validate is not None:
             self.validation = validate
 
+    def _lock(self):
+        return getattr(self, "lock", None)
+
     @property
     def handle(self):
         if not self._handle:
@@ -117,23 +120,28 @@ class Context(OwnedHandle):
     @property
     def validation(self):
         v = c_int(0)
-        check(lib.clforge_context_get_validation(self.handle, byref(v)), self._handle)
+        with self.lock:
+            check(lib.clforge_context_get_validation(self.handle, byref(v)), self._handle)
         return bool(v.value)
 
     @validation.setter
     def validation(self, enabled):
-        check(lib.clforge_context_set_validation(self.handle, 1 if enabled else 0), self._handle)
+        with self.lock:
+            check(lib.clforge_context_set_validation(self.handle, 1 if enabled else 0), self._handle)
 
     def set_params(self, params):
         """Override kernel parameters (CLFORGE_PARAMS syntax); None clears."""
-        check(lib.clforge_context_set_params(self.handle, params.encode() if params else None), self._handle)
+        with self.lock:
+            check(lib.clforge_context_set_params(self.handle, params.encode() if params else None), self._handle)
 
     def reload_tuning(self):
-        check(lib.clforge_context_reload_tuning(self.handle), self._handle)
+        with self.lock:
+            check(lib.clforge_context_reload_tuning(self.handle), self._handle)
 
     def cache_stats(self):
         s = CacheStats()
-        check(lib.clforge_context_cache_stats(self.handle, byref(s)), self._handle)
+        with self.lock:
+            check(lib.clforge_context_cache_stats(self.handle, byref(s)), self._handle)
         return {name: getattr(s, name) for name, _ in CacheStats._fields_}
 
 

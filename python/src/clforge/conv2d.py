@@ -32,12 +32,14 @@ def _check_prepared(prepared, stride, padding, dilation, groups, algo):
     """Arguments given with prepared weights must be the ones they were
     prepared with (they are fixed in the filter's transform)."""
     d = prepared.desc
-    if (stride, padding, dilation, groups) != (1, 0, 1, 1):
-        st, di = _pair(stride, "stride"), _pair(dilation, "dilation")
-        given = (st, di, _padding(padding, d.r, d.s, di, st), int(groups))
-        if given != _geometry(d):
-            raise ValueError("conv2d: stride, padding, dilation and groups are fixed by the prepared weights "
-                             "(%s); got %s" % (_geometry(d), given))
+    st0, di0, pad0, g0 = _geometry(d)
+    st = st0 if stride is None else _pair(stride, "stride")
+    di = di0 if dilation is None else _pair(dilation, "dilation")
+    for name, given, fixed in (("stride", st, st0), ("dilation", di, di0),
+                               ("padding", pad0 if padding is None else _padding(padding, d.r, d.s, di, st), pad0),
+                               ("groups", g0 if groups is None else int(groups), g0)):
+        if given != fixed:
+            raise ValueError("conv2d: %s is fixed by the prepared weights (%s); got %s" % (name, fixed, given))
     if algo not in ("auto", prepared.algo, prepared.requested_algo):
         raise ValueError("conv2d: the prepared weights are for algorithm %r, got algo=%r" % (prepared.algo, algo))
 
@@ -177,6 +179,10 @@ class Conv2dWeights(OwnedHandle):
         self.layout = layout
         self.requested_algo = algo
 
+    def _lock(self):
+        ctx = getattr(self, "ctx", None)  # None while __init__ has not finished
+        return ctx.lock if ctx is not None else None
+
     def release(self):
         """Free the prepared filter now (also done when collected)."""
         self.close()
@@ -185,7 +191,7 @@ class Conv2dWeights(OwnedHandle):
         return "<clforge.Conv2dWeights %s for input %s, %s>" % (self.weight_shape, self.input_shape, self.algo)
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout=None,
+def conv2d(input, weight, bias=None, stride=None, padding=None, dilation=None, groups=None, *, layout=None,
            activation=None, residual=None, algo="auto", out=None, ctx=None):
     """torch.nn.functional.conv2d (cross-correlation) with clforge's fused
     epilogue: ``act(conv(input, weight) + bias + residual)``.
@@ -194,8 +200,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     contiguous in that layout; the result has the same layout. ``weight``
     is PyTorch's (K, C/groups, R, S), contiguous or channels-last (memory
     K, R, S, C/g), or a Conv2dWeights (whose layout is then the default;
-    stride, padding, dilation and groups, if given, must be the prepared
-    ones). ``layout`` defaults to "NCHW". padding: an int, (ph, pw), 4 ints
+    stride, padding, dilation and groups, each if given, must be the
+    prepared ones). Defaults as PyTorch's: stride 1, padding 0, dilation 1,
+    groups 1; ``layout`` "NCHW". padding: an int, (ph, pw), 4 ints
     (left, right, top, bottom: torch.nn.functional.pad's order) or
     'valid'/'same'. ``residual`` (the output's shape and dtype) is added
     before the activation (ResNet's relu(conv + identity)); with out given
@@ -226,7 +233,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
             W = None
         else:
             W = call.operand(weight, "weight")
-            d = _build_desc(X, W, xshape, xl, groups, stride, padding, dilation, algo, act)
+            d = _build_desc(X, W, xshape, xl, 1 if groups is None else groups, 1 if stride is None else stride,
+                            0 if padding is None else padding, 1 if dilation is None else dilation, algo, act)
         p, q = _out_size(d)
         n, k = d.n, d.k
         oshape = (n, p, q, k) if layout == "NHWC" else (n, k, p, q)
