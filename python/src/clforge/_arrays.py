@@ -132,7 +132,7 @@ class Call:
         self.locked = self.ctx.lock
 
     # ------------------------------------------------------------ inputs
-    def operand(self, x, what, allow_copy_layout=True):
+    def operand(self, x, what):
         """Wrap an input array. numpy arrays with negative or odd strides are
         made contiguous (they are copied anyway); device arrays must be
         expressible as offset + non-negative element strides."""
@@ -183,20 +183,9 @@ class Call:
         if keep is not None:
             x.events[:] = keep
 
-    def host_operand(self, x, what):
-        """A numpy input already laid out by the caller (e.g. broadcast views
-        materialized): contiguous upload, tight strides."""
-        x = np.ascontiguousarray(x)
-        return self.operand(x, what)
-
     def _upload(self, x):
-        if self.device:
-            nbytes = x.nbytes
-            buf = _opencl.create_buffer(self.ctx.cl_context_ptr, nbytes)
-            self.temps.append(buf)
-        else:
-            buf = _opencl.create_buffer(self.ctx.cl_context_ptr, x.nbytes)
-            self.temps.append(buf)
+        buf = _opencl.create_buffer(self.ctx.cl_context_ptr, x.nbytes)
+        self.temps.append(buf)
         if x.nbytes:
             _opencl.check(_opencl.cl.clEnqueueWriteBuffer(self.ctx.queue_ptr, buf, 1, 0, x.nbytes,
                                                           x.ctypes.data, 0, None, None), "clEnqueueWriteBuffer")
@@ -220,16 +209,7 @@ class Call:
                     raise ValueError("%s: out has a stride of 0 along an axis of length > 1: its elements "
                                      "overlap" % self.op)
                 return o
-            if tuple(out.shape) != shape:
-                raise ValueError("%s: out has shape %s, the result has shape %s" % (self.op, tuple(out.shape), shape))
-            if np.dtype(out.dtype) != dtype and dtype_code(out.dtype, self.op + ": out") is None:
-                raise TypeError("%s: out dtype %s" % (self.op, out.dtype))
-            if is_device(out):
-                raise ValueError("%s: out is a pyopencl array but the inputs are numpy arrays" % self.op)
-            if self.device:
-                raise ValueError("%s: out is a numpy array but the inputs are pyopencl arrays" % self.op)
-            if not isinstance(out, np.ndarray) or not out.flags.writeable:
-                raise ValueError("%s: out must be a writeable numpy array" % self.op)
+            self.check_host_out(out, shape)
             dtype = out.dtype
         dtype = np.dtype(dtype)
         code = dtype_code(dtype, self.op, what)
@@ -260,6 +240,20 @@ class Call:
             self.reads.append((o, nbytes))
         o.code = code
         return o
+
+    def check_host_out(self, out, shape):
+        """A numpy ``out`` for a numpy call: the result's shape, a clforge
+        dtype, writeable."""
+        if tuple(np.shape(out)) != tuple(shape):
+            raise ValueError("%s: out has shape %s, the result has shape %s" % (self.op, tuple(np.shape(out)),
+                                                                             tuple(shape)))
+        dtype_code(np.dtype(out.dtype), self.op, "out")
+        if is_device(out):
+            raise ValueError("%s: out is a pyopencl array but the inputs are numpy arrays" % self.op)
+        if self.device:
+            raise ValueError("%s: out is a numpy array but the inputs are pyopencl arrays" % self.op)
+        if not isinstance(out, np.ndarray) or not out.flags.writeable:
+            raise ValueError("%s: out must be a writeable numpy array" % self.op)
 
     def prefill(self, dst, src):
         """Copy src's elements into dst (both tight, same dtype) before the

@@ -3,7 +3,7 @@ from ctypes import byref, c_void_p
 
 import numpy as np
 
-from ._arrays import Call, as_dtype, dtype_code, is_device
+from ._arrays import Call, as_dtype, is_device
 from ._capi import SoftmaxDesc, lib
 from .errors import check
 
@@ -64,12 +64,7 @@ def _softmax(kind, x, dim, mask, scale, out, ctx, op):
             mm = None if mask is None else np.moveaxis(np.broadcast_to(additive_mask(mask, x.dtype, op), x.shape),
                                                        dim, -1)
             if out is not None:
-                if tuple(np.shape(out)) != tuple(x.shape):
-                    raise ValueError("%s: out has shape %s, the result has shape %s"
-                                     % (op, tuple(np.shape(out)), tuple(x.shape)))
-                dtype_code(np.dtype(out.dtype), op, "out")
-                if not isinstance(out, np.ndarray) or not out.flags.writeable:
-                    raise ValueError("%s: out must be a writeable numpy array" % op)
+                call.check_host_out(out, x.shape)
             y = _softmax(kind, np.ascontiguousarray(xm), -1, mm, scale, None, call.ctx, op)
             y = np.moveaxis(y, -1, dim)
             if out is not None:
