@@ -1,9 +1,10 @@
-/* `clforge bench softmax`: clforge_softmax timed with profiling events on
- * the shapes users bring (attention scores, vocabulary logits, many short
- * rows), each result checked against clforge_ref_softmax before its number
- * is shown. Softmax streams its input once and writes its output once, so
- * the figure of merit is bandwidth: GB/s and its fraction of the device's
- * measured streaming bandwidth. */
+/* `clforge bench softmax`: clforge_softmax (or, with --pass bwd,
+ * clforge_softmax_backward) timed with profiling events on the shapes users
+ * bring (attention scores, vocabulary logits, many short rows), each result
+ * checked against the reference before its number is shown. Both passes
+ * stream their inputs once and write their output once, so the figure of
+ * merit is bandwidth: GB/s and its fraction of the device's measured
+ * streaming bandwidth. */
 #include "softmax_bench.h"
 
 #include <cjson/cJSON.h>
@@ -54,6 +55,7 @@ typedef struct {
   int inplace[2]; /* 0: y apart from x, 1: in place */
   int ninplace;
   clforge_softmax_kind kind;
+  int backward; /* --pass bwd */
 } sm_options;
 
 void clforge_bench_softmax_help(FILE *f) {
@@ -62,7 +64,9 @@ void clforge_bench_softmax_help(FILE *f) {
           "\n"
           "Time clforge_softmax (along rows of a [rows, n] tensor, x and y of one dtype, no\n"
           "mask, scale 1) and check each result against clforge_ref_softmax (sampled rows;\n"
-          "every row for small shapes): a wrong result gets no number.\n"
+          "every row for small shapes): a wrong result gets no number. --pass bwd times\n"
+          "clforge_softmax_backward instead (dx from y and dy, all of one dtype), checked\n"
+          "against clforge_ref_softmax_backward.\n"
           "\n"
           "Options:\n"
           "  --shapes LIST     ROWSxN[,ROWSxN...] (default: 16384x2048 attention scores,\n"
@@ -70,6 +74,7 @@ void clforge_bench_softmax_help(FILE *f) {
           "  --dtype LIST      f32,f16,bf16 or a subset (default all three)\n"
           "  --inplace WHICH   no, yes or both (default both): y apart from x, or y = x\n"
           "  --log             log-softmax instead of softmax\n"
+          "  --pass P          fwd (default) or bwd: the backward pass\n"
           "  --reps N          timed runs per row, at least %d (default %d); --runs too\n"
           "  --warmup N        untimed runs first, at least 1 (default %d)\n"
           "  --quick           tiny shapes, %d runs: checks the harness in a second\n"
@@ -80,9 +85,10 @@ void clforge_bench_softmax_help(FILE *f) {
           "Columns: the kernel family and parameters clforge_softmax_explain reports;\n"
           "median and p95 (nearest rank) of the runs in ms (profiling events; the host\n"
           "clock where profiling is unavailable); GB/s = rows*n elements read and written\n"
-          "once / median; %% bw = GB/s / the device's streaming bandwidth ('clforge bench\n"
-          "peak'). In place, each run works on the previous run's output (a softmax's\n"
-          "values): the same work; the check starts from x again.\n"
+          "once (backward: y and dy read, dx written) / median; %% bw = GB/s / the\n"
+          "device's streaming bandwidth ('clforge bench peak'). In place (backward: dx\n"
+          "over dy), each run works on the previous run's output: the same work; the\n"
+          "check starts from the inputs again.\n"
           "\n"
           "The device is CLFORGE_DEVICE's choice (see 'clforge info'). Validation mode is\n"
           "off while timing. Exit status: 0 success, 1 a row failed or was wrong, or no\n"
@@ -112,6 +118,10 @@ static int sm_option(clforge_bench_cli *cli, int argc, char **argv, int *a, void
   const char *v = NULL;
   if (!strcmp(argv[*a], "--log")) {
     o->kind = CLFORGE_LOG_SOFTMAX;
+  } else if (clforge_bench_option(argc, argv, a, "--pass", &v)) {
+    if (v && !strcmp(v, "fwd")) o->backward = 0;
+    else if (v && !strcmp(v, "bwd")) o->backward = 1;
+    else return clforge_bench_usage_error(cli, "--pass needs fwd or bwd");
   } else if (clforge_bench_option(argc, argv, a, "--shapes", &v) ||
              clforge_bench_option(argc, argv, a, "--shape", &v)) {
     if (!v || parse_shapes(v, o))
@@ -173,22 +183,28 @@ typedef struct {
   clforge_bench_table table;
 } bench_env;
 
+/* Forward: x -> y (y == x in place). Backward: y (in x's buffer) and dy
+ * -> dx (in y's buffer; dx == dy in place). */
 typedef struct {
   bench_env *env;
+  int backward;
   clforge_softmax_desc desc;
-  void *x_raw; /* x as stored */
-  cl_mem x, y; /* y == x in place */
+  void *x_raw, *dy_raw; /* the inputs as stored: x (backward: y), dy */
+  cl_mem x, dy, y;      /* y == x in place; backward y == dy */
   size_t elems, es;
 } sm_case;
 
 static int enqueue_softmax(void *user, cl_command_queue queue) {
   sm_case *c = user;
   (void)queue;
-  return clforge_softmax(c->env->s.ctx, &c->desc, c->x, NULL, c->y, 0, NULL, NULL);
+  return c->backward ? clforge_softmax_backward(c->env->s.ctx, &c->desc, c->x, c->dy, c->y, 0, NULL, NULL)
+                     : clforge_softmax(c->env->s.ctx, &c->desc, c->x, NULL, c->y, 0, NULL, NULL);
 }
 
 static int upload_x(sm_case *c) {
   cl_int e = clEnqueueWriteBuffer(c->env->s.queue, c->x, CL_TRUE, 0, c->elems * c->es, c->x_raw, 0, NULL, NULL);
+  if (e == CL_SUCCESS && c->backward)
+    e = clEnqueueWriteBuffer(c->env->s.queue, c->dy, CL_TRUE, 0, c->elems * c->es, c->dy_raw, 0, NULL, NULL);
   return e;
 }
 
@@ -221,9 +237,8 @@ static int check(sm_case *c, char *why, size_t cap) {
     }
     clforge_softmax_desc d = c->desc;
     d.rows = 1;
-    d.x_offset = r * n;
-    d.y_offset = 0;
-    d.x_stride = d.y_stride = 0;
+    d.x_offset = r * n, d.y_offset = 0; /* backward: y and dy at row r, dx at 0 */
+    if (c->backward) d.x_offset = 0, d.y_offset = d.dy_offset = r * n;
     cl_int e = clEnqueueReadBuffer(c->env->s.queue, c->y, CL_TRUE, r * n * c->es, n * c->es, raw, 0, NULL, NULL);
     if (e != CL_SUCCESS) {
       snprintf(why, cap, "clEnqueueReadBuffer of y failed (%s)", clforge_status_name(e));
@@ -231,8 +246,9 @@ static int check(sm_case *c, char *why, size_t cap) {
       break;
     }
     clforge_ref_convert(n, raw, c->desc.y_type, got, CLFORGE_F32);
-    if (clforge_ref_softmax(&d, c->x_raw, NULL, raw) != CLFORGE_SUCCESS) {
-      snprintf(why, cap, "clforge_ref_softmax failed: %s", clforge_last_error(NULL));
+    if ((c->backward ? clforge_ref_softmax_backward(&d, c->x_raw, c->dy_raw, raw)
+                     : clforge_ref_softmax(&d, c->x_raw, NULL, raw)) != CLFORGE_SUCCESS) {
+      snprintf(why, cap, "the reference failed: %s", clforge_last_error(NULL));
       rc = -1;
       break;
     }
@@ -243,7 +259,8 @@ static int check(sm_case *c, char *why, size_t cap) {
       const double w = want[i], g = got[i];
       if (w == g) continue; /* also -inf == -inf (log-softmax) */
       if (!(fabs(g - w) <= rel * fabs(w) + 1e-6 * rowmax + floor)) {
-        snprintf(why, cap, "wrong result: y[%zu][%zu] = %.7g, clforge_ref_softmax's %.7g", r, i, g, w);
+        snprintf(why, cap, "wrong result: %s[%zu][%zu] = %.7g, the reference's %.7g", c->backward ? "dx" : "y", r, i,
+                 g, w);
         rc = -1;
         break;
       }
@@ -262,12 +279,15 @@ static void measure(bench_env *env, const sm_shape *s, clforge_dtype dt, int inp
   r->dtype = dt;
   r->inplace = inplace;
   c.env = env;
+  c.backward = o->backward;
   c.elems = s->rows * s->n;
   c.es = clforge_dtype_size(dt);
-  c.desc = (clforge_softmax_desc){.kind = o->kind, .rows = s->rows, .n = s->n, .x_type = dt, .y_type = dt};
-  r->bytes = 2.0 * (double)c.elems * (double)c.es;
+  c.desc = (clforge_softmax_desc){
+      .kind = o->kind, .rows = s->rows, .n = s->n, .x_type = dt, .y_type = dt, .dy_type = dt};
+  r->bytes = (c.backward ? 3.0 : 2.0) * (double)c.elems * (double)c.es;
   clforge_kernel_choice ch;
-  if (clforge_softmax_explain(env->s.ctx, &c.desc, &ch) == CLFORGE_SUCCESS) {
+  if ((c.backward ? clforge_softmax_backward_explain(env->s.ctx, &c.desc, &ch)
+                  : clforge_softmax_explain(env->s.ctx, &c.desc, &ch)) == CLFORGE_SUCCESS) {
     int len = snprintf(r->kernel, sizeof r->kernel, "%s", ch.family);
     for (int i = 0; i < ch.nparams && len > 0 && (size_t)len < sizeof r->kernel; ++i)
       len += snprintf(r->kernel + len, sizeof r->kernel - (size_t)len, " %s=%d", ch.names[i], ch.values[i]);
@@ -277,16 +297,25 @@ static void measure(bench_env *env, const sm_shape *s, clforge_dtype dt, int inp
   }
   float *x32 = malloc(c.elems * sizeof *x32);
   c.x_raw = dt == CLFORGE_F32 ? (void *)x32 : malloc(c.elems * c.es);
-  if (!x32 || !c.x_raw) {
+  c.dy_raw = c.backward ? malloc(c.elems * c.es) : NULL;
+  if (!x32 || !c.x_raw || (c.backward && !c.dy_raw)) {
     snprintf(r->error, sizeof r->error, "out of host memory for the data");
     goto done;
   }
-  clforge_bench_fill_random(x32, c.elems, 0x1234567u, X_RANGE);
+  if (c.backward) { /* dy in [-1, 1); y in [0, 2/n): rows that sum to about 1 */
+    clforge_bench_fill_random(x32, c.elems, 0x7654321u, 1.0f);
+    clforge_ref_convert(c.elems, x32, CLFORGE_F32, c.dy_raw, dt);
+    clforge_bench_fill_random(x32, c.elems, 0x1234567u, 1.0f);
+    for (size_t i = 0; i < c.elems; ++i) x32[i] = (x32[i] + 1.0f) / (float)s->n;
+  } else {
+    clforge_bench_fill_random(x32, c.elems, 0x1234567u, X_RANGE);
+  }
   if (c.x_raw != x32) clforge_ref_convert(c.elems, x32, CLFORGE_F32, c.x_raw, dt);
-  cl_int e1 = CL_SUCCESS, e2 = CL_SUCCESS;
+  cl_int e1 = CL_SUCCESS, e2 = CL_SUCCESS, e3 = CL_SUCCESS;
   c.x = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, c.elems * c.es, NULL, &e1);
-  c.y = inplace ? c.x : clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, c.elems * c.es, NULL, &e2);
-  if (e1 != CL_SUCCESS || e2 != CL_SUCCESS || upload_x(&c) != CL_SUCCESS) {
+  if (c.backward) c.dy = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, c.elems * c.es, NULL, &e3);
+  c.y = inplace ? (c.backward ? c.dy : c.x) : clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, c.elems * c.es, NULL, &e2);
+  if (e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS || upload_x(&c) != CL_SUCCESS) {
     snprintf(r->error, sizeof r->error, "clCreateBuffer/clEnqueueWriteBuffer of %zu bytes failed", c.elems * c.es);
     goto done;
   }
@@ -296,7 +325,8 @@ static void measure(bench_env *env, const sm_shape *s, clforge_dtype dt, int inp
   int rc = clforge_bench_time_queue(env->s.queue, enqueue_softmax, &c, o->cli.warmup, o->cli.runs, &t, &where);
   if (rc) {
     if (!strcmp(where, "the operation"))
-      snprintf(r->error, sizeof r->error, "clforge_softmax failed (%s): %s", clforge_status_name(rc),
+      snprintf(r->error, sizeof r->error, "%s failed (%s): %s",
+               c.backward ? "clforge_softmax_backward" : "clforge_softmax", clforge_status_name(rc),
                clforge_last_error(env->s.ctx));
     else snprintf(r->error, sizeof r->error, "%s failed (%s)", where, clforge_status_name(rc));
     clFinish(env->s.queue);
@@ -326,15 +356,17 @@ static void measure(bench_env *env, const sm_shape *s, clforge_dtype dt, int inp
   rc = enqueue_softmax(&c, env->s.queue);
   if (rc == CLFORGE_SUCCESS) rc = clFinish(env->s.queue);
   if (rc != CLFORGE_SUCCESS) {
-    snprintf(r->error, sizeof r->error, "clforge_softmax failed (%s): %s", clforge_status_name(rc),
-             clforge_last_error(env->s.ctx));
+    snprintf(r->error, sizeof r->error, "%s failed (%s): %s", c.backward ? "clforge_softmax_backward" : "clforge_softmax",
+             clforge_status_name(rc), clforge_last_error(env->s.ctx));
     goto done;
   }
   if (check(&c, r->error, sizeof r->error) == 0) r->ok = 1;
 done:
   if (c.x) clReleaseMemObject(c.x);
-  if (c.y && c.y != c.x) clReleaseMemObject(c.y);
+  if (c.dy) clReleaseMemObject(c.dy);
+  if (c.y && c.y != c.x && c.y != c.dy) clReleaseMemObject(c.y);
   if (c.x_raw != x32) free(c.x_raw);
+  free(c.dy_raw);
   free(x32);
 }
 
@@ -357,6 +389,7 @@ static void emit(bench_env *env, const sm_row *r) {
     if (!o) return;
     clforge_bench_json_string(o, "op", "softmax");
     clforge_bench_json_string(o, "kind", env->o->kind == CLFORGE_LOG_SOFTMAX ? "log_softmax" : "softmax");
+    clforge_bench_json_string(o, "pass", env->o->backward ? "bwd" : "fwd");
     cJSON_AddNumberToObject(o, "rows", (double)r->s.rows);
     cJSON_AddNumberToObject(o, "n", (double)r->s.n);
     clforge_bench_json_string(o, "dtype", clforge_dtype_name(r->dtype));
@@ -407,9 +440,14 @@ int clforge_bench_softmax_main(int argc, char **argv) {
   env.s.peak.gflops = env.s.peak.host_gflops = 0; /* no flop rate here: bandwidth only */
   if (!o.cli.json) {
     clforge_bench_print_title(&env.s);
-    printf("%s along rows, x and y of one dtype, no mask; %d runs after %d warm-up; median and p95 in ms;\n"
-           "GB/s: x read and y written once\n",
-           o.kind == CLFORGE_LOG_SOFTMAX ? "log-softmax" : "softmax", o.cli.runs, o.cli.warmup);
+    if (o.backward)
+      printf("%s backward along rows, y, dy and dx of one dtype; %d runs after %d warm-up; median and p95 in ms;\n"
+             "GB/s: y and dy read and dx written once\n",
+             o.kind == CLFORGE_LOG_SOFTMAX ? "log-softmax" : "softmax", o.cli.runs, o.cli.warmup);
+    else
+      printf("%s along rows, x and y of one dtype, no mask; %d runs after %d warm-up; median and p95 in ms;\n"
+             "GB/s: x read and y written once\n",
+             o.kind == CLFORGE_LOG_SOFTMAX ? "log-softmax" : "softmax", o.cli.runs, o.cli.warmup);
     clforge_bench_print_peak(&env.s, NULL, "% bw");
     printf("\n");
     table_columns(&env);

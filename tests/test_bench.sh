@@ -552,6 +552,7 @@ bad_option "softmax: --shapes 4x8," bench softmax --shapes 4x8,
 bad_option "softmax: --dtype f64" bench softmax --dtype f64
 bad_option "softmax: --inplace maybe" bench softmax --inplace maybe
 bad_option "softmax: --reps 1" bench softmax --reps 1
+bad_option "softmax: --pass sideways" bench softmax --pass sideways
 
 "$BIN" bench softmax --quick --json >"$JSON" 2>"$ERR"
 rc=$?
@@ -595,6 +596,10 @@ run "$BIN" bench softmax --shapes 5x300 --dtype f16 --inplace yes --log --reps 3
 check "bench softmax --log (table) exits 0 with the header and 1 row" \
   '[ $rc -eq 0 ] && grep -q "median ms" "$OUT" && [ "$(grep -c "^       5     300  f16 " "$OUT")" -eq 1 ] &&
    ! grep -q "error" "$OUT"'
+run "$BIN" bench softmax --pass bwd --shapes 7x300,2x1000 --dtype f32,bf16 --inplace both --reps 3 --no-peak --json
+check "bench softmax --pass bwd: 8 rows checked against the reference, the backward family, 3 tensors' bytes" \
+  '[ $rc -eq 0 ] && [ "$(grep -c "\"pass\":\"bwd\".*\"status\":\"ok\"" "$OUT")" -eq 8 ] &&
+   grep -q "\"kernel\":\"softmax_backward " "$OUT" && grep -q "\"bytes\":25200[,}]" "$OUT"'
 
 run no_icd bench attention --quick --json
 check "no device: bench attention exits 1, nothing on stdout, a message on stderr" \

@@ -146,6 +146,11 @@ check "explain attention: prefill runs fused without scratch" \
   '[ $rc -eq 0 ] && grep -q "algorithm: fused" "$OUT" && grep -q "workspace: 0 bytes" "$OUT"'
 run "$BIN" explain attention --shape 1,6,4,1,8,64
 check "explain attention: Hq not a multiple of Hkv is a usage error" '[ $rc -eq 2 ]'
+run env CLFORGE_TUNING_FILE=off CLFORGE_SYSTEM_TUNING_FILE=off "$BIN" explain softmax 8192 2048 --dtype bf16 --pass bwd
+check "explain softmax --pass bwd: the backward family, its three dtypes and class" \
+  '[ $rc -eq 0 ] && grep -q "softmax backward" "$OUT" && grep -q "bf16,bf16,bf16 rows" "$OUT" && grep -q "class attn_2048" "$OUT" && grep -q "softmax_backward .*parameters from" "$OUT"'
+run "$BIN" explain softmax 8 --pass bwd
+check "explain softmax: without N a usage error" '[ $rc -eq 2 ]'
 run "$BIN" explain conv --shape n=1,c=8,h=10,k=8,r=3,pad=1
 check "explain conv: the algorithm and its source" '[ $rc -eq 0 ] && grep -q "algorithm:" "$OUT"'
 

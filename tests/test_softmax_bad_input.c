@@ -1,7 +1,8 @@
-/* clforge_softmax's argument checks: each bad descriptor, buffer, overlap
- * or wait list gets a clear status and message before anything is
- * enqueued, and y is left untouched; the overlaps that are fine (in place,
- * rows of x and y interleaved in one buffer) run. */
+/* clforge_softmax's and clforge_softmax_backward's argument checks: each
+ * bad descriptor, buffer, overlap or wait list gets a clear status and
+ * message before anything is enqueued, and the output (y, dx) is left
+ * untouched; the overlaps that are fine (in place, rows of x and y
+ * interleaved in one buffer) run. */
 #include <math.h>
 #include <stdint.h>
 
@@ -58,7 +59,7 @@ int main(void) {
   BAD(d.y_type = (clforge_dtype)-3, CLFORGE_INVALID_ARGUMENT, "y_type -3");
   BAD(d.mask_type = (clforge_dtype)9, CLFORGE_INVALID_ARGUMENT, "mask_type 9");
   /* every reserved field, set alone */
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < (int)(sizeof good.reserved / sizeof good.reserved[0]); ++i) {
     d = good;
     d.reserved[i] = &d;
     refused_reserved(ctx, d, x, mask, y, "reserved", i);
@@ -152,8 +153,95 @@ int main(void) {
     CHECK_FAILS(ctx, clforge_softmax(ctx, &d, y, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "kind 2");
   }
 
+  /* The backward pass: y read through y_*, dy through dy_*, dx written
+   * through x_*. dx is the sentinel buffer y; its inputs are x and mask. */
+#define BAD_BWD(mutate, want, needle)                                                                   \
+  do {                                                                                                  \
+    d = good;                                                                                           \
+    mutate;                                                                                             \
+    CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &d, x, mask, y, 0, NULL, NULL), want, needle);       \
+  } while (0)
+  CHECK_FAILS(NULL, clforge_softmax_backward(NULL, &good, x, mask, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "context");
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, NULL, x, mask, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "softmax_backward: desc is NULL");
+  BAD_BWD(d.kind = (clforge_softmax_kind)3, CLFORGE_INVALID_ARGUMENT, "softmax_backward: kind 3");
+  BAD_BWD(d.dy_type = (clforge_dtype)4, CLFORGE_INVALID_ARGUMENT, "softmax_backward: unknown dy_type 4");
+  BAD_BWD(d.dy_stride = 7, CLFORGE_INVALID_ARGUMENT, "dy_stride 7 is less than n = 10");
+  BAD_BWD(d.dy_offset = SIZE_MAX - 3, CLFORGE_SIZE_OVERFLOW, "dy_offset");
+  BAD_BWD(d.dy_stride = SIZE_MAX / 3, CLFORGE_SIZE_OVERFLOW, "extent of dy");
+  BAD_BWD(d.reserved[1] = &d, CLFORGE_INVALID_ARGUMENT, "clforge_softmax_desc.reserved[1] must be NULL");
+  BAD_BWD(d.scale = NAN, CLFORGE_INVALID_ARGUMENT, "scale");
+  BAD_BWD(d.x_stride = 2, CLFORGE_INVALID_ARGUMENT, "x_stride 2");
+  BAD_BWD(d.dy_offset = 1000, CLFORGE_BUFFER_TOO_SMALL, "dy needs");
+  BAD_BWD(d.x_offset = 1000, CLFORGE_BUFFER_TOO_SMALL, "dx needs"); /* dx is written through x_* */
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &good, NULL, mask, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "y is NULL");
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &good, x, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "dy is NULL");
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &good, x, mask, NULL, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "dx is NULL");
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &good, x, small, y, 0, NULL, NULL), CLFORGE_BUFFER_TOO_SMALL,
+              "dy needs");
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &good, x, mask, ro, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "READ_ONLY");
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &good, x, wo, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "WRITE_ONLY");
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &good, x, mask, y, 1, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "disagree");
+  /* dx partly over dy or y, or at the same start with another stride or dtype */
+  d = good;
+  d.dy_offset = 5;
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &d, x, y, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "dx overlaps dy without being the same elements");
+  d = good;
+  d.y_stride = 12;
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &d, y, mask, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "in place needs");
+  d = good;
+  d.dy_type = CLFORGE_BF16;
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &d, x, y, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "dx overlaps dy");
+  d = good;
+  d.y_offset = 1024 / 4 + 30;
+  CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &d, y, mask, ysub, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "dx overlaps y");
+  /* empty: no buffers needed, an event */
+  {
+    d = good;
+    d.rows = 0;
+    cl_event ev = NULL;
+    CHECK_OK(ctx, clforge_softmax_backward(ctx, &d, NULL, NULL, NULL, 0, NULL, &ev));
+    CHECK(ev && clWaitForEvents(1, &ev) == CL_SUCCESS, "no completed event for the empty backward call");
+    if (ev) clReleaseEvent(ev);
+    d.dy_type = (clforge_dtype)8;
+    CHECK_FAILS(ctx, clforge_softmax_backward(ctx, &d, NULL, NULL, NULL, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+                "dy_type 8");
+  }
+  /* the forward ignores dy's fields: one descriptor serves both passes */
+  d = good;
+  d.dy_type = (clforge_dtype)8, d.dy_stride = 1;
+  CHECK_OK(ctx, clforge_softmax(ctx, &d, x, NULL, x, 0, NULL, NULL));
+  CHECK_OK(ctx, clforge_softmax_explain(ctx, &d, &(clforge_kernel_choice){0}));
+  /* explain's and the reference's own checks */
+  CHECK_FAILS(ctx, clforge_softmax_backward_explain(ctx, &good, NULL), CLFORGE_INVALID_ARGUMENT, "choice is NULL");
+  CHECK_FAILS(NULL, clforge_softmax_backward_explain(NULL, &good, &(clforge_kernel_choice){0}),
+              CLFORGE_INVALID_ARGUMENT, "context");
+  d = good;
+  d.dy_stride = 3;
+  CHECK_FAILS(ctx, clforge_softmax_backward_explain(ctx, &d, &(clforge_kernel_choice){0}), CLFORGE_INVALID_ARGUMENT,
+              "dy_stride 3");
+  {
+    float h[60] = {0}, g[60];
+    for (int i = 0; i < 60; ++i) g[i] = 7.0f;
+    CHECK_FAILS(NULL, clforge_ref_softmax_backward(&d, h, h, g), CLFORGE_INVALID_ARGUMENT, "dy_stride 3");
+    CHECK_FAILS(NULL, clforge_ref_softmax_backward(&good, h, NULL, g), CLFORGE_INVALID_ARGUMENT, "NULL");
+    CHECK(g[0] == 7.0f && g[59] == 7.0f, "the reference wrote dx on a refused call");
+  }
+#undef BAD_BWD
+
   tu_read(ctx, y, 0, YB, after);
-  CHECK(memcmp(sentinel, after, YB) == 0, "y was modified by a failed or empty call");
+  CHECK(memcmp(sentinel, after, YB) == 0, "y (dx) was modified by a failed or empty call");
 
   /* what is fine: in place through a sub-buffer of x's buffer, and x and y
    * rows interleaved in one buffer (x rows at 0, 20, ..., y rows at 10, 30, ...) */

@@ -15,6 +15,7 @@ void clforge_cli_explain_help(FILE *f) {
           "                            [--layout nchw|nhwc] [--dtype T] [--algo A]\n"
           "       clforge explain attention --shape B,Hq,Hkv,Sq,Sk,D[,causal] [--dtype T]\n"
           "                            [--kv-dtype T] [--algo auto|fused|split_kv]\n"
+          "       clforge explain softmax ROWS N [--dtype T] [--log] [--pass fwd|bwd]\n"
           "\n"
           "Show which kernels and parameters clforge_gemm (or, for conv and attention,\n"
           "which algorithm clforge_conv2d / clforge_attention, and its kernels) uses\n"
@@ -33,6 +34,8 @@ void clforge_cli_explain_help(FILE *f) {
           "  --algo auto|direct|implicit_gemm|gemm_1x1|im2col|winograd_2x2|winograd_4x4|fft|depthwise\n"
           "attention: --shape as clforge bench attention --shapes takes it (tight BHSD,\n"
           "  causal aligned bottom-right); --dtype sets Q and O, --kv-dtype K and V\n"
+          "softmax: rows of N, every tensor of --dtype; --pass bwd explains\n"
+          "  clforge_softmax_backward (dx from y and dy)\n"
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 on success, 1 when no device was found or the call is\n"
@@ -64,6 +67,7 @@ int clforge_cli_explain(int argc, char **argv) {
   }
   if (argc > 1 && !strcmp(argv[1], "conv")) return clforge_cli_explain_conv(argc, argv);
   if (argc > 1 && !strcmp(argv[1], "attention")) return clforge_cli_explain_attention(argc, argv);
+  if (argc > 1 && !strcmp(argv[1], "softmax")) return clforge_cli_explain_softmax(argc, argv);
   clforge_gemm_desc d = {.alpha = 1.0f, .beta = 0.0f};
   if (argc < 5 || strcmp(argv[1], "gemm") || parse_size(argv[2], &d.m) || parse_size(argv[3], &d.n) ||
       parse_size(argv[4], &d.k)) {

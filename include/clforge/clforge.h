@@ -627,7 +627,11 @@ typedef struct clforge_softmax_desc {
   size_t x_offset, y_offset, mask_offset;
   size_t x_stride, y_stride, mask_stride;
   float scale;                             /* 0 = 1 (1/temperature) */
-  void *reserved[4];                       /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+  /* clforge_softmax_backward's incoming gradient dy (the forward ignores
+   * these three): 0 = f32, at offset 0, tight rows. */
+  clforge_dtype dy_type;
+  size_t dy_offset, dy_stride;
+  void *reserved[2];                       /* room to grow without breaking the ABI; leave zero (refused otherwise) */
 } clforge_softmax_desc;
 
 /** Run `desc`; `mask` may be NULL (no mask). Checked before anything is
@@ -639,6 +643,87 @@ CLFORGE_API clforge_status clforge_softmax(clforge_context ctx, const clforge_so
 /** Which kernel and parameters clforge_softmax(desc) would use (one choice). */
 CLFORGE_API clforge_status clforge_softmax_explain(clforge_context ctx, const clforge_softmax_desc *desc,
                                                    clforge_kernel_choice *choice);
+
+/** The backward pass of the softmax `desc` describes: dx, the gradient of a
+ *  loss with respect to x, from y (the forward's output, read through y_*)
+ *  and dy (its gradient, read through dy_*), written through x_* (dx has
+ *  x's type, offset and row stride). With t = scale * x + mask:
+ *    softmax:      dx = scale * y * (dy - sum_j y_j dy_j)
+ *    log-softmax:  dx = scale * (dy - exp(y) * sum_j dy_j)
+ *  per row, f32 arithmetic (PyTorch's _softmax_backward_data and
+ *  _log_softmax_backward_data, times the scale). The mask is not read: y
+ *  holds it already (a masked element has y = 0, or -inf in log-softmax);
+ *  the gradient with respect to an additive mask is dx with scale 1. NaN
+ *  in a row's y or dy makes its dx NaN. dx may be dy or y exactly (same
+ *  buffer bytes, dtype and row stride: in place); any other overlap of dx
+ *  with y or dy is refused. Checked before anything is enqueued: dx is
+ *  untouched by any error. rows or n of 0 is a no-op. */
+CLFORGE_API clforge_status clforge_softmax_backward(clforge_context ctx, const clforge_softmax_desc *desc, cl_mem y,
+                                                    cl_mem dy, cl_mem dx, cl_uint num_events_in_wait_list,
+                                                    const cl_event *event_wait_list, cl_event *event);
+
+/** Which kernel and parameters clforge_softmax_backward(desc) would use. */
+CLFORGE_API clforge_status clforge_softmax_backward_explain(clforge_context ctx, const clforge_softmax_desc *desc,
+                                                            clforge_kernel_choice *choice);
+
+/* ------------------------------------------------------------ cross-entropy */
+/** How per-row losses become the loss (PyTorch's `reduction`). */
+typedef enum clforge_reduction {
+  CLFORGE_REDUCTION_MEAN = 0, /* the mean over the rows that count (not ignored) */
+  CLFORGE_REDUCTION_SUM = 1,
+  CLFORGE_REDUCTION_NONE = 2  /* one loss per row */
+} clforge_reduction;
+
+/** Softmax cross-entropy over rows of logits, and its gradient in the same
+ *  call (the pass that computes the loss writes dlogits), f32 arithmetic.
+ *  Row r has n logits z and the target class t = targets[r] (int32):
+ *    lse = log sum_j exp(z_j),  p_j = exp(z_j - lse),  e = label_smoothing
+ *    loss_r = lse - (1 - e) z_t - (e / n) sum_j z_j
+ *    dlogits_rj = g * w_r * (p_j - (1 - e) [j == t] - e / n)
+ *  (PyTorch's cross_entropy with label_smoothing), where g is the gradient
+ *  scale (a loss scaler's scale: the grad_scale buffer's f32 at
+ *  grad_scale_offset when one is given, else desc.grad_scale) and w_r is
+ *  1 / (the number of rows that count) for MEAN, else 1. A row does not
+ *  count when its target is negative (PyTorch's ignore_index -100) or, with
+ *  use_ignore_index, equals ignore_index: its loss is 0 and its dlogits 0.
+ *  A target >= n makes that row's loss and dlogits NaN (the device cannot
+ *  raise an error; a NaN loss is the sign). The loss is f32: one value
+ *  at loss_offset (MEAN: NaN when no row counts, as PyTorch; SUM), or one
+ *  per row (NONE), unscaled by g; MEAN and SUM add the rows in a fixed
+ *  order, so a call gives the same bits every time. Fields left out are 0
+ *  and mean: f32, tight rows, MEAN, no smoothing, no ignore index but the
+ *  negatives, g = 1. */
+typedef struct clforge_cross_entropy_desc {
+  size_t rows, n;                           /* N rows of C classes */
+  clforge_dtype logits_type, dlogits_type;  /* 0 = f32 */
+  size_t logits_offset, logits_stride;      /* elements; stride 0 = n */
+  size_t dlogits_offset, dlogits_stride;    /* elements; stride 0 = n */
+  size_t targets_offset;                    /* int32 elements */
+  size_t loss_offset;                       /* f32 elements */
+  size_t grad_scale_offset;                 /* f32 elements of the grad_scale buffer */
+  clforge_reduction reduction;
+  float label_smoothing;                    /* in [0, 1] */
+  float grad_scale;                         /* 0 = 1; used when no grad_scale buffer is given */
+  int use_ignore_index;                     /* 1: targets equal to ignore_index do not count either */
+  int32_t ignore_index;
+  void *reserved[4];                        /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+} clforge_cross_entropy_desc;
+
+/** Run `desc`: logits (read), targets (int32), loss (f32 out; may be NULL:
+ *  the gradient only), dlogits (out; may be NULL: the loss only; may be
+ *  logits exactly: same bytes, dtype and row stride, in place), grad_scale
+ *  (NULL: desc.grad_scale). Scratch (rows + 1 floats for MEAN and SUM)
+ *  comes from the context. Checked before anything is enqueued: loss and
+ *  dlogits are untouched by any error. rows = 0 writes MEAN's NaN or SUM's
+ *  0 (nothing for NONE); n = 0 is refused. */
+CLFORGE_API clforge_status clforge_cross_entropy(clforge_context ctx, const clforge_cross_entropy_desc *desc,
+                                                 cl_mem logits, cl_mem targets, cl_mem loss, cl_mem dlogits,
+                                                 cl_mem grad_scale, cl_uint num_events_in_wait_list,
+                                                 const cl_event *event_wait_list, cl_event *event);
+
+/** Which kernel and parameters clforge_cross_entropy(desc) would use. */
+CLFORGE_API clforge_status clforge_cross_entropy_explain(clforge_context ctx, const clforge_cross_entropy_desc *desc,
+                                                         clforge_kernel_choice *choice);
 
 /* ---------------------------------------------------------------- attention */
 /** Where the causal diagonal sits when Sq != Sk. */
@@ -776,6 +861,19 @@ CLFORGE_API clforge_status clforge_ref_conv2d(const clforge_conv2d_desc *desc, c
  *  rounded once to y's type); mask may be NULL; x == y works in place. */
 CLFORGE_API clforge_status clforge_ref_softmax(const clforge_softmax_desc *desc, const void *x, const void *mask,
                                                void *y);
+
+/** Reference twin of clforge_softmax_backward on host arrays (double
+ *  arithmetic, rounded once to dx's type); dx may be y or dy (in place). */
+CLFORGE_API clforge_status clforge_ref_softmax_backward(const clforge_softmax_desc *desc, const void *y,
+                                                        const void *dy, void *dx);
+
+/** Reference twin of clforge_cross_entropy on host arrays (double
+ *  arithmetic, the loss rounded once to f32, dlogits once to its type);
+ *  loss or dlogits may be NULL (not both), grad_scale NULL reads
+ *  desc.grad_scale. Pointers are the starts of the arrays. */
+CLFORGE_API clforge_status clforge_ref_cross_entropy(const clforge_cross_entropy_desc *desc, const void *logits,
+                                                     const int32_t *targets, float *loss, void *dlogits,
+                                                     const float *grad_scale);
 
 /** Reference twin of clforge_attention on host arrays (double accumulation,
  *  exact softmax, same semantics); mask, kv_lens, q_lens and lse may be NULL.

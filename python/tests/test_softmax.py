@@ -82,3 +82,42 @@ def test_device_rows_and_in_place(rng, cl_queue, cla):
     wide = cla.to_device(cl_queue, rand(rng, (140,)))
     with pytest.raises(ValueError, match="contiguous"):
         clforge.softmax(cla.to_device(cl_queue, x), mask=wide[::2])
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=dname)
+def test_backward_against_float64(rng, dt):
+    """softmax_backward / log_softmax_backward against the float64 formulas,
+    on real forward outputs, along the last axis and dim=1, with a scale."""
+    x = rand(rng, (3, 5, 40), dt, scale=3)
+    g = rand(rng, (3, 5, 40), dt)
+    y = clforge.softmax(x)
+    want = f64(y) * (f64(g) - (f64(y) * f64(g)).sum(-1, keepdims=True))
+    assert_close(clforge.softmax_backward(g, y), want, dt, "softmax backward", factor=2)
+    ly = clforge.log_softmax(x, dim=1)
+    want = 0.5 * (f64(g) - np.exp(f64(ly)) * f64(g).sum(1, keepdims=True))
+    assert_close(clforge.log_softmax_backward(g, ly, dim=1, scale=0.5), want, dt, "log_softmax backward, dim=1",
+                 factor=2)
+
+
+def test_backward_is_the_gradient(rng):
+    """d/dx of sum(g * softmax(x)) by central differences in float64."""
+    x = rand(rng, (2, 9), scale=2).astype(np.float64)
+    g = rand(rng, (2, 9)).astype(np.float64)
+    dx = clforge.softmax_backward(g.astype(np.float32), clforge.softmax(x.astype(np.float32)))
+    h, fd = 1e-4, np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[i] += h
+        xm[i] -= h
+        fd[i] = ((g * ref_softmax(xp)).sum() - (g * ref_softmax(xm)).sum()) / (2 * h)
+    assert np.allclose(dx, fd, rtol=1e-4, atol=1e-6), (dx, fd)
+
+
+def test_backward_refusals(rng):
+    y = rand(rng, (4, 8))
+    with pytest.raises(ValueError, match="shape"):
+        clforge.softmax_backward(rand(rng, (4, 7)), y)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        clforge.softmax_backward(y, y, dim=2)
+    with pytest.raises(ValueError, match="scale 0"):
+        clforge.softmax_backward(y, y, scale=0.0)

@@ -15,6 +15,8 @@ const clforge__family *const clforge__tunable_families[] = {
     &clforge__family_conv_im2col,
     &clforge__family_conv_implicit_gemm,
     &clforge__family_softmax,
+    &clforge__family_softmax_backward,
+    &clforge__family_cross_entropy,
     &clforge__family_attention_fused,
     &clforge__family_attention_split_kv,
     NULL,
@@ -37,5 +39,7 @@ const clforge__family *const clforge__all_families[] = {
     &clforge__family_attention_fused,
     &clforge__family_attention_split_kv, &clforge__family_attention_combine,
     &clforge__family_softmax,
+    &clforge__family_softmax_backward,
+    &clforge__family_cross_entropy,
     NULL,
 };

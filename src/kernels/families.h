@@ -53,6 +53,10 @@ extern const clforge__family clforge__family_attention_split_kv, clforge__family
 extern const struct clforge__tune_op clforge__tune_attention;
 extern const struct clforge__tune_op clforge__tune_softmax;
 extern const clforge__family clforge__family_softmax; /* src/kernels/softmax.c */
+extern const struct clforge__tune_op clforge__tune_softmax_backward;
+extern const clforge__family clforge__family_softmax_backward; /* src/kernels/softmax_backward.c */
+extern const struct clforge__tune_op clforge__tune_cross_entropy;
+extern const clforge__family clforge__family_cross_entropy; /* src/kernels/cross_entropy.c */
 extern const clforge__family clforge__family_attention_fused;
 
 /* The families the tuner knows, NULL-terminated. */

@@ -30,7 +30,7 @@ static void softmax_canonical(int *v) {
 /* clang-format off */
 const clforge__family clforge__family_softmax = {
     .name = "softmax",
-    .sources = (const char *const[]){"softmax", NULL},
+    .sources = (const char *const[]){"softmax_common", "softmax", NULL},
     .kernel = "clforge_softmax",
     .nparams = SOFTMAX_NPARAMS,
     .params = {

@@ -11,13 +11,17 @@ const clforge__shape_class clforge__softmax_classes[] = {
     {NULL, {0}, 0}};
 /* clang-format on */
 
-const char *clforge__softmax_shape_class(size_t rows, size_t n) {
-  const char *best = clforge__softmax_classes[0].name;
+const char *clforge__row_class(const clforge__shape_class *classes, size_t n) {
+  const char *best = classes[0].name;
   double bd = INFINITY;
-  (void)rows; /* the row length decides how a row is best split */
-  for (const clforge__shape_class *c = clforge__softmax_classes; c->name; ++c) {
+  for (const clforge__shape_class *c = classes; c->name; ++c) {
     const double d = fabs(log((double)(n ? n : 1)) - log((double)c->shape[1]));
     if (d < bd) bd = d, best = c->name;
   }
   return best;
+}
+
+const char *clforge__softmax_shape_class(size_t rows, size_t n) {
+  (void)rows;
+  return clforge__row_class(clforge__softmax_classes, n);
 }

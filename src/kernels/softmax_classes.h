@@ -17,4 +17,10 @@ extern const clforge__shape_class clforge__softmax_classes[];
 /* The class of a call with rows x n. */
 const char *clforge__softmax_shape_class(size_t rows, size_t n);
 
+/* The class of `classes` (NULL-terminated, shape {rows, n}) whose row
+ * length is nearest n on a log scale: how every row-wise op (softmax, its
+ * backward, cross-entropy) picks its class, the row length deciding how a
+ * row is best split. */
+const char *clforge__row_class(const clforge__shape_class *classes, size_t n);
+
 #endif

@@ -1,7 +1,8 @@
-/* Softmax for the tuner: a shape class's rows of random logits, the
- * reference on sampled rows, one run with the candidate, the check. The
- * "flops" of a shape are its bytes moved (x read, y written), so the rate
- * the tuner records reads as GB/s. */
+/* Softmax and its backward pass for the tuner: a shape class's rows of
+ * random inputs (logits; or probabilities and gradients), the reference on
+ * sampled rows, one run with the candidate, the check. The "flops" of a
+ * shape are its bytes moved (read and written), so the rate the tuner
+ * records reads as GB/s. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "../error.h"
 #include "../kernels/families.h"
 #include "../kernels/softmax.h"
+#include "../kernels/softmax_backward.h"
 #include "../kernels/softmax_classes.h"
 #include "../ref/compare.h"
 #include "../softmax_desc.h"
@@ -23,16 +25,24 @@ enum { CHECKED_ROWS = 64 };
 
 typedef struct {
   clforge_context ctx;
+  int backward;                 /* clforge_softmax_backward: in = y, out = dx */
   clforge_softmax_desc desc;
   clforge__softmax d;
-  cl_mem x, y;
+  const clforge__softmax_tensor *out_t; /* y, or the backward's dx (x) */
+  cl_mem in, dy, out;
   size_t nrows;                 /* rows checked */
   size_t rows[CHECKED_ROWS];
   float *want;                  /* nrows x n, widened from y's type */
 } softmax_problem;
 
-/* "f32,f16" -> x and y types. */
-static int parse_key(const char *dtypes, const char *layout, clforge_softmax_desc *d) {
+/* "f32,f16" -> x and y types; backward "y,dy,dx". */
+static int parse_key(int backward, const char *dtypes, const char *layout, clforge_softmax_desc *d) {
+  if (backward) {
+    clforge_dtype t[3];
+    if (clforge__tune_parse_dtypes(dtypes, t) || strcmp(layout, "rows")) return -1;
+    d->y_type = t[0], d->dy_type = t[1], d->x_type = t[2];
+    return 0;
+  }
   const char *comma = strchr(dtypes, ',');
   char a[8] = "", b[8] = "";
   if (!comma || (size_t)(comma - dtypes) >= sizeof a || strlen(comma + 1) >= sizeof b || strcmp(layout, "rows"))
@@ -48,62 +58,89 @@ static int parse_key(const char *dtypes, const char *layout, clforge_softmax_des
 static void softmax_teardown(void *state) {
   softmax_problem *p = state;
   if (!p) return;
-  if (p->x) clReleaseMemObject(p->x);
-  if (p->y) clReleaseMemObject(p->y);
+  if (p->in) clReleaseMemObject(p->in);
+  if (p->dy) clReleaseMemObject(p->dy);
+  if (p->out) clReleaseMemObject(p->out);
   free(p->want);
   free(p);
 }
 
-static clforge_status softmax_setup(clforge_context ctx, const char *dtypes, const char *layout, const size_t *shape,
-                                    void **state) {
+/* The inputs as stored: logits of a few units ([-1, 1) scaled up by 8; the
+ * scale takes it back), or backward y in [0, 2/n) (rows that sum to about
+ * 1) and dy in [-1, 1). */
+static clforge_status make_inputs(softmax_problem *p, void **sin, void **sdy) {
+  const clforge__softmax *d = &p->d;
+  const size_t count = d->rows * d->n;
+  const clforge__softmax_tensor *in = p->backward ? &d->y : &d->x;
+  float *h = clforge__random_storage(count, CLFORGE_F32, 7);
+  *sin = malloc(count * clforge_dtype_size(in->type));
+  *sdy = p->backward ? clforge__random_storage(count, d->dy.type, 11) : NULL;
+  clforge_status st = h && *sin && (*sdy || !p->backward)
+                          ? CLFORGE_SUCCESS
+                          : clforge__fail(p->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune %s: no memory", d->op);
+  if (st == CLFORGE_SUCCESS) {
+    const float k = p->backward ? 1.0f / (float)d->n : 64.0f;
+    for (size_t i = 0; i < count; ++i) h[i] = p->backward ? (h[i] + 1.0f) * k : h[i] * k;
+    clforge_ref_convert(count, h, CLFORGE_F32, *sin, in->type);
+  }
+  free(h);
+  return st;
+}
+
+static clforge_status setup(int backward, clforge_context ctx, const char *dtypes, const char *layout,
+                            const size_t *shape, void **state) {
   *state = NULL;
   softmax_problem *p = calloc(1, sizeof *p);
-  if (!p) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune softmax: no memory");
+  const char *op = backward ? "softmax_backward" : "softmax";
+  if (!p) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune %s: no memory", op);
   p->ctx = ctx;
+  p->backward = backward;
   p->desc.rows = shape[0], p->desc.n = shape[1];
   /* the attention peer's call: scaled scores */
   p->desc.scale = 0.125f;
-  if (parse_key(dtypes, layout, &p->desc)) {
+  if (parse_key(backward, dtypes, layout, &p->desc)) {
     free(p);
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune softmax: bad dtypes \"%s\" or layout \"%s\"", dtypes,
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune %s: bad dtypes \"%s\" or layout \"%s\"", op, dtypes,
                          layout);
   }
-  clforge_status st = clforge__softmax_resolve(ctx, &p->desc, 0, &p->d);
+  clforge_status st = backward ? clforge__softmax_resolve_backward(ctx, &p->desc, &p->d)
+                               : clforge__softmax_resolve(ctx, &p->desc, 0, &p->d);
   if (st != CLFORGE_SUCCESS) {
     free(p);
     return st;
   }
   const clforge__softmax *d = &p->d;
-  const size_t count = d->rows * d->n, ys = clforge_dtype_size(d->y.type);
+  p->out_t = backward ? &d->x : &d->y;
+  const clforge__softmax_tensor *in = backward ? &d->y : &d->x;
+  const size_t count = d->rows * d->n, os = clforge_dtype_size(p->out_t->type);
   p->nrows = d->rows < CHECKED_ROWS ? d->rows : CHECKED_ROWS;
   for (size_t i = 0; i < p->nrows; ++i) {
     const size_t step = d->rows / p->nrows;
     p->rows[i] = i == p->nrows - 1 ? d->rows - 1 : i * step + i % step;
   }
-  /* logits of a few units: [-1, 1) scaled up by 8 (the scale takes it back) */
-  float *hx = clforge__random_storage(count, CLFORGE_F32, 7);
-  void *sx = malloc(count * clforge_dtype_size(d->x.type)), *row = malloc(d->n * ys);
+  void *sin = NULL, *sdy = NULL, *row = malloc(d->n * os);
   p->want = malloc(p->nrows * d->n * sizeof *p->want);
-  if (!hx || !sx || !row || !p->want) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune softmax: no memory");
-  if (st == CLFORGE_SUCCESS) {
-    for (size_t i = 0; i < count; ++i) hx[i] *= 64.0f;
-    clforge_ref_convert(count, hx, CLFORGE_F32, sx, d->x.type);
-  }
+  st = row && p->want ? make_inputs(p, &sin, &sdy) : clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune %s: no memory", op);
   for (size_t r = 0; st == CLFORGE_SUCCESS && r < p->nrows; ++r) {
     clforge_softmax_desc one = p->desc;
-    one.rows = 1, one.x_offset = p->rows[r] * d->n, one.y_offset = 0;
-    st = clforge_ref_softmax(&one, sx, NULL, row);
-    if (st == CLFORGE_SUCCESS) clforge_ref_convert(d->n, row, d->y.type, p->want + r * d->n, CLFORGE_F32);
+    one.rows = 1, one.x_offset = one.y_offset = one.dy_offset = p->rows[r] * d->n;
+    if (backward) one.x_offset = 0;
+    else one.y_offset = 0;
+    st = backward ? clforge_ref_softmax_backward(&one, sin, sdy, row) : clforge_ref_softmax(&one, sin, NULL, row);
+    if (st == CLFORGE_SUCCESS) clforge_ref_convert(d->n, row, p->out_t->type, p->want + r * d->n, CLFORGE_F32);
   }
   cl_int err = CL_SUCCESS;
   if (st == CLFORGE_SUCCESS) {
-    p->x = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, count * clforge_dtype_size(d->x.type),
-                          sx, &err);
-    if (err == CL_SUCCESS) p->y = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, count * ys, NULL, &err);
+    p->in = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, count * clforge_dtype_size(in->type),
+                           sin, &err);
+    if (err == CL_SUCCESS && backward)
+      p->dy = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             count * clforge_dtype_size(d->dy.type), sdy, &err);
+    if (err == CL_SUCCESS) p->out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, count * os, NULL, &err);
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune softmax: clCreateBuffer");
   }
-  free(hx);
-  free(sx);
+  free(sin);
+  free(sdy);
   free(row);
   if (st != CLFORGE_SUCCESS) {
     softmax_teardown(p);
@@ -113,39 +150,50 @@ static clforge_status softmax_setup(clforge_context ctx, const char *dtypes, con
   return CLFORGE_SUCCESS;
 }
 
+static clforge_status softmax_setup(clforge_context ctx, const char *dtypes, const char *layout, const size_t *shape,
+                                    void **state) {
+  return setup(0, ctx, dtypes, layout, shape, state);
+}
+
+static clforge_status softmax_backward_setup(clforge_context ctx, const char *dtypes, const char *layout,
+                                             const size_t *shape, void **state) {
+  return setup(1, ctx, dtypes, layout, shape, state);
+}
+
 static int softmax_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  (void)f;
+  const int wg = f == &clforge__family_softmax ? SOFTMAX_WG : SMB_WG, vw = f == &clforge__family_softmax ? SOFTMAX_VW : SMB_VW;
   /* more items per row than vectors in it: some would idle */
-  return (size_t)v[SOFTMAX_WG] * (size_t)v[SOFTMAX_VW] <= shape[1];
+  return (size_t)v[wg] * (size_t)v[vw] <= shape[1];
 }
 
 static clforge_status softmax_run(void *state) {
   softmax_problem *p = state;
-  return clforge_softmax(p->ctx, &p->desc, p->x, NULL, p->y, 0, NULL, NULL);
+  return p->backward ? clforge_softmax_backward(p->ctx, &p->desc, p->in, p->dy, p->out, 0, NULL, NULL)
+                     : clforge_softmax(p->ctx, &p->desc, p->in, NULL, p->out, 0, NULL, NULL);
 }
 
 static void softmax_prepare(void *state) {
   softmax_problem *p = state;
   cl_uchar ones = 0xff; /* NaN in every storage type */
-  clEnqueueFillBuffer(p->ctx->queue, p->y, &ones, 1, 0, p->d.rows * p->d.n * clforge_dtype_size(p->d.y.type), 0,
+  clEnqueueFillBuffer(p->ctx->queue, p->out, &ones, 1, 0, p->d.rows * p->d.n * clforge_dtype_size(p->out_t->type), 0,
                       NULL, NULL);
 }
 
 static clforge_status softmax_check(void *state, int corrupt, char *why, size_t why_cap) {
   softmax_problem *p = state;
-  const size_t n = p->d.n, ys = clforge_dtype_size(p->d.y.type);
+  const size_t n = p->d.n, ys = clforge_dtype_size(p->out_t->type);
   unsigned char *raw = malloc(n * ys);
   float *got = malloc(p->nrows * n * sizeof *got);
   clforge_status st = raw && got ? CLFORGE_SUCCESS
-                                 : clforge__fail(p->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune softmax: no memory to check");
+                                 : clforge__fail(p->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune %s: no memory to check", p->d.op);
   for (size_t r = 0; st == CLFORGE_SUCCESS && r < p->nrows; ++r) {
-    st = clforge__read_buffer(p->ctx, p->y, p->rows[r] * n * ys, n * ys, raw);
-    if (st == CLFORGE_SUCCESS) clforge_ref_convert(n, raw, p->d.y.type, got + r * n, CLFORGE_F32);
+    st = clforge__read_buffer(p->ctx, p->out, p->rows[r] * n * ys, n * ys, raw);
+    if (st == CLFORGE_SUCCESS) clforge_ref_convert(n, raw, p->out_t->type, got + r * n, CLFORGE_F32);
   }
   if (st == CLFORGE_SUCCESS && corrupt) got[0] = 12345.0f; /* tests only */
   if (st == CLFORGE_SUCCESS)
-    st = clforge__validate(p->ctx, "tune softmax", CLFORGE_F32, p->nrows * n, got, p->want,
-                           clforge__tolerance_for(p->d.y.type));
+    st = clforge__validate(p->ctx, p->backward ? "tune softmax_backward" : "tune softmax", CLFORGE_F32, p->nrows * n,
+                           got, p->want, clforge__tolerance_for(p->out_t->type));
   if (st != CLFORGE_SUCCESS) snprintf(why, why_cap, "%s", clforge_last_error(p->ctx));
   free(raw);
   free(got);
@@ -154,6 +202,7 @@ static clforge_status softmax_check(void *state, int corrupt, char *why, size_t 
 
 /* Bytes moved at f32 storage: the rate reads as GB/s. */
 static double softmax_flops(const size_t *s) { return (double)s[0] * (double)s[1] * 8.0; }
+static double softmax_backward_flops(const size_t *s) { return (double)s[0] * (double)s[1] * 12.0; }
 
 static int softmax_variant(const char *dtypes, const char *layout, const size_t *shape) {
   (void)dtypes, (void)layout;
@@ -174,6 +223,24 @@ const clforge__tune_op clforge__tune_softmax = {
     .prepare = softmax_prepare,
     .check = softmax_check,
     .flops = softmax_flops,
+    .variant = softmax_variant,
+    .teardown = softmax_teardown,
+};
+
+/* f32 throughout, and bf16 throughout (what mixed-precision training
+ * stores activations and gradients in). */
+const clforge__tune_op clforge__tune_softmax_backward = {
+    .op = "softmax_backward",
+    .dtypes = (const char *const[]){"f32,f32,f32", "bf16,bf16,bf16", NULL},
+    .layouts = (const char *const[]){"rows", NULL},
+    .peer = NULL,
+    .ndims = CLFORGE_SOFTMAX_NDIMS,
+    .setup = softmax_backward_setup,
+    .applicable = softmax_applicable,
+    .run = softmax_run,
+    .prepare = softmax_prepare,
+    .check = softmax_check,
+    .flops = softmax_backward_flops,
     .variant = softmax_variant,
     .teardown = softmax_teardown,
 };

@@ -18,10 +18,12 @@ __all__ = ["Context", "Device", "Error", "InternalError", "InvalidArgumentError"
            "matmul", "paths", "set_default_context"]
 from .conv2d import Conv2dWeights, conv2d  # noqa: E402
 __all__ += ["Conv2dWeights", "conv2d"]
-from .softmax import log_softmax, softmax  # noqa: E402
+from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward  # noqa: E402
 from .attention import scaled_dot_product_attention  # noqa: E402
 from .convert import convert  # noqa: E402
-__all__ += ["log_softmax", "softmax", "scaled_dot_product_attention", "convert"]
+from .loss import cross_entropy  # noqa: E402
+__all__ += ["log_softmax", "log_softmax_backward", "softmax", "softmax_backward", "scaled_dot_product_attention",
+            "convert", "cross_entropy"]
 from .explain import explain  # noqa: E402
 from .tuning import tune  # noqa: E402
 __all__ += ["explain", "tune"]

@@ -64,7 +64,17 @@ class SoftmaxDesc(Structure):
                 ("x_type", c_int), ("y_type", c_int), ("mask_type", c_int),
                 ("x_offset", c_size_t), ("y_offset", c_size_t), ("mask_offset", c_size_t),
                 ("x_stride", c_size_t), ("y_stride", c_size_t), ("mask_stride", c_size_t),
-                ("scale", c_float), ("reserved", c_void_p * 4)]
+                ("scale", c_float), ("dy_type", c_int), ("dy_offset", c_size_t), ("dy_stride", c_size_t),
+                ("reserved", c_void_p * 2)]
+
+
+class CrossEntropyDesc(Structure):
+    _fields_ = [("rows", c_size_t), ("n", c_size_t), ("logits_type", c_int), ("dlogits_type", c_int),
+                ("logits_offset", c_size_t), ("logits_stride", c_size_t),
+                ("dlogits_offset", c_size_t), ("dlogits_stride", c_size_t),
+                ("targets_offset", c_size_t), ("loss_offset", c_size_t), ("grad_scale_offset", c_size_t),
+                ("reduction", c_int), ("label_smoothing", c_float), ("grad_scale", c_float),
+                ("use_ignore_index", c_int), ("ignore_index", c_int32), ("reserved", c_void_p * 4)]
 
 
 class AttentionDesc(Structure):
@@ -128,7 +138,8 @@ class TuneOptions(Structure):
 
 STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice,
-           "clforge_softmax_desc": SoftmaxDesc, "clforge_attention_desc": AttentionDesc,
+           "clforge_softmax_desc": SoftmaxDesc, "clforge_cross_entropy_desc": CrossEntropyDesc,
+           "clforge_attention_desc": AttentionDesc,
            "clforge_attention_buffers": AttentionBuffers, "clforge_attention_choice": AttentionChoice,
            "clforge_device_info": DeviceInfo, "clforge_cache_stats": CacheStats,
            "clforge_tune_event": TuneEvent, "clforge_tune_options": TuneOptions}
@@ -174,6 +185,11 @@ _PROTOTYPES = {
     "clforge_conv2d_explain": (status_t, (c_void_p, POINTER(ConvDesc), POINTER(ConvChoice))),
     "clforge_softmax": (status_t, (c_void_p, POINTER(SoftmaxDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_softmax_explain": (status_t, (c_void_p, POINTER(SoftmaxDesc), POINTER(KernelChoice))),
+    "clforge_softmax_backward": (status_t, (c_void_p, POINTER(SoftmaxDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_softmax_backward_explain": (status_t, (c_void_p, POINTER(SoftmaxDesc), POINTER(KernelChoice))),
+    "clforge_cross_entropy": (status_t, (c_void_p, POINTER(CrossEntropyDesc), cl_mem, cl_mem, cl_mem, cl_mem,
+                                         cl_mem) + _WAIT),
+    "clforge_cross_entropy_explain": (status_t, (c_void_p, POINTER(CrossEntropyDesc), POINTER(KernelChoice))),
     "clforge_attention_algo_name": (c_char_p, (c_int,)),
     "clforge_attention": (status_t, (c_void_p, POINTER(AttentionDesc), cl_mem, cl_mem, cl_mem, cl_mem,
                                      POINTER(AttentionBuffers)) + _WAIT),

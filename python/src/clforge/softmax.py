@@ -142,4 +142,77 @@ def log_softmax(input, dim=-1, *, mask=None, scale=1.0, out=None, ctx=None):
     return _softmax(1, input, int(dim), mask, scale, out, ctx, "log_softmax")
 
 
+def _softmax_backward(kind, grad_output, output, dim, scale, out, ctx, op):
+    with Call(op, (grad_output, output, out), ctx) as call:
+        if tuple(grad_output.shape) != tuple(output.shape):
+            raise ValueError("%s: grad_output's shape %s differs from output's %s"
+                             % (op, tuple(grad_output.shape), tuple(output.shape)))
+        nd = len(output.shape)
+        if nd == 0:
+            raise ValueError("%s: a 0-d output has no axis" % op)
+        if not -nd <= dim < nd:
+            raise IndexError("%s: Dimension out of range (expected to be in range of [%d, %d], but got %d)"
+                             % (op, -nd, nd - 1, dim))
+        dim %= nd
+        if dim != nd - 1:
+            if call.device:
+                raise ValueError("%s: on device arrays, dim must be the last axis; got dim=%d of %d" % (op, dim, nd))
+            if out is not None:
+                call.check_host_out(out, output.shape)
+            g = np.ascontiguousarray(np.moveaxis(np.asarray(grad_output), dim, -1))
+            y = np.ascontiguousarray(np.moveaxis(np.asarray(output), dim, -1))
+            dx = np.moveaxis(_softmax_backward(kind, g, y, -1, scale, None, call.ctx, op), -1, dim)
+            if out is not None:
+                out[...] = dx
+                return out
+            return np.ascontiguousarray(dx)
+        Yo = call.operand(output, "output")
+        G = call.operand(grad_output, "grad_output")
+        rows = []
+        for a, what in ((Yo, "output"), (G, "grad_output")):
+            if a.strides[-1] not in (0, 1) and a.shape[-1] > 1:
+                raise ValueError("%s: %s's last axis must be contiguous (stride %d)" % (op, what, a.strides[-1]))
+            r = collapse_rows(a.shape, a.strides)
+            if r is None:
+                raise ValueError("%s: %s's leading axes do not merge into evenly spaced rows (strides %s)"
+                                 % (op, what, a.strides))
+            rows.append(r)
+        X = call.output(Yo.shape, G.dtype if out is None else out.dtype, out)
+        rx = collapse_rows(X.shape, X.strides)
+        if rx is None or (X.strides[-1] not in (0, 1) and X.shape[-1] > 1):
+            raise ValueError("%s: out's rows are not evenly spaced" % op)
+        n = Yo.shape[-1]
+        d = SoftmaxDesc()
+        d.kind, d.rows, d.n = kind, rows[0][0], n
+        d.y_type, d.dy_type, d.x_type = Yo.code, G.code, X.code
+        d.y_offset, d.dy_offset, d.x_offset = Yo.offset, G.offset, X.offset
+        d.y_stride, d.dy_stride, d.x_stride = rows[0][1] or n, rows[1][1] or n, rx[1] or n
+        d.scale = float(scale)
+        if d.scale == 0.0:
+            raise ValueError("%s: scale 0 would zero the gradient; clforge reads 0 as 1" % op)
+        event = c_void_p()
+        if d.rows == 0 or n == 0:
+            return call.finish(event, X)
+        nw, wl = call.wait_list()
+        check(lib.clforge_softmax_backward(call.handle, byref(d), Yo.buf, G.buf, X.buf, nw, wl, byref(event)),
+              call.handle)
+        return call.finish(event, X)
+
+
+def softmax_backward(grad_output, output, dim=-1, *, scale=1.0, out=None, ctx=None):
+    """The gradient of softmax(scale * x) with respect to x, from its output
+    and the output's gradient (torch's _softmax_backward_data(grad_output,
+    output, dim, ...) times scale): scale * output * (grad_output -
+    sum(output * grad_output)) along ``dim``. The result has grad_output's
+    dtype unless ``out`` says otherwise."""
+    return _softmax_backward(0, grad_output, output, int(dim), scale, out, ctx, "softmax_backward")
+
+
+def log_softmax_backward(grad_output, output, dim=-1, *, scale=1.0, out=None, ctx=None):
+    """The gradient of log_softmax(scale * x): scale * (grad_output -
+    exp(output) * sum(grad_output)) along ``dim`` (torch's
+    _log_softmax_backward_data)."""
+    return _softmax_backward(1, grad_output, output, int(dim), scale, out, ctx, "log_softmax_backward")
+
+
 del as_dtype

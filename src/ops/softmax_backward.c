@@ -1,0 +1,137 @@
+/* clforge_softmax_backward and its explain: argument, buffer and overlap
+ * checks, the softmax_backward family's parameters (tuning file, defaults,
+ * overrides), the launch of cl/softmax_backward.cl and validation mode. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/families.h"
+#include "../kernels/softmax.h"
+#include "../kernels/softmax_backward.h"
+#include "../kernels/softmax_classes.h"
+#include "../program.h"
+#include "../ref/compare.h"
+#include "../validate.h"
+#include "softmax_common.h"
+
+typedef clforge__softmax_plan plan;
+
+/* The family's values for d (tuning key, class, defaults). */
+static clforge_status make_plan(clforge_context ctx, const clforge__softmax *d, plan *p) {
+  return clforge__softmax_plan_make(ctx, d, &clforge__family_softmax_backward, p);
+}
+
+/* dx is y or dy exactly (in place), or shares no byte with either. */
+static clforge_status check_buffers(clforge_context ctx, const clforge__softmax *d, cl_mem y, cl_mem dy, cl_mem dx) {
+  clforge_status st = clforge__softmax_check_tensor(ctx, d, &d->y, y, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = clforge__softmax_check_tensor(ctx, d, &d->dy, dy, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = clforge__softmax_check_tensor(ctx, d, &d->x, dx, CLFORGE_ACCESS_WRITE);
+  if (st == CLFORGE_SUCCESS) st = clforge__softmax_check_alias(ctx, d, &d->x, dx, &d->y, y, 1);
+  if (st == CLFORGE_SUCCESS) st = clforge__softmax_check_alias(ctx, d, &d->x, dx, &d->dy, dy, 1);
+  return st;
+}
+
+static clforge_status get_kernel(clforge_context ctx, const clforge__softmax *d, const plan *p, cl_kernel *k) {
+  const clforge__family *f = &clforge__family_softmax_backward;
+  /* RPI is the host's (the kernel takes the count as its argument rpi);
+   * EXP acts only in log-softmax's gradient: softmax's builds it as 0, so
+   * that both values share one program. */
+  const int log = d->kind == CLFORGE_LOG_SOFTMAX;
+  int v[CLFORGE_MAX_PARAMS];
+  memcpy(v, p->v, sizeof v);
+  if (!log) v[SMB_EXP] = 0;
+  char opts[512];
+  const size_t used = clforge__softmax_params_options(f, v, SMB_RPI, opts, sizeof opts);
+  snprintf(opts + used, sizeof opts - used, " -DY_T=%d -DDY_T=%d -DDX_T=%d -DLOG=%d -DIDX64=%d", (int)d->y.type,
+           (int)d->dy.type, (int)d->x.type, log, d->idx64);
+  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, f->kernel, k);
+  const size_t wgs = (size_t)p->v[SMB_WG] * (size_t)p->v[SMB_RPW];
+  return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, d->op, f->name, opts, wgs) : st;
+}
+
+static clforge_status enqueue(clforge_context ctx, const clforge__softmax *d, const plan *p, cl_kernel k, cl_mem y,
+                              cl_mem dy, cl_mem dx, cl_uint nwait, const cl_event *wait, cl_event *event) {
+  size_t global[2], local[2];
+  cl_uint rpi;
+  clforge__softmax_grid(ctx, d->rows, p->v[SMB_WG], p->v[SMB_RPW], p->v[SMB_RPI], global, local, &rpi);
+  const cl_ulong yo = d->y.offset, ys = d->y.stride, go = d->dy.offset, gs = d->dy.stride;
+  const cl_ulong xo = d->x.offset, xs = d->x.stride, rows = d->rows, n64 = d->n;
+  const cl_uint n32 = (cl_uint)d->n;
+  const float scale = d->scale;
+  cl_uint a = 0;
+  cl_int err = clSetKernelArg(k, a++, sizeof y, &y);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof yo, &yo);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof ys, &ys);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof dy, &dy);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof go, &go);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof gs, &gs);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof dx, &dx);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof xo, &xo);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof xs, &xs);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rows, &rows);
+  if (err == CL_SUCCESS)
+    err = d->idx64 ? clSetKernelArg(k, a++, sizeof n64, &n64) : clSetKernelArg(k, a++, sizeof n32, &n32);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof scale, &scale);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rpi, &rpi);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (softmax_backward)");
+  return clforge__launch(ctx, k, 2, global, local, nwait, wait, event,
+                         "clEnqueueNDRangeKernel (softmax_backward)");
+}
+
+typedef struct {
+  clforge_context ctx;
+  const clforge__softmax *d;
+  const plan *p;
+  cl_kernel k;
+  cl_mem y, dy, dx;
+} launch_args;
+
+static clforge_status launch(void *user, cl_uint nwait, const cl_event *wait, cl_event *event) {
+  const launch_args *a = user;
+  return enqueue(a->ctx, a->d, a->p, a->k, a->y, a->dy, a->dx, nwait, wait, event);
+}
+
+/* host: y, dy, dx */
+static clforge_status reference(const clforge_softmax_desc *desc, int n, void *const *host) {
+  (void)n;
+  return clforge_ref_softmax_backward(desc, host[0], host[1], host[2]);
+}
+
+clforge_status clforge_softmax_backward(clforge_context ctx, const clforge_softmax_desc *desc, cl_mem y, cl_mem dy,
+                                        cl_mem dx, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                        cl_event *event) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "softmax_backward: context is NULL");
+  clforge__clear_error(ctx);
+  if (event) *event = NULL;
+  clforge__softmax d;
+  clforge_status st = clforge__softmax_resolve_backward(ctx, desc, &d);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__check_wait_list(ctx, "softmax_backward", num_events_in_wait_list, event_wait_list);
+  if (st != CLFORGE_SUCCESS) return st;
+  if (!d.rows || !d.n) return clforge__softmax_noop(ctx, &d, num_events_in_wait_list, event_wait_list, event);
+  st = check_buffers(ctx, &d, y, dy, dx);
+  plan p;
+  if (st == CLFORGE_SUCCESS) st = make_plan(ctx, &d, &p);
+  cl_kernel k = NULL;
+  if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, &d, &p, &k); /* built before anything is enqueued */
+  if (st != CLFORGE_SUCCESS) return st;
+
+  const launch_args a = {ctx, &d, &p, k, y, dy, dx};
+  const clforge__softmax_run r = {&d, desc, 3, {&d.y, &d.dy, &d.x}, {y, dy, dx}, launch, reference, (void *)&a};
+  return clforge__softmax_execute(ctx, &r, num_events_in_wait_list, event_wait_list, event);
+}
+
+clforge_status clforge_softmax_backward_explain(clforge_context ctx, const clforge_softmax_desc *desc,
+                                                clforge_kernel_choice *choice) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "softmax_backward_explain: context is NULL");
+  clforge__clear_error(ctx);
+  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax_backward_explain: choice is NULL");
+  clforge__softmax d;
+  clforge_status st = clforge__softmax_resolve_backward(ctx, desc, &d);
+  plan p;
+  if (st == CLFORGE_SUCCESS) st = make_plan(ctx, &d, &p);
+  if (st == CLFORGE_SUCCESS) *choice = p.choice;
+  return st;
+}
