@@ -26,7 +26,8 @@ void clforge_cli_tune_help(FILE *f) {
           "did not reach.\n"
           "\n"
           "Options:\n"
-          "  --op OP             gemm, conv, softmax, softmax_backward, attention or all\n"
+          "  --op OP             gemm, conv, softmax, softmax_backward, cross_entropy,\n"
+          "                      optimizer, attention or all\n"
           "                      (default all)\n"
           "  --budget SECONDS    wall-clock budget for the whole run (default 120)\n"
           "  --shapes LIST       shape classes, comma-separated: GEMM's small, medium,\n"
@@ -34,7 +35,9 @@ void clforge_cli_tune_help(FILE *f) {
           "                      r50_3x3_28, r50_1x1_56, r50_7x7s2, mbv2_dw_112,\n"
           "                      mbv2_1x1_112, alex_11x11s4 (and each with _n1);\n"
           "                      softmax's (and its backward's) attn_2048, attn_512,\n"
-          "                      vocab, short_128;\n"
+          "                      vocab, short_128; cross_entropy's vocab_32000,\n"
+          "                      classes_1000, classes_10; optimizer's tensor_4m,\n"
+          "                      tensor_64k;\n"
           "                      attention's prefill_d64_s512, prefill_d64_s2048,\n"
           "                      prefill_d128_s512, prefill_d128_s2048_gqa,\n"
           "                      decode_sk1024, decode_sk8192, decode_sq8_sk4096\n"
@@ -42,8 +45,9 @@ void clforge_cli_tune_help(FILE *f) {
           "  --dtypes LIST       storage types: f32, f16, bf16 (default all)\n"
           "  --layouts LIST      GEMM: transposes in the row-major view: nn, nt, tn, tt;\n"
           "                      conv: nchw (with KCRS filters), nhwc (with KRSC);\n"
-          "                      attention: bhsd; softmax: rows\n"
-          "                      (default nn,nchw,bhsd,rows; 'all' tunes every case)\n"
+          "                      attention: bhsd; softmax, its backward and\n"
+          "                      cross_entropy: rows; optimizer: adamw, sgd\n"
+          "                      (default nn,nchw,bhsd,rows,adamw; 'all' tunes every case)\n"
           "  --strategy S        auto, exhaustive, random or anneal (default auto:\n"
           "                      exhaustive for small spaces, else random + local search)\n"
           "  --space SPEC        restrict the candidates, e.g. \"gemm:MWG=64|128,VW=8|16\"\n"
@@ -263,8 +267,8 @@ static int parse_number(const char *opt, const char *v, double lo, double hi, do
 
 int clforge_cli_tune(int argc, char **argv) {
   clforge_tune_options o = {0};
-  /* each op's first layout: GEMM without transposes, NCHW convolutions, BHSD attention, softmax rows */
-  o.layouts = "nn,nchw,bhsd,rows";
+  /* each op's first layout: GEMM without transposes, NCHW convolutions, BHSD attention, softmax rows, AdamW */
+  o.layouts = "nn,nchw,bhsd,rows,adamw";
   int quiet = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -725,6 +725,81 @@ CLFORGE_API clforge_status clforge_cross_entropy(clforge_context ctx, const clfo
 CLFORGE_API clforge_status clforge_cross_entropy_explain(clforge_context ctx, const clforge_cross_entropy_desc *desc,
                                                          clforge_kernel_choice *choice);
 
+/* ---------------------------------------------------------------- optimizer */
+/** The training state an optimizer step reads and updates on the device,
+ *  16 bytes in a buffer of the caller's (write it once before training:
+ *  e.g. {65536.0f, 0, 0, 0} for an f16 run with loss scaling, {1, 0, 0, 0}
+ *  otherwise; read it back to see the scale or whether a step was skipped;
+ *  clforge_cross_entropy's grad_scale buffer can be this buffer at the same
+ *  offset, so the loss is scaled by the current scale with no host round trip). */
+typedef struct clforge_train_state {
+  float scale;         /* the loss scale the gradients carry (1 without loss scaling) */
+  int32_t good_steps;  /* steps applied since the scale last changed */
+  int32_t skipped;     /* 1 when the last step found inf/NaN and was skipped, else 0 */
+  int32_t step;        /* steps applied so far (AdamW's bias correction uses step + 1) */
+} clforge_train_state;
+
+typedef enum clforge_optimizer_kind {
+  CLFORGE_OPTIMIZER_SGD = 0,  /* PyTorch's SGD: momentum, dampening, Nesterov, L2 weight decay */
+  CLFORGE_OPTIMIZER_ADAMW = 1 /* PyTorch's AdamW: decoupled weight decay, bias correction */
+} clforge_optimizer_kind;
+
+/** One tensor of a model as an optimizer step sees it. param is the model's
+ *  copy (param_type: f32, f16 or bf16), rewritten from the f32 master weights
+ *  after each step; master may be NULL when param is f32 (it is then the
+ *  master). grad has grad_type. m (SGD's momentum buffer; AdamW's first
+ *  moment) and v (AdamW's second moment) are f32, NULL where the kind does
+ *  not use them (SGD without momentum: m NULL). Offsets count elements of
+ *  each buffer's type. */
+typedef struct clforge_optimizer_tensor {
+  size_t count;
+  cl_mem param, master, grad, m, v;
+  size_t param_offset, master_offset, grad_offset, m_offset, v_offset;
+  clforge_dtype param_type, grad_type; /* 0 = f32 */
+  void *reserved[2];                   /* leave NULL (refused otherwise) */
+} clforge_optimizer_tensor;
+
+/** An optimizer step over many tensors, PyTorch's formulas in f32 on the
+ *  master weights, with the gradients divided by the state's scale first.
+ *  With loss_scaling, every gradient is checked for inf and NaN before any
+ *  tensor is touched: if one is found, no tensor changes, the state's
+ *  skipped becomes 1 and its scale is multiplied by backoff_factor (good
+ *  steps back to 0); otherwise the step is applied, step and good_steps grow
+ *  by one, and after growth_interval good steps the scale is multiplied by
+ *  growth_factor. Nothing waits on the host. Fields left out are 0 and mean:
+ *  SGD without momentum, betas 0.9 and 0.999, eps 1e-8, no weight decay, no
+ *  loss scaling, factors 2 and 0.5, an interval of 2000. lr 0 is refused. */
+typedef struct clforge_optimizer_desc {
+  clforge_optimizer_kind kind;
+  float lr;
+  float momentum, dampening;   /* SGD */
+  int nesterov;                /* SGD: 1 for Nesterov momentum (needs momentum > 0, dampening 0) */
+  float beta1, beta2, eps;     /* AdamW; 0 = 0.9, 0.999, 1e-8 */
+  float weight_decay;          /* SGD: added to the gradient (L2); AdamW: decoupled, lr * wd * p */
+  int loss_scaling;            /* 1: dynamic loss scaling (check, skip, back off, grow) */
+  float growth_factor, backoff_factor; /* 0 = 2, 0.5 */
+  int growth_interval;         /* 0 = 2000 */
+  size_t state_offset;         /* bytes into the state buffer; a multiple of 4 */
+  void *reserved[4];           /* leave NULL (refused otherwise) */
+} clforge_optimizer_desc;
+
+/** One step of `desc` over tensors[0 .. ntensors) (one call, one launch or
+ *  two per tensor, no host round trip), reading and updating the
+ *  clforge_train_state at desc->state_offset of `state`. Everything is
+ *  checked before anything is enqueued: nothing changes on an error.
+ *  Tensors must not share bytes with each other or the state, but for a
+ *  tensor's own param and master (the same buffer elements, f32: allowed). */
+CLFORGE_API clforge_status clforge_optimizer_step(clforge_context ctx, const clforge_optimizer_desc *desc,
+                                                  size_t ntensors, const clforge_optimizer_tensor *tensors,
+                                                  cl_mem state, cl_uint num_events_in_wait_list,
+                                                  const cl_event *event_wait_list, cl_event *event);
+
+/** Which kernel and parameters a step over a tensor of `count` elements
+ *  with these types would use. */
+CLFORGE_API clforge_status clforge_optimizer_explain(clforge_context ctx, const clforge_optimizer_desc *desc,
+                                                     const clforge_optimizer_tensor *tensor,
+                                                     clforge_kernel_choice *choice);
+
 /* ---------------------------------------------------------------- attention */
 /** Where the causal diagonal sits when Sq != Sk. */
 typedef enum clforge_causal {
@@ -874,6 +949,23 @@ CLFORGE_API clforge_status clforge_ref_softmax_backward(const clforge_softmax_de
 CLFORGE_API clforge_status clforge_ref_cross_entropy(const clforge_cross_entropy_desc *desc, const void *logits,
                                                      const int32_t *targets, float *loss, void *dlogits,
                                                      const float *grad_scale);
+
+/** A tensor of clforge_ref_optimizer_step: host arrays, each pointing at
+ *  the tensor's first element (NULL as in clforge_optimizer_tensor). */
+typedef struct clforge_ref_optimizer_tensor {
+  size_t count;
+  void *param;
+  float *master;
+  const void *grad;
+  float *m, *v;
+  clforge_dtype param_type, grad_type;
+} clforge_ref_optimizer_tensor;
+
+/** Reference twin of clforge_optimizer_step (double arithmetic per
+ *  element, stored as the device stores). state is the host copy. */
+CLFORGE_API clforge_status clforge_ref_optimizer_step(const clforge_optimizer_desc *desc, size_t ntensors,
+                                                      const clforge_ref_optimizer_tensor *tensors,
+                                                      clforge_train_state *state);
 
 /** Reference twin of clforge_attention on host arrays (double accumulation,
  *  exact softmax, same semantics); mask, kv_lens, q_lens and lse may be NULL.

@@ -17,6 +17,7 @@ const clforge__family *const clforge__tunable_families[] = {
     &clforge__family_softmax,
     &clforge__family_softmax_backward,
     &clforge__family_cross_entropy,
+    &clforge__family_optimizer,
     &clforge__family_attention_fused,
     &clforge__family_attention_split_kv,
     NULL,
@@ -41,5 +42,6 @@ const clforge__family *const clforge__all_families[] = {
     &clforge__family_softmax,
     &clforge__family_softmax_backward,
     &clforge__family_cross_entropy,
+    &clforge__family_optimizer,
     NULL,
 };

@@ -57,6 +57,8 @@ extern const struct clforge__tune_op clforge__tune_softmax_backward;
 extern const clforge__family clforge__family_softmax_backward; /* src/kernels/softmax_backward.c */
 extern const struct clforge__tune_op clforge__tune_cross_entropy;
 extern const clforge__family clforge__family_cross_entropy; /* src/kernels/cross_entropy.c */
+extern const struct clforge__tune_op clforge__tune_optimizer;
+extern const clforge__family clforge__family_optimizer; /* src/kernels/optimizer.c */
 extern const clforge__family clforge__family_attention_fused;
 
 /* The families the tuner knows, NULL-terminated. */

@@ -1,0 +1,62 @@
+/* Descriptor of the optimizer family (cl/optimizer.cl): work-group size
+ * and elements per work-item, and its shape classes. */
+#include "optimizer.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "families.h"
+
+/* clang-format off */
+const clforge__shape_class clforge__opt_classes[] = {
+    {"tensor_4m", {4u << 20}, 1.0},   /* a 2048 x 2048 weight matrix */
+    {"tensor_64k", {64u << 10}, 0.5}, /* a small layer's weights */
+    {NULL, {0}, 0}};
+/* clang-format on */
+
+const char *clforge__opt_shape_class(size_t count) {
+  const char *best = clforge__opt_classes[0].name;
+  double bd = INFINITY;
+  for (const clforge__shape_class *c = clforge__opt_classes; c->name; ++c) {
+    const double d = fabs(log((double)(count ? count : 1)) - log((double)c->shape[0]));
+    if (d < bd) bd = d, best = c->name;
+  }
+  return best;
+}
+
+static int opt_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if ((size_t)v[OPT_WG] > dev->max_work_group_size) {
+    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[OPT_WG], dev->max_work_group_size);
+    return 0;
+  }
+  return 1;
+}
+
+/* clang-format off */
+const clforge__family clforge__family_optimizer = {
+    .name = "optimizer",
+    .sources = (const char *const[]){"optimizer", NULL},
+    .kernel = "clforge_opt_update",
+    .nparams = OPT_NPARAMS,
+    .params = {
+        [OPT_WG] = {"WG", 8, {1, 4, 8, 16, 32, 64, 128, 256}},
+        [OPT_EPI] = {"EPI", 6, {1, 2, 4, 8, 16, 32}},
+    },
+    /* CPUs: work-groups of 16 items that PoCL runs as one vector loop, a
+     * few elements each; GPUs: 256-item groups, coalesced, 4 each. */
+    /*                                   WG EPI */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {256, 4},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 16},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {256, 4},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {256, 4},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {256, 4},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {128, 4},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {128, 4},
+    },
+    .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
+    .allowed = opt_allowed,
+    .tune = &clforge__tune_optimizer,
+    .classes = clforge__opt_classes,
+};
+/* clang-format on */
