@@ -10,7 +10,9 @@
 //   clforge_ce_reduce  (MEAN, SUM) one work-group adds scratch[1 ..] in a
 //                      fixed order: the same bits every run
 // Family parameters (-D), declared in src/kernels/cross_entropy.c: EXP
-// (clforge's exp), WG (work-items per row), RPW (rows per work-group), VW.
+// (clforge's exp), WG (work-items per row), RPW (rows per work-group), VW;
+// RPI (rows per work-item, one after the other) is the host's: the kernel
+// takes the count as its argument rpi.
 // Problem parameters, set by src/ops/cross_entropy.c: Z_T, DZ_T storage
 // codes; HAS_DZ 1 when dlogits are written; MEAN 1 for the mean's weight.
 // In place (dlogits over logits): every read of a row (the target's logit
@@ -59,71 +61,76 @@ kernel __attribute__((reqd_work_group_size(WG, RPW, 1))) void clforge_cross_entr
     const global z_t *z, const ulong z_off, const ulong z_stride, const global int *targets, const ulong t_off,
     global dz_t *dz, const ulong dz_off, const ulong dz_stride, global float *loss, const ulong loss_off,
     const global uint *count, const global float *gscale, const ulong gs_off, const float g_host, const ulong rows,
-    const uint n, const float smoothing, const int use_ignore, const int ignore) {
+    const uint n, const float smoothing, const int use_ignore, const int ignore, const uint rpi) {
   const int w = get_local_id(0);
-  const ulong row = get_global_id(1);
-  const int here = row < rows; // rows past the end join the barriers, nothing else
-  const uint nv = n / VW, tail = nv * VW, nvr = here ? nv : 0, len = here ? n : 0;
-  const global z_t *zr = z + z_off + (here ? row : 0) * z_stride;
-  const int t = here ? targets[t_off + row] : -1;
-  const int counted = ce_counts(t, use_ignore, ignore), bad = counted && (uint)t >= n;
-  const float zt = counted && !bad ? LOAD1(Z_T, zr, t) : 0.0f;
-
-  floatv mv = (floatv)(-INFINITY), lv = (floatv)0.0f, sv = (floatv)0.0f;
-  float m = -INFINITY, l = 0.0f, zs = 0.0f;
-  for (uint i = w; i < nvr; i += WG) {
-    const floatv v = VLD(Z_T, zr + i * VW);
-    stepv(&mv, &lv, v);
-    sv += v;
-  }
-  for (uint e = tail + w; e < len; e += WG) {
-    const float v = LOAD1(Z_T, zr, e);
-    step1(&m, &l, v);
-    zs += v;
-  }
-  join_lanes(&m, &l, mv, lv);
-  zs += hsum(sv);
 #if WG > 1
   local float red_m[RPW][WG], red_l[RPW][WG];
   local float *rm = red_m[get_local_id(1)], *rl = red_l[get_local_id(1)];
-  group_reduce(rm, rl, 2, &m, &l);
-  group_reduce(rm, NULL, 1, &zs, NULL);
+#endif
+  // rpi rows per item, one after the other (the host's RPI, at most)
+  for (uint kk = 0; kk < rpi; ++kk) {
+    const ulong row = get_global_id(1) * rpi + kk;
+    const int here = row < rows; // rows past the end join the barriers, nothing else
+    const uint nv = n / VW, tail = nv * VW, nvr = here ? nv : 0, len = here ? n : 0;
+    const global z_t *zr = z + z_off + (here ? row : 0) * z_stride;
+    const int t = here ? targets[t_off + row] : -1;
+    const int counted = ce_counts(t, use_ignore, ignore), bad = counted && (uint)t >= n;
+    const float zt = counted && !bad ? LOAD1(Z_T, zr, t) : 0.0f;
+
+    floatv mv = (floatv)(-INFINITY), lv = (floatv)0.0f, sv = (floatv)0.0f;
+    float m = -INFINITY, l = 0.0f, zs = 0.0f;
+    for (uint i = w; i < nvr; i += WG) {
+      const floatv v = VLD(Z_T, zr + i * VW);
+      stepv(&mv, &lv, v);
+      sv += v;
+    }
+    for (uint e = tail + w; e < len; e += WG) {
+      const float v = LOAD1(Z_T, zr, e);
+      step1(&m, &l, v);
+      zs += v;
+    }
+    join_lanes(&m, &l, mv, lv);
+    zs += hsum(sv);
+#if WG > 1
+    group_reduce(rm, rl, 2, &m, &l);
+    group_reduce(rm, NULL, 1, &zs, NULL);
 #if HAS_DZ
-  // Every item read the target's logit above; in place, its owner writes
-  // it below: a global fence orders the two (the reductions fence local
-  // memory only).
-  barrier(CLK_GLOBAL_MEM_FENCE);
+    // Every item read the target's logit above; in place, its owner writes
+    // it below: a global fence orders the two (the reductions fence local
+    // memory only).
+    barrier(CLK_GLOBAL_MEM_FENCE);
 #endif
 #endif
-  const float lse = safe1(m) + log(l); // every logit -inf: -inf
-  const float e1 = 1.0f - smoothing, en = smoothing / (float)n;
-  float row_loss = counted ? lse - e1 * zt - (smoothing > 0.0f ? en * zs : 0.0f) : 0.0f;
-  if (bad) row_loss = NAN;
-  if (here && w == 0 && loss) loss[loss_off + row] = row_loss;
+    const float lse = safe1(m) + log(l); // every logit -inf: -inf
+    const float e1 = 1.0f - smoothing, en = smoothing / (float)n;
+    float row_loss = counted ? lse - e1 * zt - (smoothing > 0.0f ? en * zs : 0.0f) : 0.0f;
+    if (bad) row_loss = NAN;
+    if (here && w == 0 && loss) loss[loss_off + row] = row_loss;
 
 #if HAS_DZ
-  global dz_t *dr = dz + dz_off + (here ? row : 0) * dz_stride;
-  if (!counted) {
-    for (uint i = w; i < nvr; i += WG) VST(DZ_T, (floatv)0.0f, dr + i * VW);
-    for (uint e = tail + w; e < len; e += WG) STORE1(DZ_T, 0.0f, dr, e);
-    return;
-  }
-  const float g = gscale ? gscale[gs_off] : g_host;
+    global dz_t *dr = dz + dz_off + (here ? row : 0) * dz_stride;
+    if (!counted) {
+      for (uint i = w; i < nvr; i += WG) VST(DZ_T, (floatv)0.0f, dr + i * VW);
+      for (uint e = tail + w; e < len; e += WG) STORE1(DZ_T, 0.0f, dr, e);
+      continue;
+    }
+    const float g = gscale ? gscale[gs_off] : g_host;
 #if MEAN
-  const float k = bad ? NAN : g / (float)count[0];
+    const float k = bad ? NAN : g / (float)count[0];
 #else
-  const float k = bad ? NAN : g;
+    const float k = bad ? NAN : g;
 #endif
-  const floatv lsev = (floatv)lse, env = (floatv)en, kv = (floatv)k;
-  for (uint i = w; i < nvr; i += WG)
-    VST(DZ_T, kv * (EXPV(VLD(Z_T, zr + i * VW) - lsev) - env), dr + i * VW);
-  for (uint e = tail + w; e < len; e += WG) STORE1(DZ_T, k * (EXP1(LOAD1(Z_T, zr, e) - lse) - en), dr, e);
-  // The target's element, again by the item that wrote it (from zt, read
-  // before any write: in place, the logit is gone by now).
-  if (!bad && here) {
-    const uint tu = (uint)t;
-    const int owner = tu < tail ? (int)((tu / VW) % WG) : (int)((tu - tail) % WG);
-    if (w == owner) STORE1(DZ_T, k * (EXP1(zt - lse) - en - e1), dr, tu);
+    const floatv lsev = (floatv)lse, env = (floatv)en, kv = (floatv)k;
+    for (uint i = w; i < nvr; i += WG)
+      VST(DZ_T, kv * (EXPV(VLD(Z_T, zr + i * VW) - lsev) - env), dr + i * VW);
+    for (uint e = tail + w; e < len; e += WG) STORE1(DZ_T, k * (EXP1(LOAD1(Z_T, zr, e) - lse) - en), dr, e);
+    // The target's element, again by the item that wrote it (from zt, read
+    // before any write: in place, the logit is gone by now).
+    if (!bad && here) {
+      const uint tu = (uint)t;
+      const int owner = tu < tail ? (int)((tu / VW) % WG) : (int)((tu - tail) % WG);
+      if (w == owner) STORE1(DZ_T, k * (EXP1(zt - lse) - en - e1), dr, tu);
+    }
+#endif
   }
-#endif
 }

@@ -20,17 +20,21 @@
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, P_T) p_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, G_T) g_t;
 
-#define FOR_ELEMENTS(e)                                                                          \
-  const ulong base_ = get_group_id(0) * (ulong)(WG * EPI) + get_local_id(0);                    \
-  for (int k_ = 0; k_ < EPI; ++k_)                                                               \
-    for (ulong e = base_ + (ulong)k_ * WG; e < count; e = count)
+// A work-group's WG * EPI elements start at group * WG * EPI; item l takes
+// l, l + WG, ... (every first element of the items, then every second: the
+// items of a group read adjacent memory at each k).
+#define FIRST_ELEMENT() (get_group_id(0) * (ulong)(WG * EPI) + get_local_id(0))
 
 kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_opt_check(
     const global g_t *g, const ulong g_off, const ulong count, global int *state, const ulong so) {
   int bad = 0;
-  FOR_ELEMENTS(e) {
-    const float v = LOAD1(G_T, g + g_off, e);
-    bad |= isinf(v) || isnan(v);
+  const ulong first = FIRST_ELEMENT();
+  for (int k = 0; k < EPI; ++k) {
+    const ulong e = first + (ulong)k * WG;
+    if (e < count) {
+      const float v = LOAD1(G_T, g + g_off, e);
+      bad |= isinf(v) || isnan(v);
+    }
   }
   if (bad) atomic_or(&state[so + 2], 1);
 }
@@ -47,7 +51,10 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_opt_update(
   const float bc1 = 1.0f - pow(b1, (float)t), bc2s = sqrt(1.0f - pow(b2, (float)t));
   const float step = lr / bc1, decay = 1.0f - lr * wd;
 #endif
-  FOR_ELEMENTS(e) {
+  const ulong first = FIRST_ELEMENT();
+  for (int k = 0; k < EPI; ++k) {
+    const ulong e = first + (ulong)k * WG;
+    if (e >= count) break;
     float gv = LOAD1(G_T, g + g_off, e) * inv;
 #if MASTER
     float w = master[w_off + e];

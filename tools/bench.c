@@ -10,6 +10,7 @@
 #include "gemm_bench.h"
 #include "peak.h"
 #include "softmax_bench.h"
+#include "train_bench.h"
 
 /* The benchmarks, one per op; each parses its own options (argv[0] is the op). */
 static const struct {
@@ -25,6 +26,8 @@ static const struct {
      clforge_bench_attention_main},
     {"softmax", "clforge_softmax's bandwidth: attention scores, vocabulary logits, short rows; f32, f16, bf16",
      clforge_bench_softmax_main},
+    {"train", "cross-entropy (fused vs unfused) and the AdamW step: bandwidth; f32, bf16, f16",
+     clforge_bench_train_main},
     {"peak", "the device's peak multiply-add rate and memory bandwidth (every op's % peak)", clforge_bench_peak_main},
 };
 

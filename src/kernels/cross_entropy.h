@@ -8,8 +8,9 @@
 #include "family.h"
 
 /* EXP: built-in exp (0) or clforge's (1); WG work-items per row; RPW rows
- * per work-group; VW vector width. */
-enum { CE_EXP, CE_WG, CE_RPW, CE_VW, CE_NPARAMS };
+ * per work-group; RPI rows per work-item (at most: the host's, not built
+ * in); VW vector width. */
+enum { CE_EXP, CE_WG, CE_RPW, CE_RPI, CE_VW, CE_NPARAMS };
 
 /* Problem variants: short rows (n <= 512) want several rows per
  * work-group on GPUs, as softmax's do. */

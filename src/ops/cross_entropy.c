@@ -17,6 +17,7 @@
 #include "../validate.h"
 #include "../workspace.h"
 #include "buffer_check.h"
+#include "softmax_common.h"
 
 typedef struct {
   int v[CLFORGE_MAX_PARAMS];
@@ -106,15 +107,19 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__ce *d, c
 
 static clforge_status get_kernels(clforge_context ctx, const clforge__ce *d, const plan *p, int dz, cl_kernel k[3]) {
   const clforge__family *f = &clforge__family_cross_entropy;
+  /* RPI is the host's: every value builds as 1, one program for all */
+  int v[CLFORGE_MAX_PARAMS];
+  memcpy(v, p->v, sizeof v);
+  v[CE_RPI] = 1;
   char more[160];
   snprintf(more, sizeof more, "-DZ_T=%d -DDZ_T=%d -DHAS_DZ=%d -DMEAN=%d", (int)d->logits.type, (int)d->dlogits.type,
            dz, dz && d->reduction == CLFORGE_REDUCTION_MEAN);
-  clforge_status st = clforge__family_kernel(ctx, "cross_entropy", f, f->kernel, p->v, more,
-                                             (size_t)p->v[CE_WG] * (size_t)p->v[CE_RPW], &k[0]);
+  clforge_status st = clforge__family_kernel(ctx, "cross_entropy", f, f->kernel, v, more,
+                                             (size_t)v[CE_WG] * (size_t)v[CE_RPW], &k[0]);
   if (st == CLFORGE_SUCCESS)
-    st = clforge__family_kernel(ctx, "cross_entropy", f, "clforge_ce_count", p->v, more, CLFORGE_CE_RWG, &k[1]);
+    st = clforge__family_kernel(ctx, "cross_entropy", f, "clforge_ce_count", v, more, CLFORGE_CE_RWG, &k[1]);
   if (st == CLFORGE_SUCCESS)
-    st = clforge__family_kernel(ctx, "cross_entropy", f, "clforge_ce_reduce", p->v, more, CLFORGE_CE_RWG, &k[2]);
+    st = clforge__family_kernel(ctx, "cross_entropy", f, "clforge_ce_reduce", v, more, CLFORGE_CE_RWG, &k[2]);
   return st;
 }
 
@@ -151,9 +156,10 @@ static clforge_status enqueue(clforge_context ctx, const clforge__ce *d, const p
     ARG(k[0], a++, t_off), ARG(k[0], a++, b->dlogits), ARG(k[0], a++, dz_off), ARG(k[0], a++, dz_stride);
     ARG(k[0], a++, loss_rows), ARG(k[0], a++, loss_off), ARG(k[0], a++, cnt), ARG(k[0], a++, b->gscale);
     ARG(k[0], a++, gs_off), ARG(k[0], a++, g), ARG(k[0], a++, rows), ARG(k[0], a++, n), ARG(k[0], a++, smoothing);
-    ARG(k[0], a++, use_ignore), ARG(k[0], a++, ignore);
-    const size_t wg = (size_t)p->v[CE_WG], rpw = (size_t)p->v[CE_RPW];
-    const size_t local[2] = {wg, rpw}, global[2] = {wg, (d->rows + rpw - 1) / rpw * rpw};
+    size_t global[2], local[2];
+    cl_uint rpi;
+    clforge__softmax_grid(ctx, d->rows, p->v[CE_WG], p->v[CE_RPW], p->v[CE_RPI], global, local, &rpi);
+    ARG(k[0], a++, use_ignore), ARG(k[0], a++, ignore), ARG(k[0], a++, rpi);
     st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, "clSetKernelArg (cross_entropy)")
                            : clforge__launch(ctx, k[0], 2, global, local, ev[0] ? 1 : nwait, ev[0] ? &ev[0] : wait,
                                              &ev[1], "clEnqueueNDRangeKernel (cross_entropy)");
