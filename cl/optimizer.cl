@@ -104,7 +104,8 @@ kernel void clforge_opt_finish(global int *state, const ulong so, const int scal
   }
   state[so + 3] += 1;
   if (scaling && ++state[so + 1] >= interval) {
-    state[so] = as_int(as_float(state[so]) * growth);
+    const float grown = as_float(state[so]) * growth;
+    if (isfinite(grown)) state[so] = as_int(grown); // an infinite scale would skip every step after it
     state[so + 1] = 0;
   }
 }

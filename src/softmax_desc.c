@@ -70,7 +70,9 @@ static clforge_status resolve(clforge_context ctx, const clforge_softmax_desc *d
     st = tensor(ctx, d, &d->dy, "dy", desc->dy_type, desc->dy_offset, desc->dy_stride, 0);
   if (st != CLFORGE_SUCCESS) return st;
   if (backward) d->x.name = "dx"; /* written through x's fields: messages about the buffer say dx */
-  d->idx64 = d->n > UINT32_MAX;
+  /* 32-bit indices while every index a work-item forms (up to n plus a
+   * group's vectors) stays below 2^32 */
+  d->idx64 = d->n > UINT32_MAX - 256 * 16;
   return CLFORGE_SUCCESS;
 }
 

@@ -22,7 +22,7 @@ typedef struct clforge__softmax {
   float scale;                       /* resolved: 1 when the desc says 0 */
   clforge__softmax_tensor x, y, mask, dy;
   int has_mask;                      /* set from the mask buffer given */
-  int idx64;                         /* a row has 2^32 elements or more */
+  int idx64;                         /* a row's indices may reach 2^32 (64-bit indices in the kernels) */
 } clforge__softmax;
 
 /* Resolve defaults and check enums, reserved fields, the scale, strides

@@ -136,7 +136,9 @@ static clforge_cross_entropy_desc make_desc(const ccase *c) {
   clforge_cross_entropy_desc d = {.rows = c->rows, .n = c->n, .logits_type = c->k.zt, .dlogits_type = c->k.dt,
                                   .logits_offset = c->zo, .logits_stride = c->zgap ? c->n + c->zgap : 0,
                                   .dlogits_offset = c->dzo + GUARD, .dlogits_stride = c->dgap ? c->n + c->dgap : 0,
-                                  .targets_offset = c->to, .loss_offset = c->lo, .grad_scale_offset = c->gbuf ? 3 : 0,
+                                  .targets_offset = c->to, .loss_offset = c->lo,
+                                  /* the scale of a clforge_train_state at byte 16: state_offset / 4 */
+                                  .grad_scale_offset = c->gbuf ? 16 / 4 : 0,
                                   .reduction = c->k.red, .label_smoothing = c->smoothing,
                                   .grad_scale = c->gbuf ? 0.0f : c->gscale, .use_ignore_index = c->ignore,
                                   .ignore_index = 1};
@@ -201,7 +203,8 @@ static int run_case(clforge_context ctx, const ccase *c) {
     if (c->all_ignored) v = -1 - (int32_t)r;
     t[d.targets_offset + r] = v;
   }
-  float lossf[64], gs[4] = {NAN, NAN, NAN, c->gscale};
+  float lossf[64];
+  clforge_train_state gs[2] = {{NAN, 0, 0, 0}, {c->gscale, 0, 0, 7}}; /* the optimizer's state, second of two */
   for (size_t i = 0; i < ltotal && i < 64; ++i) lossf[i] = 777.0f;
   void *hz = malloc(ztotal * zs), *hd = malloc(dtotal * ds);
   clforge_ref_convert(ztotal, zf, CLFORGE_F32, hz, d.logits.type);
@@ -229,7 +232,8 @@ static int run_case(clforge_context ctx, const ccase *c) {
     void *wd = malloc(dtotal * ds), *gd = malloc(dtotal * ds);
     memcpy(wl, big_loss, ltotal * sizeof *wl);
     memcpy(wd, hd, dtotal * ds);
-    CHECK_OK(NULL, clforge_ref_cross_entropy(&desc, c->in_place ? hd : hz, t, wl, bd ? wd : NULL, bg ? gs : NULL));
+    CHECK_OK(NULL, clforge_ref_cross_entropy(&desc, c->in_place ? hd : hz, t, wl, bd ? wd : NULL,
+                                             bg ? &gs[0].scale : NULL));
     tu_read(ctx, bl, 0, ltotal * 4, gl);
     const size_t nl = d.loss_extent - d.loss_offset;
     ok = compare_out(label, "loss", CLFORGE_F32, ltotal, gl, wl, d.loss_offset, 1, nl, nl);

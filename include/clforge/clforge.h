@@ -653,8 +653,9 @@ CLFORGE_API clforge_status clforge_softmax_explain(clforge_context ctx, const cl
  *  per row, f32 arithmetic (PyTorch's _softmax_backward_data and
  *  _log_softmax_backward_data, times the scale). The mask is not read: y
  *  holds it already (a masked element has y = 0, or -inf in log-softmax);
- *  the gradient with respect to an additive mask is dx with scale 1. NaN
- *  in a row's y or dy makes its dx NaN. dx may be dy or y exactly (same
+ *  the gradient with respect to an additive mask is dx with scale 1. A NaN
+ *  in the row's sum (softmax: any y or dy; log-softmax: any dy) makes the
+ *  row's dx NaN; a NaN y of log-softmax only its own dx. dx may be dy or y exactly (same
  *  buffer bytes, dtype and row stride: in place); any other overlap of dx
  *  with y or dy is refused. Checked before anything is enqueued: dx is
  *  untouched by any error. rows or n of 0 is a no-op. */
@@ -715,7 +716,7 @@ typedef struct clforge_cross_entropy_desc {
  *  (NULL: desc.grad_scale). Scratch (rows + 1 floats for MEAN and SUM)
  *  comes from the context. Checked before anything is enqueued: loss and
  *  dlogits are untouched by any error. rows = 0 writes MEAN's NaN or SUM's
- *  0 (nothing for NONE); n = 0 is refused. */
+ *  0 (nothing for NONE); n = 0 with rows > 0 is refused. */
 CLFORGE_API clforge_status clforge_cross_entropy(clforge_context ctx, const clforge_cross_entropy_desc *desc,
                                                  cl_mem logits, cl_mem targets, cl_mem loss, cl_mem dlogits,
                                                  cl_mem grad_scale, cl_uint num_events_in_wait_list,
@@ -729,9 +730,11 @@ CLFORGE_API clforge_status clforge_cross_entropy_explain(clforge_context ctx, co
 /** The training state an optimizer step reads and updates on the device,
  *  16 bytes in a buffer of the caller's (write it once before training:
  *  e.g. {65536.0f, 0, 0, 0} for an f16 run with loss scaling, {1, 0, 0, 0}
- *  otherwise; read it back to see the scale or whether a step was skipped;
- *  clforge_cross_entropy's grad_scale buffer can be this buffer at the same
- *  offset, so the loss is scaled by the current scale with no host round trip). */
+ *  otherwise; the scale must be positive and finite; read it back to see
+ *  the scale or whether a step was skipped). clforge_cross_entropy's
+ *  grad_scale buffer can be this buffer, with grad_scale_offset =
+ *  state_offset / 4 (an f32 index where state_offset counts bytes): the
+ *  loss is then scaled by the current scale with no host round trip. */
 typedef struct clforge_train_state {
   float scale;         /* the loss scale the gradients carry (1 without loss scaling) */
   int32_t good_steps;  /* steps applied since the scale last changed */
@@ -768,7 +771,10 @@ typedef struct clforge_optimizer_tensor {
  *  by one, and after growth_interval good steps the scale is multiplied by
  *  growth_factor. Nothing waits on the host. Fields left out are 0 and mean:
  *  SGD without momentum, betas 0.9 and 0.999, eps 1e-8, no weight decay, no
- *  loss scaling, factors 2 and 0.5, an interval of 2000. lr 0 is refused. */
+ *  loss scaling, factors 2 and 0.5, an interval of 2000 (so a beta or eps
+ *  of exactly 0 cannot be asked for: give 1e-30). lr 0 is refused. The
+ *  scale grows only to a finite value. m and v start at zero (the first
+ *  SGD step sets the momentum buffer to the gradient, as PyTorch). */
 typedef struct clforge_optimizer_desc {
   clforge_optimizer_kind kind;
   float lr;
@@ -786,9 +792,12 @@ typedef struct clforge_optimizer_desc {
 /** One step of `desc` over tensors[0 .. ntensors) (one call, one launch or
  *  two per tensor, no host round trip), reading and updating the
  *  clforge_train_state at desc->state_offset of `state`. Everything is
- *  checked before anything is enqueued: nothing changes on an error.
- *  Tensors must not share bytes with each other or the state, but for a
- *  tensor's own param and master (the same buffer elements, f32: allowed). */
+ *  checked and every kernel built before anything is enqueued: nothing
+ *  changes on an error reported then (an enqueue refused by the driver
+ *  part way can leave a partial step). No written buffer (params,
+ *  masters, moments) may share bytes with another tensor's buffers or the
+ *  state, but for a tensor's own param and master (the same elements, f32:
+ *  allowed); gradients may share bytes with each other. */
 CLFORGE_API clforge_status clforge_optimizer_step(clforge_context ctx, const clforge_optimizer_desc *desc,
                                                   size_t ntensors, const clforge_optimizer_tensor *tensors,
                                                   cl_mem state, cl_uint num_events_in_wait_list,

@@ -176,9 +176,10 @@ static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t
   clforge_status st = CLFORGE_SUCCESS;
   for (size_t i = 0; d->loss_scaling && i < n && st == CLFORGE_SUCCESS; ++i) {
     if (!ts[i].count) continue;
-    cl_kernel k;
+    cl_kernel k = NULL;
     st = get_kernel(ctx, d, &r[i], &plans[i], "clforge_opt_check", &k);
     const cl_ulong g_off = ts[i].grad_offset, count = ts[i].count;
+    if (st != CLFORGE_SUCCESS) break;
     ARG(k, 0, ts[i].grad), ARG(k, 1, g_off), ARG(k, 2, count), ARG(k, 3, state), ARG(k, 4, so);
     if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clSetKernelArg (optimizer check)");
     if (st == CLFORGE_SUCCESS)
@@ -190,8 +191,9 @@ static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t
   for (size_t i = 0; i < n && st == CLFORGE_SUCCESS; ++i) {
     const clforge_optimizer_tensor *t = &ts[i];
     if (!t->count) continue;
-    cl_kernel k;
+    cl_kernel k = NULL;
     st = get_kernel(ctx, d, &r[i], &plans[i], "clforge_opt_update", &k);
+    if (st != CLFORGE_SUCCESS) break;
     const cl_ulong p_off = t->param_offset, w_off = t->master_offset, g_off = t->grad_offset, m_off = t->m_offset;
     const cl_ulong v_off = t->v_offset, count = t->count;
     const cl_mem master = r[i].has_master ? t->master : NULL, m = r[i].has_m ? t->m : NULL, v = r[i].has_v ? t->v : NULL;
@@ -207,7 +209,7 @@ static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t
   }
   if (st == CLFORGE_SUCCESS) {
     /* the finish kernel from the first tensor's program (no build of its own) */
-    cl_kernel k;
+    cl_kernel k = NULL;
     plan p0;
     clforge__opt_tensor r0 = {CLFORGE_F32, CLFORGE_F32, 0, 0, 0};
     if (n) p0 = plans[0], r0 = r[0];
@@ -215,7 +217,8 @@ static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t
     if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, d, &r0, &p0, "clforge_opt_finish", &k);
     const cl_int scaling = d->loss_scaling, interval = d->growth_interval;
     const float growth = d->growth_factor, backoff = d->backoff_factor;
-    ARG(k, 0, state), ARG(k, 1, so), ARG(k, 2, scaling), ARG(k, 3, growth), ARG(k, 4, backoff), ARG(k, 5, interval);
+    if (st == CLFORGE_SUCCESS)
+      ARG(k, 0, state), ARG(k, 1, so), ARG(k, 2, scaling), ARG(k, 3, growth), ARG(k, 4, backoff), ARG(k, 5, interval);
     if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clSetKernelArg (optimizer finish)");
     if (st == CLFORGE_SUCCESS) {
       /* one work-item; the program's work-group size does not bind this kernel */

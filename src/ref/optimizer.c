@@ -64,7 +64,8 @@ clforge_status clforge_ref_optimizer_step(const clforge_optimizer_desc *desc, si
   }
   state->step += 1;
   if (d.loss_scaling && ++state->good_steps >= d.growth_interval) {
-    state->scale = (float)((double)state->scale * d.growth_factor);
+    const float grown = (float)((double)state->scale * d.growth_factor);
+    if (isfinite(grown)) state->scale = grown;
     state->good_steps = 0;
   }
   return CLFORGE_SUCCESS;

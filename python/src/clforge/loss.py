@@ -53,6 +53,10 @@ def cross_entropy(input, target, *, ignore_index=-100, reduction="mean", label_s
         d.logits_type, d.logits_offset, d.logits_stride = X.code, X.offset, X.strides[0] or n
         d.reduction = _REDUCTIONS[reduction]
         d.label_smoothing = float(label_smoothing)
+        if not -2**31 <= int(ignore_index) < 2**31:
+            raise ValueError("%s: ignore_index %d does not fit int32" % (op, ignore_index))
+        if grad_out is not None and not return_grad:
+            raise ValueError("%s: grad_out is given but return_grad is False" % op)
         d.use_ignore_index, d.ignore_index = 1, int(ignore_index)
         d.grad_scale = float(grad_scale)
         if d.grad_scale == 0.0:
