@@ -19,6 +19,7 @@
 #include "data.h"
 #include "report.h"
 #include "session.h"
+#include "softmax_peers.h"
 #include "stats.h"
 #include "table.h"
 #include "timer.h"
@@ -79,6 +80,7 @@ void clforge_bench_softmax_help(FILE *f) {
           "  --warmup N        untimed runs first, at least 1 (default %d)\n"
           "  --quick           tiny shapes, %d runs: checks the harness in a second\n"
           "  --no-peak         do not measure the device's peak first (no %% bw)\n"
+          "  --no-peers        do not run oneDNN's softmax beside it (f32 rows)\n"
           "  --json            one JSON object per line per row, nothing else on stdout\n"
           "  -h, --help        show this help\n"
           "\n"
@@ -89,6 +91,10 @@ void clforge_bench_softmax_help(FILE *f) {
           "device's streaming bandwidth ('clforge bench peak'). In place (backward: dx\n"
           "over dy), each run works on the previous run's output: the same work; the\n"
           "check starts from the inputs again.\n"
+          "oneDNN ms and x (f32 rows, when the benchmark was built with oneDNN): oneDNN's\n"
+          "softmax v2 (forward, or backward from y and dy) on the host CPU on the same values,\n"
+          "its result checked against clforge's, median of as many runs; x = its median /\n"
+          "clforge's (above 1: clforge is faster).\n"
           "\n"
           "The device is CLFORGE_DEVICE's choice (see 'clforge info'). Validation mode is\n"
           "off while timing. Exit status: 0 success, 1 a row failed or was wrong, or no\n"
@@ -142,7 +148,8 @@ static int sm_option(clforge_bench_cli *cli, int argc, char **argv, int *a, void
 
 static int parse_options(int argc, char **argv, sm_options *o) {
   o->cli = clforge_bench_cli_for("softmax", clforge_bench_softmax_help,
-                                 CLFORGE_BENCH_OPT_TIMED | CLFORGE_BENCH_OPT_QUICK, DEFAULT_RUNS, DEFAULT_WARMUP);
+                                 CLFORGE_BENCH_OPT_TIMED | CLFORGE_BENCH_OPT_QUICK | CLFORGE_BENCH_OPT_PEERS,
+                                 DEFAULT_RUNS, DEFAULT_WARMUP);
   int rc = clforge_bench_cli_parse(&o->cli, argc, argv, sm_option, o);
   if (rc >= 0) return rc;
   const int quick = o->cli.quick;
@@ -173,6 +180,8 @@ typedef struct {
   int ok;
   char error[512];
   double median_ms, p95_ms, gbps, bytes;
+  double onednn_ms;      /* the peer's median (f32 rows), 0 when it did not run */
+  char onednn_note[200]; /* why it did not run, or its error */
   const char *timer;
   char timer_note[160];
 } sm_row;
@@ -270,6 +279,48 @@ static int check(sm_case *c, char *why, size_t cap) {
   return rc;
 }
 
+static void onednn_run(void *user) { clforge_bench_onednn_softmax_run(user); }
+
+/* oneDNN's softmax (f32 rows) on the same inputs, its output against
+ * clforge's, then timed on the host. */
+static void onednn_peer(bench_env *env, sm_case *c, sm_row *r) {
+  if (!env->o->cli.peers) return;
+  if (c->desc.y_type != CLFORGE_F32) {
+    snprintf(r->onednn_note, sizeof r->onednn_note, "oneDNN: f32 rows only");
+    return;
+  }
+  clforge_bench_onednn_softmax *p = NULL;
+  const size_t n = c->elems;
+  float *ours = malloc(n * sizeof *ours);
+  if (!ours || clforge_bench_onednn_softmax_create(c->desc.rows, c->desc.n, c->desc.kind == CLFORGE_LOG_SOFTMAX,
+                                                   c->backward, c->x_raw, c->dy_raw, &p, r->onednn_note,
+                                                   sizeof r->onednn_note)) {
+    free(ours);
+    return;
+  }
+  clforge_bench_timing t;
+  memset(&t, 0, sizeof t);
+  if (clforge_bench_onednn_softmax_run(p) ||
+      clEnqueueReadBuffer(env->s.queue, c->y, CL_TRUE, 0, n * sizeof *ours, ours, 0, NULL, NULL) != CL_SUCCESS) {
+    snprintf(r->onednn_note, sizeof r->onednn_note, "oneDNN: the run or the read of ours failed");
+  } else {
+    const float *theirs = clforge_bench_onednn_softmax_result(p);
+    double worst = 0, big = 0;
+    for (size_t i = 0; i < n; ++i) big = fmax(big, fabs(theirs[i]));
+    for (size_t i = 0; i < n && worst <= 1e-4; ++i)
+      if (isfinite(theirs[i]) || isfinite(ours[i])) worst = fmax(worst, fabs(theirs[i] - ours[i]) / (big + 1e-30));
+    if (worst > 1e-4)
+      snprintf(r->onednn_note, sizeof r->onednn_note, "oneDNN's result differs from ours (%.3g of the largest)", worst);
+    else if (clforge_bench_time_host(onednn_run, p, env->o->cli.warmup, env->o->cli.runs, &t) == 0) {
+      clforge_bench_stats st;
+      if (!clforge_bench_summarize(t.seconds, (size_t)t.runs, &st)) r->onednn_ms = st.median * 1e3;
+    }
+  }
+  clforge_bench_timing_free(&t);
+  clforge_bench_onednn_softmax_destroy(p);
+  free(ours);
+}
+
 static void measure(bench_env *env, const sm_shape *s, clforge_dtype dt, int inplace, sm_row *r) {
   const sm_options *o = env->o;
   sm_case c;
@@ -361,6 +412,7 @@ static void measure(bench_env *env, const sm_shape *s, clforge_dtype dt, int inp
     goto done;
   }
   if (check(&c, r->error, sizeof r->error) == 0) r->ok = 1;
+  if (r->ok) onednn_peer(env, &c, r);
 done:
   if (c.x) clReleaseMemObject(c.x);
   if (c.dy) clReleaseMemObject(c.dy);
@@ -379,6 +431,8 @@ static void table_columns(bench_env *env) {
   clforge_bench_table_column(t, "in place", 8, 1);
   clforge_bench_table_result_columns(t, 0);
   clforge_bench_table_column(t, "% bw", 6, 0); /* "-" without a peak */
+  clforge_bench_table_column(t, "oneDNN ms", 10, 0);
+  clforge_bench_table_column(t, "x", 5, 0);
   clforge_bench_table_column(t, "kernel (parameters)", 0, 1);
 }
 
@@ -406,6 +460,9 @@ static void emit(bench_env *env, const sm_row *r) {
     char note[640];
     if (r->ok && clforge_bench_peak_note(&env->s.peak, 0, r->gbps, r->bytes, note, sizeof note))
       cJSON_AddStringToObject(o, "peak_note", note);
+    clforge_bench_json_number(o, "onednn_ms", r->ok && r->onednn_ms > 0, r->onednn_ms);
+    clforge_bench_json_number(o, "vs_onednn", r->ok && r->onednn_ms > 0, r->onednn_ms / r->median_ms);
+    if (r->onednn_note[0]) cJSON_AddStringToObject(o, "onednn_note", r->onednn_note);
     clforge_bench_json_run(o, env->o->cli.runs, env->o->cli.warmup, r->ok ? r->timer : NULL, NULL, env->s.device);
     if (!r->ok) cJSON_AddStringToObject(o, "error", r->error[0] ? r->error : "failed");
     clforge_bench_json_line(stdout, o);
@@ -419,10 +476,17 @@ static void emit(bench_env *env, const sm_row *r) {
   clforge_bench_table_cell(t, r->inplace ? "yes" : "no");
   if (!r->ok) {
     snprintf(note, sizeof note, "%zux%zu %s: %s", r->s.rows, r->s.n, clforge_dtype_name(r->dtype), r->error);
-    clforge_bench_table_status(t, 4, "error", note);
+    clforge_bench_table_status(t, 6, "error", note);
   } else {
     clforge_bench_table_results(t, r->median_ms, r->p95_ms, r->timer, r->timer_note, 0, 0, r->gbps);
     clforge_bench_table_peak_cells(t, &env->s.peak, 0, 0, r->gbps, r->bytes);
+    if (r->onednn_ms > 0) {
+      clforge_bench_table_cellf(t, "%.4g", r->onednn_ms);
+      clforge_bench_table_cellf(t, "%.2f", r->onednn_ms / r->median_ms);
+    } else {
+      clforge_bench_table_cell(t, "-");
+      clforge_bench_table_cell(t, "-");
+    }
   }
   clforge_bench_table_cell(t, r->kernel);
   clforge_bench_table_end_row(t);

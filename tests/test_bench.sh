@@ -607,6 +607,9 @@ run "$BIN" bench softmax --pass bwd --shapes 7x300,2x1000 --dtype f32,bf16 --inp
 check "bench softmax --pass bwd: 8 rows checked against the reference, the backward family, 3 tensors' bytes" \
   '[ $rc -eq 0 ] && [ "$(grep -c "\"pass\":\"bwd\".*\"status\":\"ok\"" "$OUT")" -eq 8 ] &&
    grep -q "\"kernel\":\"softmax_backward " "$OUT" && grep -q "\"bytes\":25200[,}]" "$OUT"'
+check "bench softmax --pass bwd: oneDNN's backward beside each f32 row (timed, or why not)" \
+  '[ "$(grep "\"dtype\":\"f32\"" "$OUT" | grep -c "\"vs_onednn\":[0-9]\|\"onednn_note\":\"n/a")" -eq 4 ] &&
+   [ "$(grep "\"dtype\":\"bf16\"" "$OUT" | grep -c "\"vs_onednn\":[0-9]")" -eq 0 ]'
 
 run no_icd bench attention --quick --json
 check "no device: bench attention exits 1, nothing on stdout, a message on stderr" \
