@@ -60,3 +60,46 @@ def test_refusals(rng):
         clforge.cross_entropy(z, np.zeros(3, np.int32))
     with pytest.raises(ValueError, match=r"\(N, C\)"):
         clforge.cross_entropy(rand(rng, (2, 3, 4)), np.zeros(2, np.int32))
+
+
+def test_adamw_against_float64(rng, cl_queue, cla):
+    """clforge.optim.AdamW over f32 and f16 parameters (f32 masters) for three
+    steps against torch's AdamW written out in float64."""
+    ps = [rand(rng, (5, 7)), rand(rng, (9,), np.float16)]
+    params = [cla.to_device(cl_queue, p.copy()) for p in ps]
+    opt = clforge.optim.AdamW(params, lr=1e-2, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1)
+    w = [p.astype(np.float64) for p in ps]
+    m = [np.zeros_like(x) for x in w]
+    v = [np.zeros_like(x) for x in w]
+    for k in range(1, 4):
+        gs = [rand(rng, p.shape, p.dtype) for p in ps]
+        opt.step([cla.to_device(cl_queue, g) for g in gs])
+        for i, g in enumerate(gs):
+            g = g.astype(np.float64)
+            w[i] *= 1 - 1e-2 * 0.1
+            m[i] = 0.8 * m[i] + 0.2 * g
+            v[i] = 0.99 * v[i] + 0.01 * g * g
+            w[i] -= 1e-2 * (m[i] / (1 - 0.8 ** k)) / (np.sqrt(v[i] / (1 - 0.99 ** k)) + 1e-6)
+    assert_close(params[0].get(), w[0], np.float32, "f32 params", factor=4)
+    assert_close(params[1].get(), w[1], np.float16, "f16 params", factor=2)
+    assert opt.state == {"scale": 1.0, "good_steps": 0, "skipped": False, "step": 3}
+
+
+def test_sgd_loss_scaling_skips_a_poisoned_step(rng, cl_queue, cla):
+    p0 = rand(rng, (33,), np.float16)
+    params = [cla.to_device(cl_queue, p0.copy())]
+    opt = clforge.optim.SGD(params, lr=0.1, momentum=0.9, loss_scale=1024.0, growth_interval=2)
+    g = (rand(rng, (33,)) * 1024).astype(np.float16)
+    g[5] = np.inf
+    opt.step([cla.to_device(cl_queue, g)])
+    assert (params[0].get() == p0).all(), "a step with inf changed the parameters"
+    assert opt.state == {"scale": 512.0, "good_steps": 0, "skipped": True, "step": 0}
+    g[5] = 1.0
+    opt.step([cla.to_device(cl_queue, g)])
+    want = p0.astype(np.float64) - 0.1 * g.astype(np.float64) / 512  # the first step: buf = grad
+    assert_close(params[0].get(), want, np.float16, "after the skip")
+    assert opt.state["step"] == 1 and not opt.state["skipped"]
+    with pytest.raises(ValueError, match="gradients"):
+        opt.step([])
+    with pytest.raises(TypeError, match="pyopencl"):
+        clforge.optim.SGD([np.zeros(3, np.float32)], lr=0.1)

@@ -22,8 +22,9 @@ from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backwar
 from .attention import scaled_dot_product_attention  # noqa: E402
 from .convert import convert  # noqa: E402
 from .loss import cross_entropy  # noqa: E402
+from . import optim  # noqa: E402  (clforge.optim.AdamW, clforge.optim.SGD)
 __all__ += ["log_softmax", "log_softmax_backward", "softmax", "softmax_backward", "scaled_dot_product_attention",
-            "convert", "cross_entropy"]
+            "convert", "cross_entropy", "optim"]
 from .explain import explain  # noqa: E402
 from .tuning import tune  # noqa: E402
 __all__ += ["explain", "tune"]

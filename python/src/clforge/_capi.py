@@ -77,6 +77,21 @@ class CrossEntropyDesc(Structure):
                 ("use_ignore_index", c_int), ("ignore_index", c_int32), ("reserved", c_void_p * 4)]
 
 
+class OptimizerTensor(Structure):
+    _fields_ = [("count", c_size_t), ("param", c_void_p), ("master", c_void_p), ("grad", c_void_p),
+                ("m", c_void_p), ("v", c_void_p), ("param_offset", c_size_t), ("master_offset", c_size_t),
+                ("grad_offset", c_size_t), ("m_offset", c_size_t), ("v_offset", c_size_t),
+                ("param_type", c_int), ("grad_type", c_int), ("reserved", c_void_p * 2)]
+
+
+class OptimizerDesc(Structure):
+    _fields_ = [("kind", c_int), ("lr", c_float), ("momentum", c_float), ("dampening", c_float),
+                ("nesterov", c_int), ("beta1", c_float), ("beta2", c_float), ("eps", c_float),
+                ("weight_decay", c_float), ("loss_scaling", c_int), ("growth_factor", c_float),
+                ("backoff_factor", c_float), ("growth_interval", c_int), ("state_offset", c_size_t),
+                ("reserved", c_void_p * 4)]
+
+
 class AttentionDesc(Structure):
     _fields_ = [("kind", c_int), ("batch", c_size_t), ("heads_q", c_size_t), ("heads_kv", c_size_t),
                 ("seq_q", c_size_t), ("seq_kv", c_size_t), ("head_dim", c_size_t), ("head_dim_v", c_size_t),
@@ -139,6 +154,7 @@ class TuneOptions(Structure):
 STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice,
            "clforge_softmax_desc": SoftmaxDesc, "clforge_cross_entropy_desc": CrossEntropyDesc,
+           "clforge_optimizer_tensor": OptimizerTensor, "clforge_optimizer_desc": OptimizerDesc,
            "clforge_attention_desc": AttentionDesc,
            "clforge_attention_buffers": AttentionBuffers, "clforge_attention_choice": AttentionChoice,
            "clforge_device_info": DeviceInfo, "clforge_cache_stats": CacheStats,
@@ -190,6 +206,8 @@ _PROTOTYPES = {
     "clforge_cross_entropy": (status_t, (c_void_p, POINTER(CrossEntropyDesc), cl_mem, cl_mem, cl_mem, cl_mem,
                                          cl_mem) + _WAIT),
     "clforge_cross_entropy_explain": (status_t, (c_void_p, POINTER(CrossEntropyDesc), POINTER(KernelChoice))),
+    "clforge_optimizer_step": (status_t, (c_void_p, POINTER(OptimizerDesc), c_size_t, POINTER(OptimizerTensor),
+                                          cl_mem) + _WAIT),
     "clforge_attention_algo_name": (c_char_p, (c_int,)),
     "clforge_attention": (status_t, (c_void_p, POINTER(AttentionDesc), cl_mem, cl_mem, cl_mem, cl_mem,
                                      POINTER(AttentionBuffers)) + _WAIT),
