@@ -57,25 +57,16 @@ static void get(clforge_context ctx, cl_mem b, size_t off, float *f, size_t n, c
   free(s);
 }
 
-/* A buffer of `bytes`, zeros written over all of it (see put). */
-static cl_mem zeroed(clforge_context ctx, size_t bytes) {
-  cl_mem b = tu_buffer(ctx, bytes);
-  void *z = calloc(1, bytes);
-  tu_write(ctx, b, 0, bytes, z);
-  free(z);
-  return b;
-}
-
 static void make(clforge_context ctx, tensor *t, size_t count, size_t off, clforge_dtype pt, clforge_dtype gt,
                  int master, cl_mem shared) {
   memset(t, 0, sizeof *t);
   t->count = count, t->off = off, t->pt = pt, t->gt = gt, t->master = master;
   const size_t total = off + count + 3;
-  t->param = shared ? shared : zeroed(ctx, total * clforge_dtype_size(pt));
+  t->param = shared ? shared : tu_buffer(ctx, total * clforge_dtype_size(pt));
   if (shared) clRetainMemObject(shared);
-  t->grad = zeroed(ctx, total * clforge_dtype_size(gt));
-  t->m = zeroed(ctx, total * 4), t->v = zeroed(ctx, total * 4);
-  if (master) t->mst = zeroed(ctx, total * 4);
+  t->grad = tu_buffer(ctx, total * clforge_dtype_size(gt));
+  t->m = tu_buffer(ctx, total * 4), t->v = tu_buffer(ctx, total * 4);
+  if (master) t->mst = tu_buffer(ctx, total * 4);
   t->w = calloc(count + 1, sizeof *t->w), t->mm = calloc(count + 1, sizeof *t->mm);
   t->vv = calloc(count + 1, sizeof *t->vv), t->g = calloc(count + 1, sizeof *t->g);
   float *f = calloc(count + 1, sizeof *f), *zero = calloc(count + 1, sizeof *zero);
@@ -181,7 +172,7 @@ static void against_f64(clforge_context ctx, const clforge_optimizer_desc *desc,
   enum { NT = 4 };
   tensor t[NT];
   const size_t n0 = small ? 37 : 1000, n1 = small ? 5 : 333;
-  cl_mem shared = zeroed(ctx, (n0 + n1 + 16) * 4);
+  cl_mem shared = tu_buffer(ctx, (n0 + n1 + 16) * 4);
   make(ctx, &t[0], n0, 0, CLFORGE_F16, CLFORGE_F16, 1, NULL);
   make(ctx, &t[1], n1, 2, CLFORGE_F32, CLFORGE_F32, 0, shared);        /* f32 params: their own master */
   make(ctx, &t[2], small ? 3 : 17, n1 + 7, CLFORGE_F32, CLFORGE_BF16, 0, shared); /* the same buffer, after it */

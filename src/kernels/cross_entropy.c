@@ -21,20 +21,15 @@ const char *clforge__ce_shape_class(size_t rows, size_t n) {
   return clforge__row_class(clforge__ce_classes, n);
 }
 
+/* two floats per work-item (the running max and sum); the count's and the
+ * sum's work-group of RWG */
 static int ce_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
-  const size_t wgs = (size_t)v[CE_WG] * (size_t)v[CE_RPW];
-  if (wgs > dev->max_work_group_size || CLFORGE_CE_RWG > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of WG*RPW = %zu (or the reduction's %d) exceeds the device's %zu", wgs,
-                 CLFORGE_CE_RWG, dev->max_work_group_size);
+  if (CLFORGE_CE_RWG > dev->max_work_group_size) {
+    CLFORGE__WHY(why, why_cap, "the reduction's work-group of %d exceeds the device's %zu", CLFORGE_CE_RWG,
+                 dev->max_work_group_size);
     return 0;
   }
-  const size_t local = v[CE_WG] > 1 ? wgs * 2 * sizeof(float) : 0;
-  if (local > dev->local_mem_bytes) {
-    CLFORGE__WHY(why, why_cap, "%zu bytes of local memory exceed the device's %llu", local,
-                 (unsigned long long)dev->local_mem_bytes);
-    return 0;
-  }
-  return 1;
+  return clforge__row_allowed(v, dev, 2, why, why_cap);
 }
 
 /* clang-format off */
@@ -64,18 +59,7 @@ const clforge__family clforge__family_cross_entropy = {
         [CLFORGE_DEVICE_CLASS_MALI]      = {0, 64, 1, 1, 4},
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 128, 1, 1, 4},
     },
-    .overrides = (const clforge__default_override[]){
-        {CLFORGE_DEVICE_CLASS_NVIDIA, CE_VAR_SHORT, CE_VAR_SHORT, CE_WG, 32},
-        {CLFORGE_DEVICE_CLASS_NVIDIA, CE_VAR_SHORT, CE_VAR_SHORT, CE_RPW, 4},
-        {CLFORGE_DEVICE_CLASS_AMD, CE_VAR_SHORT, CE_VAR_SHORT, CE_WG, 64},
-        {CLFORGE_DEVICE_CLASS_AMD, CE_VAR_SHORT, CE_VAR_SHORT, CE_RPW, 4},
-        {CLFORGE_DEVICE_CLASS_INTEL_GPU, CE_VAR_SHORT, CE_VAR_SHORT, CE_WG, 16},
-        {CLFORGE_DEVICE_CLASS_INTEL_GPU, CE_VAR_SHORT, CE_VAR_SHORT, CE_RPW, 8},
-        {CLFORGE_DEVICE_CLASS_MALI, CE_VAR_SHORT, CE_VAR_SHORT, CE_WG, 16},
-        {CLFORGE_DEVICE_CLASS_MALI, CE_VAR_SHORT, CE_VAR_SHORT, CE_RPW, 4},
-        {CLFORGE_DEVICE_CLASS_ADRENO, CE_VAR_SHORT, CE_VAR_SHORT, CE_WG, 32},
-        {CLFORGE_DEVICE_CLASS_ADRENO, CE_VAR_SHORT, CE_VAR_SHORT, CE_RPW, 4},
-        {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
+    .overrides = clforge__row_short_overrides,
     .allowed = ce_allowed,
     .tune = &clforge__tune_cross_entropy,
     .classes = clforge__ce_classes,

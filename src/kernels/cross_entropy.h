@@ -6,15 +6,19 @@
 #include <stddef.h>
 
 #include "family.h"
+#include "softmax.h"
+#include "softmax_backward.h"
 
 /* EXP: built-in exp (0) or clforge's (1); WG work-items per row; RPW rows
  * per work-group; RPI rows per work-item (at most: the host's, not built
  * in); VW vector width. */
-enum { CE_EXP, CE_WG, CE_RPW, CE_RPI, CE_VW, CE_NPARAMS };
+/* softmax_backward's layout, so that the two share their checks and GPU
+ * defaults (src/kernels/softmax_backward.h) */
+enum { CE_EXP = SMB_EXP, CE_WG = SMB_WG, CE_RPW = SMB_RPW, CE_RPI = SMB_RPI, CE_VW = SMB_VW, CE_NPARAMS = SMB_NPARAMS };
 
 /* Problem variants: short rows (n <= 512) want several rows per
  * work-group on GPUs, as softmax's do. */
-enum { CE_VAR_SHORT = 1 };
+enum { CE_VAR_SHORT = SOFTMAX_VAR_SHORT };
 
 enum { CLFORGE_CE_NDIMS = 2, CLFORGE_CE_RWG = 64 /* cl/cross_entropy.cl's RWG */ };
 

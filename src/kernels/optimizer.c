@@ -2,10 +2,10 @@
  * and elements per work-item, and its shape classes. */
 #include "optimizer.h"
 
-#include <math.h>
 #include <stdio.h>
 
 #include "families.h"
+#include "softmax_classes.h"
 
 /* clang-format off */
 const clforge__shape_class clforge__opt_classes[] = {
@@ -14,15 +14,7 @@ const clforge__shape_class clforge__opt_classes[] = {
     {NULL, {0}, 0}};
 /* clang-format on */
 
-const char *clforge__opt_shape_class(size_t count) {
-  const char *best = clforge__opt_classes[0].name;
-  double bd = INFINITY;
-  for (const clforge__shape_class *c = clforge__opt_classes; c->name; ++c) {
-    const double d = fabs(log((double)(count ? count : 1)) - log((double)c->shape[0]));
-    if (d < bd) bd = d, best = c->name;
-  }
-  return best;
-}
+const char *clforge__opt_shape_class(size_t count) { return clforge__nearest_class(clforge__opt_classes, 0, count); }
 
 static int opt_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   if ((size_t)v[OPT_WG] > dev->max_work_group_size) {

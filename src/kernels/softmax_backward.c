@@ -9,14 +9,13 @@
 #include "softmax_backward.h"
 #include "softmax_classes.h"
 
-static int softmax_backward_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+int clforge__row_allowed(const int *v, const clforge_device_info *dev, size_t floats, char *why, size_t why_cap) {
   const size_t wgs = (size_t)v[SMB_WG] * (size_t)v[SMB_RPW];
   if (wgs > dev->max_work_group_size) {
     CLFORGE__WHY(why, why_cap, "work-group of WG*RPW = %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
     return 0;
   }
-  /* one float per work-item for the reduction across a row's items */
-  const size_t local = v[SMB_WG] > 1 ? wgs * sizeof(float) : 0;
+  const size_t local = v[SMB_WG] > 1 ? wgs * floats * sizeof(float) : 0;
   if (local > dev->local_mem_bytes) {
     CLFORGE__WHY(why, why_cap, "%zu bytes of local memory exceed the device's %llu", local,
                  (unsigned long long)dev->local_mem_bytes);
@@ -24,6 +23,25 @@ static int softmax_backward_allowed(const int *v, const clforge_device_info *dev
   }
   return 1;
 }
+
+/* one float per work-item for the reduction across a row's items */
+static int softmax_backward_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  return clforge__row_allowed(v, dev, 1, why, why_cap);
+}
+
+/* Short rows on GPUs: a warp-sized team per row, several rows per group. */
+const clforge__default_override clforge__row_short_overrides[] = {
+    {CLFORGE_DEVICE_CLASS_NVIDIA, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_WG, 32},
+    {CLFORGE_DEVICE_CLASS_NVIDIA, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_RPW, 4},
+    {CLFORGE_DEVICE_CLASS_AMD, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_WG, 64},
+    {CLFORGE_DEVICE_CLASS_AMD, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_RPW, 4},
+    {CLFORGE_DEVICE_CLASS_INTEL_GPU, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_WG, 16},
+    {CLFORGE_DEVICE_CLASS_INTEL_GPU, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_RPW, 8},
+    {CLFORGE_DEVICE_CLASS_MALI, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_WG, 16},
+    {CLFORGE_DEVICE_CLASS_MALI, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_RPW, 4},
+    {CLFORGE_DEVICE_CLASS_ADRENO, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_WG, 32},
+    {CLFORGE_DEVICE_CLASS_ADRENO, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_RPW, 4},
+    {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}};
 
 /* clang-format off */
 const clforge__family clforge__family_softmax_backward = {
@@ -52,19 +70,7 @@ const clforge__family clforge__family_softmax_backward = {
         [CLFORGE_DEVICE_CLASS_MALI]      = {0, 64, 1, 1, 4},
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 128, 1, 1, 4},
     },
-    /* Short rows on GPUs: a warp-sized team per row, several rows per group. */
-    .overrides = (const clforge__default_override[]){
-        {CLFORGE_DEVICE_CLASS_NVIDIA, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_WG, 32},
-        {CLFORGE_DEVICE_CLASS_NVIDIA, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_RPW, 4},
-        {CLFORGE_DEVICE_CLASS_AMD, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_WG, 64},
-        {CLFORGE_DEVICE_CLASS_AMD, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_RPW, 4},
-        {CLFORGE_DEVICE_CLASS_INTEL_GPU, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_WG, 16},
-        {CLFORGE_DEVICE_CLASS_INTEL_GPU, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_RPW, 8},
-        {CLFORGE_DEVICE_CLASS_MALI, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_WG, 16},
-        {CLFORGE_DEVICE_CLASS_MALI, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_RPW, 4},
-        {CLFORGE_DEVICE_CLASS_ADRENO, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_WG, 32},
-        {CLFORGE_DEVICE_CLASS_ADRENO, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SMB_RPW, 4},
-        {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
+    .overrides = clforge__row_short_overrides,
     .allowed = softmax_backward_allowed,
     .tune = &clforge__tune_softmax_backward,
     .classes = clforge__softmax_classes,

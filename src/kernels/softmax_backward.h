@@ -9,4 +9,14 @@
  * the other (at most); VW vector width. */
 enum { SMB_EXP, SMB_WG, SMB_RPW, SMB_RPI, SMB_VW, SMB_NPARAMS };
 
+#include <stddef.h>
+
+#include "family.h"
+
+/* What the families laid out as this one (softmax_backward, cross_entropy)
+ * share: the check of a WG x RPW work-group with `floats` of local memory
+ * per work-item when WG > 1, and the GPUs' defaults for short rows. */
+int clforge__row_allowed(const int *v, const clforge_device_info *dev, size_t floats, char *why, size_t why_cap);
+extern const clforge__default_override clforge__row_short_overrides[];
+
 #endif

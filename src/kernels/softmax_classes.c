@@ -11,14 +11,18 @@ const clforge__shape_class clforge__softmax_classes[] = {
     {NULL, {0}, 0}};
 /* clang-format on */
 
-const char *clforge__row_class(const clforge__shape_class *classes, size_t n) {
+const char *clforge__nearest_class(const clforge__shape_class *classes, int dim, size_t value) {
   const char *best = classes[0].name;
   double bd = INFINITY;
   for (const clforge__shape_class *c = classes; c->name; ++c) {
-    const double d = fabs(log((double)(n ? n : 1)) - log((double)c->shape[1]));
+    const double d = fabs(log((double)(value ? value : 1)) - log((double)c->shape[dim]));
     if (d < bd) bd = d, best = c->name;
   }
   return best;
+}
+
+const char *clforge__row_class(const clforge__shape_class *classes, size_t n) {
+  return clforge__nearest_class(classes, 1, n);
 }
 
 const char *clforge__softmax_shape_class(size_t rows, size_t n) {

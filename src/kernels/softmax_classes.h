@@ -23,4 +23,8 @@ const char *clforge__softmax_shape_class(size_t rows, size_t n);
  * row is best split. */
 const char *clforge__row_class(const clforge__shape_class *classes, size_t n);
 
+/* The same along any dimension of the classes' shapes (the optimizer's
+ * element counts: dimension 0). */
+const char *clforge__nearest_class(const clforge__shape_class *classes, int dim, size_t value);
+
 #endif

@@ -155,25 +155,26 @@ static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t
                               const cl_event *wait, cl_event *event) {
   chain c = {ctx, NULL};
   const cl_ulong so = d->state_offset / 4;
+  /* The state's one-item kernels, from the first tensor's program (no
+   * build of their own). */
+  plan pz;
+  clforge__opt_tensor rz = {CLFORGE_F32, CLFORGE_F32, 0, 0, 0};
+  const plan *p0 = plans;
+  const clforge__opt_tensor *r0 = r;
+  clforge_status st = n ? CLFORGE_SUCCESS : make_plan(ctx, d, &rz, 1, &pz);
+  if (!n) p0 = &pz, r0 = &rz;
+  cl_kernel reset = NULL, finish = NULL;
+  if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, d, r0, p0, "clforge_opt_reset", &reset);
+  if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, d, r0, p0, "clforge_opt_finish", &finish);
+  if (st != CLFORGE_SUCCESS) return st;
   /* skipped = 0, by a kernel: Oclgrind's uninitialized-value check loses a
    * buffer's earlier contents after a host write into part of it */
   cl_int err = CL_SUCCESS;
-  {
-    cl_kernel k;
-    const plan *p0 = n ? &plans[0] : NULL;
-    plan pz;
-    clforge__opt_tensor r0 = {CLFORGE_F32, CLFORGE_F32, 0, 0, 0};
-    clforge_status s0 = CLFORGE_SUCCESS;
-    if (!p0) s0 = make_plan(ctx, d, &r0, 1, &pz), p0 = &pz;
-    if (s0 == CLFORGE_SUCCESS) s0 = get_kernel(ctx, d, n ? &r[0] : &r0, p0, "clforge_opt_reset", &k);
-    if (s0 != CLFORGE_SUCCESS) return s0;
-    ARG(k, 0, state), ARG(k, 1, so);
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (optimizer reset)");
-    const size_t one = 1;
-    s0 = clforge__launch(ctx, k, 1, &one, &one, nwait, wait, &c.last, "clEnqueueNDRangeKernel (optimizer reset)");
-    if (s0 != CLFORGE_SUCCESS) return s0;
-  }
-  clforge_status st = CLFORGE_SUCCESS;
+  const size_t one = 1; /* the one-item kernels: the program's work-group size does not bind them */
+  ARG(reset, 0, state), ARG(reset, 1, so);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (optimizer reset)");
+  st = clforge__launch(ctx, reset, 1, &one, &one, nwait, wait, &c.last, "clEnqueueNDRangeKernel (optimizer reset)");
+  if (st != CLFORGE_SUCCESS) return st;
   for (size_t i = 0; d->loss_scaling && i < n && st == CLFORGE_SUCCESS; ++i) {
     if (!ts[i].count) continue;
     cl_kernel k = NULL;
@@ -208,25 +209,12 @@ static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t
                        0, NULL, "clEnqueueNDRangeKernel (optimizer update)");
   }
   if (st == CLFORGE_SUCCESS) {
-    /* the finish kernel from the first tensor's program (no build of its own) */
-    cl_kernel k = NULL;
-    plan p0;
-    clforge__opt_tensor r0 = {CLFORGE_F32, CLFORGE_F32, 0, 0, 0};
-    if (n) p0 = plans[0], r0 = r[0];
-    else st = make_plan(ctx, d, &r0, 1, &p0);
-    if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, d, &r0, &p0, "clforge_opt_finish", &k);
     const cl_int scaling = d->loss_scaling, interval = d->growth_interval;
     const float growth = d->growth_factor, backoff = d->backoff_factor;
-    if (st == CLFORGE_SUCCESS)
-      ARG(k, 0, state), ARG(k, 1, so), ARG(k, 2, scaling), ARG(k, 3, growth), ARG(k, 4, backoff), ARG(k, 5, interval);
-    if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clSetKernelArg (optimizer finish)");
-    if (st == CLFORGE_SUCCESS) {
-      /* one work-item; the program's work-group size does not bind this kernel */
-      cl_event ev = NULL;
-      const size_t one = 1;
-      st = clforge__launch(ctx, k, 1, &one, &one, 1, &c.last, &ev, "clEnqueueNDRangeKernel (optimizer finish)");
-      if (st == CLFORGE_SUCCESS) clReleaseEvent(c.last), c.last = ev;
-    }
+    ARG(finish, 0, state), ARG(finish, 1, so), ARG(finish, 2, scaling), ARG(finish, 3, growth);
+    ARG(finish, 4, backoff), ARG(finish, 5, interval);
+    st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, "clSetKernelArg (optimizer finish)")
+                           : link_launch(&c, finish, one, one, 0, NULL, "clEnqueueNDRangeKernel (optimizer finish)");
   }
   if (st == CLFORGE_SUCCESS && event) *event = c.last;
   else if (c.last) clReleaseEvent(c.last);
