@@ -104,6 +104,7 @@ void clforge_context_destroy(clforge_context ctx) {
   clforge__program_cache_release(&ctx->programs);
   clforge__workspace_release(&ctx->workspace);
   clforge__workspace_release(&ctx->conv_workspace);
+  clforge__workspace_release(&ctx->conv_bwd_workspace);
   clforge__tuning_view_release(&ctx->tuning);
   free(ctx->params_override);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);

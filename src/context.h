@@ -18,6 +18,7 @@ struct clforge_context_s {
   clforge__tuning_view tuning; /* this device's tuning entries, read on first use */
   clforge__workspace workspace; /* scratch memory of the ops (packed GEMM panels) */
   clforge__workspace conv_workspace; /* convolution's scratch (im2col, Winograd tiles, FFT spectra) */
+  clforge__workspace conv_bwd_workspace; /* the backward passes' own (rotated filters, partial sums), held while they call forward algorithms */
   /* The tuner's candidate: family (NULL when not tuning) and its values,
    * or a provider ("clblast") to time instead of clforge's kernels. */
   struct {

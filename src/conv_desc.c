@@ -53,9 +53,14 @@ clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_d
                                      clforge__conv *d) {
   memset(d, 0, sizeof *d);
   if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: desc is NULL");
-  if (desc->kind != CLFORGE_CONV_FORWARD)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: kind %d is not a known convolution (0 = forward)",
+  if ((unsigned)desc->kind > CLFORGE_CONV_BACKWARD_FILTER)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d: kind %d is not a known convolution (0 forward, 1 backward data, 2 backward filter)",
                          (int)desc->kind);
+  if (desc->kind != CLFORGE_CONV_FORWARD && desc->activation != CLFORGE_ACT_NONE)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d: the backward kinds take no activation (activation = %d; leave it 0)",
+                         (int)desc->activation);
   if (desc->spatial_dims != 0 && desc->spatial_dims != 2)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: spatial_dims = %u (only 2-D: 0 or 2)",
                          desc->spatial_dims);
@@ -124,7 +129,11 @@ clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_d
                          d->stride_h, d->stride_w);
 
   static const int nchw[4] = {0, 1, 2, 3}, nhwc[4] = {0, 2, 3, 1};
-  d->x.name = "x", d->w_.name = "w", d->y.name = "y", d->bias.name = "bias";
+  d->kind = desc->kind;
+  /* The names the messages use: the backward kinds' own tensors. */
+  const int bd = d->kind == CLFORGE_CONV_BACKWARD_DATA, bf = d->kind == CLFORGE_CONV_BACKWARD_FILTER;
+  d->x.name = bd ? "dx" : "x", d->w_.name = bf ? "dw" : "w", d->y.name = bd || bf ? "dy" : "y";
+  d->bias.name = bf ? "dbias" : "bias";
   d->x.offset = desc->x_offset, d->w_.offset = desc->w_offset, d->y.offset = desc->y_offset;
   d->bias.offset = desc->bias_offset;
   const size_t xd[4] = {d->n, d->c, d->h, d->w}, wd[4] = {d->k, d->cg, d->r, d->s}, yd[4] = {d->n, d->k, d->p, d->q};

@@ -21,6 +21,7 @@ typedef struct clforge__conv_tensor {
 } clforge__conv_tensor;
 
 typedef struct clforge__conv {
+  clforge_conv_kind kind;            /* backward kinds: x_* is dx (data) and w_* dw, bias dbias (filter) */
   size_t n, c, h, w, k, r, s, p, q;
   size_t groups, cg, kg;             /* C/groups, K/groups */
   size_t stride_h, stride_w, dil_h, dil_w;

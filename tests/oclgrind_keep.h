@@ -28,7 +28,7 @@ static clforge_context keep_ctx; /* keep_start_sized's */
 static cl_mem keep_ws[2]; /* the workspaces keep_start_sized gave out */
 static size_t keep_ws_bytes[2]; /* and their sizes (a handle alone can be reused) */
 
-/* Turn keeping on for ctx: the convolutions' workspace gets conv_bytes now,
+/* Turn keeping on for ctx: the convolutions' workspaces get conv_bytes now,
  * the other (GEMM packing, attention) `bytes`, at least the largest scratch
  * the run asks for (call before any test lowers
  * ctx->workspace.cap; smaller later requests reuse them, a larger one would
@@ -40,6 +40,8 @@ static inline void keep_start_sizes(clforge_context ctx, size_t conv_bytes, size
   keep_on = 1, keep_ctx = ctx;
   CHECK_OK(ctx, clforge__workspace_get_from(ctx, &ctx->conv_workspace, conv_bytes, &keep_ws[0], &busy));
   CHECK_OK(ctx, clforge__workspace_get_from(ctx, &ctx->workspace, bytes, &keep_ws[1], &busy));
+  cl_mem bwd; /* the backward passes' scratch: the same size as the convolutions' */
+  CHECK_OK(ctx, clforge__workspace_get_from(ctx, &ctx->conv_bwd_workspace, conv_bytes, &bwd, &busy));
   keep_ws_bytes[0] = ctx->conv_workspace.bytes, keep_ws_bytes[1] = ctx->workspace.bytes;
 }
 

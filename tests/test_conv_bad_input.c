@@ -56,7 +56,9 @@ int main(void) {
   BAD(d.activation = (clforge_activation)9, CLFORGE_INVALID_ARGUMENT, "activation 9");
   BAD(d.algo = CLFORGE_CONV_ALGO_COUNT, CLFORGE_INVALID_ARGUMENT, "algo 9");
   BAD(d.alpha_mode = (clforge_alpha_mode)3, CLFORGE_INVALID_ARGUMENT, "alpha_mode 3");
-  BAD(d.kind = (clforge_conv_kind)1, CLFORGE_INVALID_ARGUMENT, "kind 1");
+  BAD(d.kind = (clforge_conv_kind)3, CLFORGE_INVALID_ARGUMENT, "kind 3");
+  BAD(d.kind = CLFORGE_CONV_BACKWARD_DATA, CLFORGE_INVALID_ARGUMENT, "clforge_conv2d_backward_data");
+  BAD(d.kind = CLFORGE_CONV_BACKWARD_FILTER, CLFORGE_INVALID_ARGUMENT, "clforge_conv2d_backward_filter");
   BAD(d.spatial_dims = 3, CLFORGE_INVALID_ARGUMENT, "spatial_dims = 3");
   /* every reserved field, set alone */
   for (int i = 0; i < 8; ++i) {
@@ -186,6 +188,51 @@ int main(void) {
     CHECK(a == (clforge_conv_algo)i, "name round trip %d", i);
   }
   CHECK(!strcmp(clforge_conv_algo_name((clforge_conv_algo)42), "?"), "unknown algorithm name");
+
+  /* The backward calls: the kind, no activation, buffers, overlaps; the
+   * output untouched by each refusal. */
+  {
+    clforge_conv2d_desc bd = good, bf = good;
+    bd.kind = CLFORGE_CONV_BACKWARD_DATA, bf.kind = CLFORGE_CONV_BACKWARD_FILTER;
+    tu_write(ctx, y, 0, YB, sentinel);
+    CHECK_FAILS(ctx, clforge_conv2d_backward_data(ctx, &bf, x, w, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+                "CLFORGE_CONV_BACKWARD_DATA");
+    CHECK_FAILS(ctx, clforge_conv2d_backward_filter(ctx, &bd, x, w, y, NULL, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+                "CLFORGE_CONV_BACKWARD_FILTER");
+    CHECK_FAILS(NULL, clforge_conv2d_backward_data(NULL, &bd, x, w, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+                "context");
+    d = bd, d.activation = CLFORGE_ACT_RELU;
+    CHECK_FAILS(ctx, clforge_conv2d_backward_data(ctx, &d, x, w, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+                "no activation");
+    CHECK_FAILS(ctx, clforge_conv2d_backward_data(ctx, &bd, x, w, small, 0, NULL, NULL), CLFORGE_BUFFER_TOO_SMALL,
+                "dx");
+    CHECK_FAILS(ctx, clforge_conv2d_backward_data(ctx, &bd, small, w, y, 0, NULL, NULL), CLFORGE_BUFFER_TOO_SMALL,
+                "dy");
+    CHECK_FAILS(ctx, clforge_conv2d_backward_data(ctx, &bd, y, w, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+                "dx overlaps dy");
+    CHECK_FAILS(ctx, clforge_conv2d_backward_data(ctx, &bd, x, w, ro, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "dx");
+    d = bd, d.algo = CLFORGE_CONV_ALGO_WINOGRAD_2X2, d.stride_h = 2;
+    CHECK_FAILS(ctx, clforge_conv2d_backward_data(ctx, &d, x, w, y, 0, NULL, NULL), CLFORGE_UNSUPPORTED,
+                "direct does every shape");
+    CHECK_FAILS(ctx, clforge_conv2d_backward_filter(ctx, &bf, x, w, small, NULL, 0, NULL, NULL),
+                CLFORGE_BUFFER_TOO_SMALL, "dw");
+    CHECK_FAILS(ctx, clforge_conv2d_backward_filter(ctx, &bf, x, w, y, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+                "dw overlaps dbias");
+    CHECK_FAILS(ctx, clforge_conv2d_backward_filter(ctx, &bf, y, w, y, NULL, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+                "dw overlaps x");
+    d = bf, d.algo = CLFORGE_CONV_ALGO_WINOGRAD_4X4;
+    CHECK_FAILS(ctx, clforge_conv2d_backward_filter(ctx, &d, x, w, y, NULL, 0, NULL, NULL), CLFORGE_UNSUPPORTED,
+                "no backward-filter route");
+    d = bf, d.algo = CLFORGE_CONV_ALGO_GEMM_1X1;
+    CHECK_FAILS(ctx, clforge_conv2d_backward_filter(ctx, &d, x, w, y, NULL, 0, NULL, NULL), CLFORGE_UNSUPPORTED,
+                "1x1");
+    unsigned char back[YB];
+    tu_read(ctx, y, 0, YB, back);
+    CHECK(!memcmp(back, sentinel, YB), "a refused backward call wrote its output");
+    float hv[64] = {0};
+    CHECK_FAILS(NULL, clforge_ref_conv2d_backward_data(&bf, hv, hv, hv), CLFORGE_INVALID_ARGUMENT, "kind");
+    CHECK_FAILS(NULL, clforge_ref_conv2d(&bd, hv, hv, NULL, hv), CLFORGE_INVALID_ARGUMENT, "backward");
+  }
 
   clReleaseMemObject(ysub);
   clReleaseMemObject(ro);

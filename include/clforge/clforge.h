@@ -485,10 +485,22 @@ CLFORGE_API const char *clforge_conv_algo_name(clforge_conv_algo algo);
 /** The algorithm named `name` (as above); CLFORGE_INVALID_ARGUMENT otherwise. */
 CLFORGE_API clforge_status clforge_conv_algo_from_name(const char *name, clforge_conv_algo *algo);
 
-/** What a convolution descriptor computes: forward only today; the others
- *  are reserved so that later ones do not change the struct. */
+/** What a convolution descriptor computes. Every kind describes the same
+ *  forward problem (n, c, h, w, k, r, s, strides, padding, groups); the
+ *  backward kinds read and write its gradients through the same fields:
+ *    BACKWARD_DATA:   x_* describe dx (written), y_* dy, w_* the filter;
+ *                     dx = alpha * conv_bwd_data(dy, w) + beta * dx.
+ *                     This is also the forward pass of a transposed
+ *                     convolution (ConvTranspose2d) whose input is "dy".
+ *    BACKWARD_FILTER: x_* describe x, y_* dy, w_* dw (written), bias_*
+ *                     dbias (written when a dbias buffer is given);
+ *                     dw = alpha * conv_bwd_filter(x, dy) + beta * dw, and
+ *                     dbias = alpha * sum of dy over N, P, Q + beta * dbias.
+ *  The backward kinds take no activation (0). */
 typedef enum clforge_conv_kind {
-  CLFORGE_CONV_FORWARD = 0
+  CLFORGE_CONV_FORWARD = 0,
+  CLFORGE_CONV_BACKWARD_DATA = 1,
+  CLFORGE_CONV_BACKWARD_FILTER = 2
 } clforge_conv_kind;
 
 /** y = act(alpha * conv(x, w) + bias + beta * y): forward 2-D convolution
@@ -502,7 +514,7 @@ typedef enum clforge_conv_kind {
  *  values; group g maps input channels [g*C/G, (g+1)*C/G) to output channels
  *  [g*K/G, (g+1)*K/G). Offsets count elements of each buffer's storage type. */
 typedef struct clforge_conv2d_desc {
-  clforge_conv_kind kind;        /* 0 = forward */
+  clforge_conv_kind kind;        /* 0 = forward; the backward kinds (above) for their calls */
   unsigned spatial_dims;         /* 0 or 2 */
   size_t n, c, h, w;             /* input: batch, channels, height, width */
   size_t k, r, s;                /* output channels; filter height, width */
@@ -574,6 +586,33 @@ CLFORGE_API clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_
                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                              cl_event *event);
 
+/** Backward data of desc's convolution (desc->kind CLFORGE_CONV_BACKWARD_DATA):
+ *  dx (N x C x H x W in x_layout) from dy (N x K x P x Q in y_layout) and
+ *  the filter w. Algorithms: DIRECT gathers dx straight from dy (every
+ *  shape); with stride 1 and padding <= dilation * (filter - 1), every
+ *  forward algorithm runs it as a forward convolution on dy with the
+ *  filter rotated by 180 degrees and its channels swapped (a transform into
+ *  the context's scratch); AUTO picks. dx must not overlap dy or w; dx is
+ *  read only when beta != 0; everything is checked before anything runs.
+ *  n or c of 0 is a no-op. Deterministic (no atomics). */
+CLFORGE_API clforge_status clforge_conv2d_backward_data(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem dy,
+                                                        cl_mem w, cl_mem dx, cl_uint num_events_in_wait_list,
+                                                        const cl_event *event_wait_list, cl_event *event);
+
+/** Backward filter of desc's convolution (desc->kind
+ *  CLFORGE_CONV_BACKWARD_FILTER): dw (the filter's shape and w_layout) from
+ *  x and dy, and dbias (K values; NULL: not computed) in the same call.
+ *  Algorithms: DIRECT (every shape: the N*P*Q sum split across work-groups,
+ *  the parts added in a fixed order; dbias fused), IM2COL (im2col of x in
+ *  passes, GEMMs into an f32 sum, then one pass that applies alpha and beta
+ *  and rounds), GEMM_1X1 (1x1, stride 1, no padding: the GEMMs on x
+ *  itself); AUTO picks. Bit-for-bit deterministic on a device for a
+ *  given algorithm. dw and dbias must not overlap x, dy or each other. */
+CLFORGE_API clforge_status clforge_conv2d_backward_filter(clforge_context ctx, const clforge_conv2d_desc *desc,
+                                                          cl_mem x, cl_mem dy, cl_mem dw, cl_mem dbias,
+                                                          cl_uint num_events_in_wait_list,
+                                                          const cl_event *event_wait_list, cl_event *event);
+
 /** Where a convolution's algorithm comes from. */
 typedef enum clforge_conv_algo_source {
   CLFORGE_CONV_ALGO_FROM_DESC = 1,      /* desc->algo */
@@ -601,7 +640,8 @@ typedef struct clforge_conv_choice {
   unsigned char reserved[64];    /* room to grow without breaking the ABI */
 } clforge_conv_choice;
 
-/** What clforge_conv2d(ctx, desc, ...) would run. Nothing is built or enqueued. */
+/** What clforge_conv2d(ctx, desc, ...) would run (or, for a backward kind,
+ *  clforge_conv2d_backward_data / _filter). Nothing is built or enqueued. */
 CLFORGE_API clforge_status clforge_conv2d_explain(clforge_context ctx, const clforge_conv2d_desc *desc,
                                                   clforge_conv_choice *choice);
 
@@ -940,6 +980,14 @@ CLFORGE_API clforge_status clforge_ref_gemm(const clforge_gemm_desc *desc, const
  *  NULL. Pointers are the starts of the arrays: desc's offsets apply. */
 CLFORGE_API clforge_status clforge_ref_conv2d(const clforge_conv2d_desc *desc, const void *x, const void *w,
                                               const void *bias, void *y);
+
+/** Reference twins of clforge_conv2d_backward_data and _filter on host
+ *  arrays (double accumulation, one rounding to the output's type); dbias
+ *  may be NULL. */
+CLFORGE_API clforge_status clforge_ref_conv2d_backward_data(const clforge_conv2d_desc *desc, const void *dy,
+                                                            const void *w, void *dx);
+CLFORGE_API clforge_status clforge_ref_conv2d_backward_filter(const clforge_conv2d_desc *desc, const void *x,
+                                                              const void *dy, void *dw, void *dbias);
 
 /** Reference twin of clforge_softmax on host arrays (double arithmetic,
  *  rounded once to y's type); mask may be NULL; x == y works in place. */

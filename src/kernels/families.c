@@ -37,6 +37,8 @@ const clforge__family *const clforge__all_families[] = {
     &clforge__family_conv_winograd_4x4,
     &clforge__family_conv_fft,
     &clforge__family_conv_depthwise,
+    &clforge__family_conv_bwd_data_direct,
+    &clforge__family_conv_bwd_filter_direct,
     &clforge__family_attention_fused,
     &clforge__family_attention_split_kv, &clforge__family_attention_combine,
     &clforge__family_softmax,

@@ -49,6 +49,8 @@ extern const clforge__family clforge__family_conv_winograd_4x4;
 extern const clforge__family clforge__family_conv_fft;
 extern const clforge__family clforge__family_conv_depthwise;
 extern const struct clforge__tune_op clforge__tune_conv;
+/* The backward passes' own kernels (src/kernels/conv_backward_*.c). */
+extern const clforge__family clforge__family_conv_bwd_data_direct, clforge__family_conv_bwd_filter_direct;
 extern const clforge__family clforge__family_attention_split_kv, clforge__family_attention_combine;
 extern const struct clforge__tune_op clforge__tune_attention;
 extern const struct clforge__tune_op clforge__tune_softmax;

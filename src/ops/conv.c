@@ -16,6 +16,7 @@
 #include "../workspace.h"
 #include "buffer_check.h"
 #include "conv_algo.h"
+#include "conv_backward.h"
 
 struct clforge_conv2d_weights_s {
   clforge_context ctx;
@@ -377,45 +378,6 @@ static clforge_status plan_within(clforge_context ctx, const clforge__conv *d,
 
 /* ----------------------------------------------------------------- checks */
 
-static clforge_status check_tensor(clforge_context ctx, const clforge__conv_tensor *t, cl_mem buf, int access) {
-  if (!t->count) return CLFORGE_SUCCESS;
-  return clforge__check_buffer(ctx, "conv2d", t->name, buf, t->offset, t->count, clforge_dtype_size(t->type), access);
-}
-
-static clforge_status range_of(clforge_context ctx, const clforge__conv_tensor *t, cl_mem buf, clforge__byte_range *r) {
-  const size_t es = clforge_dtype_size(t->type);
-  return clforge__buffer_range(ctx, buf, t->offset * es, t->count * es, r);
-}
-
-/* y must not share a byte with what is read while it is written. */
-static clforge_status check_aliasing(clforge_context ctx, const clforge__conv *d, cl_mem x, cl_mem w, cl_mem bias,
-                                     cl_mem y, cl_mem ws, size_t ws_bytes) {
-  clforge__byte_range ry, r;
-  clforge_status st = range_of(ctx, &d->y, y, &ry);
-  const clforge__conv_tensor *in[3] = {&d->x, &d->w_, &d->bias};
-  const cl_mem inb[3] = {x, w, bias};
-  for (int i = 0; i < 3 && st == CLFORGE_SUCCESS; ++i) {
-    if (!inb[i] || !in[i]->count) continue;
-    st = range_of(ctx, in[i], inb[i], &r);
-    if (st == CLFORGE_SUCCESS && clforge__ranges_alias(&ry, &r))
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: y overlaps %s (they share bytes of one buffer)",
-                           in[i]->name);
-  }
-  if (st == CLFORGE_SUCCESS && ws) {
-    const cl_mem all[4] = {x, w, bias, y};
-    const clforge__conv_tensor *t[4] = {&d->x, &d->w_, &d->bias, &d->y};
-    clforge__byte_range rw;
-    st = clforge__buffer_range(ctx, ws, 0, ws_bytes, &rw);
-    for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
-      if (!all[i] || !t[i]->count) continue;
-      st = range_of(ctx, t[i], all[i], &r);
-      if (st == CLFORGE_SUCCESS && clforge__ranges_alias(&rw, &r))
-        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: the workspace overlaps %s", t[i]->name);
-    }
-  }
-  return st;
-}
-
 /* The prepared weights fit d: the same problem except for what may change
  * between calls (x, y, bias, their offsets, alpha, beta, activation). */
 static clforge_status check_weights(clforge_context ctx, const clforge__conv *d,
@@ -443,15 +405,6 @@ typedef struct {
   void *x, *w, *bias, *y;
 } host_copies;
 
-static clforge_status read_tensor(clforge_context ctx, const clforge__conv_tensor *t, cl_mem buf, void **out) {
-  *out = NULL;
-  if (!t->count || !buf) return CLFORGE_SUCCESS;
-  size_t bytes = t->extent * clforge_dtype_size(t->type);
-  *out = malloc(bytes);
-  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d validation: no memory for %s", t->name);
-  return clforge__read_buffer(ctx, buf, 0, bytes, *out);
-}
-
 static void free_copies(host_copies *h) {
   free(h->x);
   free(h->w);
@@ -478,10 +431,12 @@ static clforge_status validate_conv(clforge_context ctx, const clforge_conv2d_de
 
 /* ------------------------------------------------------------------- call */
 
-static clforge_status enqueue_marker(clforge_context ctx, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  if (!event) return CLFORGE_SUCCESS;
-  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (conv2d)");
+/* The forward calls refuse the backward kinds, naming the call to use. */
+static clforge_status forward_only(clforge_context ctx, const clforge__conv *d, const char *op) {
+  if (d->kind == CLFORGE_CONV_FORWARD) return CLFORGE_SUCCESS;
+  return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: desc.kind is %s: call clforge_conv2d_backward_%s", op,
+                       d->kind == CLFORGE_CONV_BACKWARD_DATA ? "backward data" : "backward filter",
+                       d->kind == CLFORGE_CONV_BACKWARD_DATA ? "data" : "filter");
 }
 
 clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem w,
@@ -493,6 +448,7 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
   if (event) *event = NULL;
   clforge__conv d;
   clforge_status st = clforge__conv_resolve(ctx, desc, bias != NULL, &d);
+  if (st == CLFORGE_SUCCESS) st = forward_only(ctx, &d, "conv2d");
   if (st != CLFORGE_SUCCESS) return st;
   st = clforge__check_wait_list(ctx, "conv2d", num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
@@ -504,18 +460,22 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
   }
   if (workspace && workspace_size == 0)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: a workspace is given with workspace_size 0");
-  if (d.n == 0 || d.k == 0) return enqueue_marker(ctx, num_events_in_wait_list, event_wait_list, event);
+  if (d.n == 0 || d.k == 0) return clforge__conv_marker(ctx, "conv2d", num_events_in_wait_list, event_wait_list, event);
 
   const cl_mem wbuf = weights ? NULL : w;
-  st = check_tensor(ctx, &d.x, x, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS && !weights) st = check_tensor(ctx, &d.w_, w, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS && bias) st = check_tensor(ctx, &d.bias, bias, CLFORGE_ACCESS_READ);
+  st = clforge__conv_check_tensor(ctx, "conv2d", &d.x, x, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && !weights) st = clforge__conv_check_tensor(ctx, "conv2d", &d.w_, w, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && bias) st = clforge__conv_check_tensor(ctx, "conv2d", &d.bias, bias, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS)
-    st = check_tensor(ctx, &d.y, y, CLFORGE_ACCESS_WRITE | (d.beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
+    st = clforge__conv_check_tensor(ctx, "conv2d", &d.y, y, CLFORGE_ACCESS_WRITE | (d.beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
   if (st == CLFORGE_SUCCESS && workspace)
     st = clforge__check_buffer(ctx, "conv2d", "workspace", workspace, 0, workspace_size, 1,
                                CLFORGE_ACCESS_READ | CLFORGE_ACCESS_WRITE);
-  if (st == CLFORGE_SUCCESS) st = check_aliasing(ctx, &d, x, wbuf, bias, y, workspace, workspace_size);
+  if (st == CLFORGE_SUCCESS) {
+    const clforge__conv_tensor *t[4] = {&d.y, &d.x, &d.w_, &d.bias};
+    const cl_mem b[4] = {y, x, wbuf, bias};
+    st = clforge__conv_check_overlaps(ctx, "conv2d", t, b, 1, 4, workspace, workspace_size);
+  }
   if (st != CLFORGE_SUCCESS) return st;
 
   conv_plan p;
@@ -541,10 +501,10 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
   if (ctx->validate) { /* inputs as they are when the kernels will run */
     cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
     if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "conv2d validation: waiting for the wait list");
-    st = read_tensor(ctx, &d.x, x, &h.x);
-    if (st == CLFORGE_SUCCESS && !weights) st = read_tensor(ctx, &d.w_, w, &h.w);
-    if (st == CLFORGE_SUCCESS && bias) st = read_tensor(ctx, &d.bias, bias, &h.bias);
-    if (st == CLFORGE_SUCCESS) st = read_tensor(ctx, &d.y, y, &h.y);
+    st = clforge__conv_read_tensor(ctx, "conv2d", &d.x, x, &h.x);
+    if (st == CLFORGE_SUCCESS && !weights) st = clforge__conv_read_tensor(ctx, "conv2d", &d.w_, w, &h.w);
+    if (st == CLFORGE_SUCCESS && bias) st = clforge__conv_read_tensor(ctx, "conv2d", &d.bias, bias, &h.bias);
+    if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, "conv2d", &d.y, y, &h.y);
     if (st != CLFORGE_SUCCESS) {
       free_copies(&h);
       return st;
@@ -608,6 +568,8 @@ clforge_status clforge_conv2d_explain(clforge_context ctx, const clforge_conv2d_
   clforge__conv d;
   clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
   if (st != CLFORGE_SUCCESS) return st;
+  if (d.kind == CLFORGE_CONV_BACKWARD_DATA) return clforge__conv_bwd_data_explain(ctx, &d, choice);
+  if (d.kind == CLFORGE_CONV_BACKWARD_FILTER) return clforge__conv_bwd_filter_explain(ctx, &d, choice);
   conv_plan p;
   st = plan_within(ctx, &d, NULL, clforge__workspace_cap(ctx), 0, 0, &p);
   if (st != CLFORGE_SUCCESS) return st;
@@ -635,11 +597,12 @@ clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_
   *weights = NULL;
   clforge__conv d;
   clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
+  if (st == CLFORGE_SUCCESS) st = forward_only(ctx, &d, "conv2d_weights_create");
   d.prepared = 1; /* the choice may count on a filter transform paid once */
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "conv2d_weights_create", num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS && (d.n == 0 || d.k == 0))
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: the problem is empty (n or k is 0)");
-  if (st == CLFORGE_SUCCESS) st = check_tensor(ctx, &d.w_, w, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, "conv2d", &d.w_, w, CLFORGE_ACCESS_READ);
   conv_plan p;
   if (st == CLFORGE_SUCCESS) st = plan_within(ctx, &d, NULL, clforge__workspace_cap(ctx), 0, 0, &p);
   if (st != CLFORGE_SUCCESS) return st;

@@ -101,4 +101,19 @@ cl_int clforge__conv_tensor_args(cl_kernel k, cl_uint *a, const clforge__conv_te
 clforge_status clforge__conv_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
                                     const clforge__conv *d, const char *extra, size_t wgs, cl_kernel *k);
 
+/* Buffer checks of the conv ops (op names the call in messages): t's
+ * elements in buf with `access` (CLFORGE_ACCESS_*); no output (t[0..nout))
+ * shares a byte with any other tensor of t[0..nall), nor any tensor with
+ * the workspace ws (may be NULL); a copy of t's buffer up to its extent
+ * (validation mode; *out NULL for an empty tensor or no buffer). */
+clforge_status clforge__conv_check_tensor(clforge_context ctx, const char *op, const clforge__conv_tensor *t, cl_mem buf,
+                                          int access);
+clforge_status clforge__conv_check_overlaps(clforge_context ctx, const char *op, const clforge__conv_tensor *const *t,
+                                            const cl_mem *b, int nout, int nall, cl_mem ws, size_t ws_bytes);
+/* An empty call's event: a marker after the wait list (none when event is NULL). */
+clforge_status clforge__conv_marker(clforge_context ctx, const char *op, cl_uint nwait, const cl_event *wait,
+                                    cl_event *event);
+clforge_status clforge__conv_read_tensor(clforge_context ctx, const char *op, const clforge__conv_tensor *t, cl_mem buf,
+                                         void **out);
+
 #endif

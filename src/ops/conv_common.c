@@ -2,6 +2,7 @@
  * names, the tuning key of a call (its shape class), the problem's build
  * options and kernel building. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -10,6 +11,8 @@
 #include "../error.h"
 #include "../kernels/conv_classes.h"
 #include "../program.h"
+#include "../validate.h"
+#include "buffer_check.h"
 #include "conv_algo.h"
 
 static const char *const algo_names[CLFORGE_CONV_ALGO_COUNT] = {
@@ -154,4 +157,62 @@ cl_int clforge__conv_tensor_args(cl_kernel k, cl_uint *a, const clforge__conv_te
       err |= clSetKernelArg(k, (*a)++, sizeof st, &st);
     }
   return err;
+}
+
+clforge_status clforge__conv_check_tensor(clforge_context ctx, const char *op, const clforge__conv_tensor *t, cl_mem buf,
+                                          int access) {
+  if (!t->count) return CLFORGE_SUCCESS;
+  return clforge__check_buffer(ctx, op, t->name, buf, t->offset, t->count, clforge_dtype_size(t->type), access);
+}
+
+static clforge_status range_of(clforge_context ctx, const clforge__conv_tensor *t, cl_mem buf, clforge__byte_range *r) {
+  const size_t es = clforge_dtype_size(t->type);
+  return clforge__buffer_range(ctx, buf, t->offset * es, t->count * es, r);
+}
+
+clforge_status clforge__conv_check_overlaps(clforge_context ctx, const char *op, const clforge__conv_tensor *const *t,
+                                            const cl_mem *b, int nout, int nall, cl_mem ws, size_t ws_bytes) {
+  clforge_status st = CLFORGE_SUCCESS;
+  for (int i = 0; i < nout && st == CLFORGE_SUCCESS; ++i) {
+    clforge__byte_range ro, r;
+    if (!b[i] || !t[i]->count) continue;
+    st = range_of(ctx, t[i], b[i], &ro);
+    for (int j = 0; j < nall && st == CLFORGE_SUCCESS; ++j) {
+      if (j == i || (j < i && j < nout) || !b[j] || !t[j]->count) continue; /* output pairs once */
+      st = range_of(ctx, t[j], b[j], &r);
+      if (st == CLFORGE_SUCCESS && clforge__ranges_alias(&ro, &r))
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: %s overlaps %s (they share bytes of one buffer)", op,
+                             t[i]->name, t[j]->name);
+    }
+  }
+  if (st == CLFORGE_SUCCESS && ws) {
+    clforge__byte_range rw, r;
+    st = clforge__buffer_range(ctx, ws, 0, ws_bytes, &rw);
+    for (int i = 0; i < nall && st == CLFORGE_SUCCESS; ++i) {
+      if (!b[i] || !t[i]->count) continue;
+      st = range_of(ctx, t[i], b[i], &r);
+      if (st == CLFORGE_SUCCESS && clforge__ranges_alias(&rw, &r))
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: the workspace overlaps %s", op, t[i]->name);
+    }
+  }
+  return st;
+}
+
+clforge_status clforge__conv_read_tensor(clforge_context ctx, const char *op, const clforge__conv_tensor *t, cl_mem buf,
+                                         void **out) {
+  *out = NULL;
+  if (!t->count || !buf) return CLFORGE_SUCCESS;
+  size_t bytes = t->extent * clforge_dtype_size(t->type);
+  *out = malloc(bytes);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s validation: no memory for %s", op, t->name);
+  return clforge__read_buffer(ctx, buf, 0, bytes, *out);
+}
+
+clforge_status clforge__conv_marker(clforge_context ctx, const char *op, cl_uint nwait, const cl_event *wait,
+                                    cl_event *event) {
+  if (!event) return CLFORGE_SUCCESS;
+  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
+  char what[96];
+  snprintf(what, sizeof what, "clEnqueueMarkerWithWaitList (%s)", op);
+  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, what);
 }

@@ -27,22 +27,14 @@
 #include "../program.h"
 #include "../workspace.h"
 #include "conv_algo.h"
+#include "conv_im2col.h"
 #include "gemm_launch.h"
-
-typedef struct {
-  int rows;            /* col[pixel][j] (y NHWC), else col[img][j][pixel] */
-  size_t pq, rsc, rscg;
-  size_t es;           /* bytes of a column element (x's storage) */
-  size_t imgs, pix;    /* per pass: images, and pixels of each (pq unless imgs is 1) */
-  size_t bytes;        /* the workspace of a pass */
-} col_plan;
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
 enum { PASS_BYTES = 8 << 20 };
 
-/* 0 when not even one row (or column) of the matrix fits the bound. */
-static int make_plan(clforge_context ctx, const clforge__conv *d, const int *v, col_plan *p) {
+int clforge__conv_col_plan(clforge_context ctx, const clforge__conv *d, const int *v, clforge__col_plan *p) {
   memset(p, 0, sizeof *p);
   p->rows = d->y_layout == CLFORGE_NHWC;
   p->pq = d->p * d->q, p->rscg = d->r * d->s * d->cg, p->rsc = p->rscg * d->groups;
@@ -70,7 +62,7 @@ static int make_plan(clforge_context ctx, const clforge__conv *d, const int *v, 
 }
 
 /* The GEMM of group grp in a pass (images n0.., pixels pix0.. of npix). */
-static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, const col_plan *p, const int *v,
+static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, const clforge__col_plan *p, const int *v,
                                 size_t n0, size_t imgs, size_t pix0, size_t npix, size_t grp, int batch_groups,
                                 clforge__gemm *out) {
   clforge_gemm_desc g = {0};
@@ -103,8 +95,8 @@ static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, con
 }
 
 static int supports(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {
-  col_plan p;
-  if (!make_plan(ctx, d, NULL, &p)) {
+  clforge__col_plan p;
+  if (!clforge__conv_col_plan(ctx, d, NULL, &p)) {
     snprintf(why, cap, "im2col: a row of the column matrix (%zu x %zu x %zu elements) exceeds the workspace bound of %zu bytes",
              d->r, d->s, d->c, clforge__workspace_cap(ctx));
     return 0;
@@ -119,13 +111,12 @@ static int supports(clforge_context ctx, const clforge__conv *d, char *why, size
 }
 
 static size_t workspace(clforge_context ctx, const clforge__conv *d, const int *v) {
-  col_plan p;
-  return make_plan(ctx, d, v, &p) ? p.bytes : 0;
+  clforge__col_plan p;
+  return clforge__conv_col_plan(ctx, d, v, &p) ? p.bytes : 0;
 }
 
-static clforge_status set_args(clforge_context ctx, cl_kernel k, const clforge__conv_exec *e, const col_plan *p,
-                               size_t n0, size_t pix0, size_t npix) {
-  const clforge__conv *d = e->d;
+static clforge_status set_args(clforge_context ctx, cl_kernel k, const clforge__conv *d, cl_mem x, cl_mem ws,
+                               const clforge__col_plan *p, size_t n0, size_t pix0, size_t npix) {
   const cl_ulong x_off = d->x.offset, sx[4] = {d->x.stride[0], d->x.stride[1], d->x.stride[2], d->x.stride[3]};
   const cl_uint u[] = {(cl_uint)d->h,        (cl_uint)d->w,        (cl_uint)d->q,     (cl_uint)d->cg,
                        (cl_uint)d->r,        (cl_uint)d->s,        (cl_uint)d->stride_h, (cl_uint)d->stride_w,
@@ -133,41 +124,61 @@ static clforge_status set_args(clforge_context ctx, cl_kernel k, const clforge__
                        (cl_uint)n0,          (cl_uint)pix0,        (cl_uint)(p->rows ? npix : p->rsc),
                        (cl_uint)(p->rows ? p->rsc : npix)};
   cl_uint i = 0;
-  cl_int err = clSetKernelArg(k, i++, sizeof e->x, &e->x);
+  cl_int err = clSetKernelArg(k, i++, sizeof x, &x);
   err |= clSetKernelArg(k, i++, sizeof x_off, &x_off);
   for (int a = 0; a < 4; ++a) err |= clSetKernelArg(k, i++, sizeof sx[a], &sx[a]);
-  err |= clSetKernelArg(k, i++, sizeof e->ws, &e->ws);
+  err |= clSetKernelArg(k, i++, sizeof ws, &ws);
   for (size_t a = 0; a < sizeof u / sizeof u[0]; ++a) err |= clSetKernelArg(k, i++, sizeof u[a], &u[a]);
   return err == CL_SUCCESS ? CLFORGE_SUCCESS
                            : clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "conv2d: setting the im2col kernel's arguments failed");
 }
 
-static clforge_status enqueue(const clforge__conv_exec *e) {
-  clforge_context ctx = e->ctx;
-  const clforge__conv *d = e->d;
-  col_plan p;
-  if (!make_plan(ctx, d, e->v, &p) || !e->ws || e->ws_bytes < p.bytes)
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "conv2d: im2col got %zu bytes of workspace, needs %zu",
-                         e->ws_bytes, p.bytes);
+clforge_status clforge__conv_col_kernel(clforge_context ctx, const clforge__conv *d, const int *v,
+                                        const clforge__col_plan *p, cl_kernel *kern) {
   /* Built with what the kernel reads only: VW, x's type and the matrix's
    * layout (not the problem's other options: the epilogue is the GEMM's;
    * nor WG, CHUNK and PATH: a launch size and host-side choices), so one
    * program serves every epilogue, output type, pass size and GEMM route. */
   const clforge__family *f = &clforge__family_conv_im2col;
-  const size_t vw = (size_t)e->v[CI2C_VW], wg = (size_t)e->v[CI2C_WG];
+  const size_t wg = (size_t)v[CI2C_WG];
   char opts[128];
-  snprintf(opts, sizeof opts, "-DVW=%zu -DX_T=%d -DROWS=%d -DKRSC=%d", vw, (int)d->x.type, p.rows,
+  snprintf(opts, sizeof opts, "-DVW=%d -DX_T=%d -DROWS=%d -DKRSC=%d", v[CI2C_VW], (int)d->x.type, p->rows,
            d->w_layout == CLFORGE_KRSC);
-  cl_kernel kern;
-  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, f->kernel, &kern);
+  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, f->kernel, kern);
   size_t kmax = 0;
   if (st == CLFORGE_SUCCESS &&
-      clGetKernelWorkGroupInfo(kern, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS &&
+      clGetKernelWorkGroupInfo(*kern, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL) == CL_SUCCESS &&
       kmax < wg)
     st = clforge__fail(ctx, CLFORGE_UNSUPPORTED,
                        "conv2d: the conv_im2col kernel built with %s runs at most %zu work-items per group here, not "
                        "%zu; choose a smaller WG with CLFORGE_PARAMS",
                        opts, kmax, wg);
+  return st;
+}
+
+clforge_status clforge__conv_col_launch(clforge_context ctx, cl_kernel kern, const clforge__conv *d, const int *v,
+                                        const clforge__col_plan *p, cl_mem x, cl_mem ws, size_t n0, size_t imgs,
+                                        size_t pix0, size_t npix, cl_uint nwait, const cl_event *wait,
+                                        cl_event *event) {
+  const size_t vw = (size_t)v[CI2C_VW], wg = (size_t)v[CI2C_WG];
+  clforge_status st = set_args(ctx, kern, d, x, ws, p, n0, pix0, npix);
+  const size_t len = p->rows ? p->rsc : npix, items = (len + vw - 1) / vw;
+  const size_t local[3] = {wg, 1, 1};
+  const size_t global[3] = {(items + wg - 1) / wg * wg, p->rows ? npix : p->rsc, imgs};
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__launch(ctx, kern, 3, global, local, nwait, wait, event, "clEnqueueNDRangeKernel (conv2d im2col)");
+  return st;
+}
+
+static clforge_status enqueue(const clforge__conv_exec *e) {
+  clforge_context ctx = e->ctx;
+  const clforge__conv *d = e->d;
+  clforge__col_plan p;
+  if (!clforge__conv_col_plan(ctx, d, e->v, &p) || !e->ws || e->ws_bytes < p.bytes)
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "conv2d: im2col got %zu bytes of workspace, needs %zu",
+                         e->ws_bytes, p.bytes);
+  cl_kernel kern;
+  clforge_status st = clforge__conv_col_kernel(ctx, d, e->v, &p, &kern);
   if (st != CLFORGE_SUCCESS) return st;
   const int batch_groups = p.rows && d->groups > 1 && !d->has_bias;
   const size_t launches = batch_groups ? 1 : d->groups;
@@ -179,15 +190,9 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
     const size_t imgs = min_size(p.imgs, d->n - n0);
     for (size_t pix0 = 0; pix0 < p.pq && st == CLFORGE_SUCCESS; pix0 += p.pix) {
       const size_t npix = min_size(p.pix, p.pq - pix0);
-      st = set_args(ctx, kern, e, &p, n0, pix0, npix);
-      const size_t len = p.rows ? p.rsc : npix, items = (len + vw - 1) / vw;
-      const size_t local[3] = {wg, 1, 1};
-      const size_t global[3] = {(items + wg - 1) / wg * wg, p.rows ? npix : p.rsc, imgs};
       cl_event ev = NULL;
-      if (st == CLFORGE_SUCCESS) {
-        st = clforge__launch(ctx, kern, 3, global, local, prev ? 1 : e->nwait, prev ? &prev : e->wait, &ev,
-                             "clEnqueueNDRangeKernel (conv2d im2col)");
-      }
+      st = clforge__conv_col_launch(ctx, kern, d, e->v, &p, e->x, e->ws, n0, imgs, pix0, npix, prev ? 1 : e->nwait,
+                                    prev ? &prev : e->wait, &ev);
       if (prev) clReleaseEvent(prev);
       prev = ev;
       for (size_t grp = 0; grp < launches && st == CLFORGE_SUCCESS; ++grp) {
@@ -206,9 +211,9 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
 }
 
 static int explain(clforge_context ctx, const clforge__conv *d, const int *v, clforge_kernel_choice *out, int cap) {
-  col_plan p;
+  clforge__col_plan p;
   clforge__gemm g;
-  if (cap <= 0 || !make_plan(ctx, d, v, &p)) return 0;
+  if (cap <= 0 || !clforge__conv_col_plan(ctx, d, v, &p)) return 0;
   const int batch_groups = p.rows && d->groups > 1 && !d->has_bias;
   if (pass_gemm(ctx, d, &p, v, 0, p.imgs, 0, p.pix, 0, batch_groups, &g) != CLFORGE_SUCCESS) {
     clforge__clear_error(ctx);

@@ -43,6 +43,10 @@ clforge_status clforge_ref_conv2d(const clforge_conv2d_desc *desc, const void *x
   clforge__conv d;
   clforge_status st = clforge__conv_resolve(NULL, desc, bias != NULL, &d);
   if (st != CLFORGE_SUCCESS) return st;
+  if (d.kind != CLFORGE_CONV_FORWARD)
+    return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d reference: desc.kind is %d (a backward kind: use clforge_ref_conv2d_backward_*)",
+                         (int)d.kind);
   if (d.n == 0 || d.k == 0) return CLFORGE_SUCCESS;
   if (!x || !w || !y) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d reference: x, w or y is NULL");
   for (size_t n = 0; n < d.n; ++n)

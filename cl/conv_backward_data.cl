@@ -1,0 +1,101 @@
+// Convolution backward data (src/ops/conv_backward_data.c).
+//
+// clforge_conv_bwd_data_direct gathers each dx element from the dy elements
+// it fed in the forward pass: dx[n, c, h, w] = sum over the group's output
+// channels k and the taps (r, s) with p * stride_h + r * dil_h = h + pad_t
+// (and likewise for q) of dy[n, k, p, q] * w[k, c, r, s]. Every shape: any
+// stride (taps whose p is not a multiple of the stride skip), dilation,
+// asymmetric padding, groups, NCHW/NHWC, KCRS/KRSC (all through element
+// strides), every storage mix; f32 accumulation, one rounding. No atomics:
+// each dx element is written by one work-item.
+// A work-item computes TC channels of one group at one pixel; work-groups
+// of WG pixels along a row (neighbouring items read neighbouring dy).
+//   dim 0: H*W pixels   dim 1: groups * channel tiles   dim 2: N
+// Tuned parameters (src/kernels/conv_backward_data.c): WG, TC.
+//
+// clforge_conv_rotate_filter writes the filter of the equivalent forward
+// convolution for stride 1: wt[c][k][R-1-r][S-1-s] = w[k][c][r][s] per group
+// (KCRS, C output channels of kg inputs), a copy of the storage bits.
+
+#if IDX64
+typedef ulong idx_t;
+#else
+typedef uint idx_t;
+#endif
+
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
+
+#define CLFORGE_UNROLL_(x) _Pragma(#x)
+#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
+
+#ifdef TC
+kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_conv_bwd_data_direct(
+    const global y_t *restrict DY, const ulong y_off, const ulong ysn, const ulong ysk, const ulong ysp,
+    const ulong ysq, const global w_t *restrict Wt, const ulong w_off, const ulong wsk, const ulong wsc,
+    const ulong wsr, const ulong wss, global x_t *restrict DX, const ulong x_off, const ulong xsn, const ulong xsc,
+    const ulong xsh, const ulong xsw, const uint H, const uint W, const uint P, const uint Q, const uint R,
+    const uint S, const uint sh, const uint sw, const uint dh, const uint dw, const uint pt, const uint pl,
+    const uint cg, const uint kg, const uint ctiles, const float alpha, const float beta) {
+  const uint pix = get_global_id(0);
+  if (pix >= H * W) return;
+  const uint gt = get_global_id(1), n = get_global_id(2);
+  // (Remainders as x - q * y: the compiler's div/rem pairing would emit an
+  // LLVM `freeze`, which Oclgrind cannot run.)
+  const uint g = gt / ctiles, c0 = (gt - g * ctiles) * TC;
+  const uint h = pix / W, x = pix - h * W;
+  float acc[TC];
+  UNROLL(TC)
+  for (int t = 0; t < TC; ++t) acc[t] = 0.0f;
+  // Out of range channels of the last tile read a valid one and are not stored.
+  idx_t wc[TC];
+  UNROLL(TC)
+  for (int t = 0; t < TC; ++t) wc[t] = (idx_t)min(c0 + (uint)t, cg - 1) * (idx_t)wsc;
+  const idx_t ybase = (idx_t)y_off + (idx_t)n * (idx_t)ysn + (idx_t)(g * kg) * (idx_t)ysk;
+  const idx_t wbase = (idx_t)w_off + (idx_t)(g * kg) * (idx_t)wsk;
+  for (uint r = 0; r < R; ++r) {
+    const int hp = (int)(h + pt) - (int)(r * dh);
+    if (hp < 0) break; // later taps are further up
+    const uint p = (uint)hp / sh;
+    if ((uint)hp != p * sh) continue;
+    if (p >= P) continue;
+    for (uint s = 0; s < S; ++s) {
+      const int wp = (int)(x + pl) - (int)(s * dw);
+      if (wp < 0) break;
+      const uint q = (uint)wp / sw;
+      if ((uint)wp != q * sw) continue;
+      if (q >= Q) continue;
+      const global y_t *yp = DY + ybase + (idx_t)p * (idx_t)ysp + (idx_t)q * (idx_t)ysq;
+      const global w_t *wp_ = Wt + wbase + (idx_t)r * (idx_t)wsr + (idx_t)s * (idx_t)wss;
+      for (uint k = 0; k < kg; ++k) {
+        const float v = LOAD1(Y_T, yp, (idx_t)k * (idx_t)ysk);
+        const global w_t *wk = wp_ + (idx_t)k * (idx_t)wsk;
+        UNROLL(TC)
+        for (int t = 0; t < TC; ++t) acc[t] = fma(v, LOAD1(W_T, wk, wc[t]), acc[t]);
+      }
+    }
+  }
+  const idx_t o = (idx_t)x_off + (idx_t)n * (idx_t)xsn + (idx_t)h * (idx_t)xsh + (idx_t)x * (idx_t)xsw;
+  UNROLL(TC)
+  for (int t = 0; t < TC; ++t) {
+    const uint c = c0 + (uint)t;
+    if (c >= cg) break;
+    const idx_t i = o + (idx_t)(g * cg + c) * (idx_t)xsc;
+    float v = alpha != 0.0f ? alpha * acc[t] : 0.0f; // alpha 0: dy and w do not count (as forward)
+    if (beta != 0.0f) v = fma(beta, LOAD1(X_T, DX, i), v);
+    STORE1(X_T, v, DX, i);
+  }
+}
+#endif
+
+kernel void clforge_conv_rotate_filter(const global w_t *restrict Wt, const ulong w_off, const ulong wsk,
+                                       const ulong wsc, const ulong wsr, const ulong wss, global w_t *restrict WR,
+                                       const uint C, const uint cg, const uint kg, const uint R, const uint S) {
+  const idx_t o = get_global_id(0);
+  if (o >= (idx_t)C * kg * R * S) return;
+  const idx_t o1 = o / S, t = o1 / R, c = t / kg;
+  const uint s = (uint)(o - o1 * S), r = (uint)(o1 - t * R), k = (uint)(t - c * kg), g = (uint)c / cg;
+  WR[o] = Wt[(idx_t)w_off + (idx_t)(g * kg + k) * (idx_t)wsk + (idx_t)((uint)c - g * cg) * (idx_t)wsc +
+             (idx_t)(R - 1 - r) * (idx_t)wsr + (idx_t)(S - 1 - s) * (idx_t)wss];
+}

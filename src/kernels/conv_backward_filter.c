@@ -1,0 +1,43 @@
+/* Descriptor of the direct backward-filter family
+ * (cl/conv_backward_filter.cl): every shape, the N*P*Q sum split in chunks
+ * and added in a fixed order. */
+#include <stdio.h>
+
+#include "conv_backward.h"
+#include "families.h"
+
+static int cbf_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if ((size_t)v[CBF_WG] > dev->max_work_group_size) {
+    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[CBF_WG], dev->max_work_group_size);
+    return 0;
+  }
+  return 1;
+}
+
+/* clang-format off */
+const clforge__family clforge__family_conv_bwd_filter_direct = {
+    .name = "conv_bwd_filter_direct",
+    .sources = (const char *const[]){"conv_backward_filter", NULL},
+    .kernel = "clforge_conv_bwd_filter_direct",
+    .nparams = CBF_NPARAMS,
+    .params = {
+        [CBF_WG] = {"WG", 5, {8, 16, 32, 64, 128}},
+        [CBF_TK] = {"TK", 4, {1, 2, 4, 8}},
+        [CBF_CHUNK] = {"CHUNK", 5, {64, 256, 1024, 4096, 16384}},
+    },
+    /* CHUNK: long enough that the partial sums (splits x K x C x R x S
+     * floats) stay small against dy, short enough to fill the device. */
+    /*                                   WG TK CHUNK */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {64, 4, 1024},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 8, 4096},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {64, 4, 1024},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {64, 4, 1024},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {64, 4, 1024},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {64, 2, 1024},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {64, 2, 1024},
+    },
+    .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
+    .allowed = cbf_allowed,
+};
+/* clang-format on */
