@@ -106,6 +106,7 @@ typedef struct {
   clforge_conv_algo algos[CLFORGE_CONV_ALGO_COUNT];
   int nalgos;
   double min_time;
+  clforge_conv_kind pass; /* --pass: forward, backward data or backward filter */
   /* --network: whole networks, their layers run with prepared weights */
   const clforge__conv_network *networks[MAX_NETWORKS];
   int nnetworks;
@@ -169,6 +170,10 @@ void clforge_bench_conv_help(FILE *f) {
           "  --dtype LIST         f32,f16,bf16 or a subset: x, w and y all of it (default f32)\n"
           "  --layout LIST        nchw,nhwc or one of them: x and y (default nchw); filters are\n"
           "                       KCRS with nchw, KRSC with nhwc\n"
+          "  --pass PASS          fwd (default), bwd_data (dx = clforge_conv2d_backward_data(dy, w))\n"
+          "                       or bwd_filter (dw and no dbias = clforge_conv2d_backward_filter(x,\n"
+          "                       dy)); the same layers, the same flop count; oneDNN's backward data\n"
+          "                       and backward weights are the backward passes' peer (CLBlast has none)\n"
           "  --reps N             timed runs per row, at least %d (default %d); --runs too\n"
           "  --min-time SECONDS   time more runs until their sum reaches this (default 0)\n"
           "  --warmup N           untimed runs first, at least 1 (default %d)\n"
@@ -411,6 +416,11 @@ static int conv_option(clforge_bench_cli *cli, int argc, char **argv, int *a, vo
     }
     if (t < 0 || o->nlayouts == 0)
       return clforge_bench_usage_error(cli, "--layout \"%s\": expected nchw, nhwc or nchw,nhwc", v ? v : "");
+  } else if (clforge_bench_option(argc, argv, a, "--pass", &v)) {
+    if (v && !strcmp(v, "fwd")) o->pass = CLFORGE_CONV_FORWARD;
+    else if (v && !strcmp(v, "bwd_data")) o->pass = CLFORGE_CONV_BACKWARD_DATA;
+    else if (v && !strcmp(v, "bwd_filter")) o->pass = CLFORGE_CONV_BACKWARD_FILTER;
+    else return clforge_bench_usage_error(cli, "--pass \"%s\": expected fwd, bwd_data or bwd_filter", v ? v : "");
   } else if (clforge_bench_option(argc, argv, a, "--min-time", &v)) {
     if (clforge_bench_parse_seconds(v, 3600, &o->min_time))
       return clforge_bench_usage_error(cli, "--min-time needs seconds from 0 to 3600, e.g. --min-time 0.5");
@@ -518,6 +528,8 @@ typedef struct {
   clforge_tensor_layout layout;
   size_t es, x_elems, w_elems, y_elems;
   float *x32, *w32; /* NCHW and KCRS values as the device sees them, widened to f32 */
+  float *y32;       /* the backward passes' dy (NCHW), likewise */
+  clforge_conv_kind pass;
   float *ref;       /* the CPU reference's y (NCHW), made when a peer needs it */
   cl_mem x, w, y;
   clforge_conv2d_desc desc;
@@ -595,6 +607,9 @@ static int print_json(const bench_env *env, const conv_row *r) {
   const int ok = r->status == ROW_OK;
   const char *status = ok ? "ok" : r->status == ROW_UNSUPPORTED ? "unsupported" : "error";
   clforge_bench_json_string(o, "op", "conv");
+  clforge_bench_json_string(o, "pass", env->o->pass == CLFORGE_CONV_BACKWARD_DATA     ? "bwd_data"
+                                       : env->o->pass == CLFORGE_CONV_BACKWARD_FILTER ? "bwd_filter"
+                                                                                       : "fwd");
   clforge_bench_json_string(o, "layer", r->layer);
   const char *names[] = {"n", "c", "h", "w", "k", "r", "s", "stride", "pad", "groups", "dilation", "p", "q"};
   const size_t vals[] = {r->s.n, r->s.c, r->s.h, r->s.w, r->s.k, r->s.r, r->s.s, r->s.stride, r->s.pad, r->s.groups,
@@ -639,6 +654,7 @@ static void free_case(conv_case *c) {
   clforge_bench_onednn_conv_destroy(c->onednn);
   free(c->x32);
   free(c->w32);
+  free(c->y32);
   free(c->ref);
   memset(c, 0, sizeof *c);
 }
@@ -672,7 +688,7 @@ static int upload(conv_case *c, const float *logical, size_t elems, size_t outer
       snprintf(err, cap, "clforge_ref_convert failed: %s", clforge_last_error(NULL));
     } else {
       cl_int e;
-      *buf = clCreateBuffer(c->env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, elems * c->es,
+      *buf = clCreateBuffer(c->env->s.cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elems * c->es,
                             raw ? raw : (void *)ordered, &e);
       if (e != CL_SUCCESS) {
         *buf = NULL;
@@ -725,7 +741,9 @@ static int setup_case(bench_env *env, conv_case *c, const conv_spec *sp, size_t 
                                   .w_type = dtype,
                                   .y_type = dtype,
                                   .alpha = 1.0f,
-                                  .beta = 0.0f};
+                                  .beta = 0.0f,
+                                  .kind = env->o->pass};
+  c->pass = env->o->pass;
   const size_t sizes[3] = {c->x_elems * c->es, c->w_elems * c->es, c->y_elems * c->es};
   const char *names[3] = {"x", "w", "y"};
   unsigned long long total = 0;
@@ -758,6 +776,19 @@ static int setup_case(bench_env *env, conv_case *c, const conv_spec *sp, size_t 
   if (upload(c, c->x32, c->x_elems, s->n, s->c, s->h * s->w, &c->x, err, cap) ||
       upload(c, c->w32, c->w_elems, s->k, cg, s->r * s->s, &c->w, err, cap))
     return -1;
+  if (c->pass != CLFORGE_CONV_FORWARD) { /* dy: an input */
+    c->y32 = malloc(c->y_elems * sizeof(float));
+    if (!c->y32) {
+      snprintf(err, cap, "out of host memory for the %s data", c->layer);
+      return -1;
+    }
+    clforge_bench_fill_random(c->y32, c->y_elems, 0x2468acefu, 1.0f);
+    if (clforge_bench_round_to_dtype(c->y32, c->y_elems, dtype)) {
+      snprintf(err, cap, "clforge_ref_convert failed: %s", clforge_last_error(NULL));
+      return -1;
+    }
+    return upload(c, c->y32, c->y_elems, s->n, s->k, s->p * s->q, &c->y, err, cap);
+  }
   cl_int e;
   c->y = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, sizes[2], NULL, &e);
   if (e != CL_SUCCESS) {
@@ -768,30 +799,53 @@ static int setup_case(bench_env *env, conv_case *c, const conv_spec *sp, size_t 
   return 0;
 }
 
-/* All-ones bits in y (NaN in f32, f16 and bf16): a run that writes nothing,
- * or too little, cannot pass on an earlier run's result. */
-static int poison_y(const conv_case *c) {
+/* The pass's output: y (forward), dx in x's buffer (backward data), dw in
+ * w's (backward filter); its elements and logical (outer, channels, plane)
+ * shape: NCHW for y and dx, KCRS for dw. */
+static cl_mem out_buf(const conv_case *c) {
+  return c->pass == CLFORGE_CONV_BACKWARD_DATA ? c->x : c->pass == CLFORGE_CONV_BACKWARD_FILTER ? c->w : c->y;
+}
+static size_t out_elems(const conv_case *c) {
+  return c->pass == CLFORGE_CONV_BACKWARD_DATA ? c->x_elems : c->pass == CLFORGE_CONV_BACKWARD_FILTER ? c->w_elems
+                                                                                                    : c->y_elems;
+}
+static void out_dims(const conv_case *c, size_t d[4]) {
+  const clforge_bench_conv_shape *s = &c->s;
+  const size_t bd[4] = {s->n, s->c, s->h, s->w}, bf[4] = {s->k, s->c / s->groups, s->r, s->s},
+               fw[4] = {s->n, s->k, s->p, s->q};
+  memcpy(d, c->pass == CLFORGE_CONV_BACKWARD_DATA ? bd : c->pass == CLFORGE_CONV_BACKWARD_FILTER ? bf : fw,
+         4 * sizeof *d);
+}
+static const char *out_name(const conv_case *c) {
+  return c->pass == CLFORGE_CONV_BACKWARD_DATA ? "dx" : c->pass == CLFORGE_CONV_BACKWARD_FILTER ? "dw" : "y";
+}
+
+/* All-ones bits in the output (NaN in f32, f16 and bf16): a run that writes
+ * nothing, or too little, cannot pass on an earlier run's result. */
+static int poison_out(const conv_case *c) {
   const cl_uchar ff = 0xFF;
-  cl_int e = clEnqueueFillBuffer(c->env->s.queue, c->y, &ff, 1, 0, c->y_elems * c->es, 0, NULL, NULL);
+  cl_int e = clEnqueueFillBuffer(c->env->s.queue, out_buf(c), &ff, 1, 0, out_elems(c) * c->es, 0, NULL, NULL);
   if (e == CL_SUCCESS) e = clFinish(c->env->s.queue);
   return e;
 }
 
-/* Read y back as NCHW f32. */
-static int read_y(const conv_case *c, float *out, char *err, size_t cap) {
-  const size_t n = c->y_elems;
+/* Read the output back as NCHW (KCRS) f32. */
+static int read_out(const conv_case *c, float *out, char *err, size_t cap) {
+  const size_t n = out_elems(c);
+  size_t d[4];
+  out_dims(c, d);
   void *raw = malloc(n * c->es);
   float *wide = c->layout == CLFORGE_NHWC ? malloc(n * sizeof(float)) : out;
   int rc = -1;
   if (!raw || !wide) {
-    snprintf(err, cap, "out of host memory reading y back");
+    snprintf(err, cap, "out of host memory reading %s back", out_name(c));
   } else {
-    cl_int e = clEnqueueReadBuffer(c->env->s.queue, c->y, CL_TRUE, 0, n * c->es, raw, 0, NULL, NULL);
-    if (e != CL_SUCCESS) snprintf(err, cap, "clEnqueueReadBuffer of y failed (%s)", clforge_status_name(e));
+    cl_int e = clEnqueueReadBuffer(c->env->s.queue, out_buf(c), CL_TRUE, 0, n * c->es, raw, 0, NULL, NULL);
+    if (e != CL_SUCCESS) snprintf(err, cap, "clEnqueueReadBuffer of %s failed (%s)", out_name(c), clforge_status_name(e));
     else if (clforge_ref_convert(n, raw, c->dtype, wide, CLFORGE_F32) != CLFORGE_SUCCESS)
-      snprintf(err, cap, "clforge_ref_convert of y failed: %s", clforge_last_error(NULL));
+      snprintf(err, cap, "clforge_ref_convert of %s failed: %s", out_name(c), clforge_last_error(NULL));
     else rc = 0;
-    if (rc == 0 && wide != out) to_channels_first(wide, out, c->s.n, c->s.k, c->s.p * c->s.q);
+    if (rc == 0 && wide != out) to_channels_first(wide, out, d[0], d[1], d[2] * d[3]);
   }
   free(raw);
   if (wide != out) free(wide);
@@ -806,49 +860,90 @@ static double accumulation_tolerance(clforge_conv_algo a) {
              : 1e-4;
 }
 
-/* Compare sampled outputs (four corners of the n, k, p, q box, where
- * padding and edge tiles are, then pseudo-random ones) with double sums of
- * the same inputs. Tolerance: y's rounding plus acc_tol of sum |x||w|; a
- * wrong output is off by about |y| itself, far more. */
-static int spot_check(const conv_case *c, const float *got, double acc_tol, char *why, size_t cap) {
+/* The pass's exact output at logical index o (y: n k p q; dx: n c h w; dw:
+ * k c r s) from the host copies, in double, and the sum of |terms|. */
+static void exact_at(const conv_case *c, const size_t o[4], double *sum, double *abs_sum) {
   const clforge_bench_conv_shape *s = &c->s;
   const size_t cg = s->c / s->groups, kg = s->k / s->groups;
-  uint32_t seed = 0xC0FFEEu;
-  for (int t = 0; t < SPOT_SAMPLES; ++t) {
-    size_t n, k, p, q;
-    if (t < 4) {
-      n = (t & 1) ? s->n - 1 : 0;
-      k = (t & 2) ? s->k - 1 : 0;
-      p = (t == 1 || t == 2) ? s->p - 1 : 0;
-      q = (t >= 2) ? s->q - 1 : 0;
-    } else {
-      size_t v[4], lim[4] = {s->n, s->k, s->p, s->q};
-      for (int i = 0; i < 4; ++i) {
-        seed = seed * 1664525u + 1013904223u;
-        v[i] = (size_t)((seed >> 8) % (uint32_t)lim[i]);
-      }
-      n = v[0], k = v[1], p = v[2], q = v[3];
-    }
-    const size_t g = k / kg;
-    double sum = 0, abs_sum = 0;
-    for (size_t ch = 0; ch < cg; ++ch)
-      for (size_t r = 0; r < s->r; ++r) {
-        const long ih = (long)(p * s->stride + r * s->dilation) - (long)s->pad;
-        if (ih < 0 || ih >= (long)s->h) continue;
-        for (size_t u = 0; u < s->s; ++u) {
-          const long iw = (long)(q * s->stride + u * s->dilation) - (long)s->pad;
-          if (iw < 0 || iw >= (long)s->w) continue;
-          double xv = c->x32[((n * s->c + g * cg + ch) * s->h + (size_t)ih) * s->w + (size_t)iw];
-          double wv = c->w32[((k * cg + ch) * s->r + r) * s->s + u];
-          sum += xv * wv;
-          abs_sum += fabs(xv * wv);
+  *sum = *abs_sum = 0;
+  if (c->pass == CLFORGE_CONV_BACKWARD_DATA) {
+    const size_t n = o[0], ch = o[1], h = o[2], x = o[3], g = ch / cg, cl = ch % cg;
+    for (size_t r = 0; r < s->r; ++r) {
+      const long hp = (long)(h + s->pad) - (long)(r * s->dilation);
+      if (hp < 0 || hp % (long)s->stride || (size_t)hp / s->stride >= s->p) continue;
+      for (size_t u = 0; u < s->s; ++u) {
+        const long wp = (long)(x + s->pad) - (long)(u * s->dilation);
+        if (wp < 0 || wp % (long)s->stride || (size_t)wp / s->stride >= s->q) continue;
+        const size_t p = (size_t)hp / s->stride, q = (size_t)wp / s->stride;
+        for (size_t kl = 0; kl < kg; ++kl) {
+          const size_t k = g * kg + kl;
+          const double t = (double)c->y32[((n * s->k + k) * s->p + p) * s->q + q] *
+                           c->w32[((k * cg + cl) * s->r + r) * s->s + u];
+          *sum += t, *abs_sum += fabs(t);
         }
       }
-    double gv = got[((n * s->k + k) * s->p + p) * s->q + q];
-    double tol = clforge_bench_unit_roundoff(c->dtype) * fabs(sum) + acc_tol * abs_sum + 1e-30;
+    }
+    return;
+  }
+  if (c->pass == CLFORGE_CONV_BACKWARD_FILTER) {
+    const size_t k = o[0], cl = o[1], r = o[2], u = o[3], ch = k / kg * cg + cl;
+    for (size_t n = 0; n < s->n; ++n)
+      for (size_t p = 0; p < s->p; ++p) {
+        const long ih = (long)(p * s->stride + r * s->dilation) - (long)s->pad;
+        if (ih < 0 || ih >= (long)s->h) continue;
+        for (size_t q = 0; q < s->q; ++q) {
+          const long iw = (long)(q * s->stride + u * s->dilation) - (long)s->pad;
+          if (iw < 0 || iw >= (long)s->w) continue;
+          const double t = (double)c->y32[((n * s->k + k) * s->p + p) * s->q + q] *
+                           c->x32[((n * s->c + ch) * s->h + (size_t)ih) * s->w + (size_t)iw];
+          *sum += t, *abs_sum += fabs(t);
+        }
+      }
+    return;
+  }
+  const size_t n = o[0], k = o[1], p = o[2], q = o[3], g = k / kg;
+  for (size_t ch = 0; ch < cg; ++ch)
+    for (size_t r = 0; r < s->r; ++r) {
+      const long ih = (long)(p * s->stride + r * s->dilation) - (long)s->pad;
+      if (ih < 0 || ih >= (long)s->h) continue;
+      for (size_t u = 0; u < s->s; ++u) {
+        const long iw = (long)(q * s->stride + u * s->dilation) - (long)s->pad;
+        if (iw < 0 || iw >= (long)s->w) continue;
+        const double t = (double)c->x32[((n * s->c + g * cg + ch) * s->h + (size_t)ih) * s->w + (size_t)iw] *
+                         c->w32[((k * cg + ch) * s->r + r) * s->s + u];
+        *sum += t, *abs_sum += fabs(t);
+      }
+    }
+}
+
+/* Compare sampled outputs (the four corners of the output's box, where
+ * padding and edge tiles are, then pseudo-random ones) with double sums of
+ * the same inputs. Tolerance: the output's rounding plus acc_tol of
+ * sum |terms|; a wrong output is off by about its own size, far more. */
+static int spot_check(const conv_case *c, const float *got, double acc_tol, char *why, size_t cap) {
+  size_t d[4];
+  out_dims(c, d);
+  uint32_t seed = 0xC0FFEEu;
+  for (int t = 0; t < SPOT_SAMPLES; ++t) {
+    size_t o[4];
+    if (t < 4) {
+      o[0] = (t & 1) ? d[0] - 1 : 0;
+      o[1] = (t & 2) ? d[1] - 1 : 0;
+      o[2] = (t == 1 || t == 2) ? d[2] - 1 : 0;
+      o[3] = (t >= 2) ? d[3] - 1 : 0;
+    } else {
+      for (int i = 0; i < 4; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        o[i] = (size_t)((seed >> 8) % (uint32_t)d[i]);
+      }
+    }
+    double sum, abs_sum;
+    exact_at(c, o, &sum, &abs_sum);
+    const double gv = got[((o[0] * d[1] + o[1]) * d[2] + o[2]) * d[3] + o[3]];
+    const double tol = clforge_bench_unit_roundoff(c->dtype) * fabs(sum) + acc_tol * abs_sum + 1e-30;
     if (!(fabs(gv - sum) <= tol)) {
-      snprintf(why, cap, "wrong result: y[n=%zu][k=%zu][p=%zu][q=%zu] = %.9g, expected %.9g (tolerance %.3g)", n, k, p,
-               q, gv, sum, tol);
+      snprintf(why, cap, "wrong result: %s[%zu][%zu][%zu][%zu] = %.9g, expected %.9g (tolerance %.3g)", out_name(c), o[0],
+               o[1], o[2], o[3], gv, sum, tol);
       return -1;
     }
   }
@@ -924,10 +1019,14 @@ typedef struct {
 static int enqueue_clforge(void *user, cl_command_queue queue) {
   clforge_run *r = user;
   (void)queue; /* the context's own queue */
+  const conv_case *c = r->c;
+  if (c->pass == CLFORGE_CONV_BACKWARD_DATA)
+    return clforge_conv2d_backward_data(c->env->s.ctx, &r->desc, c->y, c->w, c->x, 0, NULL, NULL);
+  if (c->pass == CLFORGE_CONV_BACKWARD_FILTER)
+    return clforge_conv2d_backward_filter(c->env->s.ctx, &r->desc, c->x, c->y, c->w, NULL, 0, NULL, NULL);
   if (r->weights)
-    return clforge_conv2d_ex(r->c->env->s.ctx, &r->desc, r->c->x, NULL, r->weights, NULL, r->c->y, NULL, 0, 0, NULL,
-                             NULL);
-  return clforge_conv2d(r->c->env->s.ctx, &r->desc, r->c->x, r->c->w, NULL, r->c->y, 0, NULL, NULL);
+    return clforge_conv2d_ex(c->env->s.ctx, &r->desc, c->x, NULL, r->weights, NULL, c->y, NULL, 0, 0, NULL, NULL);
+  return clforge_conv2d(c->env->s.ctx, &r->desc, c->x, c->w, NULL, c->y, 0, NULL, NULL);
 }
 
 static int enqueue_clblast(void *user, cl_command_queue queue) {
@@ -961,8 +1060,9 @@ static void row_init(conv_row *r, const conv_case *c, clforge_conv_algo algo) {
 static const char *reason(clforge_context ctx) {
   const char *m = clforge_last_error(ctx);
   if (!m || !*m) return "no reason given";
-  const char *op = strstr(m, "conv2d: ");
-  if (op) m = op + 8;
+  const char *op = strstr(m, "conv2d");
+  const char *colon = op ? strstr(op, ": ") : NULL;
+  if (colon && colon - op <= 23) m = colon + 2; /* conv2d, conv2d_backward_data, conv2d_backward_filter */
   const char *forced = strstr(m, "(desc.algo = ");
   const char *rest = forced ? strstr(forced, "): ") : NULL;
   return rest ? rest + 3 : m;
@@ -1033,7 +1133,7 @@ static int measure_clforge(conv_case *c, conv_row *r, float *result) {
   clforge_run run = {c, c->desc, NULL};
   run.desc.algo = r->algo;
   if (explain_row(c, r, &run.desc)) return -1;
-  if (c->env->o->nnetworks && prepare_weights(c, r, &run)) return -1;
+  if (c->env->o->nnetworks && c->pass == CLFORGE_CONV_FORWARD && prepare_weights(c, r, &run)) return -1;
   const int rc = measure_run(c, r, result, &run);
   clforge_conv2d_weights_release(run.weights);
   return rc;
@@ -1042,10 +1142,10 @@ static int measure_clforge(conv_case *c, conv_row *r, float *result) {
 static int measure_run(conv_case *c, conv_row *r, float *result, clforge_run *run) {
   bench_env *env = c->env;
   progress(env, c, r->label);
-  cl_int pe = poison_y(c);
+  cl_int pe = poison_out(c);
   if (pe != CL_SUCCESS) {
     r->status = ROW_ERROR;
-    snprintf(r->error, sizeof r->error, "clEnqueueFillBuffer of y failed (%s)", clforge_status_name(pe));
+    snprintf(r->error, sizeof r->error, "clEnqueueFillBuffer of %s failed (%s)", out_name(c), clforge_status_name(pe));
     return -1;
   }
   clforge_bench_timing t;
@@ -1056,7 +1156,11 @@ static int measure_run(conv_case *c, conv_row *r, float *result, clforge_run *ru
     r->status = in_op && rc == CLFORGE_UNSUPPORTED ? ROW_UNSUPPORTED : ROW_ERROR;
     if (r->status == ROW_UNSUPPORTED) snprintf(r->error, sizeof r->error, "%s", reason(env->s.ctx));
     else if (in_op)
-      snprintf(r->error, sizeof r->error, "clforge_conv2d failed (%s): %s", clforge_status_name(rc),
+      snprintf(r->error, sizeof r->error, "%s failed (%s): %s",
+               c->pass == CLFORGE_CONV_BACKWARD_DATA     ? "clforge_conv2d_backward_data"
+               : c->pass == CLFORGE_CONV_BACKWARD_FILTER ? "clforge_conv2d_backward_filter"
+                                                         : "clforge_conv2d",
+               clforge_status_name(rc),
                reason(env->s.ctx));
     else snprintf(r->error, sizeof r->error, "%s failed (%s)", where, clforge_status_name(rc));
     clFinish(env->s.queue);
@@ -1076,7 +1180,7 @@ static int measure_run(conv_case *c, conv_row *r, float *result, clforge_run *ru
   r->gflops = conv_flops(&c->s) / st.median * 1e-9;
   r->gbps = conv_bytes(c) / st.median * 1e-9;
   clforge_bench_timing_free(&t);
-  if (read_y(c, result, r->error, sizeof r->error) ||
+  if (read_out(c, result, r->error, sizeof r->error) ||
       spot_check(c, result, accumulation_tolerance(r->chosen), r->error, sizeof r->error)) {
     r->status = ROW_ERROR;
     return -1;
@@ -1084,13 +1188,14 @@ static int measure_run(conv_case *c, conv_row *r, float *result, clforge_run *ru
   /* Small problems: every output against the CPU reference too. */
   if (conv_flops(&c->s) / 2 <= REF_FULL_MACS) {
     const float *ref = ensure_ref(c);
-    const double d = ref ? clforge_bench_max_rel_diff(result, ref, c->y_elems) : 0;
+    const double d = ref ? clforge_bench_max_rel_diff(result, ref, out_elems(c)) : 0;
     const double tol = full_tolerance(c->dtype, r->chosen);
     if (!ref) {
       snprintf(r->error, sizeof r->error, "the CPU reference failed: %s", clforge_last_error(NULL));
     } else if (!(d < tol)) {
       snprintf(r->error, sizeof r->error,
-               "wrong result: max |y - clforge_ref_conv2d's| = %.3g of max |y| (tolerance %.0e)", d, tol);
+               "wrong result: max |%s - the reference's| = %.3g of max |%s| (tolerance %.0e)", out_name(c), d,
+               out_name(c), tol);
     } else {
       return 0;
     }
@@ -1109,8 +1214,15 @@ static const float *ensure_ref(conv_case *c) {
   rd.w_layout = CLFORGE_KCRS;
   rd.x_type = rd.w_type = rd.y_type = CLFORGE_F32;
   rd.algo = CLFORGE_CONV_ALGO_AUTO;
-  c->ref = malloc(c->y_elems * sizeof(float));
-  if (c->ref && clforge_ref_conv2d(&rd, c->x32, c->w32, NULL, c->ref) != CLFORGE_SUCCESS) {
+  c->ref = calloc(out_elems(c), sizeof(float));
+  clforge_status st = CLFORGE_SUCCESS;
+  if (c->ref && c->pass == CLFORGE_CONV_BACKWARD_DATA)
+    st = clforge_ref_conv2d_backward_data(&rd, c->y32, c->w32, c->ref);
+  else if (c->ref && c->pass == CLFORGE_CONV_BACKWARD_FILTER)
+    st = clforge_ref_conv2d_backward_filter(&rd, c->x32, c->y32, c->ref, NULL);
+  else if (c->ref)
+    st = clforge_ref_conv2d(&rd, c->x32, c->w32, NULL, c->ref);
+  if (c->ref && st != CLFORGE_SUCCESS) {
     free(c->ref);
     c->ref = NULL;
   }
@@ -1134,12 +1246,12 @@ static void check_peer(clforge_bench_peer_result *p, conv_case *c, const float *
   const double macs = conv_flops(&c->s) / 2;
   int wrong = 0;
   if (want) {
-    wrong = clforge_bench_peer_differs(p, got, want, c->y_elems, tol, "y");
+    wrong = clforge_bench_peer_differs(p, got, want, out_elems(c), tol, out_name(c));
   } else if (macs <= REF_FULL_MACS) {
     if (!ensure_ref(c)) {
       snprintf(why, sizeof why, "no clforge result, and the CPU reference failed: %s", clforge_last_error(NULL));
     } else {
-      double d = clforge_bench_max_rel_diff(got, c->ref, c->y_elems);
+      double d = clforge_bench_max_rel_diff(got, c->ref, out_elems(c));
       if (!(d < tol))
         snprintf(why, sizeof why,
                  "its result differs from clforge_ref_conv2d's (max |difference| = %.3g of max |y|, tolerance %.0e)", d,
@@ -1167,13 +1279,17 @@ static void check_peer(clforge_bench_peer_result *p, conv_case *c, const float *
 static void measure_clblast(conv_case *c, clforge_bench_peer_result *p, const float *want, float *scratch) {
   bench_env *env = c->env;
   const char *why = "";
+  if (c->pass != CLFORGE_CONV_FORWARD) {
+    snprintf(p->note, sizeof p->note, "n/a: CLBlast has no backward convolution");
+    return;
+  }
   if (!clforge_bench_clblast_conv_supported(&c->s, c->dtype, c->layout, env->s.info.caps, &why)) {
     snprintf(p->note, sizeof p->note, "n/a: %s", why);
     return;
   }
   progress(env, c, "clblast");
   const char *fn = c->dtype == CLFORGE_F16 ? "CLBlastHconvgemm" : "CLBlastSconvgemm";
-  cl_int pe = poison_y(c);
+  cl_int pe = poison_out(c);
   if (pe != CL_SUCCESS) {
     snprintf(p->note, sizeof p->note, "clEnqueueFillBuffer of y failed (%s)", clforge_status_name(pe));
     return;
@@ -1191,7 +1307,7 @@ static void measure_clblast(conv_case *c, clforge_bench_peer_result *p, const fl
   clforge_bench_peer_timed(p, &t, conv_flops(&c->s));
   clforge_bench_timing_free(&t);
   char err[256];
-  if (p->ok && read_y(c, scratch, err, sizeof err)) {
+  if (p->ok && read_out(c, scratch, err, sizeof err)) {
     p->ok = 0;
     snprintf(p->note, sizeof p->note, "%s", err);
     return;
@@ -1212,7 +1328,9 @@ static void measure_onednn(conv_case *c, clforge_bench_peer_result *p, const flo
   }
   progress(env, c, "onednn");
   char err[256];
-  if (clforge_bench_onednn_conv_create(&c->s, c->x32, c->w32, &c->onednn, err, sizeof err)) {
+  const float *a = c->pass == CLFORGE_CONV_BACKWARD_DATA ? c->y32 : c->x32,
+              *b = c->pass == CLFORGE_CONV_BACKWARD_FILTER ? c->y32 : c->w32;
+  if (clforge_bench_onednn_conv_create(&c->s, c->pass, a, b, &c->onednn, err, sizeof err)) {
     snprintf(p->note, sizeof p->note, "%s", err);
     clforge_bench_warn(&env->s, "%s n=%zu: onednn: %s", c->layer, c->s.n, err);
     return;
@@ -1288,7 +1406,7 @@ static int run_case(bench_env *env, const conv_spec *sp, size_t n, clforge_dtype
     return o->nalgos;
   }
 
-  float *want = malloc(c.y_elems * sizeof(float)), *scratch = malloc(c.y_elems * sizeof(float));
+  float *want = malloc(out_elems(&c) * sizeof(float) + 4), *scratch = malloc(out_elems(&c) * sizeof(float) + 4);
   int have_want = 0;
   for (int i = 0; i < o->nalgos; ++i) {
     conv_row *r = &rows[i];
@@ -1421,9 +1539,12 @@ int clforge_bench_conv_main(int argc, char **argv) {
   }
   if (!o.cli.json) {
     clforge_bench_print_title(&env.s);
-    printf("y = conv(x, w): alpha 1, beta 0, no bias, no activation; filters KCRS with nchw, KRSC with nhwc;\n"
+    printf("%s: alpha 1, beta 0, no bias, no activation; filters KCRS with nchw, KRSC with nhwc;\n"
            "%d runs after %d warm-up%s; median and p95 in ms; GFLOP/s counts the direct convolution's\n"
            "2*N*K*(C/groups)*R*S*P*Q for every algorithm; GB/s: x and w read, y written once\n",
+           o.pass == CLFORGE_CONV_BACKWARD_DATA     ? "dx = conv2d_backward_data(dy, w)"
+           : o.pass == CLFORGE_CONV_BACKWARD_FILTER ? "dw = conv2d_backward_filter(x, dy)"
+                                                    : "y = conv(x, w)",
            o.cli.runs, o.cli.warmup, o.min_time > 0 ? " (more until --min-time)" : "");
     if (o.cli.peers) {
       const char *why = "";

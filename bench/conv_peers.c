@@ -66,9 +66,9 @@ int clforge_bench_onednn_available(const char **why) {
 
 int clforge_bench_onednn_threads(void) { return 0; }
 
-int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, const float *x, const float *w,
-                                     clforge_bench_onednn_conv **out, char *why, size_t cap) {
-  (void)s, (void)x, (void)w;
+int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, clforge_conv_kind pass, const float *a,
+                                     const float *b, clforge_bench_onednn_conv **out, char *why, size_t cap) {
+  (void)s, (void)pass, (void)a, (void)b;
   *out = NULL;
   snprintf(why, cap, "n/a: oneDNN not built in");
   return -1;
@@ -97,11 +97,13 @@ void clforge_bench_onednn_conv_destroy(clforge_bench_onednn_conv *c) { (void)c; 
 struct clforge_bench_onednn_conv {
   dnnl_engine_t engine;
   dnnl_stream_t stream;
-  dnnl_primitive_desc_t pd;
+  dnnl_primitive_desc_t fwd_pd;    /* the forward (the backward passes' hint) */
+  dnnl_primitive_desc_t pd;        /* the pass's */
   dnnl_primitive_t conv;
-  dnnl_memory_t src, wei, dst;     /* in oneDNN's chosen formats */
-  dnnl_memory_desc_t user_dst_md;  /* NCHW f32 */
-  size_t y_elems;
+  dnnl_memory_t in0, in1, out;     /* in oneDNN's chosen formats */
+  int arg0, arg1, arg_out;         /* their DNNL_ARG_* */
+  dnnl_memory_desc_t user_out_md;  /* NCHW (y, dx) or OIHW/GOIHW (dw) f32 */
+  size_t out_elems;
   char impl[64];
 };
 
@@ -157,8 +159,19 @@ static int reorder_in(clforge_bench_onednn_conv *c, const dnnl_memory_desc_t *us
   return rc;
 }
 
-int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, const float *x, const float *w,
-                                     clforge_bench_onednn_conv **out, char *why, size_t cap) {
+/* The memory of the pass's operand `what` in the format the primitive chose. */
+static int create_md_mem(clforge_bench_onednn_conv *c, dnnl_query_t what, dnnl_memory_t *m, char *why, size_t cap) {
+  const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(c->pd, what, 0);
+  if (!md) {
+    snprintf(why, cap, "oneDNN: the convolution's memory descriptors could not be queried");
+    return -1;
+  }
+  dnnl_status_t st = dnnl_memory_create(m, md, c->engine, DNNL_MEMORY_ALLOCATE);
+  return st == dnnl_success ? 0 : failed("dnnl_memory_create", st, why, cap);
+}
+
+int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, clforge_conv_kind pass, const float *a,
+                                     const float *b, clforge_bench_onednn_conv **out, char *why, size_t cap) {
   *out = NULL;
   clforge_bench_onednn_conv *c = calloc(1, sizeof *c);
   if (!c) {
@@ -176,8 +189,8 @@ int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, const fl
   /* oneDNN counts dilation from 0 (0 = dense). */
   dnnl_dims_t strides = {(int64_t)s->stride, (int64_t)s->stride}, dil = {(int64_t)s->dilation - 1, (int64_t)s->dilation - 1};
   dnnl_dims_t pad = {(int64_t)s->pad, (int64_t)s->pad};
-  dnnl_memory_desc_t src_any, wei_any, dst_any, user_src, user_wei;
-  dnnl_convolution_desc_t cd;
+  dnnl_memory_desc_t src_any, wei_any, dst_any, user_src, user_wei, user_dst;
+  dnnl_convolution_desc_t cd, bd;
   dnnl_status_t st;
   int rc = 0;
   if ((st = dnnl_engine_create(&c->engine, dnnl_cpu, 0)) != dnnl_success) rc = failed("dnnl_engine_create", st, why, cap);
@@ -188,37 +201,61 @@ int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, const fl
               (st = dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dnnl_f32, dnnl_format_tag_any)) != dnnl_success ||
               (st = dnnl_memory_desc_init_by_tag(&user_src, 4, src_dims, dnnl_f32, dnnl_nchw)) != dnnl_success ||
               (st = dnnl_memory_desc_init_by_tag(&user_wei, wei_nd, wd_dims, dnnl_f32, wei_tag)) != dnnl_success ||
-              (st = dnnl_memory_desc_init_by_tag(&c->user_dst_md, 4, dst_dims, dnnl_f32, dnnl_nchw)) != dnnl_success))
+              (st = dnnl_memory_desc_init_by_tag(&user_dst, 4, dst_dims, dnnl_f32, dnnl_nchw)) != dnnl_success))
     rc = failed("dnnl_memory_desc_init_by_tag", st, why, cap);
   /* convolution_auto: oneDNN picks direct or Winograd itself, as a user's
-   * framework would let it. */
-  if (!rc && (st = dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_auto,
-                                                              &src_any, &wei_any, NULL, &dst_any, strides, dil, pad,
-                                                              pad)) != dnnl_success)
+   * framework would let it. Training's forward is the backward passes' hint. */
+  if (!rc && (st = dnnl_dilated_convolution_forward_desc_init(
+                  &cd, pass == CLFORGE_CONV_FORWARD ? dnnl_forward_inference : dnnl_forward_training,
+                  dnnl_convolution_auto, &src_any, &wei_any, NULL, &dst_any, strides, dil, pad, pad)) != dnnl_success)
     rc = failed("dnnl_dilated_convolution_forward_desc_init", st, why, cap);
-  if (!rc && (st = dnnl_primitive_desc_create(&c->pd, &cd, NULL, c->engine, NULL)) != dnnl_success)
+  if (!rc && (st = dnnl_primitive_desc_create(&c->fwd_pd, &cd, NULL, c->engine, NULL)) != dnnl_success)
     rc = failed("dnnl_primitive_desc_create (convolution)", st, why, cap);
+  if (!rc && pass == CLFORGE_CONV_BACKWARD_DATA) {
+    if ((st = dnnl_dilated_convolution_backward_data_desc_init(&bd, dnnl_convolution_auto, &src_any, &wei_any,
+                                                               &dst_any, strides, dil, pad, pad)) != dnnl_success)
+      rc = failed("dnnl_dilated_convolution_backward_data_desc_init", st, why, cap);
+    if (!rc && (st = dnnl_primitive_desc_create(&c->pd, &bd, NULL, c->engine, c->fwd_pd)) != dnnl_success)
+      rc = failed("dnnl_primitive_desc_create (backward data)", st, why, cap);
+  } else if (!rc && pass == CLFORGE_CONV_BACKWARD_FILTER) {
+    if ((st = dnnl_dilated_convolution_backward_weights_desc_init(&bd, dnnl_convolution_auto, &src_any, &wei_any,
+                                                                  NULL, &dst_any, strides, dil, pad, pad)) != dnnl_success)
+      rc = failed("dnnl_dilated_convolution_backward_weights_desc_init", st, why, cap);
+    if (!rc && (st = dnnl_primitive_desc_create(&c->pd, &bd, NULL, c->engine, c->fwd_pd)) != dnnl_success)
+      rc = failed("dnnl_primitive_desc_create (backward weights)", st, why, cap);
+  } else if (!rc) {
+    c->pd = c->fwd_pd, c->fwd_pd = NULL;
+  }
+  /* The pass's operands: (in0, in1) -> out, and their host layouts. */
+  const dnnl_query_t src_q = dnnl_query_src_md, wei_q = dnnl_query_weights_md, dst_q = dnnl_query_dst_md;
+  const dnnl_query_t dsrc_q = dnnl_query_diff_src_md, dwei_q = dnnl_query_diff_weights_md,
+                     ddst_q = dnnl_query_diff_dst_md;
+  const dnnl_memory_desc_t *user_in0 = &user_src, *user_in1 = &user_wei;
+  size_t in0_elems = s->n * s->c * s->h * s->w, in1_elems = s->k * (s->c / s->groups) * s->r * s->s;
+  dnnl_query_t q0 = src_q, q1 = wei_q, qo = dst_q;
+  c->arg0 = DNNL_ARG_SRC, c->arg1 = DNNL_ARG_WEIGHTS, c->arg_out = DNNL_ARG_DST;
+  c->user_out_md = user_dst, c->out_elems = s->n * s->k * s->p * s->q;
+  if (pass == CLFORGE_CONV_BACKWARD_DATA) {
+    q0 = ddst_q, q1 = wei_q, qo = dsrc_q, user_in0 = &user_dst, in0_elems = c->out_elems;
+    c->arg0 = DNNL_ARG_DIFF_DST, c->arg_out = DNNL_ARG_DIFF_SRC;
+    c->user_out_md = user_src, c->out_elems = s->n * s->c * s->h * s->w;
+  } else if (pass == CLFORGE_CONV_BACKWARD_FILTER) {
+    q0 = src_q, q1 = ddst_q, qo = dwei_q, user_in1 = &user_dst, in1_elems = c->out_elems;
+    c->arg1 = DNNL_ARG_DIFF_DST, c->arg_out = DNNL_ARG_DIFF_WEIGHTS;
+    c->user_out_md = user_wei, c->out_elems = s->k * (s->c / s->groups) * s->r * s->s;
+  }
   if (!rc) {
     const char *impl = NULL;
     if (dnnl_primitive_desc_query(c->pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl)
       snprintf(c->impl, sizeof c->impl, "%s", impl);
-    const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(c->pd, dnnl_query_src_md, 0);
-    const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(c->pd, dnnl_query_weights_md, 0);
-    const dnnl_memory_desc_t *dmd = dnnl_primitive_desc_query_md(c->pd, dnnl_query_dst_md, 0);
-    if (!smd || !wmd || !dmd) {
-      snprintf(why, cap, "oneDNN: the convolution's memory descriptors could not be queried");
-      rc = -1;
-    }
-    if (!rc && ((st = dnnl_memory_create(&c->src, smd, c->engine, DNNL_MEMORY_ALLOCATE)) != dnnl_success ||
-                (st = dnnl_memory_create(&c->wei, wmd, c->engine, DNNL_MEMORY_ALLOCATE)) != dnnl_success ||
-                (st = dnnl_memory_create(&c->dst, dmd, c->engine, DNNL_MEMORY_ALLOCATE)) != dnnl_success))
-      rc = failed("dnnl_memory_create", st, why, cap);
+    rc = create_md_mem(c, q0, &c->in0, why, cap);
+    if (!rc) rc = create_md_mem(c, q1, &c->in1, why, cap);
+    if (!rc) rc = create_md_mem(c, qo, &c->out, why, cap);
   }
   if (!rc && (st = dnnl_primitive_create(&c->conv, c->pd)) != dnnl_success)
     rc = failed("dnnl_primitive_create (convolution)", st, why, cap);
-  if (!rc) rc = reorder_in(c, &user_src, x, s->n * s->c * s->h * s->w * sizeof(float), c->src, why, cap);
-  if (!rc) rc = reorder_in(c, &user_wei, w, s->k * (s->c / s->groups) * s->r * s->s * sizeof(float), c->wei, why, cap);
-  c->y_elems = s->n * s->k * s->p * s->q;
+  if (!rc) rc = reorder_in(c, user_in0, a, in0_elems * sizeof(float), c->in0, why, cap);
+  if (!rc) rc = reorder_in(c, user_in1, b, in1_elems * sizeof(float), c->in1, why, cap);
   if (rc) {
     clforge_bench_onednn_conv_destroy(c);
     return -1;
@@ -228,7 +265,7 @@ int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, const fl
 }
 
 int clforge_bench_onednn_conv_run(clforge_bench_onednn_conv *c) {
-  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, c->src}, {DNNL_ARG_WEIGHTS, c->wei}, {DNNL_ARG_DST, c->dst}};
+  dnnl_exec_arg_t args[3] = {{c->arg0, c->in0}, {c->arg1, c->in1}, {c->arg_out, c->out}};
   dnnl_status_t st = dnnl_primitive_execute(c->conv, c->stream, 3, args);
   if (st == dnnl_success) st = dnnl_stream_wait(c->stream);
   return st == dnnl_success ? 0 : -1;
@@ -241,22 +278,22 @@ int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, float *y, cha
   void *h = NULL;
   const dnnl_memory_desc_t *dmd = NULL;
   int rc = 0;
-  dnnl_status_t st = dnnl_memory_create(&user, &c->user_dst_md, c->engine, DNNL_MEMORY_ALLOCATE);
+  dnnl_status_t st = dnnl_memory_create(&user, &c->user_out_md, c->engine, DNNL_MEMORY_ALLOCATE);
   if (st != dnnl_success) rc = failed("dnnl_memory_create", st, why, cap);
-  if (!rc && (st = dnnl_memory_get_memory_desc(c->dst, &dmd)) != dnnl_success)
+  if (!rc && (st = dnnl_memory_get_memory_desc(c->out, &dmd)) != dnnl_success)
     rc = failed("dnnl_memory_get_memory_desc", st, why, cap);
-  if (!rc && (st = dnnl_reorder_primitive_desc_create(&rpd, dmd, c->engine, &c->user_dst_md, c->engine, NULL)) != dnnl_success)
+  if (!rc && (st = dnnl_reorder_primitive_desc_create(&rpd, dmd, c->engine, &c->user_out_md, c->engine, NULL)) != dnnl_success)
     rc = failed("dnnl_reorder_primitive_desc_create", st, why, cap);
   if (!rc && (st = dnnl_primitive_create(&r, rpd)) != dnnl_success) rc = failed("dnnl_primitive_create (reorder)", st, why, cap);
   if (!rc) {
-    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, c->dst}, {DNNL_ARG_TO, user}};
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, c->out}, {DNNL_ARG_TO, user}};
     st = dnnl_primitive_execute(r, c->stream, 2, args);
     if (st == dnnl_success) st = dnnl_stream_wait(c->stream);
     if (st != dnnl_success) rc = failed("the reorder of the result", st, why, cap);
   }
   if (!rc && (st = dnnl_memory_get_data_handle(user, &h)) != dnnl_success)
     rc = failed("dnnl_memory_get_data_handle", st, why, cap);
-  if (!rc) memcpy(y, h, c->y_elems * sizeof(float));
+  if (!rc) memcpy(y, h, c->out_elems * sizeof(float));
   if (r) dnnl_primitive_destroy(r);
   if (rpd) dnnl_primitive_desc_destroy(rpd);
   if (user) dnnl_memory_destroy(user);
@@ -269,9 +306,10 @@ void clforge_bench_onednn_conv_destroy(clforge_bench_onednn_conv *c) {
   if (!c) return;
   if (c->conv) dnnl_primitive_destroy(c->conv);
   if (c->pd) dnnl_primitive_desc_destroy(c->pd);
-  if (c->src) dnnl_memory_destroy(c->src);
-  if (c->wei) dnnl_memory_destroy(c->wei);
-  if (c->dst) dnnl_memory_destroy(c->dst);
+  if (c->fwd_pd) dnnl_primitive_desc_destroy(c->fwd_pd);
+  if (c->in0) dnnl_memory_destroy(c->in0);
+  if (c->in1) dnnl_memory_destroy(c->in1);
+  if (c->out) dnnl_memory_destroy(c->out);
   if (c->stream) dnnl_stream_destroy(c->stream);
   if (c->engine) dnnl_engine_destroy(c->engine);
   free(c);

@@ -49,18 +49,20 @@ int clforge_bench_onednn_threads(void);
 
 typedef struct clforge_bench_onednn_conv clforge_bench_onednn_conv;
 
-/** Set up oneDNN's f32 forward convolution of `s` (no bias) on the CPU
- *  engine: memory format `any` for source, weights and destination (oneDNN
- *  chooses, e.g. blocked nChw16c), with x (NCHW) and w (KCRS) reordered into
- *  its formats here, outside any timing. Returns 0, or -1 with *why. */
-int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, const float *x, const float *w,
-                                     clforge_bench_onednn_conv **out, char *why, size_t cap);
+/** Set up oneDNN's f32 convolution pass of `s` (no bias) on the CPU
+ *  engine: forward (a = x NCHW, b = w KCRS -> y), backward data (a = dy
+ *  NCHW, b = w -> dx) or backward weights (a = x, b = dy -> dw KCRS), with
+ *  the forward (training) as the backward passes' hint; memory format `any`
+ *  everywhere (oneDNN chooses, e.g. blocked nChw16c), the inputs reordered
+ *  into its formats here, outside any timing. Returns 0, or -1 with *why. */
+int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, clforge_conv_kind pass, const float *a,
+                                     const float *b, clforge_bench_onednn_conv **out, char *why, size_t cap);
 
 /** Run the convolution once and wait for it (the timed part). Returns 0 or -1. */
 int clforge_bench_onednn_conv_run(clforge_bench_onednn_conv *c);
 
-/** The destination of the last run, reordered to NCHW into y (N*K*P*Q
- *  floats). Returns 0, or -1 with *why. */
+/** The pass's output of the last run, reordered to NCHW (y, dx) or KCRS
+ *  (dw) into y. Returns 0, or -1 with *why. */
 int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, float *y, char *why, size_t cap);
 
 /** The implementation oneDNN chose, e.g. "brg:avx512_core" ("" if unknown). */

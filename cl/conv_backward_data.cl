@@ -99,3 +99,57 @@ kernel void clforge_conv_rotate_filter(const global w_t *restrict Wt, const ulon
   WR[o] = Wt[(idx_t)w_off + (idx_t)(g * kg + k) * (idx_t)wsk + (idx_t)((uint)c - g * cg) * (idx_t)wsc +
              (idx_t)(R - 1 - r) * (idx_t)wsr + (idx_t)(S - 1 - s) * (idx_t)wss];
 }
+
+// clforge_conv_col2im: the GEMM route's second half. A GEMM wrote the
+// column gradient dcol = w_g^T dy_g (f32) for a pass of images (or one
+// image's pixel range [pix0, pix0 + npix)) in the forward im2col's layout
+// (ROWS 1: dcol[img][pixel][j], else dcol[img][j][pixel]; j in the filter's
+// own order, KRSC: (r, s, c), KCRS: (c, r, s), after the group's offset).
+// Each dx element adds the entries of the taps that reach it, in tap order
+// (deterministic), and is written once per pass: the first pass applies
+// alpha and beta, later passes of the same image add alpha * their sum.
+//   dim 0: H*W pixels   dim 1: C channels   dim 2: the pass's images
+#ifdef COL2IM
+kernel void clforge_conv_col2im(const global float *restrict col, global x_t *restrict DX, const ulong x_off,
+                                const ulong xsn, const ulong xsc, const ulong xsh, const ulong xsw, const uint H,
+                                const uint W, const uint P, const uint Q, const uint R, const uint S, const uint sh,
+                                const uint sw, const uint dh, const uint dw, const uint pt, const uint pl,
+                                const uint cg, const uint n0, const uint pix0, const uint npix, const uint rsc,
+                                const uint first, const float alpha, const float beta) {
+  const uint pix = get_global_id(0), c = get_global_id(1), img = get_global_id(2);
+  if (pix >= H * W) return;
+  const uint h = pix / W, x = pix - h * W, g = c / cg, cl = c - g * cg;
+  const uint rscg = cg * R * S;
+  float acc = 0.0f;
+  for (uint r = 0; r < R; ++r) {
+    const int hp = (int)(h + pt) - (int)(r * dh);
+    if (hp < 0) break;
+    const uint p = (uint)hp / sh;
+    if ((uint)hp != p * sh || p >= P) continue;
+    for (uint s = 0; s < S; ++s) {
+      const int wp = (int)(x + pl) - (int)(s * dw);
+      if (wp < 0) break;
+      const uint q = (uint)wp / sw;
+      if ((uint)wp != q * sw || q >= Q) continue;
+      const uint at = p * Q + q;
+      if (at < pix0 || at - pix0 >= npix) continue;
+#if KRSC
+      const uint j = g * rscg + (r * S + s) * cg + cl;
+#else
+      const uint j = g * rscg + (cl * R + r) * S + s;
+#endif
+#if ROWS
+      acc += col[((idx_t)img * npix + (at - pix0)) * rsc + j];
+#else
+      acc += col[((idx_t)img * rsc + j) * npix + (at - pix0)];
+#endif
+    }
+  }
+  const idx_t i = (idx_t)x_off + (idx_t)(n0 + img) * (idx_t)xsn + (idx_t)c * (idx_t)xsc + (idx_t)h * (idx_t)xsh +
+                  (idx_t)x * (idx_t)xsw;
+  float v = alpha != 0.0f ? alpha * acc : 0.0f;
+  if (!first) v += LOAD1(X_T, DX, i);
+  else if (beta != 0.0f) v = fma(beta, LOAD1(X_T, DX, i), v);
+  STORE1(X_T, v, DX, i);
+}
+#endif

@@ -293,12 +293,33 @@ int main(int argc, char **argv) {
       {{.n = 2, .c = 12, .h = 8, .w = 8, .k = 12, .r = 3, .s = 3, .groups = 12, .stride_h = 2, .stride_w = 2, .pad_top = 1,
         .pad_left = 1, .y_layout = NHWC, .x_type = BF16, .w_type = F16, .y_type = CLFORGE_F32}, 0, "direct"},
       {{.n = 2, .c = 4, .h = 6, .w = 6, .k = 8, .r = 1, .s = 1, .stride_h = 2, .stride_w = 2, .algo = A(DIRECT)}, 0, "direct"},
+      /* strides > 1 with enough channels: GEMM + col2im */
+      {{.n = 2, .c = 8, .h = 9, .w = 10, .k = 32, .r = 3, .s = 3, .stride_h = 2, .stride_w = 2, .pad_top = 1,
+        .pad_bottom = 1, .pad_left = 1, .pad_right = 1}, 0, "im2col"},
+      {{.n = 3, .c = 16, .h = 8, .w = 7, .k = 24, .r = 1, .s = 1, .groups = 2, .stride_h = 2, .stride_w = 2,
+        .x_layout = NHWC, .y_layout = NHWC, .w_layout = KRSC, .algo = A(IM2COL)}, 0, "im2col"},
+      {{.n = 2, .c = 6, .h = 11, .w = 9, .k = 32, .r = 3, .s = 2, .stride_h = 2, .stride_w = 3, .dilation_w = 2,
+        .pad_top = 2, .pad_bottom = 0, .pad_left = 1, .pad_right = 2, .y_layout = NHWC, .x_type = BF16, .w_type = BF16,
+        .y_type = BF16, .alpha = -2.0f, .beta = 0.5f, .algo = A(IM2COL)}, 0, "im2col"},
       {{.n = 1, .c = 3, .h = 5, .w = 5, .k = 4, .r = 3, .s = 3, .pad_top = 1, .pad_bottom = 1, .pad_left = 1, .pad_right = 1,
         .algo = A(DIRECT)}, 0, "direct"},
   };
   const size_t ndata = sizeof data / sizeof data[0];
   for (size_t i = 0; i < ndata; ++i)
     if (!small || i % 3 == 0) run_data(ctx, &data[i]);
+
+  /* one image's columns above the workspace bound: pixel ranges of one
+   * image, each pass adding to dx (the first one applying beta) */
+  if (!small) {
+    const size_t keep = ctx->workspace.cap;
+    ctx->workspace.cap = 24 << 10;
+    bcase split = {{.n = 2, .c = 8, .h = 20, .w = 18, .k = 32, .r = 3, .s = 3, .stride_h = 2, .stride_w = 2,
+                    .pad_top = 1, .pad_left = 1, .beta = 1.5f, .algo = A(IM2COL)}, 0, "im2col"};
+    run_data(ctx, &split);
+    split.d.y_layout = NHWC;
+    run_data(ctx, &split);
+    ctx->workspace.cap = keep;
+  }
 
   bcase filt[] = {
       {{.n = 2, .c = 5, .h = 9, .w = 8, .k = 6, .r = 3, .s = 3, .stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1,

@@ -7,10 +7,15 @@
  *    the context's backward scratch and clforge_conv2d_ex runs the rest, so
  *    every forward algorithm (implicit GEMM, 1x1 GEMM, im2col, Winograd,
  *    depthwise, FFT), its tuning entries and its heuristic serve here;
- *  - direct (cl/conv_backward_data.c): a gather over the taps that reach
- *    each dx element, for every other shape (strides > 1).
- * desc.algo DIRECT forces the gather; another algorithm forces the forward
- * route with that forward algorithm. */
+ *  - GEMM + col2im (strides > 1, enough channels): per pass of images a
+ *    GEMM writes the column gradient w_g^T dy_g (f32, the forward im2col's
+ *    layout) into the convolution scratch, and a gather adds each dx
+ *    element's taps from it (cl/conv_backward_data.cl, clforge_conv_col2im);
+ *  - direct (cl/conv_backward_data.cl): a gather over the taps that reach
+ *    each dx element straight from dy, for every other shape.
+ * desc.algo DIRECT forces the gather; IM2COL the GEMM + col2im route with a
+ * stride above 1 (the forward route's im2col with stride 1); another
+ * algorithm forces the forward route with that forward algorithm. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +30,17 @@
 #include "buffer_check.h"
 #include "conv_algo.h"
 #include "conv_backward.h"
+#include "conv_im2col.h"
+#include "gemm_launch.h"
 
 #define OP "conv2d_backward_data"
 
+enum { ROUTE_DIRECT, ROUTE_FORWARD, ROUTE_COL2IM };
+
 typedef struct plan {
-  int forward;                  /* the forward route (else the gather) */
+  int route;                    /* ROUTE_* */
+  int forward;                  /* the forward route */
+  clforge__col_plan col;        /* the GEMM + col2im route's passes (f32 columns) */
   int v[CLFORGE_MAX_PARAMS];    /* the gather's parameters */
   clforge_conv2d_desc fwd;      /* the forward route's problem */
   size_t rot_bytes;             /* its rotated filter */
@@ -69,11 +80,72 @@ static void forward_desc(const clforge__conv *d, clforge_conv_algo algo, clforge
   f->algo = algo;
 }
 
+/* The GEMM of group grp in a pass (images n0.., pixels pix0.. of npix):
+ * dcol_g = w_g^T dy_g into the f32 columns. */
+static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, const clforge__col_plan *c, size_t n0,
+                                size_t imgs, size_t pix0, size_t npix, size_t grp, clforge__gemm *out) {
+  clforge_gemm_desc g = {0};
+  g.layout = CLFORGE_ROW_MAJOR;
+  g.alpha = 1.0f, g.alpha_mode = CLFORGE_ALPHA_AS_GIVEN;
+  g.a_type = d->y.type, g.b_type = d->w_.type, g.c_type = CLFORGE_F32;
+  g.k = d->kg;
+  if (c->rows) { /* dy NHWC: dcol (pixels x R*S*C) = dy (pixels x K) * w_g (kg x R*S*cg) */
+    g.m = imgs * npix, g.n = c->rscg;
+    g.lda = d->k, g.a_offset = d->y.offset + n0 * d->y.stride[0] + pix0 * d->k + grp * d->kg;
+    g.ldb = c->rscg, g.b_offset = d->w_.offset + grp * d->kg * c->rscg;
+    g.ldc = c->rsc, g.c_offset = grp * c->rscg;
+  } else { /* dy NCHW, per image: dcol (R*S*cg x pixels) = w_g^T * dy_n,g (kg x pixels) */
+    g.a_type = d->w_.type, g.b_type = d->y.type;
+    g.m = c->rscg, g.n = npix;
+    g.trans_a = CLFORGE_TRANS, g.lda = c->rscg, g.a_offset = d->w_.offset + grp * d->kg * c->rscg;
+    g.ldb = c->pq, g.b_offset = d->y.offset + n0 * d->y.stride[0] + grp * d->kg * c->pq + pix0;
+    g.stride_b = d->y.stride[0];
+    g.ldc = npix, g.c_offset = grp * c->rscg * npix, g.stride_c = c->rsc * npix;
+    g.batch = imgs;
+  }
+  return clforge__gemm_resolve(ctx, &g, out);
+}
+
+/* The GEMM + col2im route: passes as the forward im2col's, of f32 columns. */
+static clforge_status plan_col2im(clforge_context ctx, const clforge__conv *d, plan *p) {
+  clforge_conv_choice *c = &p->choice;
+  clforge__conv d32 = *d;
+  d32.x.type = CLFORGE_F32; /* the columns hold f32 sums, whatever dx's storage */
+  if (!d->n || !clforge__conv_col_plan(ctx, &d32, NULL, &p->col) || p->col.rsc > INT32_MAX || d->k > INT32_MAX)
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED,
+                         OP ": im2col (GEMM + col2im): the column matrix does not fit the workspace bound of %zu "
+                         "bytes, or the GEMM exceeds clforge GEMM's limits",
+                         clforge__workspace_cap(ctx));
+  p->route = ROUTE_COL2IM;
+  c->algo = CLFORGE_CONV_ALGO_IM2COL;
+  c->source = d->algo == CLFORGE_CONV_ALGO_AUTO ? CLFORGE_CONV_ALGO_FROM_HEURISTIC : CLFORGE_CONV_ALGO_FROM_DESC;
+  snprintf(c->why, sizeof c->why, "%s", d->algo == CLFORGE_CONV_ALGO_AUTO
+                                            ? "heuristic: stride > 1, K >= 16, C*R*S >= 32: GEMM + col2im"
+                                            : "desc.algo = im2col: GEMM + col2im");
+  clforge__gemm g;
+  if (pass_gemm(ctx, d, &p->col, 0, p->col.imgs, 0, p->col.pix, 0, &g) == CLFORGE_SUCCESS)
+    c->nkernels = clforge__gemm_explain_resolved(ctx, &g, c->kernels, 4);
+  else
+    clforge__clear_error(ctx);
+  c->workspace_bytes = p->col.bytes;
+  c->p = d->p, c->q = d->q;
+  for (int i = 0; i < c->nkernels; ++i) snprintf(c->kernels[i].route, sizeof c->kernels[i].route, "%.47s", c->why);
+  return CLFORGE_SUCCESS;
+}
+
 static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, plan *p) {
   memset(p, 0, sizeof *p);
   clforge_conv_choice *c = &p->choice;
   char why[160];
   const int can = forward_route(d, why, sizeof why);
+  const int strided = d->stride_h > 1 || d->stride_w > 1;
+  if (strided && (d->algo == CLFORGE_CONV_ALGO_IM2COL ||
+                  (d->algo == CLFORGE_CONV_ALGO_AUTO && d->kg >= 16 && d->cg * d->r * d->s >= 32))) {
+    clforge_status st = plan_col2im(ctx, d, p);
+    if (st == CLFORGE_SUCCESS || d->algo == CLFORGE_CONV_ALGO_IM2COL) return st;
+    clforge__clear_error(ctx); /* the automatic choice: the gather then */
+    memset(p, 0, sizeof *p);
+  }
   if (d->algo == CLFORGE_CONV_ALGO_DIRECT || (d->algo == CLFORGE_CONV_ALGO_AUTO && !can)) {
     clforge_status st = clforge__family_select(ctx, &clforge__family_conv_bwd_data_direct, clforge__conv_variant(d),
                                                NULL, p->v, &c->kernels[0]);
@@ -93,7 +165,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, pla
                            OP ": %s runs backward data as a forward convolution, which this problem cannot be: %s; "
                               "direct does every shape",
                            clforge_conv_algo_name(d->algo), why);
-    p->forward = 1;
+    p->forward = 1, p->route = ROUTE_FORWARD;
     forward_desc(d, d->algo, &p->fwd);
     clforge_status st = clforge_conv2d_explain(ctx, &p->fwd, c);
     if (st != CLFORGE_SUCCESS) return st;
@@ -185,6 +257,77 @@ static clforge_status enqueue_forward(clforge_context ctx, const clforge__conv *
   return st;
 }
 
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+static clforge_status enqueue_col2im(clforge_context ctx, const clforge__conv *d, const plan *p, cl_mem dy, cl_mem w,
+                                     cl_mem dx, cl_uint nwait, const cl_event *wait, cl_event *done) {
+  const clforge__col_plan *c = &p->col;
+  cl_mem cols;
+  cl_event busy = NULL;
+  clforge_status st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, c->bytes, &cols, &busy);
+  if (st != CLFORGE_SUCCESS) return st;
+  char opts[128];
+  snprintf(opts, sizeof opts, "-DCOL2IM=1 -DX_T=%d -DW_T=%d -DY_T=%d -DIDX64=%d -DROWS=%d -DKRSC=%d", (int)d->x.type,
+           (int)d->w_.type, (int)d->y.type, d->idx64, c->rows, d->w_layout == CLFORGE_KRSC);
+  cl_kernel k;
+  st = clforge__kernel_get(ctx, clforge__family_conv_bwd_data_direct.sources, opts, "clforge_conv_col2im", &k);
+  if (st != CLFORGE_SUCCESS) return st;
+  if (d->h * d->w > UINT32_MAX || d->c > UINT32_MAX)
+    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, OP ": the launch exceeds 2^32 work-items along an axis");
+  cl_event *all = malloc((nwait + 1) * sizeof *all);
+  if (!all) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
+  cl_uint na = 0;
+  for (cl_uint i = 0; i < nwait; ++i) all[na++] = wait[i];
+  if (busy) all[na++] = busy;
+  const clforge__gemm_buffers bf = {c->rows ? dy : w, c->rows ? w : dy, cols, NULL};
+  cl_event prev = NULL;
+  for (size_t n0 = 0; n0 < d->n && st == CLFORGE_SUCCESS; n0 += c->imgs) {
+    const size_t imgs = min_size(c->imgs, d->n - n0);
+    for (size_t pix0 = 0; pix0 < c->pq && st == CLFORGE_SUCCESS; pix0 += c->pix) {
+      const size_t npix = min_size(c->pix, c->pq - pix0);
+      for (size_t grp = 0; grp < d->groups && st == CLFORGE_SUCCESS; ++grp) {
+        clforge__gemm g;
+        cl_event ev = NULL;
+        st = pass_gemm(ctx, d, c, n0, imgs, pix0, npix, grp, &g);
+        if (st == CLFORGE_SUCCESS)
+          st = clforge__gemm_enqueue(ctx, &g, &bf, prev ? 1 : na, prev ? &prev : (na ? all : NULL), &ev);
+        if (st == CLFORGE_SUCCESS) {
+          if (prev) clReleaseEvent(prev);
+          prev = ev;
+        }
+      }
+      const cl_uint u[] = {(cl_uint)d->h,     (cl_uint)d->w,     (cl_uint)d->p,        (cl_uint)d->q,
+                           (cl_uint)d->r,     (cl_uint)d->s,     (cl_uint)d->stride_h, (cl_uint)d->stride_w,
+                           (cl_uint)d->dil_h, (cl_uint)d->dil_w, (cl_uint)d->pad_t,    (cl_uint)d->pad_l,
+                           (cl_uint)d->cg,    (cl_uint)n0,       (cl_uint)pix0,        (cl_uint)npix,
+                           (cl_uint)c->rsc,   (cl_uint)(pix0 == 0)};
+      const cl_float alpha = d->alpha, beta = d->beta;
+      cl_uint a = 0;
+      cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &cols);
+      err |= clSetKernelArg(k, a++, sizeof(cl_mem), &dx);
+      err |= clforge__conv_tensor_args(k, &a, &d->x, 0xF);
+      for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);
+      err |= clSetKernelArg(k, a++, sizeof alpha, &alpha);
+      err |= clSetKernelArg(k, a++, sizeof beta, &beta);
+      if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clSetKernelArg (" OP " col2im)");
+      const size_t local[3] = {64, 1, 1}, global[3] = {ceil_div(d->h * d->w, 64) * 64, d->c, imgs};
+      cl_event ev = NULL;
+      if (st == CLFORGE_SUCCESS)
+        st = clforge__launch(ctx, k, 3, global, local, prev ? 1 : na, prev ? &prev : (na ? all : NULL), &ev,
+                             "clEnqueueNDRangeKernel (" OP " col2im)");
+      if (st == CLFORGE_SUCCESS) {
+        if (prev) clReleaseEvent(prev);
+        prev = ev;
+      }
+    }
+  }
+  free(all);
+  if (prev) clforge__workspace_used_by(&ctx->conv_workspace, prev);
+  if (st == CLFORGE_SUCCESS) *done = prev;
+  else if (prev) clReleaseEvent(prev);
+  return st;
+}
+
 static clforge_status validate(clforge_context ctx, const clforge_conv2d_desc *desc, const clforge__conv *d,
                                const plan *p, cl_mem dx, void *hdy, void *hw, void *hdx) {
   clforge_status st = clforge__test_fault_apply(ctx, OP, dx, d->x.offset, d->x.type); /* tests only */
@@ -239,8 +382,8 @@ clforge_status clforge_conv2d_backward_data(clforge_context ctx, const clforge_c
   }
   cl_event done = NULL;
   if (st == CLFORGE_SUCCESS)
-    st = (p.forward ? enqueue_forward : enqueue_direct)(ctx, &d, &p, dy, w, dx, num_events_in_wait_list,
-                                                        event_wait_list, &done);
+    st = (p.route == ROUTE_FORWARD ? enqueue_forward : p.route == ROUTE_COL2IM ? enqueue_col2im : enqueue_direct)(
+        ctx, &d, &p, dy, w, dx, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
     cl_int err = clWaitForEvents(1, &done);
     st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, OP ": waiting for the result to validate")
