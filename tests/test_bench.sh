@@ -330,6 +330,21 @@ fi
 check "bench conv --json: every row says its status" \
   '[ "$(grep -c "\"status\":\"\(ok\|unsupported\)\"" "$JSON")" -eq 9 ]'
 
+# The backward passes: a strided shape (dx by GEMM + col2im or the gather,
+# dw by im2col or the direct split), every row checked and said, oneDNN's
+# backward as the peer where it is built in, CLBlast n/a.
+bad_option "conv: --pass back" bench conv --pass back
+for pass in bwd_data bwd_filter; do
+  "$BIN" bench conv --pass $pass --shape n=2,c=8,h=10,k=16,r=3,pad=1,stride=2 --algo auto,direct,im2col --reps 3 \
+    --no-peak --json >"$JSON" 2>"$ERR"
+  rc=$?
+  cp "$JSON" "$OUT"
+  check "bench conv --pass $pass --json: three rows, each ok or unsupported, the pass named, CLBlast n/a" \
+    '[ $rc -eq 0 ] && [ "$(grep -c "\"pass\":\"$pass\"" "$JSON")" -eq 3 ] &&
+     [ "$(grep -c "\"status\":\"\(ok\|unsupported\)\"" "$JSON")" -eq 3 ] &&
+     [ "$(grep -c "\"status\":\"ok\"" "$JSON")" -ge 2 ] && ! grep -q "\"clblast_gflops\":[0-9]" "$JSON"'
+done
+
 # Whole networks: MobileNetV2's 30 distinct layers at N = 1 (about 6 s cold):
 # each layer row says where it is in the network and how often, was run
 # with prepared weights, and the network line sums them with their counts.

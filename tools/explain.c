@@ -32,6 +32,7 @@ void clforge_cli_explain_help(FILE *f) {
           "conv: --shape takes n c h w k r s stride pad dil groups (c, h, k, r needed; w\n"
           "  defaults to h, s to r, n to 1), as clforge bench conv --shape does;\n"
           "  --algo auto|direct|implicit_gemm|gemm_1x1|im2col|winograd_2x2|winograd_4x4|fft|depthwise\n"
+          "  --pass fwd|bwd_data|bwd_filter: the backward passes' choice (desc.kind)\n"
           "attention: --shape as clforge bench attention --shapes takes it (tight BHSD,\n"
           "  causal aligned bottom-right); --dtype sets Q and O, --kv-dtype K and V\n"
           "softmax: rows of N, every tensor of --dtype; --pass bwd explains\n"

@@ -29,6 +29,11 @@ int clforge_cli_explain_conv(int argc, char **argv) {
       ++i;
     } else if (!strcmp(a, "--algo") && clforge_conv_algo_from_name(v, &d.algo) == CLFORGE_SUCCESS) {
       ++i;
+    } else if (!strcmp(a, "--pass") && (!strcmp(v, "fwd") || !strcmp(v, "bwd_data") || !strcmp(v, "bwd_filter"))) {
+      d.kind = !strcmp(v, "bwd_data")     ? CLFORGE_CONV_BACKWARD_DATA
+               : !strcmp(v, "bwd_filter") ? CLFORGE_CONV_BACKWARD_FILTER
+                                          : CLFORGE_CONV_FORWARD;
+      ++i;
     } else {
       fprintf(stderr, "clforge explain: bad option or value at '%s'\nRun 'clforge explain --help' for usage.\n", a);
       return EXIT_USAGE;
@@ -49,7 +54,11 @@ int clforge_cli_explain_conv(int argc, char **argv) {
     fprintf(stderr, "clforge explain: %s\n", clforge_last_error(ctx));
     rc = 1;
   } else {
-    printf("conv2d n=%zu c=%zu %zux%zu -> k=%zu %zux%zu, filter %zux%zu, %s %s, shape class %s:\n", d.n, d.c, d.h, d.w,
+    printf("conv2d%s n=%zu c=%zu %zux%zu -> k=%zu %zux%zu, filter %zux%zu, %s %s, shape class %s:\n",
+           d.kind == CLFORGE_CONV_BACKWARD_DATA     ? " backward data"
+           : d.kind == CLFORGE_CONV_BACKWARD_FILTER ? " backward filter"
+                                                    : "",
+           d.n, d.c, d.h, d.w,
            d.k, c.p, c.q, d.r, d.s, c.nkernels ? c.kernels[0].dtypes : "", c.nkernels ? c.kernels[0].layout : "",
            c.nkernels ? c.kernels[0].shape_class : "?");
     printf("  algorithm: %s (from %s: %s)\n", clforge_conv_algo_name(c.algo),

@@ -233,7 +233,7 @@ static clforge_status enqueue_forward(clforge_context ctx, const clforge__conv *
   cl_kernel k;
   st = clforge__kernel_get(ctx, clforge__family_conv_bwd_data_direct.sources, opts, "clforge_conv_rotate_filter", &k);
   if (st != CLFORGE_SUCCESS) return st;
-  const cl_uint u[] = {(cl_uint)d->c, (cl_uint)d->cg, (cl_uint)d->kg, (cl_uint)d->r, (cl_uint)d->s};
+  const cl_uint u[] = {(cl_uint)d->cg, (cl_uint)d->kg, (cl_uint)d->r, (cl_uint)d->s};
   cl_uint a = 0;
   cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &w);
   err |= clforge__conv_tensor_args(k, &a, &d->w_, 0xF);
@@ -245,9 +245,10 @@ static clforge_status enqueue_forward(clforge_context ctx, const clforge__conv *
   cl_uint na = 0;
   for (cl_uint i = 0; i < nwait; ++i) all[na++] = wait[i];
   if (busy) all[na++] = busy;
-  const size_t global = ceil_div(d->w_.count, 64) * 64, local = 64;
+  const size_t global[3] = {ceil_div(d->cg, 16) * 16, ceil_div(d->kg, 16) * 16, d->groups * d->r * d->s};
+  const size_t local[3] = {16, 16, 1};
   cl_event rot = NULL;
-  st = clforge__launch(ctx, k, 1, &global, &local, na, na ? all : NULL, &rot, "clEnqueueNDRangeKernel (" OP " rotate)");
+  st = clforge__launch(ctx, k, 3, global, local, na, na ? all : NULL, &rot, "clEnqueueNDRangeKernel (" OP " rotate)");
   free(all);
   if (st != CLFORGE_SUCCESS) return st;
   st = clforge_conv2d_ex(ctx, &p->fwd, dy, ws, NULL, NULL, dx, NULL, 0, 1, &rot, done);

@@ -199,6 +199,9 @@ _PROTOTYPES = {
     "clforge_conv2d_weights_algo": (status_t, (c_void_p, POINTER(c_int))),
     "clforge_conv2d_weights_release": (status_t, (c_void_p,)),
     "clforge_conv2d_explain": (status_t, (c_void_p, POINTER(ConvDesc), POINTER(ConvChoice))),
+    "clforge_conv2d_backward_data": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_conv2d_backward_filter": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, cl_mem, cl_mem)
+                                       + _WAIT),
     "clforge_softmax": (status_t, (c_void_p, POINTER(SoftmaxDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_softmax_explain": (status_t, (c_void_p, POINTER(SoftmaxDesc), POINTER(KernelChoice))),
     "clforge_softmax_backward": (status_t, (c_void_p, POINTER(SoftmaxDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
