@@ -349,9 +349,12 @@ int main(int argc, char **argv) {
     CHECK(!strcmp(family_of(ctx, 256, 4096, 4096, NULL), cpu ? "gemm_packed" : "gemm"),
           "256 x 4096 x 4096 (B alone 64 MiB) runs packed on CPUs");
     if (cpu) CHECK_ROUTE("heuristic: CPU, >= 768^3, A+B > 32 MiB");
-    CHECK(!strcmp(family_of(ctx, 64, 4096, 4096, NULL), "gemm_direct") ||
-              !strcmp(family_of(ctx, 64, 4096, 4096, NULL), "gemm"),
-          "a skinny shape is not packed");
+    /* m or n off the tiled kernel's tile (64 rows against MWG 128): the
+     * direct kernel's strip would be slow, packed on CPUs from 256^3 */
+    CHECK(!strcmp(family_of(ctx, 64, 4096, 4096, NULL), cpu ? "gemm_packed" : "gemm"), "64 x 4096 x 4096");
+    if (cpu) CHECK_ROUTE("heuristic: CPU, >= 256^3, ragged edge: packed");
+    CHECK(!strcmp(family_of(ctx, 256, 512, 2048, NULL), "gemm"), "256 x 512 x 2048 (whole tiles) runs tiled");
+    CHECK(strcmp(family_of(ctx, 200, 200, 200, NULL), "gemm_packed") != 0, "200^3 (below 256^3) is not packed");
     /* B transposed: packed on CPUs from 16 rows, skinny or not (the other
      * kernels gather B); not below 16 rows or 128^3. */
     family_trans_b = 1;
@@ -361,7 +364,8 @@ int main(int argc, char **argv) {
     CHECK(strcmp(family_of(ctx, 8, 4096, 4096, NULL), "gemm_packed") != 0, "8 x 4096 x 4096 NT is not packed");
     CHECK(!strcmp(family_of(ctx, 64, 64, 64, NULL), "gemm_direct"), "64^3 NT runs direct");
     family_trans_b = 0;
-    CHECK(strcmp(family_of(ctx, 49, 512, 2048, NULL), "gemm_packed") != 0, "49 x 512 x 2048 NN is not packed");
+    CHECK(!strcmp(family_of(ctx, 49, 512, 2048, NULL), cpu ? "gemm_packed" : "gemm"), "49 x 512 x 2048 NN (49 rows: off the tile)");
+    CHECK(strcmp(family_of(ctx, 8, 4096, 4096, NULL), "gemm_packed") != 0, "8 x 4096 x 4096 NN is not packed");
     setenv("CLFORGE_PARAMS", "gemm:KWG=256", 1);
     CHECK(!strcmp(family_of(ctx, 1024, 1024, 1024, NULL), "gemm"), "an override of the tiled family runs it");
     CHECK_ROUTE("override names gemm only");

@@ -33,6 +33,14 @@
 /* ... and, with B transposed, from this many rows of C (below, a row or
  * two, the pack's pass over B costs what the product does). */
 #define PACKED_TRANS_B_FROM_M 16
+/* ... and from this many multiply-adds where m or n is not a multiple of
+ * the tiled kernel's tile: the tiled path leaves the ragged strip to the
+ * direct kernel, whose vectors along n then run mostly masked (1024 x 196
+ * x 512 on PoCL: 20 GFLOP/s tiled, 120 packed; 512 x 784 x 1024: 54 and
+ * 154; 1024 x 192 x 512, no strip: 139 and 135), skinny classes too
+ * (from 16 rows and columns, as with B transposed). The packed path does
+ * its edges itself. */
+#define PACKED_RAGGED_FROM_MNK (256.0 * 256.0 * 256.0)
 
 typedef enum { PATH_AUTO, PATH_TILED, PATH_DIRECT, PATH_PACKED } gemm_path;
 static const char *const path_names[] = {"auto", "tiled", "direct", "packed"};
@@ -176,8 +184,8 @@ typedef struct {
   clforge_kernel_choice ct, cd, cp; /* where vt, vd and vp come from */
 } gemm_plan;
 
-int clforge__gemm_heuristic_packed(clforge_context ctx, size_t m, size_t n, size_t k, int trans_b, char *why,
-                                   size_t cap) {
+int clforge__gemm_heuristic_packed(clforge_context ctx, size_t m, size_t n, size_t k, int trans_b, size_t mwg,
+                                   size_t nwg, char *why, size_t cap) {
   const double operands = 4.0 * (double)k * ((double)m + (double)n), mnk = (double)m * (double)n * (double)k;
   const int big = mnk >= PACKED_FROM_MNK;
   const int wide = m >= PACKED_FROM_MN && n >= PACKED_FROM_MN, spills = operands > PACKED_FROM_BYTES;
@@ -188,10 +196,14 @@ int clforge__gemm_heuristic_packed(clforge_context ctx, size_t m, size_t n, size
    * 49x512x2048 NT on PoCL: 10 GFLOP/s tiled or direct, 123 packed
    * (1x1 convolutions in NHWC are such products). */
   const int gathers = cpu && trans_b && m >= PACKED_TRANS_B_FROM_M && mnk >= DIRECT_BELOW_MNK;
-  const int packed = gathers || (cpu && !skinny && big && (wide || spills));
+  const int ragged = cpu && m >= PACKED_TRANS_B_FROM_M && n >= PACKED_TRANS_B_FROM_M && mwg && nwg &&
+                     (m % mwg || n % nwg) && mnk >= PACKED_RAGGED_FROM_MNK;
+  const int packed = gathers || ragged || (cpu && !skinny && big && (wide || spills));
   if (!why) return packed;
   if (gathers)
     snprintf(why, cap, "heuristic: CPU, B transposed (m >= %d): packed", PACKED_TRANS_B_FROM_M);
+  else if (ragged)
+    snprintf(why, cap, "heuristic: CPU, >= 256^3, ragged edge: packed");
   else if (packed)
     snprintf(why, cap, "heuristic: CPU, >= 768^3, %s", wide ? "m and n >= 768" : "A+B > 32 MiB");
   else
@@ -247,7 +259,8 @@ static int choose_route(clforge_context ctx, const clforge__gemm *g, const gemm_
     return forced_p;
   }
   char rule[64];
-  const int heur = clforge__gemm_heuristic_packed(ctx, g->m, g->n, g->k, g->b.trans, rule, sizeof rule);
+  const int heur = clforge__gemm_heuristic_packed(ctx, g->m, g->n, g->k, g->b.trans, (size_t)p->vt[GEMM_MWG],
+                                                  (size_t)p->vt[GEMM_NWG], rule, sizeof rule);
   const int small = (double)g->m * (double)g->n * (double)g->k < DIRECT_BELOW_MNK;
   const clforge_kernel_choice *h = small ? &p->cd : heur ? &p->cp : &p->ct, *o = small ? NULL : heur ? &p->ct : &p->cp;
   const char *hn = small ? "direct" : heur ? "packed" : "tiled", *on = heur ? "tiled" : "packed";

@@ -33,9 +33,11 @@ int clforge__gemm_explain_resolved(clforge_context ctx, const clforge__gemm *g, 
 
 /* The route an m x n x k call takes without a tuning file or override on
  * ctx's device (src/ops/gemm.c): 1 packed, 0 tiled; why (may be NULL) gets
- * the rule, "heuristic: ...". The tuner measures this route first. */
-int clforge__gemm_heuristic_packed(clforge_context ctx, size_t m, size_t n, size_t k, int trans_b, char *why,
-                                   size_t cap);
+ * the rule, "heuristic: ...". mwg, nwg: the tiled kernel's tile (0: not
+ * known; then a ragged edge does not count). The tuner measures this route
+ * first. */
+int clforge__gemm_heuristic_packed(clforge_context ctx, size_t m, size_t n, size_t k, int trans_b, size_t mwg,
+                                   size_t nwg, char *why, size_t cap);
 
 /* The packed path (src/ops/gemm_packed.c): 1 when its panels can be laid
  * out within the context's workspace bound (else the call takes the tiled

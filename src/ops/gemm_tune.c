@@ -148,7 +148,8 @@ static int gemm_rank(clforge_context ctx, const clforge__family *f, const char *
                      const size_t *shape) {
   (void)dtypes;
   if (f != &clforge__family_gemm && f != &clforge__family_gemm_packed) return 0;
-  const int packed = clforge__gemm_heuristic_packed(ctx, shape[0], shape[1], shape[2], layout[1] == 't', NULL, 0);
+  /* the tile is unknown here: the classes' shapes are whole tiles anyway */
+  const int packed = clforge__gemm_heuristic_packed(ctx, shape[0], shape[1], shape[2], layout[1] == 't', 0, 0, NULL, 0);
   return (f == &clforge__family_gemm_packed) != packed;
 }
 
