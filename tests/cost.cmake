@@ -18,7 +18,8 @@ set(_clforge_test_costs
   python_conv2d 18 python_matmul 14 python_cli 12 python_plot 8 python_softmax 7
   test_cross_entropy 25 test_softmax_backward 18 test_optimizer 15 oclgrind_optimizer 12
   oclgrind_cross_entropy 9 oclgrind_softmax_backward 5 python_loss 9
-  test_conv_backward 37 oclgrind_conv_backward 20)
+  test_conv_backward 37 oclgrind_conv_backward 20 test_activation_backward 8 oclgrind_activation_backward 5
+  example_train_cnn 40)
 get_directory_property(_clforge_registered TESTS)
 while(_clforge_test_costs)
   list(POP_FRONT _clforge_test_costs _name _seconds)

@@ -29,6 +29,7 @@ check test -f "$libdir/pkgconfig/clforge.pc"
 check "$tmp/examples/convert_buffer"
 check "$tmp/examples/gemm_4096" 256
 check "$tmp/examples/conv_layer" 1 16 14 16
+check test -x "$tmp/examples/train_cnn" # run by the example_train_cnn test
 # a version the package does not satisfy is refused
 mkdir -p "$tmp/badver"
 printf 'cmake_minimum_required(VERSION 3.25)\nproject(v C)\nfind_package(clforge 99.0 REQUIRED)\n' > "$tmp/badver/CMakeLists.txt"

@@ -766,6 +766,36 @@ CLFORGE_API clforge_status clforge_cross_entropy(clforge_context ctx, const clfo
 CLFORGE_API clforge_status clforge_cross_entropy_explain(clforge_context ctx, const clforge_cross_entropy_desc *desc,
                                                          clforge_kernel_choice *choice);
 
+/* ------------------------------------------------------ activation backward */
+/** dx = act'(z) * dy + beta * dx, elementwise: the backward of an activation
+ *  a forward GEMM or convolution fused (clforge_activation), for the layer
+ *  below. z is the pre-activation; for ReLU it may also be the forward's
+ *  output (relu(z) > 0 exactly where z > 0; the derivative is 0 at z <= 0,
+ *  as PyTorch's threshold_backward). ACT_NONE copies dy (times 1).
+ *  GELU's derivatives: tanh form 0.5(1 + t) + 0.5 z (1 - t^2) sqrt(2/pi)
+ *  (1 + 3 * 0.044715 z^2), t = tanh(sqrt(2/pi)(z + 0.044715 z^3)); erf form
+ *  Phi(z) + z phi(z). f32 math, one rounding to dx's type. */
+typedef struct clforge_activation_backward_desc {
+  size_t count;                       /* elements */
+  clforge_activation activation;
+  clforge_dtype z_type, dy_type, dx_type; /* 0 = f32 */
+  size_t z_offset, dy_offset, dx_offset;  /* elements of each buffer's type */
+  float beta;                         /* 0: dx is not read */
+  void *reserved[4];                  /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+} clforge_activation_backward_desc;
+
+/** Run desc on device buffers. dx may be dy exactly (in place, same type
+ *  and offset); no other overlap of dx with z or dy. count 0 is a no-op.
+ *  Everything is checked before anything runs. */
+CLFORGE_API clforge_status clforge_activation_backward(clforge_context ctx, const clforge_activation_backward_desc *desc,
+                                                       cl_mem z, cl_mem dy, cl_mem dx, cl_uint num_events_in_wait_list,
+                                                       const cl_event *event_wait_list, cl_event *event);
+
+/** Which kernel and parameters clforge_activation_backward(desc) would use. */
+CLFORGE_API clforge_status clforge_activation_backward_explain(clforge_context ctx,
+                                                               const clforge_activation_backward_desc *desc,
+                                                               clforge_kernel_choice *choice);
+
 /* ---------------------------------------------------------------- optimizer */
 /** The training state an optimizer step reads and updates on the device,
  *  16 bytes in a buffer of the caller's (write it once before training:
@@ -1006,6 +1036,12 @@ CLFORGE_API clforge_status clforge_ref_softmax_backward(const clforge_softmax_de
 CLFORGE_API clforge_status clforge_ref_cross_entropy(const clforge_cross_entropy_desc *desc, const void *logits,
                                                      const int32_t *targets, float *loss, void *dlogits,
                                                      const float *grad_scale);
+
+/** Reference twin of clforge_activation_backward on host arrays (double
+ *  arithmetic, rounded once); dx may be dy. Pointers are the starts of the
+ *  arrays: desc's offsets apply. */
+CLFORGE_API clforge_status clforge_ref_activation_backward(const clforge_activation_backward_desc *desc, const void *z,
+                                                           const void *dy, void *dx);
 
 /** A tensor of clforge_ref_optimizer_step: host arrays, each pointing at
  *  the tensor's first element (NULL as in clforge_optimizer_tensor). */

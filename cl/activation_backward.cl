@@ -1,0 +1,44 @@
+// clforge_activation_backward (src/ops/activation_backward.c): dx = act'(z)
+// * dy + beta * dx, EPI consecutive elements per work-item (work-items of a
+// group interleave by element: item i of group g handles g*WG*EPI + e*WG + i,
+// so neighbouring items touch neighbouring memory on GPUs, and PoCL's vector
+// loop over the group's items runs along memory too).
+// Tuned parameters (src/kernels/activation_backward.c): WG, EPI.
+// Problem options: Z_T DY_T DX_T (storage codes), ACT, BETA (0/1).
+
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, Z_T) z_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, DY_T) dy_t;
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, DX_T) dx_t;
+
+static inline float dact(float z) {
+#if ACT == 1
+  return z > 0.0f ? 1.0f : 0.0f;
+#elif ACT == 2
+  const float c = 0.7978845608028654f, t = tanh(c * (z + 0.044715f * z * z * z));
+  return 0.5f * (1.0f + t) + 0.5f * z * (1.0f - t * t) * c * (1.0f + 3.0f * 0.044715f * z * z);
+#elif ACT == 3
+  return 0.5f * (1.0f + erf(z * 0.7071067811865476f)) + z * exp(-0.5f * z * z) * 0.3989422804014327f;
+#else
+  return 1.0f;
+#endif
+}
+
+kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_activation_backward(
+    const global z_t *restrict Z, const ulong z_off, const global dy_t *DY, const ulong dy_off, global dx_t *DX,
+    const ulong dx_off, const ulong n, const float beta) {
+  const ulong base = (ulong)get_group_id(0) * (WG * EPI) + get_local_id(0);
+  for (int e = 0; e < EPI; ++e) {
+    const ulong i = base + (ulong)e * WG;
+    if (i >= n) return;
+    const float g = LOAD1(DY_T, DY, dy_off + i);
+#if ACT == 0
+    float v = g;
+#else
+    float v = dact(LOAD1(Z_T, Z, z_off + i)) * g;
+#endif
+#if BETA
+    v = fma(beta, LOAD1(DX_T, DX, dx_off + i), v);
+#endif
+    STORE1(DX_T, v, DX, dx_off + i);
+  }
+}

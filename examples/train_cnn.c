@@ -1,0 +1,325 @@
+/* A small CNN trained end to end on the device: conv 3x3 (1 -> 8) + bias +
+ * ReLU, conv 3x3 stride 2 (8 -> 16) + bias + ReLU, a linear layer to 4
+ * classes, softmax cross-entropy, AdamW. The task: images of 16 x 16 with a
+ * noisy bar in one of four orientations (horizontal, vertical, the two
+ * diagonals), made once on the host with a fixed seed and uploaded; every
+ * step then stays on the device (forward, loss, every gradient, the
+ * optimizer step; no activation or gradient comes back to the host). Runs
+ * in f32, bf16 (f32 master weights) and f16 (f32 masters, dynamic loss
+ * scaling: the state never leaves the device). Prints loss and held-out
+ * accuracy over the steps, ms/step, samples/s and the device memory of the
+ * model's buffers.
+ *
+ * Usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B] [--check]
+ *   --check: exit 1 unless the run reaches a mean loss below 0.25 over its
+ *   last 20 steps and 95 % held-out accuracy (fixed seeds: a check of the
+ *   whole chain's correctness, not a timing). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <clforge/clforge.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { IMG = 16, CLASSES = 4, C1 = 8, C2 = 16, P2 = 8, FEAT = C2 * P2 * P2, NTRAIN = 4096, NTEST = 512 };
+
+static uint32_t rng = 12345;
+static float urand(void) { /* [0, 1) */
+  rng = rng * 1664525u + 1013904223u;
+  return (float)(rng >> 8) / 16777216.0f;
+}
+static float nrand(void) {
+  const float u = urand() + 1e-7f, v = urand();
+  return sqrtf(-2.0f * logf(u)) * cosf(6.2831853f * v);
+}
+
+/* One image of class cls: a bar of length 9-13 and width 1-2 through a
+ * random point, on noise. */
+static void make_image(float *img, int cls) {
+  for (int i = 0; i < IMG * IMG; ++i) img[i] = 0.25f * nrand();
+  const int cy = 4 + (int)(urand() * 8), cx = 4 + (int)(urand() * 8), len = 9 + (int)(urand() * 5);
+  const int width = 1 + (urand() < 0.5f);
+  const int dy[4] = {0, 1, 1, 1}, dx[4] = {1, 0, 1, -1};
+  for (int t = -len / 2; t <= len / 2; ++t)
+    for (int w = 0; w < width; ++w) {
+      const int y = cy + t * dy[cls] + (cls == 0 ? w : 0), x = cx + t * dx[cls] + (cls != 0 ? w : 0);
+      if (y >= 0 && y < IMG && x >= 0 && x < IMG) img[y * IMG + x] += 1.0f;
+    }
+}
+
+typedef struct {
+  clforge_context ctx;
+  cl_context cl;
+  cl_command_queue q;
+  size_t bytes; /* device memory of the buffers made here */
+} env;
+
+static int fail(env *e, const char *what) {
+  fprintf(stderr, "train_cnn: %s: %s\n", what, clforge_last_error(e ? e->ctx : NULL));
+  return 1;
+}
+
+/* A device buffer of n elements of t holding `host` (f32 values, converted), or zeros. */
+static cl_mem make(env *e, size_t n, clforge_dtype t, const float *host) {
+  const size_t es = clforge_dtype_size(t);
+  void *raw = calloc(n ? n : 1, es);
+  if (host) clforge_ref_convert(n, host, CLFORGE_F32, raw, t);
+  cl_int err;
+  cl_mem m = clCreateBuffer(e->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (n ? n : 1) * es, raw, &err);
+  free(raw);
+  e->bytes += n * es;
+  return err == CL_SUCCESS ? m : NULL;
+}
+
+typedef struct {
+  clforge_dtype t;
+  size_t batch;
+  cl_mem x, y, xt, yt;           /* training and held-out images and labels */
+  cl_mem w1, b1, w2, b2, wf, bf; /* parameters (t) */
+  cl_mem mw[6], m1[6], m2[6];    /* f32 masters (16-bit runs), AdamW's moments */
+  cl_mem g[6];                   /* gradients (t) */
+  cl_mem a1, a2, logits, dlogits, da2, da1, ones, loss, state;
+  size_t count[6];
+} model;
+
+static int conv_desc(const model *m, int layer, size_t n, clforge_conv_kind kind, clforge_conv2d_desc *d) {
+  const clforge_conv2d_desc c1 = {.kind = kind, .n = n, .c = 1, .h = IMG, .w = IMG, .k = C1, .r = 3, .s = 3,
+                                  .pad_top = 1, .pad_bottom = 1, .pad_left = 1, .pad_right = 1};
+  const clforge_conv2d_desc c2 = {.kind = kind, .n = n, .c = C1, .h = IMG, .w = IMG, .k = C2, .r = 3, .s = 3,
+                                  .stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_bottom = 1, .pad_left = 1,
+                                  .pad_right = 1};
+  *d = layer == 1 ? c1 : c2;
+  d->x_type = d->w_type = d->y_type = d->bias_type = m->t;
+  if (kind == CLFORGE_CONV_FORWARD) d->activation = CLFORGE_ACT_RELU;
+  return 0;
+}
+
+/* logits = relu(conv2(relu(conv1(x)))) W^T + b for images [first, first + n) of x. */
+static clforge_status forward(env *e, const model *m, cl_mem x, size_t first, size_t n) {
+  clforge_conv2d_desc d;
+  conv_desc(m, 1, n, CLFORGE_CONV_FORWARD, &d);
+  d.x_offset = first * IMG * IMG;
+  clforge_status st = clforge_conv2d(e->ctx, &d, x, m->w1, m->b1, m->a1, 0, NULL, NULL);
+  conv_desc(m, 2, n, CLFORGE_CONV_FORWARD, &d);
+  if (st == CLFORGE_SUCCESS) st = clforge_conv2d(e->ctx, &d, m->a1, m->w2, m->b2, m->a2, 0, NULL, NULL);
+  const clforge_gemm_desc fc = {.m = n, .n = CLASSES, .k = FEAT, .trans_b = CLFORGE_TRANS, .a_type = m->t,
+                                .b_type = m->t, .c_type = m->t, .bias_mode = CLFORGE_BIAS_COLUMN, .bias_type = m->t};
+  if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &fc, m->a2, m->wf, m->logits, m->bf, 0, NULL, NULL);
+  return st;
+}
+
+/* One training step on images [first, first + batch): loss, gradients, AdamW. */
+static clforge_status step(env *e, model *m, size_t first, const clforge_optimizer_desc *opt,
+                           const clforge_optimizer_tensor *tensors) {
+  const size_t n = m->batch;
+  clforge_status st = forward(e, m, m->x, first, n);
+  /* mean cross-entropy and dlogits, scaled by the state's loss scale on the device */
+  const clforge_cross_entropy_desc ce = {.rows = n, .n = CLASSES, .logits_type = m->t, .dlogits_type = m->t,
+                                         .targets_offset = first, .reduction = CLFORGE_REDUCTION_MEAN};
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_cross_entropy(e->ctx, &ce, m->logits, m->y, m->loss, m->dlogits, m->state, 0, NULL, NULL);
+  /* the linear layer: dW = dlogits^T a2, db = dlogits^T 1, da2 = dlogits W */
+  const clforge_gemm_desc dwf = {.m = CLASSES, .n = FEAT, .k = n, .trans_a = CLFORGE_TRANS, .a_type = m->t,
+                                 .b_type = m->t, .c_type = m->t};
+  const clforge_gemm_desc dbf = {.m = CLASSES, .n = 1, .k = n, .trans_a = CLFORGE_TRANS, .a_type = m->t,
+                                 .b_type = m->t, .c_type = m->t};
+  const clforge_gemm_desc da2 = {.m = n, .n = FEAT, .k = CLASSES, .a_type = m->t, .b_type = m->t, .c_type = m->t};
+  if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &dwf, m->dlogits, m->a2, m->g[4], NULL, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &dbf, m->dlogits, m->ones, m->g[5], NULL, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &da2, m->dlogits, m->wf, m->da2, NULL, 0, NULL, NULL);
+  /* ReLU's backward from its output, in place */
+  clforge_activation_backward_desc relu = {.count = n * FEAT, .activation = CLFORGE_ACT_RELU, .z_type = m->t,
+                                           .dy_type = m->t, .dx_type = m->t};
+  if (st == CLFORGE_SUCCESS) st = clforge_activation_backward(e->ctx, &relu, m->a2, m->da2, m->da2, 0, NULL, NULL);
+  /* conv2: dW2 and db2 from a1 and dz2; da1 from dz2 and W2 */
+  clforge_conv2d_desc d;
+  conv_desc(m, 2, n, CLFORGE_CONV_BACKWARD_FILTER, &d);
+  if (st == CLFORGE_SUCCESS) st = clforge_conv2d_backward_filter(e->ctx, &d, m->a1, m->da2, m->g[2], m->g[3], 0, NULL, NULL);
+  conv_desc(m, 2, n, CLFORGE_CONV_BACKWARD_DATA, &d);
+  if (st == CLFORGE_SUCCESS) st = clforge_conv2d_backward_data(e->ctx, &d, m->da2, m->w2, m->da1, 0, NULL, NULL);
+  relu.count = n * C1 * IMG * IMG;
+  if (st == CLFORGE_SUCCESS) st = clforge_activation_backward(e->ctx, &relu, m->a1, m->da1, m->da1, 0, NULL, NULL);
+  /* conv1: dW1 and db1 from the images and dz1 (no gradient for the images) */
+  conv_desc(m, 1, n, CLFORGE_CONV_BACKWARD_FILTER, &d);
+  d.x_offset = first * IMG * IMG;
+  if (st == CLFORGE_SUCCESS) st = clforge_conv2d_backward_filter(e->ctx, &d, m->x, m->da1, m->g[0], m->g[1], 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge_optimizer_step(e->ctx, opt, 6, tensors, m->state, 0, NULL, NULL);
+  return st;
+}
+
+/* Held-out accuracy: the forward on the test images, logits read back. */
+static double accuracy(env *e, model *m, const int32_t *labels) {
+  const size_t es = clforge_dtype_size(m->t);
+  void *raw = malloc(m->batch * CLASSES * es);
+  float *lg = malloc(m->batch * CLASSES * sizeof *lg);
+  size_t right = 0, seen = 0;
+  for (size_t first = 0; first + m->batch <= NTEST; first += m->batch) {
+    if (forward(e, m, m->xt, first, m->batch) != CLFORGE_SUCCESS) break;
+    clEnqueueReadBuffer(e->q, m->logits, CL_TRUE, 0, m->batch * CLASSES * es, raw, 0, NULL, NULL);
+    clforge_ref_convert(m->batch * CLASSES, raw, m->t, lg, CLFORGE_F32);
+    for (size_t i = 0; i < m->batch; ++i) {
+      int best = 0;
+      for (int c = 1; c < CLASSES; ++c)
+        if (lg[i * CLASSES + c] > lg[i * CLASSES + best]) best = c;
+      right += best == labels[first + i], ++seen;
+    }
+  }
+  free(raw), free(lg);
+  return seen ? (double)right / (double)seen : 0.0;
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* He initialization (fixed seed), the same values for every dtype. */
+static float *he(size_t n, size_t fan_in) {
+  float *v = malloc(n * sizeof *v);
+  for (size_t i = 0; i < n; ++i) v[i] = nrand() * sqrtf(2.0f / (float)fan_in);
+  return v;
+}
+
+static int train(env *e, clforge_dtype t, int steps, size_t batch, int check, const float *images,
+                 const int32_t *labels) {
+  model m;
+  memset(&m, 0, sizeof m);
+  m.t = t, m.batch = batch;
+  e->bytes = 0;
+  rng = 777;
+  const size_t counts[6] = {C1 * 9, C1, C2 * C1 * 9, C2, CLASSES * FEAT, CLASSES};
+  float *init[6] = {he(counts[0], 9), calloc(C1, 4), he(counts[2], C1 * 9), calloc(C2, 4), he(counts[4], FEAT),
+                    calloc(CLASSES, 4)};
+  cl_mem *params[6] = {&m.w1, &m.b1, &m.w2, &m.b2, &m.wf, &m.bf};
+  for (int i = 0; i < 6; ++i) {
+    m.count[i] = counts[i];
+    *params[i] = make(e, counts[i], t, init[i]);
+    m.mw[i] = t == CLFORGE_F32 ? NULL : make(e, counts[i], CLFORGE_F32, init[i]);
+    m.m1[i] = make(e, counts[i], CLFORGE_F32, NULL), m.m2[i] = make(e, counts[i], CLFORGE_F32, NULL);
+    m.g[i] = make(e, counts[i], t, NULL);
+    free(init[i]);
+  }
+  m.x = make(e, (size_t)NTRAIN * IMG * IMG, t, images);
+  m.xt = make(e, (size_t)NTEST * IMG * IMG, t, images + (size_t)NTRAIN * IMG * IMG);
+  cl_int err;
+  m.y = clCreateBuffer(e->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, NTRAIN * 4, (void *)labels, &err);
+  e->bytes += NTRAIN * 4;
+  m.a1 = make(e, batch * C1 * IMG * IMG, t, NULL), m.a2 = make(e, batch * FEAT, t, NULL);
+  m.da1 = make(e, batch * C1 * IMG * IMG, t, NULL), m.da2 = make(e, batch * FEAT, t, NULL);
+  m.logits = make(e, batch * CLASSES, t, NULL), m.dlogits = make(e, batch * CLASSES, t, NULL);
+  float *ones = malloc(batch * sizeof *ones);
+  for (size_t i = 0; i < batch; ++i) ones[i] = 1.0f;
+  m.ones = make(e, batch, t, ones);
+  free(ones);
+  m.loss = make(e, 1, CLFORGE_F32, NULL);
+  /* f16: dynamic loss scaling from 1024; the others carry scale 1 */
+  const clforge_train_state st0 = {t == CLFORGE_F16 ? 1024.0f : 1.0f, 0, 0, 0};
+  m.state = clCreateBuffer(e->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof st0, (void *)&st0, &err);
+  e->bytes += sizeof st0;
+
+  const clforge_optimizer_desc opt = {.kind = CLFORGE_OPTIMIZER_ADAMW, .lr = 3e-3f, .weight_decay = 1e-4f,
+                                      .loss_scaling = t == CLFORGE_F16, .growth_interval = 50};
+  clforge_optimizer_tensor ten[6];
+  memset(ten, 0, sizeof ten);
+  for (int i = 0; i < 6; ++i) {
+    ten[i].count = counts[i], ten[i].param = *params[i], ten[i].master = m.mw[i], ten[i].grad = m.g[i];
+    ten[i].m = m.m1[i], ten[i].v = m.m2[i], ten[i].param_type = ten[i].grad_type = t;
+  }
+
+  printf("\n%s: batch %zu, %d steps, AdamW lr 3e-3%s\n", clforge_dtype_name(t), batch, steps,
+         t == CLFORGE_F16 ? ", dynamic loss scaling" : t == CLFORGE_BF16 ? ", f32 master weights" : "");
+  printf("%6s  %8s  %9s\n", "step", "loss", "accuracy");
+  /* timed: the steps after the first two (which build the kernels), the
+   * reports' reads and evaluations left out */
+  double tail = 0, acc = 0, t0 = 0, outside = 0;
+  int tail_n = 0, rc = 0, timed = 0;
+  const size_t per_epoch = NTRAIN / batch;
+  for (int s = 0; s < steps && !rc; ++s) {
+    if (s == 2 || (s < 2 && s == steps - 1)) clFinish(e->q), t0 = now(), timed = steps - s;
+    if (step(e, &m, (size_t)s % per_epoch * batch, &opt, ten) != CLFORGE_SUCCESS) rc = fail(e, "a training step");
+    const int report = s % 50 == 0 || s == steps - 1;
+    if (!rc && (report || s >= steps - 20)) {
+      clFinish(e->q); /* the steps so far count; the read and the evaluation do not */
+      const double r0 = now();
+      float loss;
+      clEnqueueReadBuffer(e->q, m.loss, CL_TRUE, 0, 4, &loss, 0, NULL, NULL);
+      if (s >= steps - 20) tail += loss, ++tail_n;
+      if (report) {
+        acc = accuracy(e, &m, labels + NTRAIN);
+        printf("%6d  %8.4f  %8.1f%%\n", s, loss, 100.0 * acc);
+      }
+      if (t0 > 0) outside += now() - r0;
+    }
+  }
+  clFinish(e->q);
+  const double secs = now() - t0 - outside;
+  clforge_train_state st;
+  clEnqueueReadBuffer(e->q, m.state, CL_TRUE, 0, sizeof st, &st, 0, NULL, NULL);
+  tail /= tail_n ? tail_n : 1;
+  printf("%s: %.2f ms/step, %.0f samples/s, mean loss of the last %d steps %.4f, held-out "
+         "accuracy %.1f%%, %d steps applied, loss scale %g; device memory of the model's buffers %.2f MiB "
+         "(plus clforge's scratch)\n",
+         clforge_dtype_name(t), 1e3 * secs / timed, (double)timed * (double)batch / secs, tail_n, tail, 100.0 * acc,
+         st.step, st.scale, (double)e->bytes / (1 << 20));
+  if (!rc && check && !(tail < 0.25 && acc >= 0.95)) {
+    fprintf(stderr, "train_cnn --check: %s did not learn the task (loss %.4f, accuracy %.1f%%)\n",
+            clforge_dtype_name(t), tail, 100.0 * acc);
+    rc = 1;
+  }
+  cl_mem all[] = {m.x, m.xt, m.y, m.a1, m.a2, m.da1, m.da2, m.logits, m.dlogits, m.ones, m.loss, m.state};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+    if (all[i]) clReleaseMemObject(all[i]);
+  for (int i = 0; i < 6; ++i) {
+    cl_mem each[] = {*params[i], m.mw[i], m.m1[i], m.m2[i], m.g[i]};
+    for (int j = 0; j < 5; ++j)
+      if (each[j]) clReleaseMemObject(each[j]);
+  }
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  int steps = 300, check = 0, ndt = 1;
+  size_t batch = 64;
+  clforge_dtype dts[3] = {CLFORGE_F32, CLFORGE_BF16, CLFORGE_F16};
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--batch") && i + 1 < argc) batch = (size_t)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--check")) check = 1;
+    else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
+      ++i;
+      if (!strcmp(argv[i], "all")) ndt = 3;
+      else if (clforge_dtype_from_name(argv[i], &dts[0]) != CLFORGE_SUCCESS) ndt = 0;
+    } else ndt = 0;
+  }
+  if (!ndt || steps < 1 || batch < 1 || batch > NTEST || NTRAIN % batch) {
+    fprintf(stderr, "usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B dividing %d, <= %d] [--check]\n",
+            NTRAIN, NTEST);
+    return 2;
+  }
+  env e = {0};
+  if (clforge_context_create(NULL, &e.ctx) != CLFORGE_SUCCESS) return fail(NULL, "clforge_context_create");
+  clforge_context_cl_context(e.ctx, &e.cl);
+  clforge_context_queue(e.ctx, &e.q);
+  /* the data: NTRAIN training and NTEST held-out images, classes in turn */
+  float *images = malloc((size_t)(NTRAIN + NTEST) * IMG * IMG * sizeof *images);
+  int32_t *labels = malloc((NTRAIN + NTEST) * sizeof *labels);
+  rng = 2024;
+  for (int i = 0; i < NTRAIN + NTEST; ++i) {
+    labels[i] = (int32_t)(urand() * CLASSES);
+    make_image(images + (size_t)i * IMG * IMG, labels[i]);
+  }
+  char dev[256] = "";
+  clforge_device_info info;
+  if (clforge_context_device_info(e.ctx, &info) == CLFORGE_SUCCESS) snprintf(dev, sizeof dev, "%s", info.name);
+  printf("train_cnn on %s: conv3x3(1->8)+ReLU, conv3x3/2(8->16)+ReLU, linear(1024->4), softmax cross-entropy;\n"
+         "%d training and %d held-out images of 16x16 bars in 4 orientations\n",
+         dev, NTRAIN, NTEST);
+  int rc = 0;
+  for (int i = 0; i < ndt && !rc; ++i) rc = train(&e, dts[i], steps, batch, check, images, labels);
+  free(images), free(labels);
+  clforge_context_destroy(e.ctx);
+  return rc;
+}

@@ -1,0 +1,38 @@
+/* Descriptor of the activation-backward family (cl/activation_backward.cl):
+ * an elementwise, memory-bound kernel; not tuned (its defaults per device
+ * class), its parameters overridable like every family's. */
+#include <stdio.h>
+
+#include "families.h"
+
+static int actb_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if ((size_t)v[0] > dev->max_work_group_size) {
+    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[0], dev->max_work_group_size);
+    return 0;
+  }
+  return 1;
+}
+
+/* clang-format off */
+const clforge__family clforge__family_activation_backward = {
+    .name = "activation_backward",
+    .sources = (const char *const[]){"activation_backward", NULL},
+    .kernel = "clforge_activation_backward",
+    .nparams = 2,
+    .params = {{"WG", 6, {16, 32, 64, 128, 256, 512}}, {"EPI", 5, {1, 2, 4, 8, 16}}},
+    /* CPUs: PoCL runs a group as one vector loop; 16 items of AVX-512, a
+     * few elements each. GPUs: 256 coalesced items. */
+    /*                                   WG EPI */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {256, 4},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 16},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {256, 4},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {256, 4},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {256, 4},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {128, 4},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {128, 4},
+    },
+    .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
+    .allowed = actb_allowed,
+};
+/* clang-format on */

@@ -1,0 +1,140 @@
+/* clforge_activation_backward: argument and buffer checks, the family's
+ * parameters, one launch, validation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../activation_backward_desc.h"
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/families.h"
+#include "../program.h"
+#include "../validate.h"
+#include "buffer_check.h"
+
+#define OP "activation_backward"
+
+static clforge_status select_params(clforge_context ctx, const clforge__actb *a, int *v, clforge_kernel_choice *c) {
+  (void)a; /* one variant: elementwise, memory-bound */
+  return clforge__family_select(ctx, &clforge__family_activation_backward, 0, NULL, v, c);
+}
+
+clforge_status clforge_activation_backward_explain(clforge_context ctx, const clforge_activation_backward_desc *desc,
+                                                   clforge_kernel_choice *choice) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP "_explain: context is NULL");
+  clforge__clear_error(ctx);
+  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP "_explain: choice is NULL");
+  clforge__actb a;
+  int v[CLFORGE_MAX_PARAMS];
+  clforge_status st = clforge__actb_resolve(ctx, OP "_explain", desc, &a);
+  return st == CLFORGE_SUCCESS ? select_params(ctx, &a, v, choice) : st;
+}
+
+/* dx may be z or dy exactly (same bytes, same type: each element is read
+ * before the same work-item writes it); no partial overlap. */
+static clforge_status check_overlap(clforge_context ctx, const clforge__actb *a, cl_mem z, cl_mem dy, cl_mem dx) {
+  clforge__byte_range rx, r;
+  const size_t xs = clforge_dtype_size(a->dx_type);
+  clforge_status st = clforge__buffer_range(ctx, dx, a->dx_offset * xs, a->count * xs, &rx);
+  const cl_mem in[2] = {dy, a->act != CLFORGE_ACT_NONE ? z : NULL};
+  const clforge_dtype t[2] = {a->dy_type, a->z_type};
+  const size_t off[2] = {a->dy_offset, a->z_offset};
+  const char *name[2] = {"dy", "z"};
+  for (int i = 0; i < 2 && st == CLFORGE_SUCCESS; ++i) {
+    if (!in[i]) continue;
+    const size_t es = clforge_dtype_size(t[i]);
+    st = clforge__buffer_range(ctx, in[i], off[i] * es, a->count * es, &r);
+    const int same = r.root == rx.root && r.begin == rx.begin && r.end == rx.end && t[i] == a->dx_type;
+    if (st == CLFORGE_SUCCESS && !same && clforge__ranges_alias(&rx, &r))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           OP ": dx overlaps %s without being it (in place needs the same elements and type)", name[i]);
+  }
+  return st;
+}
+
+static clforge_status read_copy(clforge_context ctx, cl_mem buf, clforge_dtype t, size_t off, size_t n, void **out) {
+  const size_t es = clforge_dtype_size(t);
+  *out = malloc((off + n) * es + 1);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP " validation: no memory");
+  return clforge__read_buffer(ctx, buf, off * es, n * es, (char *)*out + off * es);
+}
+
+clforge_status clforge_activation_backward(clforge_context ctx, const clforge_activation_backward_desc *desc, cl_mem z,
+                                           cl_mem dy, cl_mem dx, cl_uint num_events_in_wait_list,
+                                           const cl_event *event_wait_list, cl_event *event) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
+  clforge__clear_error(ctx);
+  if (event) *event = NULL;
+  clforge__actb a;
+  clforge_status st = clforge__actb_resolve(ctx, OP, desc, &a);
+  if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
+  if (st != CLFORGE_SUCCESS) return st;
+  if (a.count == 0) {
+    if (!event) return CLFORGE_SUCCESS;
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
+    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
+  }
+  if (a.act != CLFORGE_ACT_NONE)
+    st = clforge__check_buffer(ctx, OP, "z", z, a.z_offset, a.count, clforge_dtype_size(a.z_type), CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__check_buffer(ctx, OP, "dy", dy, a.dy_offset, a.count, clforge_dtype_size(a.dy_type),
+                               CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__check_buffer(ctx, OP, "dx", dx, a.dx_offset, a.count, clforge_dtype_size(a.dx_type),
+                               CLFORGE_ACCESS_WRITE | (a.beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
+  if (st == CLFORGE_SUCCESS) st = check_overlap(ctx, &a, z, dy, dx);
+  int v[CLFORGE_MAX_PARAMS];
+  if (st == CLFORGE_SUCCESS) st = select_params(ctx, &a, v, NULL);
+  char more[96];
+  snprintf(more, sizeof more, "-DZ_T=%d -DDY_T=%d -DDX_T=%d -DACT=%d -DBETA=%d", (int)a.z_type, (int)a.dy_type,
+           (int)a.dx_type, a.act, a.beta != 0.0f);
+  cl_kernel k = NULL;
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__family_kernel(ctx, OP, &clforge__family_activation_backward, clforge__family_activation_backward.kernel,
+                                v, more, (size_t)v[0], &k);
+  if (st != CLFORGE_SUCCESS) return st;
+
+  void *hz = NULL, *hdy = NULL, *hdx = NULL;
+  if (ctx->validate) { /* inputs as they are when the kernel will run */
+    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    if (a.act != CLFORGE_ACT_NONE) st = read_copy(ctx, z, a.z_type, a.z_offset, a.count, &hz);
+    if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dy, a.dy_type, a.dy_offset, a.count, &hdy);
+    if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dx, a.dx_type, a.dx_offset, a.count, &hdx);
+  }
+  const size_t wg = (size_t)v[0], per = wg * (size_t)v[1];
+  const size_t global = (a.count + per - 1) / per * wg;
+  const cl_ulong zo = a.z_offset, yo = a.dy_offset, xo = a.dx_offset, n = a.count;
+  const cl_float beta = a.beta;
+  const cl_mem zb = a.act != CLFORGE_ACT_NONE ? z : dy; /* never read without ACT */
+  cl_int err = clSetKernelArg(k, 0, sizeof(cl_mem), &zb);
+  err |= clSetKernelArg(k, 1, sizeof zo, &zo);
+  err |= clSetKernelArg(k, 2, sizeof(cl_mem), &dy);
+  err |= clSetKernelArg(k, 3, sizeof yo, &yo);
+  err |= clSetKernelArg(k, 4, sizeof(cl_mem), &dx);
+  err |= clSetKernelArg(k, 5, sizeof xo, &xo);
+  err |= clSetKernelArg(k, 6, sizeof n, &n);
+  err |= clSetKernelArg(k, 7, sizeof beta, &beta);
+  if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clSetKernelArg (" OP ")");
+  cl_event done = NULL;
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__launch(ctx, k, 1, &global, &wg, num_events_in_wait_list, event_wait_list, &done,
+                         "clEnqueueNDRangeKernel (" OP ")");
+  if (st == CLFORGE_SUCCESS && ctx->validate) {
+    err = clWaitForEvents(1, &done);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
+    if (st == CLFORGE_SUCCESS) st = clforge__test_fault_apply(ctx, OP, dx, a.dx_offset, a.dx_type); /* tests only */
+    void *got = NULL;
+    if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dx, a.dx_type, a.dx_offset, a.count, &got);
+    if (st == CLFORGE_SUCCESS) st = clforge_ref_activation_backward(desc, hz, hdy, hdx);
+    const size_t es = clforge_dtype_size(a.dx_type);
+    if (st == CLFORGE_SUCCESS)
+      st = clforge__validate(ctx, OP, a.dx_type, a.count, (char *)got + a.dx_offset * es,
+                             (char *)hdx + a.dx_offset * es, clforge__tolerance_for(a.dx_type));
+    free(got);
+  }
+  free(hz), free(hdy), free(hdx);
+  if (event && st == CLFORGE_SUCCESS) *event = done;
+  else if (done) clReleaseEvent(done);
+  return st;
+}
