@@ -10,19 +10,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, Z_T) z_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, DY_T) dy_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, DX_T) dx_t;
 
-static inline float dact(float z) {
-#if ACT == 1
-  return z > 0.0f ? 1.0f : 0.0f;
-#elif ACT == 2
-  const float c = 0.7978845608028654f, t = tanh(c * (z + 0.044715f * z * z * z));
-  return 0.5f * (1.0f + t) + 0.5f * z * (1.0f - t * t) * c * (1.0f + 3.0f * 0.044715f * z * z);
-#elif ACT == 3
-  return 0.5f * (1.0f + erf(z * 0.7071067811865476f)) + z * exp(-0.5f * z * z) * 0.3989422804014327f;
-#else
-  return 1.0f;
-#endif
-}
-
 kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_activation_backward(
     const global z_t *restrict Z, const ulong z_off, const global dy_t *DY, const ulong dy_off, global dx_t *DX,
     const ulong dx_off, const ulong n, const float beta) {
@@ -34,7 +21,7 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_activation_b
 #if ACT == 0
     float v = g;
 #else
-    float v = dact(LOAD1(Z_T, Z, z_off + i)) * g;
+    float v = DACTIVATE(LOAD1(Z_T, Z, z_off + i)) * g; // cl/common.cl
 #endif
 #if BETA
     v = fma(beta, LOAD1(DX_T, DX, dx_off + i), v);

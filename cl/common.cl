@@ -110,3 +110,22 @@ CLFORGE_DEFINE_WIDENING(uint16, float16)
 #else
 #error "ACT must be 0..3"
 #endif
+
+// The activation's derivative at z, for the backward passes (the GEMM's
+// backward epilogue, clforge_activation_backward): ReLU's is 0 at z <= 0.
+#if ACT == 0
+#define DACTIVATE(z) 1.0f
+#elif ACT == 1
+#define DACTIVATE(z) ((z) > 0.0f ? 1.0f : 0.0f)
+#elif ACT == 2
+static inline float clforge_dgelu_tanh(float z) {
+  const float c = 0.7978845608028654f, t = tanh(c * (z + 0.044715f * z * z * z));
+  return 0.5f * (1.0f + t) + 0.5f * z * (1.0f - t * t) * c * (1.0f + 3.0f * 0.044715f * z * z);
+}
+#define DACTIVATE(z) clforge_dgelu_tanh(z)
+#else
+static inline float clforge_dgelu_erf(float z) {
+  return 0.5f * (1.0f + erf(z * 0.7071067811865476f)) + z * exp(-0.5f * z * z) * 0.3989422804014327f;
+}
+#define DACTIVATE(z) clforge_dgelu_erf(z)
+#endif

@@ -156,7 +156,7 @@ void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
     UNROLL(NV)
     for (int t = 0; t < NV; ++t) {
       const idx_t col = col0 + (t * NDIM + lx) * VW;
-      store_c_vec(epilogue_vec(acc[s][t], alpha, beta, C, ldc, row, col, bias, bias_off), C, ldc, row, col);
+      store_c_vec(epilogue_vec(acc[s][t], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, ldc, row, col);
     }
   }
 }

@@ -6,6 +6,9 @@
 //   TA, TB                  1 when op(A) / op(B) is a transpose (row-major view)
 //   BIAS                    0 none, 1 one value per row of C, 2 one per column
 //   ACT                     0 none, 1 ReLU, 2 GELU (tanh form), 3 GELU (erf form)
+//   AUX, AUX_T              0 none; 1 store the pre-activation into aux;
+//                           2 multiply by act'(aux) (the backward), no activation
+//                           (clforge_gemm_aux); aux's storage code
 //   IDX64                   1 when an operand spans 2^32 elements or more
 // Layout: the host turns column-major problems into row-major ones, so the
 // kernels only see row-major C.
@@ -18,6 +21,14 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, C_T) c_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
 #else
 typedef float bias_t;
+#endif
+#ifndef AUX
+#define AUX 0
+#endif
+#if AUX
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, AUX_T) aux_t;
+#else
+typedef float aux_t;
 #endif
 
 // Element (row, col) of op(A) and op(B), row-major storage.
@@ -41,12 +52,13 @@ typedef float bias_t;
       const global a_t *restrict A, const ulong a_off, const uint lda, const ulong stride_a,      \
       const global b_t *restrict B, const ulong b_off, const uint ldb, const ulong stride_b,      \
       global c_t *restrict C, const ulong c_off, const uint ldc, const ulong stride_c,            \
-      const global bias_t *restrict bias, const ulong bias_off
+      const global bias_t *restrict bias, const ulong bias_off, global aux_t *AUXP, const ulong aux_off
 #define GEMM_SELECT_BATCH()                \
   const ulong batch = get_global_id(2);    \
   A += a_off + batch * stride_a;           \
   B += b_off + batch * stride_b;           \
-  C += c_off + batch * stride_c
+  C += c_off + batch * stride_c;           \
+  AUXP += aux_off + batch * stride_c
 
 
 // VW-wide vectors along n (both families have a VW parameter).
@@ -104,9 +116,11 @@ static inline void store_c_vec(floatv x, global c_t *C, uint ldc, idx_t row, idx
 
 // The fused epilogue of VW consecutive elements of C at (row, col):
 // act(alpha*acc + beta*C + bias). alpha == 0: A and B do not count (BLAS),
-// not even their Inf/NaN; C is read only when beta != 0.
+// not even their Inf/NaN; C is read only when beta != 0. AUX 1: the value
+// before the activation also goes to aux (same place, aux's type); AUX 2:
+// it is multiplied by act'(aux) instead of activated. aux lies like C (ldc).
 static inline floatv epilogue_vec(floatv acc, float alpha, float beta, const global c_t *C, uint ldc, idx_t row,
-                                  idx_t col, const global bias_t *bias, ulong bias_off) {
+                                  idx_t col, const global bias_t *bias, ulong bias_off, global aux_t *aux) {
   floatv v = alpha != 0.0f ? alpha * acc : (floatv)0.0f;
   if (beta != 0.0f) v = fma((floatv)beta, load_c_vec(C, ldc, row, col), v);
 #if BIAS == 1
@@ -117,18 +131,44 @@ static inline floatv epilogue_vec(floatv acc, float alpha, float beta, const glo
   for (int e = 0; e < VW; ++e) tb[e] = LOAD1(BIAS_T, bias, bias_off + col + e);
   v += VLOADF(tb);
 #endif
+#if AUX == 0
+  (void)aux;
   return ACTIVATE(v);
+#else
+  float ta[VW];
+  VSTOREF(v, ta);
+  UNROLL(VW)
+  for (int e = 0; e < VW; ++e) {
+#if AUX == 1
+    STORE1(AUX_T, ta[e], aux, row * ldc + col + e);
+#else
+    ta[e] *= DACTIVATE(LOAD1(AUX_T, aux, row * ldc + col + e));
+#endif
+  }
+#if AUX == 1
+  return ACTIVATE(v);
+#else
+  return VLOADF(ta);
+#endif
+#endif
 }
 
 // The same for one element.
 static inline float epilogue1(float acc, float alpha, float beta, const global c_t *C, uint ldc, idx_t row, idx_t col,
-                              const global bias_t *bias, ulong bias_off) {
+                              const global bias_t *bias, ulong bias_off, global aux_t *aux) {
   float x = alpha != 0.0f ? alpha * acc : 0.0f;
   if (beta != 0.0f) x = fma(beta, LOAD1(C_T, C, row * ldc + col), x);
 #if BIAS == 1
   x += LOAD1(BIAS_T, bias, bias_off + row);
 #elif BIAS == 2
   x += LOAD1(BIAS_T, bias, bias_off + col);
+#endif
+#if AUX == 1
+  STORE1(AUX_T, x, aux, row * ldc + col);
+#elif AUX == 2
+  return x * DACTIVATE(LOAD1(AUX_T, aux, row * ldc + col));
+#else
+  (void)aux;
 #endif
   return ACTIVATE(x);
 }

@@ -72,7 +72,7 @@ void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, cons
       for (int v = 0; v < VW; ++v) {
         if (cv[t] + v >= cols) continue;
         const idx_t col = col0 + cv[t] + v;
-        STORE1(C_T, epilogue1(e[v], alpha, beta, C, ldc, row, col, bias, bias_off), C, row * ldc + col);
+        STORE1(C_T, epilogue1(e[v], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, row * ldc + col);
       }
     }
   }

@@ -54,7 +54,7 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
                          const uint lda, const ulong stride_a, const global float *restrict B, const ulong b_off,
                          const uint ldb, const ulong stride_b, global c_t *restrict C, const ulong c_off,
                          const uint ldc, const ulong stride_c, const global bias_t *restrict bias,
-                         const ulong bias_off) {
+                         const ulong bias_off, global aux_t *AUXP, const ulong aux_off) {
   (void)lda, (void)ldb;
 #ifndef A_DIRECT
 #define A_DIRECT 0
@@ -86,6 +86,7 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
 #endif
   const global float *bp = B + b_off + batch * stride_b + (ulong)jp * NR * k;
   C += c_off + batch * stride_c;
+  AUXP += aux_off + batch * stride_c;
 
   floatv acc[MR][NV];
   UNROLL(MR)
@@ -133,7 +134,7 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
       UNROLL(NV)
       for (int t = 0; t < NV; ++t) {
         const idx_t col = col0 + c0 + t * VW;
-        store_c_vec(epilogue_vec(acc[r][t], alpha, beta, C, ldc, row, col, bias, bias_off), C, ldc, row, col);
+        store_c_vec(epilogue_vec(acc[r][t], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, ldc, row, col);
       }
     }
   } else { // an edge tile: element by element, in range only
@@ -147,7 +148,7 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
         for (int v = 0; v < VW; ++v) {
           if (c0 + t * VW + v >= cols) break;
           const idx_t col = col0 + c0 + t * VW + v;
-          STORE1(C_T, epilogue1(e[v], alpha, beta, C, ldc, row, col, bias, bias_off), C, row * ldc + col);
+          STORE1(C_T, epilogue1(e[v], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, row * ldc + col);
         }
       }
     }

@@ -4,7 +4,9 @@
  * noisy bar in one of four orientations (horizontal, vertical, the two
  * diagonals), made once on the host with a fixed seed and uploaded; every
  * step then stays on the device (forward, loss, every gradient, the
- * optimizer step; no activation or gradient comes back to the host). Runs
+ * optimizer step; no activation or gradient comes back to the host; the
+ * linear layer's backward applies ReLU's derivative in its GEMM's epilogue,
+ * the convolution's through clforge_activation_backward). Runs
  * in f32, bf16 (f32 master weights) and f16 (f32 masters, dynamic loss
  * scaling: the state never leaves the device). Prints loss and held-out
  * accuracy over the steps, ms/step, samples/s and the device memory of the
@@ -120,26 +122,27 @@ static clforge_status step(env *e, model *m, size_t first, const clforge_optimiz
                                          .targets_offset = first, .reduction = CLFORGE_REDUCTION_MEAN};
   if (st == CLFORGE_SUCCESS)
     st = clforge_cross_entropy(e->ctx, &ce, m->logits, m->y, m->loss, m->dlogits, m->state, 0, NULL, NULL);
-  /* the linear layer: dW = dlogits^T a2, db = dlogits^T 1, da2 = dlogits W */
+  /* the linear layer: dW = dlogits^T a2, db = dlogits^T 1 */
   const clforge_gemm_desc dwf = {.m = CLASSES, .n = FEAT, .k = n, .trans_a = CLFORGE_TRANS, .a_type = m->t,
                                  .b_type = m->t, .c_type = m->t};
   const clforge_gemm_desc dbf = {.m = CLASSES, .n = 1, .k = n, .trans_a = CLFORGE_TRANS, .a_type = m->t,
                                  .b_type = m->t, .c_type = m->t};
-  const clforge_gemm_desc da2 = {.m = n, .n = FEAT, .k = CLASSES, .a_type = m->t, .b_type = m->t, .c_type = m->t};
+  /* dz2 = (dlogits W) * relu'(a2): the backward epilogue reads ReLU's mask from a2 (its output) */
+  const clforge_gemm_desc dz2 = {.m = n, .n = FEAT, .k = CLASSES, .a_type = m->t, .b_type = m->t, .c_type = m->t,
+                                 .activation = CLFORGE_ACT_RELU, .aux_mode = CLFORGE_GEMM_AUX_BACKWARD,
+                                 .aux_type = m->t};
   if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &dwf, m->dlogits, m->a2, m->g[4], NULL, 0, NULL, NULL);
   if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &dbf, m->dlogits, m->ones, m->g[5], NULL, 0, NULL, NULL);
-  if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &da2, m->dlogits, m->wf, m->da2, NULL, 0, NULL, NULL);
-  /* ReLU's backward from its output, in place */
-  clforge_activation_backward_desc relu = {.count = n * FEAT, .activation = CLFORGE_ACT_RELU, .z_type = m->t,
-                                           .dy_type = m->t, .dx_type = m->t};
-  if (st == CLFORGE_SUCCESS) st = clforge_activation_backward(e->ctx, &relu, m->a2, m->da2, m->da2, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge_gemm_ex(e->ctx, &dz2, m->dlogits, m->wf, m->da2, NULL, m->a2, 0, NULL, NULL);
+  /* ReLU's backward for conv1 (after conv2's backward data), from its output, in place */
+  clforge_activation_backward_desc relu = {.count = n * C1 * IMG * IMG, .activation = CLFORGE_ACT_RELU,
+                                           .z_type = m->t, .dy_type = m->t, .dx_type = m->t};
   /* conv2: dW2 and db2 from a1 and dz2; da1 from dz2 and W2 */
   clforge_conv2d_desc d;
   conv_desc(m, 2, n, CLFORGE_CONV_BACKWARD_FILTER, &d);
   if (st == CLFORGE_SUCCESS) st = clforge_conv2d_backward_filter(e->ctx, &d, m->a1, m->da2, m->g[2], m->g[3], 0, NULL, NULL);
   conv_desc(m, 2, n, CLFORGE_CONV_BACKWARD_DATA, &d);
   if (st == CLFORGE_SUCCESS) st = clforge_conv2d_backward_data(e->ctx, &d, m->da2, m->w2, m->da1, 0, NULL, NULL);
-  relu.count = n * C1 * IMG * IMG;
   if (st == CLFORGE_SUCCESS) st = clforge_activation_backward(e->ctx, &relu, m->a1, m->da1, m->da1, 0, NULL, NULL);
   /* conv1: dW1 and db1 from the images and dz1 (no gradient for the images) */
   conv_desc(m, 1, n, CLFORGE_CONV_BACKWARD_FILTER, &d);

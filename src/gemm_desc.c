@@ -57,19 +57,20 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
   if (!d) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: desc is NULL");
   if ((unsigned)d->layout > CLFORGE_COL_MAJOR || (unsigned)d->trans_a > CLFORGE_TRANS ||
       (unsigned)d->trans_b > CLFORGE_TRANS || (unsigned)d->bias_mode > CLFORGE_BIAS_COLUMN ||
-      (unsigned)d->activation > CLFORGE_ACT_GELU_ERF || (unsigned)d->alpha_mode > CLFORGE_ALPHA_AS_GIVEN)
+      (unsigned)d->activation > CLFORGE_ACT_GELU_ERF || (unsigned)d->alpha_mode > CLFORGE_ALPHA_AS_GIVEN ||
+      (unsigned)d->aux_mode > CLFORGE_GEMM_AUX_BACKWARD)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "gemm: unknown enum value (layout %d, trans_a %d, trans_b %d, bias_mode %d, activation %d, "
-                         "alpha_mode %d)",
+                         "alpha_mode %d, aux_mode %d)",
                          (int)d->layout, (int)d->trans_a, (int)d->trans_b, (int)d->bias_mode, (int)d->activation,
-                         (int)d->alpha_mode);
+                         (int)d->alpha_mode, (int)d->aux_mode);
   clforge_status st = clforge__check_reserved_ptrs(ctx, "gemm", "clforge_gemm_desc.reserved", d->reserved,
                                                    CLFORGE_COUNT_OF(d->reserved));
   if (st != CLFORGE_SUCCESS) return st;
-  clforge_dtype at = d->a_type, bt = d->b_type, ct = d->c_type, biast = d->bias_type;
-  if (!dtype_ok(&at) || !dtype_ok(&bt) || !dtype_ok(&ct) || !dtype_ok(&biast))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype (a %d, b %d, c %d, bias %d)",
-                         (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type);
+  clforge_dtype at = d->a_type, bt = d->b_type, ct = d->c_type, biast = d->bias_type, auxt = d->aux_type;
+  if (!dtype_ok(&at) || !dtype_ok(&bt) || !dtype_ok(&ct) || !dtype_ok(&biast) || !dtype_ok(&auxt))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype (a %d, b %d, c %d, bias %d, aux %d)",
+                         (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type, (int)d->aux_type);
   g->batch = d->batch ? d->batch : 1;
   /* Left out (+0.0, the zero-initialized bits, in the default mode), alpha
    * is 1: see clforge_alpha_mode. An explicit -0.0 is a zero alpha. */
@@ -101,6 +102,8 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
   }
   g->c = uc;
   g->bias = ubias;
+  g->aux_mode = (int)d->aux_mode;
+  g->kernel_bias = g->aux_mode == CLFORGE_GEMM_AUX_BACKWARD ? CLFORGE_BIAS_NONE : g->bias_mode;
   /* Stored shapes in the row-major view: op(A) is m x k, op(B) is k x n. */
   g->a.rows = g->a.trans ? g->k : g->m, g->a.cols = g->a.trans ? g->m : g->k;
   g->b.rows = g->b.trans ? g->n : g->k, g->b.cols = g->b.trans ? g->k : g->n;
@@ -110,8 +113,14 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
   if (g->m == 0 || g->n == 0) { /* nothing is computed: nothing is read */
     g->a.rows = g->b.rows = g->c.rows = g->bias.rows = 0;
   }
-  clforge__gemm_operand *ops[4] = {&g->a, &g->b, &g->c, &g->bias};
-  for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
+  /* aux: C's shape and ld in its own buffer, when the mode touches it */
+  const int aux_used = g->aux_mode == CLFORGE_GEMM_AUX_STORE ||
+                       (g->aux_mode == CLFORGE_GEMM_AUX_BACKWARD && g->act != CLFORGE_ACT_NONE);
+  g->aux = g->c;
+  g->aux.name = "aux", g->aux.type = auxt, g->aux.offset = d->aux_offset;
+  if (!aux_used) g->aux.rows = 0;
+  clforge__gemm_operand *ops[5] = {&g->a, &g->b, &g->c, &g->bias, &g->aux};
+  for (int i = 0; i < 5 && st == CLFORGE_SUCCESS; ++i) {
     clforge__gemm_operand *o = ops[i];
     if (i == 3) o->stride = 0; /* one bias for every batch item */
     st = operand_extent(ctx, o, g->batch, col ? "column" : "row");

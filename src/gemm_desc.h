@@ -30,6 +30,9 @@ typedef struct clforge__gemm {
   int route;                  /* 0: the usual choice; 1 tiled, 2 direct, 3 packed (set by ops running GEMM
                                  inside, after clforge__gemm_resolve) */
   int a_direct;               /* packed path's micro-kernel: A read in place (f32, not transposed), not packed */
+  int aux_mode;               /* CLFORGE_GEMM_AUX_*; aux: C's shape, ld and stride (not touched: rows 0) */
+  clforge__gemm_operand aux;
+  int kernel_bias;            /* the bias the GEMM kernels add: bias_mode, none in the backward (its bias is an output) */
 } clforge__gemm;
 
 /* The elements operand o touches over `batch` items, in bytes from the

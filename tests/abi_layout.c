@@ -37,6 +37,9 @@ int main(void) {
   FIELD(clforge_gemm_desc, bias_offset);
   FIELD(clforge_gemm_desc, activation);
   FIELD(clforge_gemm_desc, alpha_mode);
+  FIELD(clforge_gemm_desc, aux_mode);
+  FIELD(clforge_gemm_desc, aux_type);
+  FIELD(clforge_gemm_desc, aux_offset);
   FIELD(clforge_gemm_desc, reserved);
   SIZE(clforge_kernel_choice);
   FIELD(clforge_kernel_choice, family);

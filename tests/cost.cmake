@@ -19,7 +19,8 @@ set(_clforge_test_costs
   test_cross_entropy 25 test_softmax_backward 18 test_optimizer 15 oclgrind_optimizer 12
   oclgrind_cross_entropy 9 oclgrind_softmax_backward 5 python_loss 9
   test_conv_backward 37 oclgrind_conv_backward 20 test_activation_backward 8 oclgrind_activation_backward 5
-  example_train_cnn 40)
+  example_train_cnn 40 test_gemm_epilogue 30 oclgrind_gemm_epilogue 10
+  test_norm 10 oclgrind_norm 5)
 get_directory_property(_clforge_registered TESTS)
 while(_clforge_test_costs)
   list(POP_FRONT _clforge_test_costs _name _seconds)

@@ -76,8 +76,13 @@ int main(void) {
   BAD(d.k = (size_t)1 << 31, CLFORGE_LIMIT_EXCEEDED, "2^31");
   BAD(d.lda = (size_t)1 << 33, CLFORGE_LIMIT_EXCEEDED, "2^32");
   BAD(d.alpha_mode = (clforge_alpha_mode)2, CLFORGE_INVALID_ARGUMENT, "alpha_mode 2");
+  BAD(d.aux_mode = (clforge_gemm_aux)3, CLFORGE_INVALID_ARGUMENT, "aux_mode 3");
+  BAD(d.aux_type = (clforge_dtype)9, CLFORGE_INVALID_ARGUMENT, "aux 9");
+  /* the aux modes need their buffer (clforge_gemm passes none) */
+  BAD(d.aux_mode = CLFORGE_GEMM_AUX_STORE, CLFORGE_INVALID_ARGUMENT, "aux");
+  BAD((d.aux_mode = CLFORGE_GEMM_AUX_BACKWARD, d.activation = CLFORGE_ACT_RELU), CLFORGE_INVALID_ARGUMENT, "aux");
   /* every reserved field, set alone */
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < (int)(sizeof d.reserved / sizeof d.reserved[0]); ++i) {
     d = good;
     d.reserved[i] = &d;
     refused_reserved(ctx, d, a, b, cm, bias, "reserved", i);

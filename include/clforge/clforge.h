@@ -268,6 +268,22 @@ typedef enum clforge_alpha_mode {
   CLFORGE_ALPHA_AS_GIVEN = 1
 } clforge_alpha_mode;
 
+/** The GEMM's auxiliary output or input (cuBLASLt's epilogue model: a
+ *  layer's backward is then one call). aux has C's shape, leading
+ *  dimension and batch stride in its own buffer (aux_offset, aux_type). */
+typedef enum clforge_gemm_aux {
+  CLFORGE_GEMM_AUX_NONE = 0,
+  /* forward: also store z = alpha op(A) op(B) + beta C + bias, the
+   * pre-activation, into aux (C gets act(z)) */
+  CLFORGE_GEMM_AUX_STORE = 1,
+  /* backward: C = (alpha op(A) op(B) + beta C) * act'(aux), with act' the
+   * derivative of `activation` (dReLU, dGELU; for ReLU aux may be the
+   * forward's output; NONE: aux not read); with a bias_mode, the call also
+   * writes the bias gradient into `bias`: C summed along the bias's axis
+   * and over the batch (overwritten, in bias_type; a fixed-order sum) */
+  CLFORGE_GEMM_AUX_BACKWARD = 2
+} clforge_gemm_aux;
+
 /** C = act(alpha * op(A) * op(B) + beta * C + bias), batched.
  *  Fill it with designated initializers; every field left out is 0, and 0
  *  means the usual thing: row-major, no transpose, f32 storage, tight
@@ -291,7 +307,10 @@ typedef struct clforge_gemm_desc {
   size_t bias_offset;       /* the same bias serves every batch item */
   clforge_activation activation;
   clforge_alpha_mode alpha_mode; /* 0: alpha = +0.0 means 1; CLFORGE_ALPHA_AS_GIVEN: as written */
-  void *reserved[4];        /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+  clforge_gemm_aux aux_mode;     /* 0: none; clforge_gemm_ex's aux buffer otherwise */
+  clforge_dtype aux_type;        /* 0 = f32 */
+  size_t aux_offset;
+  void *reserved[2];        /* room to grow without breaking the ABI; leave zero (refused otherwise) */
 } clforge_gemm_desc;
 
 /** Run `desc` on device buffers. `bias` may be NULL when bias_mode is NONE.
@@ -304,6 +323,15 @@ typedef struct clforge_gemm_desc {
 CLFORGE_API clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, cl_mem a, cl_mem b,
                                         cl_mem c, cl_mem bias, cl_uint num_events_in_wait_list,
                                         const cl_event *event_wait_list, cl_event *event);
+
+/** clforge_gemm with an auxiliary buffer for desc->aux_mode (NULL when the
+ *  mode needs none): the forward's pre-activation out, or the backward's
+ *  activation input and bias gradient (see clforge_gemm_aux). aux must not
+ *  overlap A, B or bias; in the backward it may be C exactly (same
+ *  elements and type: each element is read before it is written). */
+CLFORGE_API clforge_status clforge_gemm_ex(clforge_context ctx, const clforge_gemm_desc *desc, cl_mem a, cl_mem b,
+                                           cl_mem c, cl_mem bias, cl_mem aux, cl_uint num_events_in_wait_list,
+                                           const cl_event *event_wait_list, cl_event *event);
 
 /* ------------------------------------------------- parameters and tuning */
 /** Where a kernel's parameters for a call come from, in lookup order. */
@@ -766,6 +794,50 @@ CLFORGE_API clforge_status clforge_cross_entropy(clforge_context ctx, const clfo
 CLFORGE_API clforge_status clforge_cross_entropy_explain(clforge_context ctx, const clforge_cross_entropy_desc *desc,
                                                          clforge_kernel_choice *choice);
 
+/* --------------------------------------------------------------- normalization */
+typedef enum clforge_norm_kind {
+  CLFORGE_NORM_LAYER = 0, /* LayerNorm: (x - mean) / sqrt(var + eps) * weight + bias */
+  CLFORGE_NORM_RMS = 1    /* RMSNorm: x / sqrt(mean(x^2) + eps) * weight (+ bias) */
+} clforge_norm_kind;
+
+/** Normalization over the last axis: `rows` rows of `n` features (PyTorch's
+ *  F.layer_norm / F.rms_norm with normalized_shape (n,)), biased variance,
+ *  f32 statistics and math whatever the storage. One descriptor serves the
+ *  forward (x, weight, bias -> y, stats) and the backward (x, weight,
+ *  stats, dy -> dx, dweight, dbias). stats: 2 f32 per row, the mean (0 for
+ *  RMSNorm) and 1/sqrt(var + eps), written by the forward when asked and
+ *  read by the backward when given (else recomputed). Offsets and strides
+ *  count elements of each buffer's type; a stride of 0 is n. */
+typedef struct clforge_norm_desc {
+  clforge_norm_kind kind;
+  size_t rows, n;
+  float eps;                             /* 0 = 1e-5 */
+  clforge_dtype x_type, y_type, param_type; /* weight, bias and their gradients; 0 = f32 */
+  size_t x_offset, x_stride, y_offset, y_stride;
+  size_t weight_offset, bias_offset, stats_offset;
+  clforge_dtype dy_type, dx_type;        /* the backward's */
+  size_t dy_offset, dy_stride, dx_offset, dx_stride;
+  size_t dweight_offset, dbias_offset;
+  void *reserved[4];                     /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+} clforge_norm_desc;
+
+/** y = norm(x) * weight + bias; weight NULL: ones, bias NULL: zeros; stats
+ *  NULL: not written. y may be x exactly (in place, same type and
+ *  layout); nothing else may overlap y. rows 0 is a no-op. */
+CLFORGE_API clforge_status clforge_norm(clforge_context ctx, const clforge_norm_desc *desc, cl_mem x, cl_mem weight,
+                                        cl_mem bias, cl_mem y, cl_mem stats, cl_uint num_events_in_wait_list,
+                                        const cl_event *event_wait_list, cl_event *event);
+
+/** The backward: dx from dy (and x, weight, stats), and, when the buffers
+ *  are given, dweight = sum over rows of dy * xhat and dbias = sum of dy
+ *  (overwritten; fixed-order sums, the same bits every run). dx may be dy
+ *  exactly. With stats NULL the statistics are recomputed from x (scratch
+ *  from the context). */
+CLFORGE_API clforge_status clforge_norm_backward(clforge_context ctx, const clforge_norm_desc *desc, cl_mem x,
+                                                 cl_mem weight, cl_mem stats, cl_mem dy, cl_mem dx, cl_mem dweight,
+                                                 cl_mem dbias, cl_uint num_events_in_wait_list,
+                                                 const cl_event *event_wait_list, cl_event *event);
+
 /* ------------------------------------------------------ activation backward */
 /** dx = act'(z) * dy + beta * dx, elementwise: the backward of an activation
  *  a forward GEMM or convolution fused (clforge_activation), for the layer
@@ -1004,6 +1076,10 @@ CLFORGE_API clforge_status clforge_ref_convert(size_t n, const void *src, clforg
  *  arrays: desc's offsets apply as on the device. */
 CLFORGE_API clforge_status clforge_ref_gemm(const clforge_gemm_desc *desc, const void *a, const void *b, void *c,
                                             const void *bias);
+/** ... and of clforge_gemm_ex (aux written or read as desc->aux_mode says;
+ *  the backward's bias gradient sums C as stored, in double). */
+CLFORGE_API clforge_status clforge_ref_gemm_ex(const clforge_gemm_desc *desc, const void *a, const void *b, void *c,
+                                               void *bias, void *aux);
 
 /** Reference twin of clforge_conv2d on host arrays (plain loops, double
  *  accumulation, the result rounded once to y's storage type); bias may be
@@ -1036,6 +1112,13 @@ CLFORGE_API clforge_status clforge_ref_softmax_backward(const clforge_softmax_de
 CLFORGE_API clforge_status clforge_ref_cross_entropy(const clforge_cross_entropy_desc *desc, const void *logits,
                                                      const int32_t *targets, float *loss, void *dlogits,
                                                      const float *grad_scale);
+
+/** Reference twins of clforge_norm and clforge_norm_backward (double
+ *  arithmetic, one rounding per output); NULL as on the device. */
+CLFORGE_API clforge_status clforge_ref_norm(const clforge_norm_desc *desc, const void *x, const void *weight,
+                                            const void *bias, void *y, float *stats);
+CLFORGE_API clforge_status clforge_ref_norm_backward(const clforge_norm_desc *desc, const void *x, const void *weight,
+                                                     const void *dy, void *dx, void *dweight, void *dbias);
 
 /** Reference twin of clforge_activation_backward on host arrays (double
  *  arithmetic, rounded once); dx may be dy. Pointers are the starts of the

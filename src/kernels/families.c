@@ -46,5 +46,6 @@ const clforge__family *const clforge__all_families[] = {
     &clforge__family_cross_entropy,
     &clforge__family_optimizer,
     &clforge__family_activation_backward,
+    &clforge__family_norm,
     NULL,
 };

@@ -280,7 +280,7 @@ static clforge_status enqueue_col2im(clforge_context ctx, const clforge__conv *d
   cl_uint na = 0;
   for (cl_uint i = 0; i < nwait; ++i) all[na++] = wait[i];
   if (busy) all[na++] = busy;
-  const clforge__gemm_buffers bf = {c->rows ? dy : w, c->rows ? w : dy, cols, NULL};
+  const clforge__gemm_buffers bf = {c->rows ? dy : w, c->rows ? w : dy, cols, NULL, NULL};
   cl_event prev = NULL;
   for (size_t n0 = 0; n0 < d->n && st == CLFORGE_SUCCESS; n0 += c->imgs) {
     const size_t imgs = min_size(c->imgs, d->n - n0);

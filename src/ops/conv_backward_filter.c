@@ -292,7 +292,7 @@ static clforge_status enqueue_gemms(clforge_context ctx, const clforge__conv *d,
   cl_kernel kern = NULL;
   clforge_status st = CLFORGE_SUCCESS;
   if (p->algo == CLFORGE_CONV_ALGO_IM2COL) st = clforge__conv_col_kernel(ctx, d, p->cv, c, &kern);
-  const clforge__gemm_buffers bf = {dy, p->algo == CLFORGE_CONV_ALGO_IM2COL ? cols : x, part, NULL};
+  const clforge__gemm_buffers bf = {dy, p->algo == CLFORGE_CONV_ALGO_IM2COL ? cols : x, part, NULL, NULL};
   for (size_t n0 = 0; n0 < d->n && st == CLFORGE_SUCCESS; n0 += c->imgs) {
     const size_t imgs = min_size(c->imgs, d->n - n0);
     for (size_t pix0 = 0; pix0 < c->pq && st == CLFORGE_SUCCESS; pix0 += c->pix) {

@@ -116,7 +116,7 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   gemm_plan p;
   make_plan(e->d, &p);
   const clforge__gemm_buffers bf = {p.x_is_a ? e->x : e->w, p.x_is_a ? e->w : e->x, e->y,
-                                    e->d->has_bias ? e->bias : NULL};
+                                    e->d->has_bias ? e->bias : NULL, NULL};
   /* Chained: each GEMM after the previous one (an out-of-order queue would
    * otherwise run them together, and the packed route shares its panels). */
   cl_event prev = NULL;

@@ -182,7 +182,8 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   if (st != CLFORGE_SUCCESS) return st;
   const int batch_groups = p.rows && d->groups > 1 && !d->has_bias;
   const size_t launches = batch_groups ? 1 : d->groups;
-  const clforge__gemm_buffers bf = {p.rows ? e->ws : e->w, p.rows ? e->w : e->ws, e->y, d->has_bias ? e->bias : NULL};
+  const clforge__gemm_buffers bf = {p.rows ? e->ws : e->w, p.rows ? e->w : e->ws, e->y, d->has_bias ? e->bias : NULL,
+                                    NULL};
 
   /* One chain: im2col of a pass, its GEMMs, the next pass's im2col... */
   cl_event prev = NULL;

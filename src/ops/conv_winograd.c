@@ -356,7 +356,7 @@ static clforge_status enqueue_m(const clforge__conv_exec *e, size_t m) {
       clforge__gemm g;
       st = gemm_of(e->ctx, d, e->v, &s, nt, v_off, m_off, &g);
       if (st != CLFORGE_SUCCESS) break;
-      clforge__gemm_buffers bf = {e->ws, u, e->ws, NULL};
+      clforge__gemm_buffers bf = {e->ws, u, e->ws, NULL, NULL};
       cl_event ev = NULL;
       st = clforge__gemm_enqueue(e->ctx, &g, &bf, 1, &prev, &ev);
       if (st != CLFORGE_SUCCESS) break;

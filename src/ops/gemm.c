@@ -104,8 +104,12 @@ clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: build options too long");
   size_t used = strlen(opts);
   snprintf(opts + used, sizeof opts - used, " -DA_T=%d -DB_T=%d -DC_T=%d -DBIAS=%d -DBIAS_T=%d -DACT=%d -DTA=%d -DTB=%d -DIDX64=%d",
-           (int)g->a.type, (int)g->b.type, (int)g->c.type, g->bias_mode, (int)g->bias.type, g->act, g->a.trans,
+           (int)g->a.type, (int)g->b.type, (int)g->c.type, g->kernel_bias, (int)g->bias.type, g->act, g->a.trans,
            g->b.trans, g->idx64);
+  if (g->aux_mode) { /* only when asked: the plain builds stay as they were */
+    used = strlen(opts);
+    snprintf(opts + used, sizeof opts - used, " -DAUX=%d -DAUX_T=%d", g->aux_mode, (int)g->aux.type);
+  }
   if (g->a_direct) {
     used = strlen(opts);
     snprintf(opts + used, sizeof opts - used, " -DA_DIRECT=1");
@@ -132,10 +136,12 @@ cl_int clforge__gemm_set_shared_args(cl_kernel kern, cl_uint i, const clforge__g
     err |= clSetKernelArg(kern, i++, sizeof ld, &ld);
     err |= clSetKernelArg(kern, i++, sizeof stride, &stride);
   }
-  cl_ulong boff = g->bias.offset;
-  cl_mem bias = g->bias_mode ? bf->bias : NULL;
+  cl_ulong boff = g->bias.offset, xoff = g->aux.offset;
+  cl_mem bias = g->kernel_bias ? bf->bias : NULL, aux = g->aux_mode ? bf->aux : NULL;
   err |= clSetKernelArg(kern, i++, sizeof(cl_mem), &bias);
   err |= clSetKernelArg(kern, i++, sizeof boff, &boff);
+  err |= clSetKernelArg(kern, i++, sizeof(cl_mem), &aux);
+  err |= clSetKernelArg(kern, i++, sizeof xoff, &xoff);
   return err;
 }
 
@@ -444,7 +450,7 @@ static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, 
 
 /* Host copies of the operands as the device sees them (whole extents). */
 typedef struct {
-  void *a, *b, *c, *bias;
+  void *a, *b, *c, *bias, *aux;
 } host_copies;
 
 static clforge_status read_operand(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf, void **out) {
@@ -461,28 +467,95 @@ static void free_copies(host_copies *h) {
   free(h->b);
   free(h->c);
   free(h->bias);
+  free(h->aux);
+}
+
+/* One output operand against the reference's. */
+static clforge_status validate_operand(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf,
+                                       const void *want) {
+  const size_t es = clforge_dtype_size(o->type), n = o->extent;
+  void *got = malloc(n * es + 1);
+  if (!got) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "gemm validation: no memory for %s", o->name);
+  clforge_status st = clforge__read_buffer(ctx, buf, 0, n * es, got);
+  if (st == CLFORGE_SUCCESS) st = clforge__validate(ctx, "gemm", o->type, n, got, want, clforge__tolerance_for(o->type));
+  free(got);
+  return st;
 }
 
 /* After the device result is in: run the reference on the copies taken
  * before the launch and compare the whole C extent. */
 static clforge_status validate_gemm(clforge_context ctx, const clforge_gemm_desc *desc, const clforge__gemm *g,
                                     const clforge__gemm_buffers *bf, host_copies *h) {
-  size_t cs = clforge_dtype_size(g->c.type), n = g->c.extent;
-  clforge_status fault = clforge__test_fault_apply(ctx, "gemm", bf->c, g->c.offset, g->c.type); /* tests only */
-  if (fault != CLFORGE_SUCCESS) return fault;
-  void *got = malloc(n * cs);
-  if (!got) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "gemm validation: no memory for c");
-  clforge_status st = clforge__read_buffer(ctx, bf->c, 0, n * cs, got);
+  clforge_status st = clforge__test_fault_apply(ctx, "gemm", bf->c, g->c.offset, g->c.type); /* tests only */
   const void *ua = g->swapped ? h->b : h->a, *ub = g->swapped ? h->a : h->b;
-  if (st == CLFORGE_SUCCESS) st = clforge_ref_gemm(desc, ua, ub, h->c, h->bias);
-  if (st == CLFORGE_SUCCESS) st = clforge__validate(ctx, "gemm", g->c.type, n, got, h->c, clforge__tolerance_for(g->c.type));
-  free(got);
+  if (st == CLFORGE_SUCCESS) st = clforge_ref_gemm_ex(desc, ua, ub, h->c, h->bias, h->aux);
+  if (st == CLFORGE_SUCCESS) st = validate_operand(ctx, &g->c, bf->c, h->c);
+  if (st == CLFORGE_SUCCESS && g->aux_mode == CLFORGE_GEMM_AUX_STORE) st = validate_operand(ctx, &g->aux, bf->aux, h->aux);
+  if (st == CLFORGE_SUCCESS && g->aux_mode == CLFORGE_GEMM_AUX_BACKWARD && g->bias_mode)
+    st = validate_operand(ctx, &g->bias, bf->bias, h->bias);
+  return st;
+}
+
+/* The backward's bias gradient: C summed along the bias's axis, after the
+ * GEMM (cl/gemm_bias_grad.cl). */
+static clforge_status enqueue_bias_grad(clforge_context ctx, const clforge__gemm *g, cl_mem c, cl_mem bias,
+                                        cl_event after, cl_event *event) {
+  static const char *const sources[] = {"gemm_bias_grad", NULL};
+  const int per_row = g->bias_mode == CLFORGE_BIAS_ROW;
+  char opts[96];
+  snprintf(opts, sizeof opts, "-DC_T=%d -DBIAS_T=%d -DIDX64=%d -DPER_ROW=%d", (int)g->c.type, (int)g->bias.type,
+           g->idx64, per_row);
+  cl_kernel k;
+  clforge_status st = clforge__kernel_get(ctx, sources, opts, "clforge_gemm_bias_grad", &k);
+  if (st != CLFORGE_SUCCESS) return st;
+  const cl_ulong coff = g->c.offset, cstride = g->c.stride, boff = g->bias.offset;
+  const cl_uint ldc = (cl_uint)g->c.ld, m = (cl_uint)g->m, n = (cl_uint)g->n, batch = (cl_uint)g->batch;
+  cl_uint i = 0;
+  cl_int err = clSetKernelArg(k, i++, sizeof(cl_mem), &c);
+  err |= clSetKernelArg(k, i++, sizeof coff, &coff);
+  err |= clSetKernelArg(k, i++, sizeof ldc, &ldc);
+  err |= clSetKernelArg(k, i++, sizeof cstride, &cstride);
+  err |= clSetKernelArg(k, i++, sizeof m, &m);
+  err |= clSetKernelArg(k, i++, sizeof n, &n);
+  err |= clSetKernelArg(k, i++, sizeof batch, &batch);
+  err |= clSetKernelArg(k, i++, sizeof(cl_mem), &bias);
+  err |= clSetKernelArg(k, i++, sizeof boff, &boff);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (gemm bias gradient)");
+  const size_t local = 64, global = ((per_row ? g->m : g->n) + local - 1) / local * local;
+  return clforge__launch(ctx, k, 1, &global, &local, after ? 1 : 0, after ? &after : NULL, event,
+                         "clEnqueueNDRangeKernel (gemm bias gradient)");
+}
+
+/* aux against the other operands: no shared element, but for the
+ * backward's aux being C exactly (each element read before it is written). */
+static clforge_status check_aux(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf) {
+  if (g->aux.extent == g->aux.offset) return CLFORGE_SUCCESS;
+  cl_mem xroot, root;
+  clforge__footprint xf, f;
+  clforge_status st = root_footprint(ctx, &g->aux, bf->aux, g->batch, &xroot, &xf);
+  const clforge__gemm_operand *other[4] = {&g->a, &g->b, &g->bias, &g->c};
+  const cl_mem ob[4] = {bf->a, bf->b, bf->bias, bf->c};
+  for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
+    if (other[i]->extent == other[i]->offset) continue;
+    st = root_footprint(ctx, other[i], ob[i], g->batch, &root, &f);
+    const int same_as_c = i == 3 && g->aux_mode == CLFORGE_GEMM_AUX_BACKWARD && root == xroot &&
+                          g->aux.type == g->c.type && xf.begin == f.begin;
+    if (st == CLFORGE_SUCCESS && root == xroot && !same_as_c && clforge__footprints_overlap(&xf, &f))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: aux overlaps %s (they share elements in one buffer)",
+                           other[i]->name);
+  }
   return st;
 }
 
 clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, cl_mem a, cl_mem b, cl_mem c,
                             cl_mem bias, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                             cl_event *event) {
+  return clforge_gemm_ex(ctx, desc, a, b, c, bias, NULL, num_events_in_wait_list, event_wait_list, event);
+}
+
+clforge_status clforge_gemm_ex(clforge_context ctx, const clforge_gemm_desc *desc, cl_mem a, cl_mem b, cl_mem c,
+                               cl_mem bias, cl_mem aux, cl_uint num_events_in_wait_list,
+                               const cl_event *event_wait_list, cl_event *event) {
   if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "gemm: context is NULL");
   clforge__clear_error(ctx);
   if (event) *event = NULL;
@@ -491,7 +564,8 @@ clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, 
   if (st != CLFORGE_SUCCESS) return st;
   st = clforge__check_wait_list(ctx, "gemm", num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
-  clforge__gemm_buffers bf = {g.swapped ? b : a, g.swapped ? a : b, c, bias};
+  clforge__gemm_buffers bf = {g.swapped ? b : a, g.swapped ? a : b, c, bias, aux};
+  const int bias_grad = g.aux_mode == CLFORGE_GEMM_AUX_BACKWARD && g.bias_mode;
   if (g.m == 0 || g.n == 0) {
     if (!event) return CLFORGE_SUCCESS;
     cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
@@ -501,11 +575,16 @@ clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, 
   if (st == CLFORGE_SUCCESS) st = check_operand(ctx, &g.b, bf.b, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS)
     st = check_operand(ctx, &g.c, bf.c, CLFORGE_ACCESS_WRITE | (g.beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
-  if (st == CLFORGE_SUCCESS) st = check_operand(ctx, &g.bias, bf.bias, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = check_operand(ctx, &g.bias, bf.bias, bias_grad ? CLFORGE_ACCESS_WRITE : CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = check_operand(ctx, &g.aux, bf.aux,
+                       g.aux_mode == CLFORGE_GEMM_AUX_STORE ? CLFORGE_ACCESS_WRITE : CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS) st = check_aliasing(ctx, &g, &bf);
+  if (st == CLFORGE_SUCCESS) st = check_aux(ctx, &g, &bf);
   if (st != CLFORGE_SUCCESS) return st;
 
-  host_copies h = {NULL, NULL, NULL, NULL};
+  host_copies h = {NULL, NULL, NULL, NULL, NULL};
   if (ctx->validate) { /* inputs as they are when the kernel will run */
     cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
     if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "gemm validation: waiting for the wait list");
@@ -513,13 +592,21 @@ clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, 
     if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.b, bf.b, &h.b);
     if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.c, bf.c, &h.c);
     if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.bias, bf.bias, &h.bias);
+    if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.aux, bf.aux, &h.aux);
     if (st != CLFORGE_SUCCESS) {
       free_copies(&h);
       return st;
     }
   }
   cl_event done = NULL;
-  st = enqueue_plan(ctx, &g, &bf, num_events_in_wait_list, event_wait_list, (event || ctx->validate) ? &done : NULL);
+  st = enqueue_plan(ctx, &g, &bf, num_events_in_wait_list, event_wait_list,
+                    (event || ctx->validate || bias_grad) ? &done : NULL);
+  if (st == CLFORGE_SUCCESS && bias_grad) {
+    cl_event gemm = done;
+    done = NULL;
+    st = enqueue_bias_grad(ctx, &g, c, bias, gemm, &done);
+    clReleaseEvent(gemm);
+  }
   if (st == CLFORGE_SUCCESS && ctx->validate) {
     cl_int err = clWaitForEvents(1, &done);
     st = err == CL_SUCCESS ? validate_gemm(ctx, desc, &g, &bf, &h)

@@ -9,6 +9,7 @@
 
 typedef struct {
   cl_mem a, b, c, bias; /* row-major view: a and b swapped for column-major */
+  cl_mem aux;           /* clforge_gemm_ex's (NULL: none) */
 } clforge__gemm_buffers;
 
 /* Kernel `name` of family f built with values and g's problem parameters
@@ -18,7 +19,8 @@ clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *
                                     const clforge__gemm *g, size_t wgs, cl_kernel *k);
 
 /* The arguments every GEMM kernel takes from index i on: k, alpha, beta,
- * then (buffer, offset, ld, stride) for A, B, C and (buffer, offset) for bias. */
+ * then (buffer, offset, ld, stride) for A, B, C and (buffer, offset) for
+ * bias and for aux. */
 cl_int clforge__gemm_set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g,
                                      const clforge__gemm_buffers *bf);
 

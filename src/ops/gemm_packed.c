@@ -159,7 +159,7 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
   chain c = {ctx, NULL, nfirst, first};
 
   const cl_uint k = (cl_uint)g->k;
-  const clforge__gemm_buffers packed = {a_direct ? bf->a : ws, ws, bf->c, bf->bias};
+  const clforge__gemm_buffers packed = {a_direct ? bf->a : ws, ws, bf->c, bf->bias, bf->aux};
   for (size_t b0 = 0; b0 < g->batch && st == CLFORGE_SUCCESS; b0 += b.items) {
     const size_t items = min_size(b.items, g->batch - b0);
     for (size_t n0 = 0; n0 < g->n && st == CLFORGE_SUCCESS; n0 += b.cols) {

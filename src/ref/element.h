@@ -34,4 +34,18 @@ static inline double clforge__ref_activate(int act, double v) {
   }
 }
 
+/* Its derivative at z (the backward passes: clforge_activation_backward,
+ * the GEMM's backward epilogue); ReLU's is 0 at z <= 0. */
+static inline double clforge__ref_dactivate(int act, double z) {
+  switch (act) {
+    case CLFORGE_ACT_RELU: return z > 0 ? 1.0 : 0.0;
+    case CLFORGE_ACT_GELU_TANH: {
+      const double c = 0.7978845608028654, t = tanh(c * (z + 0.044715 * z * z * z));
+      return 0.5 * (1 + t) + 0.5 * z * (1 - t * t) * c * (1 + 3 * 0.044715 * z * z);
+    }
+    case CLFORGE_ACT_GELU_ERF: return 0.5 * (1 + erf(z * 0.7071067811865476)) + z * exp(-0.5 * z * z) * 0.3989422804014327;
+    default: return 1.0;
+  }
+}
+
 #endif

@@ -29,7 +29,8 @@ class GemmDesc(Structure):
                 ("a_offset", c_size_t), ("b_offset", c_size_t), ("c_offset", c_size_t),
                 ("batch", c_size_t), ("stride_a", c_size_t), ("stride_b", c_size_t), ("stride_c", c_size_t),
                 ("bias_mode", c_int), ("bias_type", c_int), ("bias_offset", c_size_t),
-                ("activation", c_int), ("alpha_mode", c_int), ("reserved", c_void_p * 4)]
+                ("activation", c_int), ("alpha_mode", c_int), ("aux_mode", c_int), ("aux_type", c_int),
+                ("aux_offset", c_size_t), ("reserved", c_void_p * 2)]
 
 
 class KernelChoice(Structure):

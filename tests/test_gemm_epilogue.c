@@ -1,0 +1,198 @@
+/* clforge_gemm_ex's auxiliary epilogues (cuBLASLt's model): the forward
+ * storing the pre-activation, the backward multiplying by act'(aux) and
+ * writing the bias gradient; on each route (tiled with the direct kernel's
+ * edges, direct, packed), every activation, storage mixes, column-major,
+ * transposes, batches, beta, the backward in place over aux; against
+ * clforge_ref_gemm_ex, and the layer's gradients against central
+ * differences of the forward reference. --small: fewer cases (Oclgrind). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/gemm_desc.h"
+#include "../src/ref/compare.h"
+#include "../src/ref/element.h"
+#include "test_util.h"
+
+static unsigned seed = 4321;
+
+static void fill(void *p, clforge_dtype t, size_t n, float scale) {
+  float *f = malloc((n ? n : 1) * sizeof *f);
+  for (size_t i = 0; i < n; ++i) f[i] = scale * ((float)(tu_rand(&seed) % 4001) / 2000.0f - 1.0f);
+  clforge_ref_convert(n, f, CLFORGE_F32, p, t);
+  free(f);
+}
+
+typedef struct {
+  clforge_gemm_desc d;
+  int in_place; /* the backward's aux is C itself */
+  const char *what;
+} ecase;
+
+/* An operand's whole extent: host copy, device buffer, reference copy. */
+typedef struct {
+  size_t n, es;
+  void *host, *want;
+  cl_mem buf;
+} arr;
+
+static void arr_make(clforge_context ctx, arr *x, size_t n, clforge_dtype t, float scale) {
+  x->n = n ? n : 1, x->es = clforge_dtype_size(t);
+  x->host = malloc(x->n * x->es), x->want = malloc(x->n * x->es);
+  fill(x->host, t, x->n, scale);
+  memcpy(x->want, x->host, x->n * x->es);
+  x->buf = tu_buffer(ctx, x->n * x->es);
+  tu_write(ctx, x->buf, 0, x->n * x->es, x->host);
+}
+
+static void arr_free(arr *x) {
+  free(x->host), free(x->want);
+  if (x->buf) clReleaseMemObject(x->buf);
+}
+
+static void compare(clforge_context ctx, const arr *x, clforge_dtype t, const char *name, const ecase *c,
+                    const char *path) {
+  void *got = malloc(x->n * x->es);
+  tu_read(ctx, x->buf, 0, x->n * x->es, got);
+  float *g = malloc(x->n * 4), *w = malloc(x->n * 4);
+  clforge_ref_convert(x->n, got, t, g, CLFORGE_F32), clforge_ref_convert(x->n, x->want, t, w, CLFORGE_F32);
+  clforge__error_stats s;
+  clforge__compare_f32(x->n, g, w, &s);
+  CHECK(clforge__within_tolerance(&s, clforge__tolerance_for(t)), "%s, %s path: %s nrmse %.3g max_abs %.3g (max %.3g)",
+        c->what, path, name, s.nrmse, s.max_abs, s.max_want);
+  free(got), free(g), free(w);
+}
+
+static void run(clforge_context ctx, const ecase *c, const char *path) {
+  setenv("CLFORGE_GEMM_PATH", path, 1);
+  clforge__gemm g;
+  if (clforge__gemm_resolve(NULL, &c->d, &g) != CLFORGE_SUCCESS) {
+    CHECK(0, "%s: resolve: %s", c->what, clforge_last_error(NULL));
+    return;
+  }
+  const clforge__gemm_operand *ua = g.swapped ? &g.b : &g.a, *ub = g.swapped ? &g.a : &g.b;
+  arr a, b, cc, bias = {0}, aux = {0};
+  arr_make(ctx, &a, ua->extent, ua->type, 1.0f);
+  arr_make(ctx, &b, ub->extent, ub->type, 1.0f);
+  arr_make(ctx, &cc, g.c.extent, g.c.type, 1.0f);
+  if (g.bias_mode) arr_make(ctx, &bias, g.bias.extent, g.bias.type, 1.0f);
+  const int aux_used = g.aux.extent > g.aux.offset;
+  if (aux_used && !c->in_place) arr_make(ctx, &aux, g.aux.extent, g.aux.type, 2.0f);
+  clforge_status st = clforge_gemm_ex(ctx, &c->d, a.buf, b.buf, cc.buf, g.bias_mode ? bias.buf : NULL,
+                                      c->in_place ? cc.buf : aux_used ? aux.buf : NULL, 0, NULL, NULL);
+  CHECK(st == CLFORGE_SUCCESS, "%s, %s path: %s", c->what, path, clforge_last_error(ctx));
+  if (st == CLFORGE_SUCCESS) {
+    CHECK_OK(NULL, clforge_ref_gemm_ex(&c->d, a.want, b.want, cc.want, g.bias_mode ? bias.want : NULL,
+                                       c->in_place ? cc.want : aux_used ? aux.want : NULL));
+    compare(ctx, &cc, g.c.type, "c", c, path);
+    if (aux_used && c->d.aux_mode == CLFORGE_GEMM_AUX_STORE) compare(ctx, &aux, g.aux.type, "aux", c, path);
+    if (g.bias_mode && c->d.aux_mode == CLFORGE_GEMM_AUX_BACKWARD) compare(ctx, &bias, g.bias.type, "bias grad", c, path);
+  }
+  arr_free(&a), arr_free(&b), arr_free(&cc), arr_free(&bias), arr_free(&aux);
+  unsetenv("CLFORGE_GEMM_PATH");
+}
+
+/* A two-layer MLP's gradients on the device against central differences
+ * of the forward in double: Z1 = X W1 + b1, A1 = act(Z1), Y = A1 W2, and
+ * L = <G, Y> for a fixed G. The forward stores Z1 (AUX_STORE); the
+ * backward dZ1 = (G W2^T) * act'(Z1) with db1 = sum of dZ1's rows is one
+ * clforge_gemm_ex (AUX_BACKWARD); dL/db1 by central differences. */
+static void layer_gradients(clforge_context ctx, clforge_activation act) {
+  enum { B = 6, I = 5, H = 7, O = 4 };
+  float x[B * I], w1[I * H], b1[H], w2[H * O], gy[B * O];
+  fill(x, CLFORGE_F32, B * I, 1.0f), fill(w1, CLFORGE_F32, I * H, 1.0f), fill(b1, CLFORGE_F32, H, 1.0f);
+  fill(w2, CLFORGE_F32, H * O, 1.0f), fill(gy, CLFORGE_F32, B * O, 1.0f);
+  cl_mem X = tu_buffer(ctx, sizeof x), W1 = tu_buffer(ctx, sizeof w1), B1 = tu_buffer(ctx, sizeof b1),
+         W2 = tu_buffer(ctx, sizeof w2), G = tu_buffer(ctx, sizeof gy), A1 = tu_buffer(ctx, B * H * 4),
+         Z1 = tu_buffer(ctx, B * H * 4), DZ = tu_buffer(ctx, B * H * 4), DB = tu_buffer(ctx, H * 4);
+  tu_write(ctx, X, 0, sizeof x, x), tu_write(ctx, W1, 0, sizeof w1, w1), tu_write(ctx, B1, 0, sizeof b1, b1);
+  tu_write(ctx, W2, 0, sizeof w2, w2), tu_write(ctx, G, 0, sizeof gy, gy);
+  const clforge_gemm_desc fwd = {.m = B, .n = H, .k = I, .bias_mode = CLFORGE_BIAS_COLUMN, .activation = act,
+                                 .aux_mode = CLFORGE_GEMM_AUX_STORE};
+  const clforge_gemm_desc bwd = {.m = B, .n = H, .k = O, .trans_b = CLFORGE_TRANS, .bias_mode = CLFORGE_BIAS_COLUMN,
+                                 .activation = act, .aux_mode = CLFORGE_GEMM_AUX_BACKWARD};
+  CHECK_OK(ctx, clforge_gemm_ex(ctx, &fwd, X, W1, A1, B1, Z1, 0, NULL, NULL));
+  CHECK_OK(ctx, clforge_gemm_ex(ctx, &bwd, G, W2, DZ, DB, Z1, 0, NULL, NULL));
+  float db[H], dz[B * H];
+  tu_read(ctx, DB, 0, sizeof db, db), tu_read(ctx, DZ, 0, sizeof dz, dz);
+  /* L(b1) in double */
+  double worst = 0;
+  for (int j = 0; j < H; ++j) {
+    double L[2];
+    for (int sgn = 0; sgn < 2; ++sgn) {
+      const double h = 1e-4, bj = b1[j] + (sgn ? -h : h);
+      double l = 0;
+      for (int r = 0; r < B; ++r)
+        for (int o = 0; o < O; ++o) {
+          double y = 0;
+          for (int u = 0; u < H; ++u) {
+            double z = (u == j ? bj : b1[u]);
+            for (int i = 0; i < I; ++i) z += (double)x[r * I + i] * w1[i * H + u];
+            y += clforge__ref_activate(act, z) * w2[u * O + o];
+          }
+          l += y * gy[r * O + o];
+        }
+      L[sgn] = l;
+    }
+    const double fd = (L[0] - L[1]) / 2e-4;
+    worst = fmax(worst, fabs(fd - db[j]) / (1.0 + fabs(fd)));
+  }
+  CHECK(worst < 2e-3, "act %d: the bias gradient from one backward GEMM differs from central differences by %.3g",
+        (int)act, worst);
+  /* dZ1 summed over the rows is db1 (the same call's two outputs agree) */
+  for (int j = 0; j < H; ++j) {
+    double s = 0;
+    for (int r = 0; r < B; ++r) s += dz[r * H + j];
+    CHECK(fabs(s - db[j]) < 1e-4 * (1 + fabs(s)), "act %d: db1[%d] %.6g is not the sum of dZ1's column %.6g", (int)act, j,
+          db[j], s);
+  }
+  cl_mem all[] = {X, W1, B1, W2, G, A1, Z1, DZ, DB};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) clReleaseMemObject(all[i]);
+}
+
+#define F32 CLFORGE_F32
+#define F16 CLFORGE_F16
+#define BF16 CLFORGE_BF16
+
+int main(int argc, char **argv) {
+  const int small = argc > 1 && !strcmp(argv[1], "--small");
+  clforge_context ctx = tu_context();
+  const ecase cases[] = {
+      {{.m = 37, .n = 45, .k = 29, .bias_mode = CLFORGE_BIAS_COLUMN, .activation = CLFORGE_ACT_GELU_TANH,
+        .aux_mode = CLFORGE_GEMM_AUX_STORE}, 0, "store, GELU tanh, bias per column"},
+      {{.layout = CLFORGE_COL_MAJOR, .trans_a = CLFORGE_TRANS, .m = 33, .n = 20, .k = 17, .batch = 2,
+        .stride_a = 17 * 33 + 3, .stride_b = 17 * 20, .stride_c = 33 * 20 + 5, .c_type = BF16, .aux_type = F32,
+        .bias_mode = CLFORGE_BIAS_ROW, .activation = CLFORGE_ACT_RELU, .aux_mode = CLFORGE_GEMM_AUX_STORE, .beta = 0.5f,
+        .aux_offset = 3}, 0, "store, ReLU, column-major, batch, bf16 c, f32 aux"},
+      {{.m = 40, .n = 36, .k = 31, .trans_b = CLFORGE_TRANS, .bias_mode = CLFORGE_BIAS_COLUMN,
+        .activation = CLFORGE_ACT_RELU, .aux_mode = CLFORGE_GEMM_AUX_BACKWARD}, 0, "backward, dReLU, bias gradient"},
+      {{.layout = CLFORGE_COL_MAJOR, .m = 25, .n = 19, .k = 23, .batch = 3, .stride_a = 25 * 23, .stride_b = 23 * 19,
+        .stride_c = 25 * 19, .a_type = F16, .b_type = F16, .c_type = F16, .aux_type = BF16, .bias_type = F32,
+        .bias_mode = CLFORGE_BIAS_ROW, .activation = CLFORGE_ACT_GELU_ERF, .aux_mode = CLFORGE_GEMM_AUX_BACKWARD,
+        .beta = 0.5f}, 0, "backward, dGELU erf, column-major, batch, f16, bf16 aux, bias gradient per row"},
+      {{.m = 30, .n = 28, .k = 26, .bias_mode = CLFORGE_BIAS_COLUMN, .aux_mode = CLFORGE_GEMM_AUX_BACKWARD}, 0,
+       "backward, no activation: the bias gradient alone"},
+      {{.m = 34, .n = 29, .k = 21, .activation = CLFORGE_ACT_GELU_TANH, .aux_mode = CLFORGE_GEMM_AUX_BACKWARD,
+        .beta = 1.0f}, 1, "backward in place over aux, dGELU tanh, beta 1"},
+      {{.m = 130, .n = 200, .k = 150, .a_type = BF16, .b_type = BF16, .c_type = BF16, .aux_type = BF16,
+        .bias_type = BF16, .bias_mode = CLFORGE_BIAS_COLUMN, .activation = CLFORGE_ACT_RELU,
+        .aux_mode = CLFORGE_GEMM_AUX_BACKWARD}, 0, "backward, bf16, 130 x 200 x 150"},
+  };
+  const char *paths[] = {"tiled", "direct", "packed"};
+  const size_t ncases = sizeof cases / sizeof cases[0];
+  /* each case on one route in turn (kernel builds are the suite's cost),
+   * the two plain ones on all three */
+  for (size_t i = 0; i < ncases; ++i)
+    for (int p = 0; p < 3; ++p)
+      if ((i + (size_t)p) % 3 == 0 || (!small && i % 2 == 0 && i < 3)) run(ctx, &cases[i], paths[p]);
+  for (int act = 1; act <= 3 && !small; ++act) layer_gradients(ctx, (clforge_activation)act);
+  if (small) layer_gradients(ctx, CLFORGE_ACT_RELU);
+  if (!small) { /* validation mode checks aux and the bias gradient too */
+    CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
+    run(ctx, &cases[0], "tiled");
+    run(ctx, &cases[3], "tiled");
+    CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
+  }
+  clforge_context_destroy(ctx);
+  return tu_summary();
+}
