@@ -20,6 +20,8 @@ from .conv2d import Conv2dWeights, conv2d  # noqa: E402
 __all__ += ["Conv2dWeights", "conv2d"]
 from .conv2d_grad import conv2d_input, conv2d_weight  # noqa: E402
 __all__ += ["conv2d_input", "conv2d_weight"]
+from .norm import layer_norm, norm_backward, rms_norm  # noqa: E402
+__all__ += ["layer_norm", "rms_norm", "norm_backward"]
 from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward  # noqa: E402
 from .attention import scaled_dot_product_attention  # noqa: E402
 from .convert import convert  # noqa: E402

@@ -41,6 +41,16 @@ class KernelChoice(Structure):
                 ("route", c_char * 48), ("reserved", ctypes.c_ubyte * 16)]
 
 
+class NormDesc(Structure):
+    _fields_ = [("kind", c_int), ("rows", c_size_t), ("n", c_size_t), ("eps", c_float),
+                ("x_type", c_int), ("y_type", c_int), ("param_type", c_int),
+                ("x_offset", c_size_t), ("x_stride", c_size_t), ("y_offset", c_size_t), ("y_stride", c_size_t),
+                ("weight_offset", c_size_t), ("bias_offset", c_size_t), ("stats_offset", c_size_t),
+                ("dy_type", c_int), ("dx_type", c_int),
+                ("dy_offset", c_size_t), ("dy_stride", c_size_t), ("dx_offset", c_size_t), ("dx_stride", c_size_t),
+                ("dweight_offset", c_size_t), ("dbias_offset", c_size_t), ("reserved", c_void_p * 4)]
+
+
 class ConvDesc(Structure):
     _fields_ = [("kind", c_int), ("spatial_dims", c_uint),
                 ("n", c_size_t), ("c", c_size_t), ("h", c_size_t), ("w", c_size_t),
@@ -153,7 +163,7 @@ class TuneOptions(Structure):
 
 
 STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
-           "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice,
+           "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice, "clforge_norm_desc": NormDesc,
            "clforge_softmax_desc": SoftmaxDesc, "clforge_cross_entropy_desc": CrossEntropyDesc,
            "clforge_optimizer_tensor": OptimizerTensor, "clforge_optimizer_desc": OptimizerDesc,
            "clforge_attention_desc": AttentionDesc,
@@ -200,6 +210,9 @@ _PROTOTYPES = {
     "clforge_conv2d_weights_algo": (status_t, (c_void_p, POINTER(c_int))),
     "clforge_conv2d_weights_release": (status_t, (c_void_p,)),
     "clforge_conv2d_explain": (status_t, (c_void_p, POINTER(ConvDesc), POINTER(ConvChoice))),
+    "clforge_norm": (status_t, (c_void_p, POINTER(NormDesc), cl_mem, cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_norm_backward": (status_t, (c_void_p, POINTER(NormDesc), cl_mem, cl_mem, cl_mem, cl_mem, cl_mem, cl_mem,
+                                         cl_mem) + _WAIT),
     "clforge_conv2d_backward_data": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_conv2d_backward_filter": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, cl_mem, cl_mem)
                                        + _WAIT),
