@@ -67,9 +67,10 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
                                      const clforge_attention_buffers *extra, clforge__attn *d) {
   memset(d, 0, sizeof *d);
   if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: desc is NULL");
-  if (desc->kind != CLFORGE_ATTENTION_FORWARD)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: kind %d is not known (0 = forward)",
+  if (desc->kind != CLFORGE_ATTENTION_FORWARD && desc->kind != CLFORGE_ATTENTION_BACKWARD)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: kind %d is not known (0 forward, 1 backward)",
                          (int)desc->kind);
+  d->kind = desc->kind;
   clforge_status st = clforge__check_reserved_sizes(ctx, "attention", "clforge_attention_desc.reserved_sizes",
                                                     desc->reserved_sizes, CLFORGE_COUNT_OF(desc->reserved_sizes));
   if (st == CLFORGE_SUCCESS)
@@ -232,4 +233,26 @@ int clforge__attn_key_visible(const clforge__attn *d, size_t i, size_t j, size_t
   if ((long long)j > diag) return 0;
   if (d->window && (long long)j <= diag - (long long)d->window) return 0;
   return 1;
+}
+
+clforge_status clforge__attn_resolve_grads(clforge_context ctx, const clforge__attn *d,
+                                           const clforge_attention_grads *grads, clforge__attn_grads *g) {
+  memset(g, 0, sizeof *g);
+  if (!grads) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_backward: grads is NULL");
+  clforge_status st = clforge__check_reserved_ptrs(ctx, "attention_backward", "clforge_attention_grads.reserved",
+                                                   grads->reserved, CLFORGE_COUNT_OF(grads->reserved));
+  if (st != CLFORGE_SUCCESS) return st;
+  clforge_dtype dot = grads->do_type, dqt = grads->dq_type, dkvt = grads->dkv_type;
+  if (!dtype_ok(&dot) || !dtype_ok(&dqt) || !dtype_ok(&dkvt))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_backward: unknown dtype (do %d, dq %d, dkv %d)",
+                         (int)grads->do_type, (int)grads->dq_type, (int)grads->dkv_type);
+  if ((st = tensor(ctx, &g->d_o, "do", dot, grads->do_offset, d->b, d->hq, d->sq, d->dv, grads->do_strides, 4)) ||
+      (st = tensor(ctx, &g->dq, "dq", dqt, grads->dq_offset, d->b, d->hq, d->sq, d->d, grads->dq_strides, 4)) ||
+      (st = tensor(ctx, &g->dk, "dk", dkvt, grads->dk_offset, d->b, d->hkv, d->sk, d->d, grads->dk_strides, 4)) ||
+      (st = tensor(ctx, &g->dv, "dv", dkvt, grads->dv_offset, d->b, d->hkv, d->sk, d->dv, grads->dv_strides, 4)))
+    return st;
+  const clforge__attn_tensor *all[] = {&g->d_o, &g->dq, &g->dk, &g->dv};
+  for (int i = 0; i < 4; ++i)
+    if (all[i]->extent >= ((size_t)1 << 32)) g->idx64 = 1;
+  return CLFORGE_SUCCESS;
 }

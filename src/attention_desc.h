@@ -20,6 +20,7 @@ typedef struct clforge__attn_tensor {
 } clforge__attn_tensor;
 
 typedef struct clforge__attn {
+  clforge_attention_kind kind;       /* forward, or backward (clforge_attention_backward) */
   size_t b, hq, hkv, group;          /* group = Hq / Hkv: query heads per key/value head */
   size_t sq, sk, d, dv;
   float scale;                       /* resolved: 1/sqrt(D) when the desc says 0 */
@@ -43,6 +44,16 @@ typedef struct clforge__attn {
  * recorded on ctx (may be NULL). Buffers themselves are checked by the op. */
 clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attention_desc *desc,
                                      const clforge_attention_buffers *extra, clforge__attn *d);
+
+/* The backward's gradient tensors: dO (O's shape), dQ (Q's), dK (K's), dV (V's). */
+typedef struct clforge__attn_grads {
+  clforge__attn_tensor d_o, dq, dk, dv;
+  int idx64;
+} clforge__attn_grads;
+
+/* Resolve the gradients' types, strides and extents for the problem d. */
+clforge_status clforge__attn_resolve_grads(clforge_context ctx, const clforge__attn *d,
+                                           const clforge_attention_grads *grads, clforge__attn_grads *g);
 
 /* The bytes a tensor touches, as a footprint from the start of its buffer
  * (exact for overlap checks: items over (b, h), rows over s). */

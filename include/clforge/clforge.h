@@ -976,10 +976,12 @@ typedef enum clforge_attention_algo {
 /** "auto", "fused", "split_kv" ("?" for other values). */
 CLFORGE_API const char *clforge_attention_algo_name(clforge_attention_algo algo);
 
-/** What an attention descriptor computes: forward only today (room for
- *  the backward pass). */
+/** What an attention descriptor computes: the forward (clforge_attention)
+ *  or, with the same fields describing the same problem, its backward
+ *  (clforge_attention_backward). */
 typedef enum clforge_attention_kind {
-  CLFORGE_ATTENTION_FORWARD = 0
+  CLFORGE_ATTENTION_FORWARD = 0,
+  CLFORGE_ATTENTION_BACKWARD = 1
 } clforge_attention_kind;
 
 /** O = softmax(scale * Q K^T (soft-capped) + mask) V for every batch item
@@ -1044,6 +1046,34 @@ CLFORGE_API clforge_status clforge_attention(clforge_context ctx, const clforge_
                                              cl_mem k, cl_mem v, cl_mem o, const clforge_attention_buffers *extra,
                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                              cl_event *event);
+
+/** The gradients' tensors of clforge_attention_backward: dO in, dQ, dK and
+ *  dV out, each an element offset plus (b, h, s, d) element strides (all
+ *  0 = BHSD) of Q's, K's, V's and O's shapes. */
+typedef struct clforge_attention_grads {
+  clforge_dtype do_type, dq_type, dkv_type; /* 0 = f32; dK and dV share dkv_type */
+  size_t do_offset, dq_offset, dk_offset, dv_offset;
+  size_t do_strides[4], dq_strides[4], dk_strides[4], dv_strides[4];
+  void *reserved[4];                        /* leave NULL (refused otherwise) */
+} clforge_attention_grads;
+
+/** The backward of clforge_attention (desc->kind CLFORGE_ATTENTION_BACKWARD;
+ *  every other field as the forward had it): dQ, dK, dV from Q, K, V, the
+ *  forward's O and LSE (extra->lse, required) and dO, FlashAttention-2's
+ *  way: P = exp(S - LSE) recomputed per key, D = rowsum(dO * O), dS =
+ *  P (dO V^T - D) (times the soft cap's derivative), dQ = scale dS K, dK =
+ *  scale dS^T Q, dV = P^T dO; no Sq x Sk buffer. GQA/MQA: dK and dV sum
+ *  their group's query heads in a fixed order (deterministic: each output
+ *  element has one writer). Masking as the forward (causal alignments,
+ *  window, key and query lengths, the additive mask, soft cap). Rows past
+ *  q_len and keys past kv_len get zero gradients. Outputs must not overlap
+ *  any input or each other. Scratch: B*Hq*Sq floats from the context. */
+CLFORGE_API clforge_status clforge_attention_backward(clforge_context ctx, const clforge_attention_desc *desc,
+                                                      const clforge_attention_grads *grads, cl_mem q, cl_mem k,
+                                                      cl_mem v, cl_mem o, cl_mem d_o,
+                                                      const clforge_attention_buffers *extra, cl_mem dq, cl_mem dk,
+                                                      cl_mem dv, cl_uint num_events_in_wait_list,
+                                                      const cl_event *event_wait_list, cl_event *event);
 
 /** Bytes of device scratch memory clforge_attention(desc) needs (0 for the
  *  fused algorithm). */
@@ -1149,6 +1179,14 @@ CLFORGE_API clforge_status clforge_ref_optimizer_step(const clforge_optimizer_de
 CLFORGE_API clforge_status clforge_ref_attention(const clforge_attention_desc *desc, const void *q, const void *k,
                                                  const void *v, const void *mask, const int32_t *kv_lens,
                                                  const int32_t *q_lens, void *o, float *lse);
+
+/** Reference twin of clforge_attention_backward (double; the softmax, O
+ *  and D recomputed exactly from Q, K, V: no O or LSE needed). */
+CLFORGE_API clforge_status clforge_ref_attention_backward(const clforge_attention_desc *desc,
+                                                          const clforge_attention_grads *grads, const void *q,
+                                                          const void *k, const void *v, const void *mask,
+                                                          const int32_t *kv_lens, const int32_t *q_lens,
+                                                          const void *d_o, void *dq, void *dk, void *dv);
 
 /** Scalar conversions used by the reference path (round to nearest even). */
 CLFORGE_API uint16_t clforge_ref_f32_to_f16(float value);

@@ -47,5 +47,6 @@ const clforge__family *const clforge__all_families[] = {
     &clforge__family_optimizer,
     &clforge__family_activation_backward,
     &clforge__family_norm,
+    &clforge__family_attention_backward,
     NULL,
 };

@@ -64,6 +64,7 @@ extern const clforge__family clforge__family_optimizer; /* src/kernels/optimizer
 extern const clforge__family clforge__family_attention_fused;
 extern const clforge__family clforge__family_activation_backward; /* src/kernels/activation_backward.c */
 extern const clforge__family clforge__family_norm; /* src/kernels/norm.c */
+extern const clforge__family clforge__family_attention_backward; /* src/kernels/attention_backward.c */
 
 /* The families the tuner knows, NULL-terminated. */
 extern const clforge__family *const clforge__tunable_families[];

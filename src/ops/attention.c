@@ -140,57 +140,14 @@ static clforge_status make_plan(clforge_context ctx, const clforge__attn *d, att
 /* ----------------------------------------------------------------- checks */
 
 /* The elements of t, checked against buf (size, access, context). */
-static clforge_status check_tensor(clforge_context ctx, const clforge__attn_tensor *t, cl_mem buf, int access) {
-  const size_t es = clforge_dtype_size(t->type);
-  if (t->extent == t->offset) /* empty: only a real buffer is asked for */
-    return clforge__check_buffer(ctx, "attention", t->name, buf, 0, 0, es, access);
-  return clforge__check_buffer(ctx, "attention", t->name, buf, t->offset, t->extent - t->offset, es, access);
-}
-
-/* 1 when two elements of an output tensor share a byte: its axes, sorted
- * by stride, must each step past everything the inner ones span. Exact for
- * every nested layout (BHSD, BSHD, views of packed buffers); conservative
- * for layouts whose axes interleave. An empty tensor has no two elements,
- * whatever its strides (tight strides of Sq = 0 are 0 on b and h). */
-static int self_overlaps(const clforge__attn_tensor *t) {
-  const size_t es = clforge_dtype_size(t->type);
-  size_t dims[4], strides[4];
-  int n = 0;
-  for (int i = 0; i < 4; ++i) {
-    if (t->dims[i] == 0) return 0;
-    if (t->dims[i] > 1) dims[n] = t->dims[i], strides[n] = t->stride[i] * es, ++n;
-  }
-  for (int i = 1; i < n; ++i)
-    for (int j = i; j > 0 && strides[j] < strides[j - 1]; --j) {
-      size_t a = dims[j], b = strides[j];
-      dims[j] = dims[j - 1], strides[j] = strides[j - 1], dims[j - 1] = a, strides[j - 1] = b;
-    }
-  size_t span = es;
-  for (int i = 0; i < n; ++i) {
-    if (strides[i] < span) return 1;
-    span = (dims[i] - 1) * strides[i] + span;
-  }
-  return 0;
-}
-
-static clforge_status root_footprint(clforge_context ctx, const clforge__attn_tensor *t, cl_mem buf, cl_mem *root,
-                                     clforge__footprint *f) {
-  *f = clforge__attn_footprint(t);
-  clforge__byte_range r;
-  clforge_status st = clforge__buffer_range(ctx, buf, f->begin, 0, &r);
-  *root = r.root;
-  f->begin = r.begin;
-  return st;
-}
-
 /* O and LSE must not overlap themselves, each other, or anything read. */
 static clforge_status check_aliasing(clforge_context ctx, const clforge__attn *d, cl_mem q, cl_mem k, cl_mem v,
                                      cl_mem o, const clforge_attention_buffers *x) {
-  if (self_overlaps(&d->o))
+  if (clforge__attn_self_overlaps(&d->o))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "attention: o's strides (%zu, %zu, %zu, %zu) make two of its elements share memory",
                          d->o.stride[0], d->o.stride[1], d->o.stride[2], d->o.stride[3]);
-  if (d->has_lse && self_overlaps(&d->lse))
+  if (d->has_lse && clforge__attn_self_overlaps(&d->lse))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "attention: lse's strides (%zu, %zu, %zu) make two of its elements share memory",
                          d->lse.stride[0], d->lse.stride[1], d->lse.stride[2]);
@@ -205,16 +162,16 @@ static clforge_status check_aliasing(clforge_context ctx, const clforge__attn *d
     if (!outb[w]) continue;
     cl_mem wroot, root;
     clforge__footprint wf, f;
-    clforge_status st = root_footprint(ctx, out[w], outb[w], &wroot, &wf);
+    clforge_status st = clforge__attn_root_footprint(ctx, out[w], outb[w], &wroot, &wf);
     for (int i = 0; i < 6 && st == CLFORGE_SUCCESS; ++i) {
       if (!inb[i]) continue;
-      st = root_footprint(ctx, in[i], inb[i], &root, &f);
+      st = clforge__attn_root_footprint(ctx, in[i], inb[i], &root, &f);
       if (st == CLFORGE_SUCCESS && root == wroot && clforge__footprints_overlap(&wf, &f))
         return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: %s overlaps %s (they share bytes of one buffer)",
                              out[w]->name, in[i]->name);
     }
     if (st == CLFORGE_SUCCESS && w == 1) {
-      st = root_footprint(ctx, &d->o, o, &root, &f);
+      st = clforge__attn_root_footprint(ctx, &d->o, o, &root, &f);
       if (st == CLFORGE_SUCCESS && root == wroot && clforge__footprints_overlap(&wf, &f))
         return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: lse overlaps o (they share bytes of one buffer)");
     }
@@ -225,12 +182,12 @@ static clforge_status check_aliasing(clforge_context ctx, const clforge__attn *d
 
 static clforge_status check_buffers(clforge_context ctx, const clforge__attn *d, cl_mem q, cl_mem k, cl_mem v, cl_mem o,
                                     const clforge_attention_buffers *x) {
-  clforge_status st = check_tensor(ctx, &d->q, q, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = check_tensor(ctx, &d->k, k, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = check_tensor(ctx, &d->v, v, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = check_tensor(ctx, &d->o, o, CLFORGE_ACCESS_WRITE);
-  if (st == CLFORGE_SUCCESS && d->has_mask) st = check_tensor(ctx, &d->mask, x->mask, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS && d->has_lse) st = check_tensor(ctx, &d->lse, x->lse, CLFORGE_ACCESS_WRITE);
+  clforge_status st = clforge__attn_check_tensor(ctx, "attention", &d->q, q, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = clforge__attn_check_tensor(ctx, "attention", &d->k, k, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = clforge__attn_check_tensor(ctx, "attention", &d->v, v, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = clforge__attn_check_tensor(ctx, "attention", &d->o, o, CLFORGE_ACCESS_WRITE);
+  if (st == CLFORGE_SUCCESS && d->has_mask) st = clforge__attn_check_tensor(ctx, "attention", &d->mask, x->mask, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && d->has_lse) st = clforge__attn_check_tensor(ctx, "attention", &d->lse, x->lse, CLFORGE_ACCESS_WRITE);
   if (st == CLFORGE_SUCCESS && d->has_kv_lens)
     st = clforge__check_buffer(ctx, "attention", "kv_lens", x->kv_lens, d->kv_lens_offset, d->b, sizeof(cl_int),
                                CLFORGE_ACCESS_READ);
@@ -343,6 +300,8 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
   if (event) *event = NULL;
   clforge__attn d;
   clforge_status st = clforge__attn_resolve(ctx, desc, extra, &d);
+  if (st == CLFORGE_SUCCESS && d.kind != CLFORGE_ATTENTION_FORWARD)
+    st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: desc.kind is backward: call clforge_attention_backward");
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "attention", num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
   /* Sq = 0 reads and writes nothing: a no-op needing no buffers, as every
@@ -429,6 +388,7 @@ clforge_status clforge_attention_explain(clforge_context ctx, const clforge_atte
   clforge__attn d;
   clforge_status st = clforge__attn_resolve(ctx, desc, NULL, &d);
   if (st != CLFORGE_SUCCESS) return st;
+  if (d.kind == CLFORGE_ATTENTION_BACKWARD) return clforge__attn_bwd_explain(ctx, &d, choice);
   attn_plan p;
   st = make_plan(ctx, &d, &p);
   if (st == CLFORGE_SUCCESS) *choice = p.choice;

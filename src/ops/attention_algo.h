@@ -90,4 +90,16 @@ cl_int clforge__attn_tensor_args(cl_kernel k, cl_uint *a, const clforge__attn_te
 enum { CLFORGE__ATTN_HAS_KV_LENS = 1, CLFORGE__ATTN_HAS_Q_LENS = 2, CLFORGE__ATTN_HAS_LSE = 4 };
 cl_int clforge__attn_common_args(cl_kernel k, cl_uint *a, const clforge__attn_exec *e);
 
+/* The backward's choice for explain (src/ops/attention_backward.c). */
+clforge_status clforge__attn_bwd_explain(clforge_context ctx, const clforge__attn *d, clforge_attention_choice *choice);
+
+/* Buffer checks the attention ops share: t's elements in buf with access
+ * (CLFORGE_ACCESS_*), op naming the call; 1 when two elements of an output
+ * share a byte; t's footprint in its root buffer (for overlap checks). */
+clforge_status clforge__attn_check_tensor(clforge_context ctx, const char *op, const clforge__attn_tensor *t, cl_mem buf,
+                                          int access);
+int clforge__attn_self_overlaps(const clforge__attn_tensor *t);
+clforge_status clforge__attn_root_footprint(clforge_context ctx, const clforge__attn_tensor *t, cl_mem buf,
+                                           cl_mem *root, clforge__footprint *f);
+
 #endif

@@ -10,6 +10,7 @@
 #include "../kernels/attention_classes.h"
 #include "../program.h"
 #include "attention_algo.h"
+#include "buffer_check.h"
 
 const char *clforge_attention_algo_name(clforge_attention_algo algo) {
   switch (algo) {
@@ -127,3 +128,48 @@ cl_int clforge__attn_common_args(cl_kernel k, cl_uint *a, const clforge__attn_ex
   err |= clSetKernelArg(k, (*a)++, sizeof cap, &cap);
   return err;
 }
+
+clforge_status clforge__attn_check_tensor(clforge_context ctx, const char *op, const clforge__attn_tensor *t, cl_mem buf,
+                                          int access) {
+  const size_t es = clforge_dtype_size(t->type);
+  if (t->extent == t->offset) /* empty: only a real buffer is asked for */
+    return clforge__check_buffer(ctx, op, t->name, buf, 0, 0, es, access);
+  return clforge__check_buffer(ctx, op, t->name, buf, t->offset, t->extent - t->offset, es, access);
+}
+
+/* 1 when two elements of an output tensor share a byte: its axes, sorted
+ * by stride, must each step past everything the inner ones span. Exact for
+ * every nested layout (BHSD, BSHD, views of packed buffers); conservative
+ * for layouts whose axes interleave. An empty tensor has no two elements,
+ * whatever its strides (tight strides of Sq = 0 are 0 on b and h). */
+int clforge__attn_self_overlaps(const clforge__attn_tensor *t) {
+  const size_t es = clforge_dtype_size(t->type);
+  size_t dims[4], strides[4];
+  int n = 0;
+  for (int i = 0; i < 4; ++i) {
+    if (t->dims[i] == 0) return 0;
+    if (t->dims[i] > 1) dims[n] = t->dims[i], strides[n] = t->stride[i] * es, ++n;
+  }
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && strides[j] < strides[j - 1]; --j) {
+      size_t a = dims[j], b = strides[j];
+      dims[j] = dims[j - 1], strides[j] = strides[j - 1], dims[j - 1] = a, strides[j - 1] = b;
+    }
+  size_t span = es;
+  for (int i = 0; i < n; ++i) {
+    if (strides[i] < span) return 1;
+    span = (dims[i] - 1) * strides[i] + span;
+  }
+  return 0;
+}
+
+clforge_status clforge__attn_root_footprint(clforge_context ctx, const clforge__attn_tensor *t, cl_mem buf,
+                                           cl_mem *root, clforge__footprint *f) {
+  *f = clforge__attn_footprint(t);
+  clforge__byte_range r;
+  clforge_status st = clforge__buffer_range(ctx, buf, f->begin, 0, &r);
+  *root = r.root;
+  f->begin = r.begin;
+  return st;
+}
+

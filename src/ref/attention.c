@@ -64,6 +64,8 @@ clforge_status clforge_ref_attention(const clforge_attention_desc *desc, const v
   given.lse = lse ? (cl_mem)(uintptr_t)1 : NULL;
   clforge__attn d;
   clforge_status st = clforge__attn_resolve(NULL, desc, &given, &d);
+  if (st == CLFORGE_SUCCESS && d.kind != CLFORGE_ATTENTION_FORWARD)
+    st = clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: desc.kind is backward (clforge_ref_attention_backward)");
   if (st != CLFORGE_SUCCESS) return st;
   if ((!q || !k || !v) && d.sq && d.sk) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: q, k or v is NULL");
   if (!o && d.sq) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: o is NULL");

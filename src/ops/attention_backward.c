@@ -1,0 +1,255 @@
+/* clforge_attention_backward: argument and buffer checks, the scratch for
+ * D, the three kernels of cl/attention_backward.cl chained (D, then dQ,
+ * then dK and dV), validation against clforge_ref_attention_backward. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../kernels/families.h"
+#include "../program.h"
+#include "../validate.h"
+#include "../workspace.h"
+#include "attention_algo.h"
+#include "buffer_check.h"
+
+#define OP "attention_backward"
+
+static clforge_status select_params(clforge_context ctx, const clforge__attn *d, int *v, clforge_kernel_choice *c) {
+  clforge__attn_key key;
+  clforge__attn_make_key(d, &key);
+  return clforge__family_select(ctx, &clforge__family_attention_backward, clforge__attn_variant(d), &key.key, v, c);
+}
+
+clforge_status clforge__attn_bwd_explain(clforge_context ctx, const clforge__attn *d, clforge_attention_choice *choice) {
+  memset(choice, 0, sizeof *choice);
+  int v[CLFORGE_MAX_PARAMS];
+  clforge_status st = select_params(ctx, d, v, &choice->kernels[0]);
+  if (st != CLFORGE_SUCCESS) return st;
+  choice->algo = CLFORGE_ATTENTION_ALGO_AUTO;
+  choice->splits = 1;
+  choice->nkernels = 1;
+  choice->workspace_bytes = d->b * d->hq * d->sq * sizeof(float);
+  snprintf(choice->why, sizeof choice->why, "backward: D per row, dQ per query row, dK and dV per key row");
+  return CLFORGE_SUCCESS;
+}
+
+/* Outputs (dq, dk, dv) apart from every input and each other, and none
+ * with two elements on one byte. */
+static clforge_status check_overlaps(clforge_context ctx, const clforge__attn *d, const clforge__attn_grads *g,
+                                     const cl_mem *inb, const clforge__attn_tensor *const *in, int nin,
+                                     const cl_mem *outb) {
+  const clforge__attn_tensor *out[3] = {&g->dq, &g->dk, &g->dv};
+  for (int i = 0; i < 3; ++i)
+    if (clforge__attn_self_overlaps(out[i]))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": %s's strides make two of its elements share memory",
+                           out[i]->name);
+  (void)d;
+  for (int i = 0; i < 3; ++i) {
+    if (out[i]->extent == out[i]->offset) continue;
+    cl_mem ro, r;
+    clforge__footprint fo, f;
+    clforge_status st = clforge__attn_root_footprint(ctx, out[i], outb[i], &ro, &fo);
+    for (int j = 0; j < nin + 3 && st == CLFORGE_SUCCESS; ++j) {
+      const clforge__attn_tensor *t = j < nin ? in[j] : out[j - nin];
+      const cl_mem b = j < nin ? inb[j] : outb[j - nin];
+      if (!b || t == out[i] || t->extent == t->offset) continue;
+      st = clforge__attn_root_footprint(ctx, t, b, &r, &f);
+      if (st == CLFORGE_SUCCESS && r == ro && clforge__footprints_overlap(&fo, &f))
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": %s overlaps %s", out[i]->name, t->name);
+    }
+    if (st != CLFORGE_SUCCESS) return st;
+  }
+  return CLFORGE_SUCCESS;
+}
+
+static clforge_status read_tensor(clforge_context ctx, const clforge__attn_tensor *t, cl_mem buf, void **out) {
+  *out = NULL;
+  if (!buf || t->extent == t->offset) return CLFORGE_SUCCESS;
+  const size_t bytes = t->extent * clforge_dtype_size(t->type);
+  *out = malloc(bytes);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP " validation: no memory for %s", t->name);
+  return clforge__read_buffer(ctx, buf, 0, bytes, *out);
+}
+
+static clforge_status read_lens(clforge_context ctx, cl_mem buf, size_t off, size_t n, int32_t **out) {
+  *out = NULL;
+  if (!buf) return CLFORGE_SUCCESS;
+  *out = malloc((off + n) * sizeof **out + 1);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP " validation: no memory for lengths");
+  return clforge__read_buffer(ctx, buf, 0, (off + n) * sizeof **out, *out);
+}
+
+/* A tensor's buffer and (offset, b, h, s, d strides) from argument *a on. */
+static cl_int tensor_args(cl_kernel k, cl_uint *a, const clforge__attn_tensor *t, cl_mem buf) {
+  cl_int err = clSetKernelArg(k, (*a)++, sizeof(cl_mem), &buf);
+  return err | clforge__attn_tensor_args(k, a, t);
+}
+
+clforge_status clforge_attention_backward(clforge_context ctx, const clforge_attention_desc *desc,
+                                          const clforge_attention_grads *grads, cl_mem q, cl_mem k, cl_mem v, cl_mem o,
+                                          cl_mem d_o, const clforge_attention_buffers *extra, cl_mem dq, cl_mem dk,
+                                          cl_mem dv, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                          cl_event *event) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
+  clforge__clear_error(ctx);
+  if (event) *event = NULL;
+  clforge__attn d;
+  clforge__attn_grads g;
+  clforge_status st = clforge__attn_resolve(ctx, desc, extra, &d);
+  if (st == CLFORGE_SUCCESS && d.kind != CLFORGE_ATTENTION_BACKWARD)
+    st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": desc.kind is %d; set CLFORGE_ATTENTION_BACKWARD (1)",
+                       (int)d.kind);
+  if (st == CLFORGE_SUCCESS) st = clforge__attn_resolve_grads(ctx, &d, grads, &g);
+  if (st == CLFORGE_SUCCESS && !d.has_lse && d.sq && d.sk)
+    st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": extra->lse (the forward's LSE) is required");
+  if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
+  if (st != CLFORGE_SUCCESS) return st;
+  if (g.idx64) d.idx64 = 1;
+  const int work = (d.sq && d.sk) || (d.sq == 0 && d.sk) || (d.sk == 0 && d.sq); /* zeros to write, at least */
+  if (!work) {
+    if (!event) return CLFORGE_SUCCESS;
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
+    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
+  }
+  const cl_mem mask = extra ? extra->mask : NULL, lse = extra ? extra->lse : NULL;
+  const cl_mem kvl = extra ? extra->kv_lens : NULL, ql = extra ? extra->q_lens : NULL;
+  const int rd = CLFORGE_ACCESS_READ;
+  if (d.sq && d.sk) {
+    st = clforge__attn_check_tensor(ctx, OP, &d.q, q, rd);
+    if (st == CLFORGE_SUCCESS) st = clforge__attn_check_tensor(ctx, OP, &d.k, k, rd);
+    if (st == CLFORGE_SUCCESS) st = clforge__attn_check_tensor(ctx, OP, &d.v, v, rd);
+    if (st == CLFORGE_SUCCESS) st = clforge__attn_check_tensor(ctx, OP, &d.o, o, rd);
+    if (st == CLFORGE_SUCCESS) st = clforge__attn_check_tensor(ctx, OP, &g.d_o, d_o, rd);
+    if (st == CLFORGE_SUCCESS) st = clforge__attn_check_tensor(ctx, OP, &d.lse, lse, rd);
+    if (st == CLFORGE_SUCCESS && d.has_mask) st = clforge__attn_check_tensor(ctx, OP, &d.mask, mask, rd);
+  }
+  if (st == CLFORGE_SUCCESS && d.has_kv_lens)
+    st = clforge__check_buffer(ctx, OP, "kv_lens", kvl, d.kv_lens_offset, d.b, sizeof(cl_int), rd);
+  if (st == CLFORGE_SUCCESS && d.has_q_lens)
+    st = clforge__check_buffer(ctx, OP, "q_lens", ql, d.q_lens_offset, d.b, sizeof(cl_int), rd);
+  if (st == CLFORGE_SUCCESS && d.sq) st = clforge__attn_check_tensor(ctx, OP, &g.dq, dq, CLFORGE_ACCESS_WRITE);
+  if (st == CLFORGE_SUCCESS && d.sk) st = clforge__attn_check_tensor(ctx, OP, &g.dk, dk, CLFORGE_ACCESS_WRITE);
+  if (st == CLFORGE_SUCCESS && d.sk) st = clforge__attn_check_tensor(ctx, OP, &g.dv, dv, CLFORGE_ACCESS_WRITE);
+  const clforge__attn_tensor *in[7] = {&d.q, &d.k, &d.v, &d.o, &g.d_o, &d.lse, &d.mask};
+  const cl_mem inb[7] = {q, k, v, o, d_o, lse, d.has_mask ? mask : NULL};
+  const cl_mem outb[3] = {d.sq ? dq : NULL, d.sk ? dk : NULL, d.sk ? dv : NULL};
+  if (st == CLFORGE_SUCCESS && d.sq && d.sk) st = check_overlaps(ctx, &d, &g, inb, in, 7, outb);
+  int pv[CLFORGE_MAX_PARAMS];
+  if (st == CLFORGE_SUCCESS) st = select_params(ctx, &d, pv, NULL);
+  const size_t wg = (size_t)pv[0];
+  char extra_opts[64];
+  snprintf(extra_opts, sizeof extra_opts, "-DDO_T=%d -DDQ_T=%d -DDKV_T=%d", (int)g.d_o.type, (int)g.dq.type,
+           (int)g.dk.type);
+  cl_kernel kd = NULL, kq = NULL, kk = NULL;
+  const clforge__family *f = &clforge__family_attention_backward;
+  if (st == CLFORGE_SUCCESS) st = clforge__attn_kernel(ctx, f, "clforge_attn_bwd_delta", pv, &d, extra_opts, wg, &kd);
+  if (st == CLFORGE_SUCCESS) st = clforge__attn_kernel(ctx, f, "clforge_attn_bwd_dq", pv, &d, extra_opts, wg, &kq);
+  if (st == CLFORGE_SUCCESS) st = clforge__attn_kernel(ctx, f, "clforge_attn_bwd_dkv", pv, &d, extra_opts, wg, &kk);
+  if (st != CLFORGE_SUCCESS) return st;
+  cl_mem ws = NULL;
+  cl_event busy = NULL;
+  const size_t rows_q = d.b * d.hq * d.sq, dl_bytes = (rows_q != 0 ? rows_q : 1) * sizeof(float);
+  st = clforge__workspace_get(ctx, dl_bytes, &ws, &busy);
+  if (st != CLFORGE_SUCCESS) return st;
+
+  /* validation: inputs as they are when the kernels run */
+  void *hq = NULL, *hk = NULL, *hv = NULL, *hm = NULL, *hdo = NULL;
+  int32_t *hkvl = NULL, *hql = NULL;
+  if (ctx->validate) {
+    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    st = read_tensor(ctx, &d.q, q, &hq);
+    if (st == CLFORGE_SUCCESS) st = read_tensor(ctx, &d.k, k, &hk);
+    if (st == CLFORGE_SUCCESS) st = read_tensor(ctx, &d.v, v, &hv);
+    if (st == CLFORGE_SUCCESS && d.has_mask) st = read_tensor(ctx, &d.mask, mask, &hm);
+    if (st == CLFORGE_SUCCESS) st = read_tensor(ctx, &g.d_o, d_o, &hdo);
+    if (st == CLFORGE_SUCCESS && d.has_kv_lens) st = read_lens(ctx, kvl, d.kv_lens_offset, d.b, &hkvl);
+    if (st == CLFORGE_SUCCESS && d.has_q_lens) st = read_lens(ctx, ql, d.q_lens_offset, d.b, &hql);
+  }
+
+  /* absent buffers stand in as q (never read: HAS_MASK 0, or no rows) */
+  const cl_mem qb = q ? q : (dq ? dq : dk), kb = k ? k : qb, vb = v ? v : qb, ob = o ? o : qb, gb = d_o ? d_o : qb;
+  const cl_mem mb = d.has_mask ? mask : qb, lb = lse ? lse : qb;
+  const clforge__attn_exec ex = {ctx, &d, pv, NULL, qb, kb, vb, ob, mb, kvl, ql, lse, ws, dl_bytes, 0, NULL, NULL};
+  const cl_ulong lo_ = d.lse.offset, lsb = d.lse.stride[0], lsh = d.lse.stride[1], lss = d.lse.stride[2];
+  cl_event *all = malloc((num_events_in_wait_list + 1) * sizeof *all);
+  if (!all && st == CLFORGE_SUCCESS) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory");
+  cl_uint na = 0;
+  for (cl_uint i = 0; all && i < num_events_in_wait_list; ++i) all[na++] = event_wait_list[i];
+  if (all && busy) all[na++] = busy;
+  cl_event prev = NULL;
+  /* D, then dQ, then dK and dV: one chain */
+  for (int kern = 0; kern < 3 && st == CLFORGE_SUCCESS; ++kern) {
+    const size_t rows = kern == 2 ? d.sk : d.sq;
+    if (!rows) continue;
+    cl_kernel kx = kern == 0 ? kd : kern == 1 ? kq : kk;
+    cl_uint a = 0;
+    cl_int err = CL_SUCCESS;
+    if (kern == 0) {
+      err |= tensor_args(kx, &a, &d.o, ob);
+      err |= tensor_args(kx, &a, &g.d_o, gb);
+      err |= clSetKernelArg(kx, a++, sizeof(cl_mem), &ws);
+    } else {
+      err |= tensor_args(kx, &a, &d.q, qb);
+      err |= tensor_args(kx, &a, &d.k, kb);
+      err |= tensor_args(kx, &a, &d.v, vb);
+      err |= tensor_args(kx, &a, &d.mask, mb);
+      err |= clSetKernelArg(kx, a++, sizeof(cl_mem), &lb);
+      err |= clSetKernelArg(kx, a++, sizeof lo_, &lo_);
+      err |= clSetKernelArg(kx, a++, sizeof lsb, &lsb);
+      err |= clSetKernelArg(kx, a++, sizeof lsh, &lsh);
+      err |= clSetKernelArg(kx, a++, sizeof lss, &lss);
+      err |= tensor_args(kx, &a, &g.d_o, gb);
+      err |= clSetKernelArg(kx, a++, sizeof(cl_mem), &ws);
+      if (kern == 1) {
+        err |= tensor_args(kx, &a, &g.dq, dq);
+      } else {
+        err |= tensor_args(kx, &a, &g.dk, dk);
+        err |= tensor_args(kx, &a, &g.dv, dv);
+      }
+    }
+    err |= clforge__attn_common_args(kx, &a, &ex);
+    if (err != CL_SUCCESS) {
+      st = clforge__fail_cl(ctx, err, "clSetKernelArg (" OP ")");
+      break;
+    }
+    const size_t local[3] = {wg, 1, 1};
+    const size_t global[3] = {(rows + wg - 1) / wg * wg, kern == 2 ? d.hkv : d.hq, d.b};
+    cl_event ev = NULL;
+    st = clforge__launch(ctx, kx, 3, global, local, prev ? 1 : na, prev ? &prev : (na ? all : NULL), &ev,
+                         "clEnqueueNDRangeKernel (" OP ")");
+    if (st == CLFORGE_SUCCESS) {
+      if (prev) clReleaseEvent(prev);
+      prev = ev;
+    }
+  }
+  free(all);
+  if (prev) clforge__workspace_used(ctx, prev);
+  if (st == CLFORGE_SUCCESS && ctx->validate) {
+    cl_int err = clWaitForEvents(1, &prev);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
+    if (st == CLFORGE_SUCCESS && d.sq) st = clforge__test_fault_apply(ctx, OP, dq, g.dq.offset, g.dq.type); /* tests only */
+    void *got[3] = {NULL, NULL, NULL}, *want[3] = {NULL, NULL, NULL};
+    const clforge__attn_tensor *ot[3] = {&g.dq, &g.dk, &g.dv};
+    for (int i = 0; i < 3 && st == CLFORGE_SUCCESS; ++i) {
+      st = read_tensor(ctx, ot[i], outb[i], &got[i]);
+      if (st == CLFORGE_SUCCESS) st = read_tensor(ctx, ot[i], outb[i], &want[i]); /* outside the tensor: as the device's */
+    }
+    if (st == CLFORGE_SUCCESS)
+      st = clforge_ref_attention_backward(desc, grads, hq, hk, hv, hm, hkvl, hql, hdo, want[0], want[1], want[2]);
+    for (int i = 0; i < 3 && st == CLFORGE_SUCCESS; ++i) {
+      if (!got[i]) continue;
+      /* the forward's O (in o_type) enters D: its rounding bounds the result's too */
+      clforge__tolerance t = clforge__tolerance_for(ot[i]->type), to = clforge__tolerance_for(d.o.type);
+      if (to.nrmse > t.nrmse) t = to;
+      st = clforge__validate(ctx, OP, ot[i]->type, ot[i]->extent, got[i], want[i], t);
+    }
+    for (int i = 0; i < 3; ++i) free(got[i]), free(want[i]);
+  }
+  free(hq), free(hk), free(hv), free(hm), free(hdo), free(hkvl), free(hql);
+  if (event && st == CLFORGE_SUCCESS) *event = prev;
+  else if (prev) clReleaseEvent(prev);
+  return st;
+}
