@@ -7,7 +7,12 @@
  *     with dy = -onehot / rows (the same dlogits, with no smoothing);
  *   - clforge_optimizer_step, AdamW over a model's worth of tensors (f32;
  *     bf16 or f16 weights with f32 masters and moments, f16 with loss
- *     scaling).
+ *     scaling);
+ *   - clforge_attention_backward against the unfused composite a library
+ *     without it runs (S = QK^T, P = softmax(S) into an Sq x Sk buffer, dV =
+ *     P^T dO, dP = dO V^T, dS = softmax_backward, dQ = dS K, dK = dS^T Q),
+ *     non-causal and causal (the issue's H 8, S 2048, D 64); the fused
+ *     result checked against the composite's (two independent routes). 
  * The figure of merit is bandwidth: GB/s of the bytes each must move, and
  * its fraction of the device's streaming bandwidth. */
 #include "train_bench.h"
@@ -32,7 +37,7 @@ enum { DEFAULT_RUNS = 10, DEFAULT_WARMUP = 2, MIN_RUNS = CLFORGE_BENCH_MIN_RUNS,
 
 typedef struct {
   clforge_bench_cli cli;
-  int ce, opt;               /* --op */
+  int ce, opt, attn;         /* --op */
   clforge_dtype dtypes[3];
   int ndtypes;
   size_t ce_rows[3], ce_n[3];
@@ -50,9 +55,12 @@ void clforge_bench_train_help(FILE *f) {
           "                 0.1) against the unfused log-softmax forward + backward\n"
           "  optimizer      clforge_optimizer_step, AdamW over %d tensors (f16: with loss\n"
           "                 scaling; f16/bf16 weights keep f32 masters)\n"
+          "  attention      clforge_attention_backward (B 1, H 8, S 2048, D 64; not causal\n"
+          "                 and causal) against the unfused composite backward (GEMMs and\n"
+          "                 softmax forward + backward through an Sq x Sk buffer)\n"
           "\n"
           "Options:\n"
-          "  --op OP         cross_entropy, optimizer or all (default all)\n"
+          "  --op OP         cross_entropy, optimizer, attention or all (default all)\n"
           "  --dtype LIST    f32,f16,bf16 or a subset (default all three): the logits and\n"
           "                  dlogits; the weights and gradients\n"
           "  --reps N        timed runs per row, at least %d (default %d); --runs too\n"
@@ -65,8 +73,8 @@ void clforge_bench_train_help(FILE *f) {
           "Columns: median and p95 (nearest rank) in ms; GB/s = the bytes the op must\n"
           "move / median (cross-entropy: logits read and dlogits written; AdamW: weights,\n"
           "gradients and moments read, weights and moments written); %% bw against the\n"
-          "device's streaming bandwidth; 'unfused ms' and 'x' for cross-entropy: the\n"
-          "composite's median and how many times faster the fused call is.\n"
+          "device's streaming bandwidth; 'unfused ms' and 'x' for cross-entropy and\n"
+          "attention: the composite's median and how many times faster the fused call is.\n"
           "Exit status: 0 success, 1 a row failed or was wrong, or no device, 2 usage error.\n",
           NTENSORS, MIN_RUNS, DEFAULT_RUNS, DEFAULT_WARMUP, MIN_RUNS);
 }
@@ -75,10 +83,11 @@ static int tb_option(clforge_bench_cli *cli, int argc, char **argv, int *a, void
   tb_options *o = user;
   const char *v = NULL;
   if (clforge_bench_option(argc, argv, a, "--op", &v)) {
-    if (v && !strcmp(v, "cross_entropy")) o->ce = 1, o->opt = 0;
-    else if (v && !strcmp(v, "optimizer")) o->ce = 0, o->opt = 1;
-    else if (v && !strcmp(v, "all")) o->ce = o->opt = 1;
-    else return clforge_bench_usage_error(cli, "--op needs cross_entropy, optimizer or all");
+    if (v && !strcmp(v, "cross_entropy")) o->ce = 1, o->opt = o->attn = 0;
+    else if (v && !strcmp(v, "optimizer")) o->ce = o->attn = 0, o->opt = 1;
+    else if (v && !strcmp(v, "attention")) o->ce = o->opt = 0, o->attn = 1;
+    else if (v && !strcmp(v, "all")) o->ce = o->opt = o->attn = 1;
+    else return clforge_bench_usage_error(cli, "--op needs cross_entropy, optimizer, attention or all");
   } else if (clforge_bench_option(argc, argv, a, "--dtype", &v)) {
     return clforge_bench_cli_dtypes(cli, "--dtype", v, o->dtypes, &o->ndtypes, 3);
   } else {
@@ -373,6 +382,163 @@ done:
   free(w0), free(g32), free(w0s), free(g), free(zero);
 }
 
+/* -------------------------------------------------------------- attention */
+
+typedef struct {
+  clforge_context ctx;
+  clforge_attention_desc fwd, bwd;
+  clforge_attention_grads grads;
+  clforge_attention_buffers extra;
+  size_t b, h, sq, sk, d;
+  int causal;
+  cl_mem q, k, v, o, lse, d_o, dq, dk, dv;  /* the fused call's */
+  cl_mem s, dp, mask, uq, uk, uv;           /* the composite's (S/P, dP/dS, its outputs) */
+  clforge_gemm_desc qk, dv_g, dp_g, dq_g, dk_g;
+  clforge_softmax_desc sm;
+} attn_case;
+
+static int run_attn(void *user, cl_command_queue q) {
+  attn_case *c = user;
+  (void)q;
+  return clforge_attention_backward(c->ctx, &c->bwd, &c->grads, c->q, c->k, c->v, c->o, c->d_o, &c->extra, c->dq, c->dk,
+                                    c->dv, 0, NULL, NULL);
+}
+
+/* The composite: S = scale Q K^T; P = softmax(S) (+ the causal mask, one
+ * call per head); dV = P^T dO; dP = dO V^T; dS = P (dP - rowsum(dP P));
+ * dQ = scale dS K; dK = scale dS^T Q. */
+static int run_attn_unfused(void *user, cl_command_queue q) {
+  attn_case *c = user;
+  (void)q;
+  int rc = clforge_gemm(c->ctx, &c->qk, c->q, c->k, c->s, NULL, 0, NULL, NULL);
+  const size_t heads = c->b * c->h, per = c->sq * c->sk;
+  for (size_t i = 0; !rc && i < (c->causal ? heads : 1); ++i) {
+    clforge_softmax_desc sm = c->sm;
+    sm.x_offset = sm.y_offset = c->causal ? i * per : 0;
+    rc = clforge_softmax(c->ctx, &sm, c->s, c->causal ? c->mask : NULL, c->s, 0, NULL, NULL);
+  }
+  if (!rc) rc = clforge_gemm(c->ctx, &c->dv_g, c->s, c->d_o, c->uv, NULL, 0, NULL, NULL);
+  if (!rc) rc = clforge_gemm(c->ctx, &c->dp_g, c->d_o, c->v, c->dp, NULL, 0, NULL, NULL);
+  clforge_softmax_desc sb = c->sm;
+  sb.rows = heads * c->sq, sb.mask_stride = 0, sb.dy_type = CLFORGE_F32;
+  if (!rc) rc = clforge_softmax_backward(c->ctx, &sb, c->s, c->dp, c->dp, 0, NULL, NULL);
+  if (!rc) rc = clforge_gemm(c->ctx, &c->dq_g, c->dp, c->k, c->uq, NULL, 0, NULL, NULL);
+  if (!rc) rc = clforge_gemm(c->ctx, &c->dk_g, c->dp, c->q, c->uk, NULL, 0, NULL, NULL);
+  return rc;
+}
+
+/* max |a - b| / max |b| of n elements of type t in two buffers. */
+static double buf_diff(tb_env *env, cl_mem a, cl_mem b, size_t n, clforge_dtype t) {
+  const size_t es = clforge_dtype_size(t);
+  void *ha = malloc(n * es), *hb = malloc(n * es);
+  float *fa = malloc(n * 4), *fb = malloc(n * 4);
+  double worst = INFINITY;
+  if (ha && hb && fa && fb && clEnqueueReadBuffer(env->s.queue, a, CL_TRUE, 0, n * es, ha, 0, NULL, NULL) == CL_SUCCESS &&
+      clEnqueueReadBuffer(env->s.queue, b, CL_TRUE, 0, n * es, hb, 0, NULL, NULL) == CL_SUCCESS) {
+    clforge_ref_convert(n, ha, t, fa, CLFORGE_F32), clforge_ref_convert(n, hb, t, fb, CLFORGE_F32);
+    double big = 0, d = 0;
+    for (size_t i = 0; i < n; ++i) big = fmax(big, fabs(fb[i])), d = fmax(d, fabs(fa[i] - fb[i]));
+    worst = big > 0 ? d / big : d;
+    for (size_t i = 0; i < n; ++i)
+      if (isnan(fa[i]) != isnan(fb[i])) worst = INFINITY;
+  }
+  free(ha), free(hb), free(fa), free(fb);
+  return worst;
+}
+
+static void measure_attn(tb_env *env, size_t h, size_t sq, size_t d, int causal, clforge_dtype dt, tb_row *r) {
+  memset(r, 0, sizeof *r);
+  r->op = "attention_bwd", r->dtype = dt;
+  snprintf(r->shape, sizeof r->shape, "H%zu S%zu D%zu%s", h, sq, d, causal ? " causal" : "");
+  attn_case c;
+  memset(&c, 0, sizeof c);
+  c.ctx = env->s.ctx, c.b = 1, c.h = h, c.sq = c.sk = sq, c.d = d, c.causal = causal;
+  const float scale = (float)(1.0 / sqrt((double)d));
+  c.fwd = (clforge_attention_desc){.batch = 1, .heads_q = h, .seq_q = sq, .seq_kv = sq, .head_dim = d, .q_type = dt,
+                                   .kv_type = dt, .o_type = dt,
+                                   .causal = causal ? CLFORGE_CAUSAL_TOP_LEFT : CLFORGE_CAUSAL_NONE};
+  c.bwd = c.fwd, c.bwd.kind = CLFORGE_ATTENTION_BACKWARD;
+  c.grads = (clforge_attention_grads){.do_type = dt, .dq_type = dt, .dkv_type = dt};
+  const size_t heads = h, tok = heads * sq * d, es = clforge_dtype_size(dt), ss = heads * sq * sq;
+  r->bytes = 8.0 * (double)tok * (double)es; /* q k v o dO read, dq dk dv written */
+  clforge_attention_choice ch;
+  if (clforge_attention_explain(env->s.ctx, &c.bwd, &ch) == CLFORGE_SUCCESS) kernel_text(&ch.kernels[0], r->kernel, sizeof r->kernel);
+  float *x32 = malloc(tok * sizeof *x32);
+  void *x = malloc(tok * es);
+  float *m = causal ? malloc(sq * sq * sizeof *m) : NULL;
+  if (!x32 || !x || (causal && !m)) {
+    snprintf(r->error, sizeof r->error, "out of host memory");
+    goto done;
+  }
+  cl_mem *ins[4] = {&c.q, &c.k, &c.v, &c.d_o};
+  for (int i = 0; i < 4; ++i) {
+    clforge_bench_fill_random(x32, tok, 0x1000u + (uint32_t)i, 1.0f);
+    clforge_ref_convert(tok, x32, CLFORGE_F32, x, dt);
+    *ins[i] = upload(env, x, tok * es);
+  }
+  c.o = upload(env, NULL, tok * es), c.lse = upload(env, NULL, heads * sq * 4);
+  c.dq = upload(env, NULL, tok * es), c.dk = upload(env, NULL, tok * es), c.dv = upload(env, NULL, tok * es);
+  c.uq = upload(env, NULL, tok * es), c.uk = upload(env, NULL, tok * es), c.uv = upload(env, NULL, tok * es);
+  c.s = upload(env, NULL, ss * 4), c.dp = upload(env, NULL, ss * 4);
+  if (causal) {
+    for (size_t i = 0; i < sq; ++i)
+      for (size_t j = 0; j < sq; ++j) m[i * sq + j] = j <= i ? 0.0f : -INFINITY;
+    c.mask = upload(env, m, sq * sq * 4);
+  }
+  if (!c.q || !c.k || !c.v || !c.d_o || !c.o || !c.lse || !c.dq || !c.dk || !c.dv || !c.uq || !c.uk || !c.uv || !c.s ||
+      !c.dp || (causal && !c.mask)) {
+    snprintf(r->error, sizeof r->error, "device buffers failed (the composite's Sq x Sk buffers: %.0f MiB)",
+             2.0 * (double)ss * 4 / 1048576.0);
+    goto done;
+  }
+  c.extra.lse = c.lse;
+  /* the forward once: O and LSE as a training step has them */
+  if (clforge_attention(env->s.ctx, &c.fwd, c.q, c.k, c.v, c.o, &c.extra, 0, NULL, NULL) != CLFORGE_SUCCESS) {
+    snprintf(r->error, sizeof r->error, "the forward failed: %s", clforge_last_error(env->s.ctx));
+    goto done;
+  }
+  const size_t hd = sq * d, hs = sq * sq;
+  c.qk = (clforge_gemm_desc){.m = sq, .n = sq, .k = d, .trans_b = CLFORGE_TRANS, .alpha = scale, .a_type = dt,
+                             .b_type = dt, .c_type = CLFORGE_F32, .batch = heads, .stride_a = hd, .stride_b = hd,
+                             .stride_c = hs};
+  c.sm = (clforge_softmax_desc){.rows = causal ? sq : heads * sq, .n = sq, .x_type = CLFORGE_F32,
+                                .y_type = CLFORGE_F32, .mask_type = CLFORGE_F32, .mask_stride = causal ? sq : 0};
+  c.dv_g = (clforge_gemm_desc){.m = sq, .n = d, .k = sq, .trans_a = CLFORGE_TRANS, .a_type = CLFORGE_F32, .b_type = dt,
+                               .c_type = dt, .batch = heads, .stride_a = hs, .stride_b = hd, .stride_c = hd};
+  c.dp_g = (clforge_gemm_desc){.m = sq, .n = sq, .k = d, .trans_b = CLFORGE_TRANS, .a_type = dt, .b_type = dt,
+                               .c_type = CLFORGE_F32, .batch = heads, .stride_a = hd, .stride_b = hd, .stride_c = hs};
+  c.dq_g = (clforge_gemm_desc){.m = sq, .n = d, .k = sq, .alpha = scale, .a_type = CLFORGE_F32, .b_type = dt,
+                               .c_type = dt, .batch = heads, .stride_a = hs, .stride_b = hd, .stride_c = hd};
+  c.dk_g = (clforge_gemm_desc){.m = sq, .n = d, .k = sq, .trans_a = CLFORGE_TRANS, .alpha = scale,
+                               .a_type = CLFORGE_F32, .b_type = dt, .c_type = dt, .batch = heads, .stride_a = hs,
+                               .stride_b = hd, .stride_c = hd};
+  clforge_bench_progress(&env->s, "attention backward %s %s", r->shape, clforge_dtype_name(dt));
+  if (time_row(env, run_attn, &c, r, &r->median_ms) || time_row(env, run_attn_unfused, &c, r, &r->unfused_ms)) goto done;
+  r->gbps = r->bytes / (r->median_ms * 1e-3) * 1e-9;
+  /* both routes once more, then the fused outputs against the composite's */
+  if (run_attn(&c, env->s.queue) || run_attn_unfused(&c, env->s.queue) || clFinish(env->s.queue) != CL_SUCCESS) {
+    snprintf(r->error, sizeof r->error, "the checked run failed: %s", clforge_last_error(env->s.ctx));
+    goto done;
+  }
+  const double tol = dt == CLFORGE_F32 ? 1e-3 : 3e-2;
+  const char *names[3] = {"dq", "dk", "dv"};
+  cl_mem fused[3] = {c.dq, c.dk, c.dv}, comp[3] = {c.uq, c.uk, c.uv};
+  for (int i = 0; i < 3; ++i) {
+    const double diff = buf_diff(env, fused[i], comp[i], tok, dt);
+    if (!(diff <= tol)) {
+      snprintf(r->error, sizeof r->error, "%s differs from the composite's by %.3g of its largest (tolerance %.0e)",
+               names[i], diff, tol);
+      goto done;
+    }
+  }
+  r->ok = 1;
+done:;
+  cl_mem all[] = {c.q, c.k, c.v, c.o, c.lse, c.d_o, c.dq, c.dk, c.dv, c.s, c.dp, c.mask, c.uq, c.uk, c.uv};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+    if (all[i]) clReleaseMemObject(all[i]);
+  free(x32), free(x), free(m);
+}
+
 /* ----------------------------------------------------------------- output */
 
 static void emit(tb_env *env, const tb_row *r) {
@@ -423,7 +589,7 @@ static void emit(tb_env *env, const tb_row *r) {
 int clforge_bench_train_main(int argc, char **argv) {
   tb_options o;
   memset(&o, 0, sizeof o);
-  o.ce = o.opt = 1;
+  o.ce = o.opt = o.attn = 1;
   o.cli = clforge_bench_cli_for("train", clforge_bench_train_help, CLFORGE_BENCH_OPT_TIMED | CLFORGE_BENCH_OPT_QUICK,
                                 DEFAULT_RUNS, DEFAULT_WARMUP);
   int rc = clforge_bench_cli_parse(&o.cli, argc, argv, tb_option, &o);
@@ -471,6 +637,11 @@ int clforge_bench_train_main(int argc, char **argv) {
     }
     if (o.opt) {
       measure_opt(&env, o.opt_elems, o.dtypes[d], &r);
+      if (!r.ok) ++failed, clforge_bench_warn(&env.s, "%s %s %s: %s", r.op, r.shape, clforge_dtype_name(r.dtype), r.error);
+      emit(&env, &r);
+    }
+    for (int causal = 0; o.attn && causal < 2; ++causal) {
+      measure_attn(&env, o.cli.quick ? 2 : 8, o.cli.quick ? 96 : 2048, o.cli.quick ? 32 : 64, causal, o.dtypes[d], &r);
       if (!r.ok) ++failed, clforge_bench_warn(&env.s, "%s %s %s: %s", r.op, r.shape, clforge_dtype_name(r.dtype), r.error);
       emit(&env, &r);
     }

@@ -614,10 +614,11 @@ check "bench softmax --log (table) exits 0 with the header and 1 row" \
 # ------------------------------------------------------------ train
 bad_option "train: --op sgd" bench train --op sgd
 run "$BIN" bench train --quick --json --dtype f32,f16 --no-peak
-check "bench train --quick: 6 rows (2 cross-entropy + 1 optimizer per dtype), each checked, the fused call against the unfused" \
-  '[ $rc -eq 0 ] && [ "$(grep -c "\"status\":\"ok\"" "$OUT")" -eq 6 ] &&
+check "bench train --quick: 10 rows (2 cross-entropy + 1 optimizer + 2 attention backward per dtype), each checked, the fused call against the unfused" \
+  '[ $rc -eq 0 ] && [ "$(grep -c "\"status\":\"ok\"" "$OUT")" -eq 10 ] &&
    [ "$(grep -c "\"op\":\"cross_entropy\".*\"speedup_vs_unfused\":[0-9]" "$OUT")" -eq 4 ] &&
-   [ "$(grep -c "\"op\":\"optimizer\".*\"kernel\":\"optimizer " "$OUT")" -eq 2 ]'
+   [ "$(grep -c "\"op\":\"optimizer\".*\"kernel\":\"optimizer " "$OUT")" -eq 2 ] &&
+   [ "$(grep -c "\"op\":\"attention_bwd\".*\"speedup_vs_unfused\":[0-9]" "$OUT")" -eq 4 ]'
 run "$BIN" bench softmax --pass bwd --shapes 7x300,2x1000 --dtype f32,bf16 --inplace both --reps 3 --no-peak --json
 check "bench softmax --pass bwd: 8 rows checked against the reference, the backward family, 3 tensors' bytes" \
   '[ $rc -eq 0 ] && [ "$(grep -c "\"pass\":\"bwd\".*\"status\":\"ok\"" "$OUT")" -eq 8 ] &&
