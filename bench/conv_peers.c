@@ -190,6 +190,7 @@ int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, clforge_
   dnnl_dims_t strides = {(int64_t)s->stride, (int64_t)s->stride}, dil = {(int64_t)s->dilation - 1, (int64_t)s->dilation - 1};
   dnnl_dims_t pad = {(int64_t)s->pad, (int64_t)s->pad};
   dnnl_memory_desc_t src_any, wei_any, dst_any, user_src, user_wei, user_dst;
+  memset(&user_src, 0, sizeof user_src), memset(&user_wei, 0, sizeof user_wei), memset(&user_dst, 0, sizeof user_dst);
   dnnl_convolution_desc_t cd, bd;
   dnnl_status_t st;
   int rc = 0;
