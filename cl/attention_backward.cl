@@ -121,8 +121,16 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_attn_bwd_dkv
   if (j < kv_len) {
     for (int c = 0; c < HEAD_D; ++c) kv[c] = LOAD1(KV_T, K, AT(K, b, hk, j, c));
     for (int c = 0; c < HEAD_DV; ++c) vv[c] = LOAD1(KV_T, V, AT(V, b, hk, j, c));
+    // The queries that see key j: i >= j - (kv_len - q_len) under the
+    // causal diagonal (0 for top-left), and i < that + window with one.
+    int ilo = 0, ihi = q_len;
+#if CAUSAL
+    const long shift = CAUSAL == 2 ? (long)kv_len - (long)q_len : 0L;
+    ilo = (int)clamp((long)j - shift, 0L, (long)q_len);
+    if (window) ihi = (int)clamp((long)j - shift + (long)window, 0L, (long)q_len);
+#endif
     for (uint h = hk * group; h < (hk + 1) * group; ++h)
-      for (int i = 0; i < q_len; ++i) {
+      for (int i = ilo; i < ihi; ++i) {
         int lo, hi;
         attn_key_range(i, kv_len, q_len, window, &lo, &hi);
         if (j < lo || j >= hi) continue;
