@@ -65,7 +65,8 @@ int main(void) {
   BAD(d.head_dim = 257, CLFORGE_INVALID_ARGUMENT, "head_dim = 257");
   BAD(d.head_dim_v = 300, CLFORGE_INVALID_ARGUMENT, "head_dim_v = 300");
   /* enums and reserved fields */
-  BAD(d.kind = (clforge_attention_kind)1, CLFORGE_INVALID_ARGUMENT, "kind 1");
+  BAD(d.kind = (clforge_attention_kind)2, CLFORGE_INVALID_ARGUMENT, "kind 2");
+  BAD(d.kind = CLFORGE_ATTENTION_BACKWARD, CLFORGE_INVALID_ARGUMENT, "clforge_attention_backward");
   BAD(d.causal = (clforge_causal)3, CLFORGE_INVALID_ARGUMENT, "causal = 3");
   BAD(d.algo = CLFORGE_ATTENTION_ALGO_COUNT, CLFORGE_INVALID_ARGUMENT, "algo = 3");
   BAD(d.q_type = (clforge_dtype)7, CLFORGE_INVALID_ARGUMENT, "unknown dtype");
