@@ -5,14 +5,6 @@
 
 #include "families.h"
 
-static int attn_bwd_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
-  if ((size_t)v[0] > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[0], dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
-}
-
 /* clang-format off */
 const clforge__family clforge__family_attention_backward = {
     .name = "attention_backward",
@@ -31,6 +23,6 @@ const clforge__family clforge__family_attention_backward = {
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {64},
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
-    .allowed = attn_bwd_allowed,
+    .allowed = clforge__family_wg_allowed,
 };
 /* clang-format on */

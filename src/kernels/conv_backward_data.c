@@ -5,14 +5,6 @@
 #include "conv_backward.h"
 #include "families.h"
 
-static int cbd_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
-  if ((size_t)v[CBD_WG] > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[CBD_WG], dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
-}
-
 /* clang-format off */
 const clforge__family clforge__family_conv_bwd_data_direct = {
     .name = "conv_bwd_data_direct",
@@ -36,6 +28,6 @@ const clforge__family clforge__family_conv_bwd_data_direct = {
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {64, 2},
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
-    .allowed = cbd_allowed,
+    .allowed = clforge__family_wg_allowed,
 };
 /* clang-format on */

@@ -276,3 +276,11 @@ size_t clforge__family_enumerate(const clforge__family *f, const clforge_device_
     if (p == f->nparams) return visited;
   }
 }
+
+int clforge__family_wg_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if ((size_t)v[0] > dev->max_work_group_size) {
+    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[0], dev->max_work_group_size);
+    return 0;
+  }
+  return 1;
+}

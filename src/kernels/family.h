@@ -72,6 +72,10 @@ typedef struct clforge__problem_key {
  * search-space walk for conv_implicit_gemm). */
 #define CLFORGE__WHY(why, why_cap, ...) ((why_cap) ? (void)snprintf(why, why_cap, __VA_ARGS__) : (void)0)
 
+/* An allowed() for families whose only constraint is their first
+ * parameter, a work-group size, against the device's limit. */
+int clforge__family_wg_allowed(const int *values, const clforge_device_info *dev, char *why, size_t why_cap);
+
 /* 1 when every value is a candidate and the family's constraints hold. */
 int clforge__family_check(const clforge__family *f, const int *values, const clforge_device_info *dev,
                           char *why, size_t why_cap);

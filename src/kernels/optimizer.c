@@ -16,14 +16,6 @@ const clforge__shape_class clforge__opt_classes[] = {
 
 const char *clforge__opt_shape_class(size_t count) { return clforge__nearest_class(clforge__opt_classes, 0, count); }
 
-static int opt_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
-  if ((size_t)v[OPT_WG] > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[OPT_WG], dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
-}
-
 /* clang-format off */
 const clforge__family clforge__family_optimizer = {
     .name = "optimizer",
@@ -47,7 +39,7 @@ const clforge__family clforge__family_optimizer = {
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {128, 4},
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
-    .allowed = opt_allowed,
+    .allowed = clforge__family_wg_allowed,
     .tune = &clforge__tune_optimizer,
     .classes = clforge__opt_classes,
 };
