@@ -17,7 +17,8 @@
  *   last 20 steps and 95 % held-out accuracy (fixed seeds: a check of the
  *   whole chain's correctness, not a timing). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#include <clforge/clforge.h>
+#define TRAIN_NAME "train_cnn"
+#include "train_common.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,16 +27,6 @@
 #include <time.h>
 
 enum { IMG = 16, CLASSES = 4, C1 = 8, C2 = 16, P2 = 8, FEAT = C2 * P2 * P2, NTRAIN = 4096, NTEST = 512 };
-
-static uint32_t rng = 12345;
-static float urand(void) { /* [0, 1) */
-  rng = rng * 1664525u + 1013904223u;
-  return (float)(rng >> 8) / 16777216.0f;
-}
-static float nrand(void) {
-  const float u = urand() + 1e-7f, v = urand();
-  return sqrtf(-2.0f * logf(u)) * cosf(6.2831853f * v);
-}
 
 /* One image of class cls: a bar of length 9-13 and width 1-2 through a
  * random point, on noise. */
@@ -52,30 +43,6 @@ static void make_image(float *img, int cls) {
 }
 
 typedef struct {
-  clforge_context ctx;
-  cl_context cl;
-  cl_command_queue q;
-  size_t bytes; /* device memory of the buffers made here */
-} env;
-
-static int fail(env *e, const char *what) {
-  fprintf(stderr, "train_cnn: %s: %s\n", what, clforge_last_error(e ? e->ctx : NULL));
-  return 1;
-}
-
-/* A device buffer of n elements of t holding `host` (f32 values, converted), or zeros. */
-static cl_mem make(env *e, size_t n, clforge_dtype t, const float *host) {
-  const size_t es = clforge_dtype_size(t);
-  void *raw = calloc(n ? n : 1, es);
-  if (host) clforge_ref_convert(n, host, CLFORGE_F32, raw, t);
-  cl_int err;
-  cl_mem m = clCreateBuffer(e->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (n ? n : 1) * es, raw, &err);
-  free(raw);
-  e->bytes += n * es;
-  return err == CL_SUCCESS ? m : NULL;
-}
-
-typedef struct {
   clforge_dtype t;
   size_t batch;
   cl_mem x, y, xt, yt;           /* training and held-out images and labels */
@@ -84,6 +51,11 @@ typedef struct {
   cl_mem g[6];                   /* gradients (t) */
   cl_mem a1, a2, logits, dlogits, da2, da1, ones, loss, state;
   size_t count[6];
+  env *e; /* the run's: what train_steps' callbacks need */
+  const clforge_optimizer_desc *opt;
+  const clforge_optimizer_tensor *tensors;
+  const int32_t *test_labels;
+  double acc; /* the latest held-out accuracy */
 } model;
 
 static int conv_desc(const model *m, int layer, size_t n, clforge_conv_kind kind, clforge_conv2d_desc *d) {
@@ -173,10 +145,15 @@ static double accuracy(env *e, model *m, const int32_t *labels) {
   return seen ? (double)right / (double)seen : 0.0;
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+/* train_steps' callbacks: step s takes the next batch of the epoch; a report evaluates. */
+static clforge_status step_cb(void *p, int s) {
+  model *m = p;
+  return step(m->e, m, (size_t)s % (NTRAIN / m->batch) * m->batch, m->opt, m->tensors);
+}
+static void report_cb(void *p, int s, float loss) {
+  model *m = p;
+  m->acc = accuracy(m->e, m, m->test_labels);
+  printf("%6d  %8.4f  %8.1f%%\n", s, loss, 100.0 * m->acc);
 }
 
 /* He initialization (fixed seed), the same values for every dtype. */
@@ -235,33 +212,13 @@ static int train(env *e, clforge_dtype t, int steps, size_t batch, int check, co
   printf("\n%s: batch %zu, %d steps, AdamW lr 3e-3%s\n", clforge_dtype_name(t), batch, steps,
          t == CLFORGE_F16 ? ", dynamic loss scaling" : t == CLFORGE_BF16 ? ", f32 master weights" : "");
   printf("%6s  %8s  %9s\n", "step", "loss", "accuracy");
-  /* timed: the steps after the first two (which build the kernels), the
-   * reports' reads and evaluations left out */
-  double tail = 0, acc = 0, t0 = 0, outside = 0;
-  int tail_n = 0, rc = 0, timed = 0;
-  const size_t per_epoch = NTRAIN / batch;
-  for (int s = 0; s < steps && !rc; ++s) {
-    if (s == 2 || (s < 2 && s == steps - 1)) clFinish(e->q), t0 = now(), timed = steps - s;
-    if (step(e, &m, (size_t)s % per_epoch * batch, &opt, ten) != CLFORGE_SUCCESS) rc = fail(e, "a training step");
-    const int report = s % 50 == 0 || s == steps - 1;
-    if (!rc && (report || s >= steps - 20)) {
-      clFinish(e->q); /* the steps so far count; the read and the evaluation do not */
-      const double r0 = now();
-      float loss;
-      clEnqueueReadBuffer(e->q, m.loss, CL_TRUE, 0, 4, &loss, 0, NULL, NULL);
-      if (s >= steps - 20) tail += loss, ++tail_n;
-      if (report) {
-        acc = accuracy(e, &m, labels + NTRAIN);
-        printf("%6d  %8.4f  %8.1f%%\n", s, loss, 100.0 * acc);
-      }
-      if (t0 > 0) outside += now() - r0;
-    }
-  }
-  clFinish(e->q);
-  const double secs = now() - t0 - outside;
+  m.e = e, m.opt = &opt, m.tensors = ten, m.test_labels = labels + NTRAIN;
+  train_run run;
+  int rc = train_steps(e, &m, steps, m.loss, step_cb, report_cb, &run);
   clforge_train_state st;
   clEnqueueReadBuffer(e->q, m.state, CL_TRUE, 0, sizeof st, &st, 0, NULL, NULL);
-  tail /= tail_n ? tail_n : 1;
+  const double secs = run.secs, tail = run.tail, acc = m.acc;
+  const int timed = run.timed, tail_n = run.tail_n;
   printf("%s: %.2f ms/step, %.0f samples/s, mean loss of the last %d steps %.4f, held-out "
          "accuracy %.1f%%, %d steps applied, loss scale %g; device memory of the model's buffers %.2f MiB "
          "(plus clforge's scratch)\n",
@@ -273,39 +230,27 @@ static int train(env *e, clforge_dtype t, int steps, size_t batch, int check, co
     rc = 1;
   }
   cl_mem all[] = {m.x, m.xt, m.y, m.a1, m.a2, m.da1, m.da2, m.logits, m.dlogits, m.ones, m.loss, m.state};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-    if (all[i]) clReleaseMemObject(all[i]);
+  release(all, sizeof all / sizeof all[0]);
   for (int i = 0; i < 6; ++i) {
     cl_mem each[] = {*params[i], m.mw[i], m.m1[i], m.m2[i], m.g[i]};
-    for (int j = 0; j < 5; ++j)
-      if (each[j]) clReleaseMemObject(each[j]);
+    release(each, 5);
   }
   return rc;
 }
 
 int main(int argc, char **argv) {
-  int steps = 300, check = 0, ndt = 1;
+  int steps = 300, check = 0;
   size_t batch = 64;
-  clforge_dtype dts[3] = {CLFORGE_F32, CLFORGE_BF16, CLFORGE_F16};
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--batch") && i + 1 < argc) batch = (size_t)atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--check")) check = 1;
-    else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
-      ++i;
-      if (!strcmp(argv[i], "all")) ndt = 3;
-      else if (clforge_dtype_from_name(argv[i], &dts[0]) != CLFORGE_SUCCESS) ndt = 0;
-    } else ndt = 0;
-  }
-  if (!ndt || steps < 1 || batch < 1 || batch > NTEST || NTRAIN % batch) {
+  clforge_dtype dts[3];
+  const int ndt = parse_args(argc, argv, &steps, &batch, &check, dts);
+  if (!ndt || batch > NTEST || NTRAIN % batch) {
     fprintf(stderr, "usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B dividing %d, <= %d] [--check]\n",
             NTRAIN, NTEST);
     return 2;
   }
-  env e = {0};
-  if (clforge_context_create(NULL, &e.ctx) != CLFORGE_SUCCESS) return fail(NULL, "clforge_context_create");
-  clforge_context_cl_context(e.ctx, &e.cl);
-  clforge_context_queue(e.ctx, &e.q);
+  env e;
+  char dev[256];
+  if (open_env(&e, dev, sizeof dev)) return 1;
   /* the data: NTRAIN training and NTEST held-out images, classes in turn */
   float *images = malloc((size_t)(NTRAIN + NTEST) * IMG * IMG * sizeof *images);
   int32_t *labels = malloc((NTRAIN + NTEST) * sizeof *labels);
@@ -314,9 +259,6 @@ int main(int argc, char **argv) {
     labels[i] = (int32_t)(urand() * CLASSES);
     make_image(images + (size_t)i * IMG * IMG, labels[i]);
   }
-  char dev[256] = "";
-  clforge_device_info info;
-  if (clforge_context_device_info(e.ctx, &info) == CLFORGE_SUCCESS) snprintf(dev, sizeof dev, "%s", info.name);
   printf("train_cnn on %s: conv3x3(1->8)+ReLU, conv3x3/2(8->16)+ReLU, linear(1024->4), softmax cross-entropy;\n"
          "%d training and %d held-out images of 16x16 bars in 4 orientations\n",
          dev, NTRAIN, NTEST);
