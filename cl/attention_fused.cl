@@ -36,18 +36,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, KV_T) kv_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, O_T) o_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
 
-#if VW == 1
-typedef float floatv;
-typedef int intv;
-#define VLOADV(p) (*(p))
-#define VSTOREV(x, p) (*(p) = (x))
-#else
-typedef CLFORGE_CAT(float, VW) floatv;
-typedef CLFORGE_CAT(int, VW) intv;
-#define VLOADV(p) CLFORGE_CAT(vload, VW)(0, p)
-#define VSTOREV(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
-#endif
-
 // Widening vector load of 16 consecutive elements of storage code T.
 #define WLOAD16_1(p) vload16(0, p)
 #if HCVT

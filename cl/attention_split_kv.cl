@@ -62,14 +62,12 @@ static inline float attn_hmax16(float16 v) {
 }
 
 #if VW == 1
-typedef float floatv;
 #define UINTV uint
 #define FLOATV float
 #define VLOAD(p) (*(p))
 #define VSTORE(x, p) (*(p) = (x))
 #define CVT_UINTV(x) ((uint)(x))
 #else
-typedef CLFORGE_CAT(float, VW) floatv;
 #define UINTV CLFORGE_CAT(uint, VW)
 #define FLOATV CLFORGE_CAT(float, VW)
 #define VLOAD(p) CLFORGE_CAT(vload, VW)(0, p)

@@ -2,7 +2,8 @@
  * the forward reference (GQA, causal, window, lengths, mask, soft cap,
  * D != Dv); the device (fed the device forward's O and LSE) against the
  * reference on every feature and dtype mix, BSHD strides, empty sides;
- * the same bits twice; validation mode; bad input. --small: fewer cases. */
+ * the same bits twice; other parameter values than the defaults; validation
+ * mode; bad input. --small: fewer cases. */
 #include <math.h>
 #include <string.h>
 
@@ -237,6 +238,17 @@ int main(int argc, char **argv) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
     if (!small || i % 2 == 0) run(ctx, &cases[i], i == 0);
+  /* Other parameter values than the device's defaults: the GPU classes'
+   * (a row per work-item) and vectors of 4 rows, 4 to a work-item, 16 rows
+   * a block (blocks past the stream's end, partial vectors), on the case
+   * with every feature and on the strided f16 one. */
+  const char *params[] = {"attention_backward:WG=64,VW=1,RW=1,TB=4", "attention_backward:WG=8,VW=4,RW=4,TB=16"};
+  for (int p = 0; p < 2; ++p) {
+    CHECK_OK(ctx, clforge_context_set_params(ctx, params[p]));
+    run(ctx, &cases[0], !small);
+    if (!small) run(ctx, &cases[3], 0);
+  }
+  CHECK_OK(ctx, clforge_context_set_params(ctx, NULL));
   bad_input(ctx);
   if (!small) {
     CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));

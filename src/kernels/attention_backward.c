@@ -1,28 +1,43 @@
 /* Descriptor of the attention backward family (cl/attention_backward.cl):
- * the rows per work-group of its three kernels. Not tuned yet (its
- * defaults per device class), overridable like every family's. */
+ * WG work-items per group, each owning TR = VW * RW rows (RW vectors of VW
+ * rows), streaming TB rows a block. Not tuned yet (its defaults per device
+ * class), overridable like every family's. */
 #include <stdio.h>
 
 #include "families.h"
+
+/* The work-groups (WG of the streaming kernels, WG * VW of D's) fit the device. */
+static int allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if ((size_t)v[0] * (size_t)v[1] > dev->max_work_group_size) {
+    CLFORGE__WHY(why, why_cap, "WG * VW = %d exceeds the device's work-group of %zu", v[0] * v[1],
+                 dev->max_work_group_size);
+    return 0;
+  }
+  return 1;
+}
 
 /* clang-format off */
 const clforge__family clforge__family_attention_backward = {
     .name = "attention_backward",
     .sources = (const char *const[]){"attention_common", "attention_backward", NULL},
     .kernel = "clforge_attn_bwd_dq",
-    .nparams = 1,
-    .params = {{"WG", 5, {8, 16, 32, 64, 128}}},
-    /* CPUs: 16 rows = one AVX-512 vector loop under PoCL; GPUs: 64. */
+    .nparams = 4,
+    .params = {{"WG", 6, {1, 8, 16, 32, 64, 128}},
+               {"VW", 4, {1, 4, 8, 16}},
+               {"RW", 3, {1, 2, 4}},
+               {"TB", 3, {4, 8, 16}}},
+    /* CPUs: one work-item a group holding 16 rows as one AVX-512 vector
+     * (the forward's fused kernel's layout); GPUs: a row per work-item. */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {64},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {64},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {64},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {64},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {64},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {64},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {64, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 16, 2, 8},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {64, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {64, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {64, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {64, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {64, 1, 1, 4},
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
-    .allowed = clforge__family_wg_allowed,
+    .allowed = allowed,
 };
 /* clang-format on */

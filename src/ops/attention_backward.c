@@ -1,6 +1,7 @@
 /* clforge_attention_backward: argument and buffer checks, the scratch for
- * D, the three kernels of cl/attention_backward.cl chained (D, then dQ,
- * then dK and dV), validation against clforge_ref_attention_backward. */
+ * D, the three kernels of cl/attention_backward.cl chained (D a row per
+ * work-item, then dQ and dK/dV blocked, TR = VW * RW rows a work-item),
+ * validation against clforge_ref_attention_backward. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,8 @@ clforge_status clforge__attn_bwd_explain(clforge_context ctx, const clforge__att
   choice->splits = 1;
   choice->nkernels = 1;
   choice->workspace_bytes = d->b * d->hq * d->sq * sizeof(float);
-  snprintf(choice->why, sizeof choice->why, "backward: D per row, dQ per query row, dK and dV per key row");
+  snprintf(choice->why, sizeof choice->why, "backward: dQ per %d query rows, dK and dV per %d key rows, %d a block",
+           v[1] * v[2], v[1] * v[2], v[3]);
   return CLFORGE_SUCCESS;
 }
 
@@ -138,13 +140,14 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
   if (st == CLFORGE_SUCCESS && d.sq && d.sk) st = check_overlaps(ctx, &d, &g, inb, in, 7, outb);
   int pv[CLFORGE_MAX_PARAMS];
   if (st == CLFORGE_SUCCESS) st = select_params(ctx, &d, pv, NULL);
-  const size_t wg = (size_t)pv[0];
+  /* the streaming kernels: WG work-items of TR = VW * RW rows; D's: one row a work-item */
+  const size_t wg = (size_t)pv[0], tr = (size_t)pv[1] * (size_t)pv[2], dwg = wg * (size_t)pv[1];
   char extra_opts[64];
   snprintf(extra_opts, sizeof extra_opts, "-DDO_T=%d -DDQ_T=%d -DDKV_T=%d", (int)g.d_o.type, (int)g.dq.type,
            (int)g.dk.type);
   cl_kernel kd = NULL, kq = NULL, kk = NULL;
   const clforge__family *f = &clforge__family_attention_backward;
-  if (st == CLFORGE_SUCCESS) st = clforge__attn_kernel(ctx, f, "clforge_attn_bwd_delta", pv, &d, extra_opts, wg, &kd);
+  if (st == CLFORGE_SUCCESS) st = clforge__attn_kernel(ctx, f, "clforge_attn_bwd_delta", pv, &d, extra_opts, dwg, &kd);
   if (st == CLFORGE_SUCCESS) st = clforge__attn_kernel(ctx, f, "clforge_attn_bwd_dq", pv, &d, extra_opts, wg, &kq);
   if (st == CLFORGE_SUCCESS) st = clforge__attn_kernel(ctx, f, "clforge_attn_bwd_dkv", pv, &d, extra_opts, wg, &kk);
   if (st != CLFORGE_SUCCESS) return st;
@@ -215,8 +218,9 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
       st = clforge__fail_cl(ctx, err, "clSetKernelArg (" OP ")");
       break;
     }
-    const size_t local[3] = {wg, 1, 1};
-    const size_t global[3] = {(rows + wg - 1) / wg * wg, kern == 2 ? d.hkv : d.hq, d.b};
+    const size_t per = kern == 0 ? 1 : tr, lw = kern == 0 ? dwg : wg, items = (rows + per - 1) / per;
+    const size_t local[3] = {lw, 1, 1};
+    const size_t global[3] = {(items + lw - 1) / lw * lw, kern == 2 ? d.hkv : d.hq, d.b};
     cl_event ev = NULL;
     st = clforge__launch(ctx, kx, 3, global, local, prev ? 1 : na, prev ? &prev : (na ? all : NULL), &ev,
                          "clEnqueueNDRangeKernel (" OP ")");
