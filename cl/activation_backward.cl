@@ -4,7 +4,8 @@
 // so neighbouring items touch neighbouring memory on GPUs, and PoCL's vector
 // loop over the group's items runs along memory too).
 // Tuned parameters (src/kernels/activation_backward.c): WG, EPI.
-// Problem options: Z_T DY_T DX_T (storage codes), ACT, BETA (0/1).
+// Problem options: Z_T DY_T DX_T (storage codes), ACT, BETA (0/1), FWD (1:
+// dx = act(dy), the forward, for src/ops/conv_aux.c).
 
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, Z_T) z_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, DY_T) dy_t;
@@ -18,7 +19,9 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_activation_b
     const ulong i = base + (ulong)e * WG;
     if (i >= n) return;
     const float g = LOAD1(DY_T, DY, dy_off + i);
-#if ACT == 0
+#if FWD
+    float v = ACTIVATE(g); // the forward activation itself (clforge_conv2d_aux's last pass)
+#elif ACT == 0
     float v = g;
 #else
     float v = DACTIVATE(LOAD1(Z_T, Z, z_off + i)) * g; // cl/common.cl

@@ -49,17 +49,33 @@ static size_t out_size(size_t in, size_t pa, size_t pb, size_t f, size_t dil, si
   return padded < span ? 0 : (padded - span) / stride + 1;
 }
 
-clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
-                                     clforge__conv *d) {
+static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias, int allow_aux,
+                              clforge__conv *d) {
   memset(d, 0, sizeof *d);
   if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: desc is NULL");
   if ((unsigned)desc->kind > CLFORGE_CONV_BACKWARD_FILTER)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "conv2d: kind %d is not a known convolution (0 forward, 1 backward data, 2 backward filter)",
                          (int)desc->kind);
-  if (desc->kind != CLFORGE_CONV_FORWARD && desc->activation != CLFORGE_ACT_NONE)
+  if ((unsigned)desc->aux_mode > CLFORGE_GEMM_AUX_BACKWARD)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: unknown aux_mode %d", (int)desc->aux_mode);
+  if (desc->aux_mode && !allow_aux)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                         "conv2d: the backward kinds take no activation (activation = %d; leave it 0)",
+                         "conv2d: aux_mode %d needs clforge_conv2d_aux (AUX_STORE) or "
+                         "clforge_conv2d_backward_data_aux (AUX_BACKWARD)",
+                         (int)desc->aux_mode);
+  if (allow_aux && !(desc->aux_mode == CLFORGE_GEMM_AUX_STORE && desc->kind == CLFORGE_CONV_FORWARD) &&
+      !(desc->aux_mode == CLFORGE_GEMM_AUX_BACKWARD && desc->kind == CLFORGE_CONV_BACKWARD_DATA))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d: aux_mode %d with kind %d: clforge_conv2d_aux takes a forward with AUX_STORE (1), "
+                         "clforge_conv2d_backward_data_aux a backward data with AUX_BACKWARD (2)",
+                         (int)desc->aux_mode, (int)desc->kind);
+  /* backward data's activation: the one whose derivative the aux call applies */
+  const int act_ok = desc->kind == CLFORGE_CONV_FORWARD || desc->aux_mode == CLFORGE_GEMM_AUX_BACKWARD;
+  if (!act_ok && desc->activation != CLFORGE_ACT_NONE)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d: the backward kinds take no activation (activation = %d; leave it 0) but for "
+                         "clforge_conv2d_backward_data_aux's derivative",
                          (int)desc->activation);
   if (desc->spatial_dims != 0 && desc->spatial_dims != 2)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: spatial_dims = %u (only 2-D: 0 or 2)",
@@ -87,9 +103,12 @@ clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_d
                                       CLFORGE_COUNT_OF(desc->reserved));
   if (st != CLFORGE_SUCCESS) return st;
   d->x.type = desc->x_type, d->w_.type = desc->w_type, d->y.type = desc->y_type, d->bias.type = desc->bias_type;
-  if (!dtype_ok(&d->x.type) || !dtype_ok(&d->w_.type) || !dtype_ok(&d->y.type) || !dtype_ok(&d->bias.type))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: unknown storage type (x %d, w %d, y %d, bias %d)",
-                         (int)desc->x_type, (int)desc->w_type, (int)desc->y_type, (int)desc->bias_type);
+  d->aux.type = desc->aux_type;
+  if (!dtype_ok(&d->x.type) || !dtype_ok(&d->w_.type) || !dtype_ok(&d->y.type) || !dtype_ok(&d->bias.type) ||
+      !dtype_ok(&d->aux.type))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d: unknown storage type (x %d, w %d, y %d, bias %d, aux %d)", (int)desc->x_type,
+                         (int)desc->w_type, (int)desc->y_type, (int)desc->bias_type, (int)desc->aux_type);
 
   d->n = desc->n, d->c = desc->c, d->h = desc->h, d->w = desc->w, d->k = desc->k, d->r = desc->r, d->s = desc->s;
   d->groups = desc->groups ? desc->groups : 1;
@@ -133,25 +152,43 @@ clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_d
   /* The names the messages use: the backward kinds' own tensors. */
   const int bd = d->kind == CLFORGE_CONV_BACKWARD_DATA, bf = d->kind == CLFORGE_CONV_BACKWARD_FILTER;
   d->x.name = bd ? "dx" : "x", d->w_.name = bf ? "dw" : "w", d->y.name = bd || bf ? "dy" : "y";
-  d->bias.name = bf ? "dbias" : "bias";
+  d->bias.name = bf || bd ? "dbias" : "bias";
   d->x.offset = desc->x_offset, d->w_.offset = desc->w_offset, d->y.offset = desc->y_offset;
   d->bias.offset = desc->bias_offset;
   const size_t xd[4] = {d->n, d->c, d->h, d->w}, wd[4] = {d->k, d->cg, d->r, d->s}, yd[4] = {d->n, d->k, d->p, d->q};
   dense(&d->x, xd, d->x_layout == CLFORGE_NHWC ? nhwc : nchw);
   dense(&d->w_, wd, d->w_layout == CLFORGE_KRSC ? nhwc : nchw);
   dense(&d->y, yd, d->y_layout == CLFORGE_NHWC ? nhwc : nchw);
-  d->bias.dims[0] = has_bias ? d->k : 0, d->bias.dims[1] = d->bias.dims[2] = d->bias.dims[3] = 1;
+  /* backward data's dbias (the aux call's) has one value per input channel */
+  d->bias.dims[0] = has_bias ? (bd ? d->c : d->k) : 0, d->bias.dims[1] = d->bias.dims[2] = d->bias.dims[3] = 1;
   d->bias.stride[0] = 1;
+  d->aux_mode = (int)desc->aux_mode;
+  if (d->aux_mode) { /* y's shape and layout (forward), dx's (backward data) */
+    const clforge_dtype at = d->aux.type;
+    d->aux = bd ? d->x : d->y;
+    d->aux.name = "aux", d->aux.type = at, d->aux.offset = desc->aux_offset;
+  }
   st = extent(ctx, &d->x, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->w_, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->y, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->bias, 1);
+  if (st == CLFORGE_SUCCESS && d->aux_mode) st = extent(ctx, &d->aux, 4);
   if (st != CLFORGE_SUCCESS) return st;
   const size_t big = (size_t)UINT32_MAX;
-  d->idx64 = d->x.extent > big || d->w_.extent > big || d->y.extent > big;
+  d->idx64 = d->x.extent > big || d->w_.extent > big || d->y.extent > big || d->aux.extent > big;
   d->flops = 2.0 * (double)d->n * (double)d->k * (double)d->cg * (double)d->r * (double)d->s * (double)d->p *
              (double)d->q;
   return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
+                                     clforge__conv *d) {
+  return resolve(ctx, desc, has_bias, 0, d);
+}
+
+clforge_status clforge__conv_resolve_aux(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
+                                         clforge__conv *d) {
+  return resolve(ctx, desc, has_bias, 1, d);
 }
 
 clforge__footprint clforge__conv_footprint(const clforge__conv_tensor *t) {

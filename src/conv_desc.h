@@ -33,6 +33,8 @@ typedef struct clforge__conv {
   int has_bias;                      /* set by the op from the bias buffer (NULL: 0) */
   clforge_conv_algo algo;            /* as asked (AUTO: choose) */
   clforge__conv_tensor x, w_, y, bias;
+  int aux_mode;                      /* CLFORGE_GEMM_AUX_* (only through the _aux calls) */
+  clforge__conv_tensor aux;          /* y's shape (AUX_STORE) or dx's (AUX_BACKWARD), in its own buffer */
   int idx64;                         /* some tensor spans >= 2^32 elements */
   double flops;                      /* 2 N K (C/G) R S P Q: direct-convolution count */
   int prepared;                      /* chosen for prepared weights: a filter transform is paid once, not per call */
@@ -43,6 +45,11 @@ typedef struct clforge__conv {
  * on ctx (may be NULL). has_bias says whether a bias will be given. */
 clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
                                      clforge__conv *d);
+/* clforge__conv_resolve for clforge_conv2d_aux and
+ * clforge_conv2d_backward_data_aux: desc->aux_mode (the other calls refuse
+ * it) with its kind, and backward data's activation. */
+clforge_status clforge__conv_resolve_aux(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
+                                         clforge__conv *d);
 
 /* The elements tensor t touches, in bytes from the start of its buffer. */
 clforge__footprint clforge__conv_footprint(const clforge__conv_tensor *t);

@@ -92,6 +92,9 @@ int main(void) {
   FIELD(clforge_conv2d_desc, activation);
   FIELD(clforge_conv2d_desc, algo);
   FIELD(clforge_conv2d_desc, reserved_sizes);
+  FIELD(clforge_conv2d_desc, aux_mode);
+  FIELD(clforge_conv2d_desc, aux_type);
+  FIELD(clforge_conv2d_desc, aux_offset);
   FIELD(clforge_conv2d_desc, reserved);
   SIZE(clforge_conv_choice);
   FIELD(clforge_conv_choice, algo);

@@ -20,12 +20,7 @@ enum { CONV_SAMPLES = 3000 };
 
 static unsigned conv_seed = 4242;
 
-static void conv_fill(void *p, clforge_dtype t, size_t n) {
-  float *f = malloc((n ? n : 1) * sizeof *f);
-  for (size_t i = 0; i < n; ++i) f[i] = (float)(tu_rand(&conv_seed) % 2001) / 1000.0f - 1.0f;
-  clforge_ref_convert(n, f, CLFORGE_F32, p, t);
-  free(f);
-}
+static void conv_fill(void *p, clforge_dtype t, size_t n) { tu_fill(p, t, n, &conv_seed); }
 
 static float conv_get(const void *p, clforge_dtype t, size_t i) {
   float v;

@@ -21,7 +21,7 @@ set(_clforge_test_costs
   test_conv_backward 37 oclgrind_conv_backward 20 test_activation_backward 8 oclgrind_activation_backward 5
   example_train_cnn 40 test_gemm_epilogue 30 oclgrind_gemm_epilogue 10
   test_norm 10 oclgrind_norm 5 test_attention_backward 20 oclgrind_attention_backward 15
-  example_train_transformer 25)
+  example_train_transformer 25 test_conv_aux 10 oclgrind_conv_aux 10)
 get_directory_property(_clforge_registered TESTS)
 while(_clforge_test_costs)
   list(POP_FRONT _clforge_test_costs _name _seconds)

@@ -66,6 +66,14 @@ static inline unsigned tu_rand(unsigned *s) {
 }
 
 /* Create the test context or exit with a clear message (tests only). */
+/* n values in [-1, 1] (steps of 1/1000) from *seed, stored as t. */
+static inline void tu_fill(void *p, clforge_dtype t, size_t n, unsigned *seed) {
+  float *f = (float *)malloc((n ? n : 1) * sizeof *f);
+  for (size_t i = 0; i < n; ++i) f[i] = (float)(tu_rand(seed) % 2001) / 1000.0f - 1.0f;
+  clforge_ref_convert(n, f, CLFORGE_F32, p, t);
+  free(f);
+}
+
 static inline clforge_context tu_context(void) {
   clforge_context ctx = NULL;
   clforge_status st = clforge_context_create(NULL, &ctx);

@@ -560,7 +560,13 @@ typedef struct clforge_conv2d_desc {
   clforge_conv_algo algo;        /* 0 = automatic; a forced algorithm that cannot do the
                                     shape fails with CLFORGE_UNSUPPORTED saying why */
   size_t reserved_sizes[8];      /* room for 3-D and transposed convolution; leave zero (refused otherwise) */
-  void *reserved[4];             /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+  /* The auxiliary tensor of clforge_conv2d_aux (AUX_STORE: y's shape and
+   * layout) and clforge_conv2d_backward_data_aux (AUX_BACKWARD: dx's);
+   * 0 (none) for every other call. */
+  clforge_gemm_aux aux_mode;
+  clforge_dtype aux_type;        /* 0 = f32 */
+  size_t aux_offset;             /* elements of aux_type */
+  void *reserved[2];             /* room to grow without breaking the ABI; leave zero (refused otherwise) */
 } clforge_conv2d_desc;
 
 /** The output's height P and width Q. CLFORGE_INVALID_ARGUMENT (with the
@@ -626,6 +632,38 @@ CLFORGE_API clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_
 CLFORGE_API clforge_status clforge_conv2d_backward_data(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem dy,
                                                         cl_mem w, cl_mem dx, cl_uint num_events_in_wait_list,
                                                         const cl_event *event_wait_list, cl_event *event);
+
+/** The forward with its pre-activation kept (desc->aux_mode
+ *  CLFORGE_GEMM_AUX_STORE, the GEMM's model): aux (aux_type, aux_offset;
+ *  y's shape and layout) gets z = alpha * conv(x, w) + bias + beta * y as
+ *  y's type holds it, and y gets act(z), for a backward that applies act'
+ *  from aux (clforge_conv2d_backward_data_aux). Runs as the convolution
+ *  (activation none) into y, then one pass copying z into aux and one
+ *  applying the activation in place: not fused into the convolution's
+ *  kernels (two passes over y more). aux must not overlap x, w, bias or
+ *  y. Checked as clforge_conv2d, aux too, before anything is enqueued. */
+CLFORGE_API clforge_status clforge_conv2d_aux(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x,
+                                              cl_mem w, cl_mem bias, cl_mem y, cl_mem aux,
+                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                              cl_event *event);
+
+/** Backward data with the layer below's activation derivative and bias
+ *  gradient in the same call (desc->kind CLFORGE_CONV_BACKWARD_DATA,
+ *  desc->aux_mode CLFORGE_GEMM_AUX_BACKWARD; desc->activation names the
+ *  activation whose output x was):
+ *    dx = (alpha * conv_bwd_data(dy, w) + beta * dx) * act'(aux)
+ *  with aux dx's shape and layout (aux_type, aux_offset; the forward's
+ *  pre-activation, or for ReLU its output; not read for ACT_NONE), and,
+ *  when dbias is given, dbias (C values, bias_type at bias_offset,
+ *  overwritten) = dx summed over N, H and W in a fixed order. Runs as the
+ *  backward data, then the derivative in place (clforge_activation_backward's
+ *  kernel) and the channel sums: not fused into the convolution's kernels.
+ *  aux must not overlap dy, w or dx; dbias none of them. Everything is
+ *  checked before anything is enqueued. */
+CLFORGE_API clforge_status clforge_conv2d_backward_data_aux(clforge_context ctx, const clforge_conv2d_desc *desc,
+                                                            cl_mem dy, cl_mem w, cl_mem dx, cl_mem aux, cl_mem dbias,
+                                                            cl_uint num_events_in_wait_list,
+                                                            const cl_event *event_wait_list, cl_event *event);
 
 /** Backward filter of desc's convolution (desc->kind
  *  CLFORGE_CONV_BACKWARD_FILTER): dw (the filter's shape and w_layout) from

@@ -10,6 +10,7 @@
 #include "../kernels/families.h"
 #include "../program.h"
 #include "../validate.h"
+#include "activation.h"
 #include "buffer_check.h"
 
 #define OP "activation_backward"
@@ -59,6 +60,50 @@ static clforge_status read_copy(clforge_context ctx, cl_mem buf, clforge_dtype t
   return clforge__read_buffer(ctx, buf, off * es, n * es, (char *)*out + off * es);
 }
 
+static clforge_status get_kernel(clforge_context ctx, const clforge__actb *a, int fwd, const int *v, cl_kernel *k) {
+  char more[96];
+  snprintf(more, sizeof more, "-DZ_T=%d -DDY_T=%d -DDX_T=%d -DACT=%d -DBETA=%d -DFWD=%d", (int)a->z_type,
+           (int)a->dy_type, (int)a->dx_type, a->act, a->beta != 0.0f, fwd);
+  return clforge__family_kernel(ctx, OP, &clforge__family_activation_backward,
+                                clforge__family_activation_backward.kernel, v, more, (size_t)v[0], k);
+}
+
+/* One launch of k over a's elements after the wait list. */
+static clforge_status launch(clforge_context ctx, const clforge__actb *a, cl_kernel k, const int *v, cl_mem z, cl_mem dy,
+                             cl_mem dx, cl_uint nwait, const cl_event *wait, cl_event *done) {
+  const size_t wg = (size_t)v[0], per = wg * (size_t)v[1];
+  const size_t global = (a->count + per - 1) / per * wg;
+  const cl_ulong zo = a->z_offset, yo = a->dy_offset, xo = a->dx_offset, n = a->count;
+  const cl_float beta = a->beta;
+  const cl_mem zb = a->act != CLFORGE_ACT_NONE ? z : dy; /* never read without ACT */
+  cl_int err = clSetKernelArg(k, 0, sizeof(cl_mem), &zb);
+  err |= clSetKernelArg(k, 1, sizeof zo, &zo);
+  err |= clSetKernelArg(k, 2, sizeof(cl_mem), &dy);
+  err |= clSetKernelArg(k, 3, sizeof yo, &yo);
+  err |= clSetKernelArg(k, 4, sizeof(cl_mem), &dx);
+  err |= clSetKernelArg(k, 5, sizeof xo, &xo);
+  err |= clSetKernelArg(k, 6, sizeof n, &n);
+  err |= clSetKernelArg(k, 7, sizeof beta, &beta);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (" OP ")");
+  return clforge__launch(ctx, k, 1, &global, &wg, nwait, wait, done, "clEnqueueNDRangeKernel (" OP ")");
+}
+
+clforge_status clforge__activation_forward(clforge_context ctx, clforge_activation act, size_t count, cl_mem buf,
+                                           clforge_dtype type, size_t offset, cl_uint nwait, const cl_event *wait,
+                                           cl_event *done) {
+  const clforge_activation_backward_desc desc = {.count = count, .activation = act, .z_type = type,
+                                                 .dy_type = type, .dx_type = type, .z_offset = offset,
+                                                 .dy_offset = offset, .dx_offset = offset};
+  clforge__actb a;
+  int v[CLFORGE_MAX_PARAMS];
+  cl_kernel k = NULL;
+  clforge_status st = clforge__actb_resolve(ctx, OP, &desc, &a);
+  if (st == CLFORGE_SUCCESS) st = select_params(ctx, &a, v, NULL);
+  if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, &a, 1, v, &k);
+  a.act = CLFORGE_ACT_NONE; /* the forward reads dy alone (in place) */
+  return st == CLFORGE_SUCCESS ? launch(ctx, &a, k, v, buf, buf, buf, nwait, wait, done) : st;
+}
+
 clforge_status clforge_activation_backward(clforge_context ctx, const clforge_activation_backward_desc *desc, cl_mem z,
                                            cl_mem dy, cl_mem dx, cl_uint num_events_in_wait_list,
                                            const cl_event *event_wait_list, cl_event *event) {
@@ -84,14 +129,9 @@ clforge_status clforge_activation_backward(clforge_context ctx, const clforge_ac
                                CLFORGE_ACCESS_WRITE | (a.beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
   if (st == CLFORGE_SUCCESS) st = check_overlap(ctx, &a, z, dy, dx);
   int v[CLFORGE_MAX_PARAMS];
-  if (st == CLFORGE_SUCCESS) st = select_params(ctx, &a, v, NULL);
-  char more[96];
-  snprintf(more, sizeof more, "-DZ_T=%d -DDY_T=%d -DDX_T=%d -DACT=%d -DBETA=%d", (int)a.z_type, (int)a.dy_type,
-           (int)a.dx_type, a.act, a.beta != 0.0f);
   cl_kernel k = NULL;
-  if (st == CLFORGE_SUCCESS)
-    st = clforge__family_kernel(ctx, OP, &clforge__family_activation_backward, clforge__family_activation_backward.kernel,
-                                v, more, (size_t)v[0], &k);
+  if (st == CLFORGE_SUCCESS) st = select_params(ctx, &a, v, NULL);
+  if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, &a, 0, v, &k);
   if (st != CLFORGE_SUCCESS) return st;
 
   void *hz = NULL, *hdy = NULL, *hdx = NULL;
@@ -102,26 +142,10 @@ clforge_status clforge_activation_backward(clforge_context ctx, const clforge_ac
     if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dy, a.dy_type, a.dy_offset, a.count, &hdy);
     if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dx, a.dx_type, a.dx_offset, a.count, &hdx);
   }
-  const size_t wg = (size_t)v[0], per = wg * (size_t)v[1];
-  const size_t global = (a.count + per - 1) / per * wg;
-  const cl_ulong zo = a.z_offset, yo = a.dy_offset, xo = a.dx_offset, n = a.count;
-  const cl_float beta = a.beta;
-  const cl_mem zb = a.act != CLFORGE_ACT_NONE ? z : dy; /* never read without ACT */
-  cl_int err = clSetKernelArg(k, 0, sizeof(cl_mem), &zb);
-  err |= clSetKernelArg(k, 1, sizeof zo, &zo);
-  err |= clSetKernelArg(k, 2, sizeof(cl_mem), &dy);
-  err |= clSetKernelArg(k, 3, sizeof yo, &yo);
-  err |= clSetKernelArg(k, 4, sizeof(cl_mem), &dx);
-  err |= clSetKernelArg(k, 5, sizeof xo, &xo);
-  err |= clSetKernelArg(k, 6, sizeof n, &n);
-  err |= clSetKernelArg(k, 7, sizeof beta, &beta);
-  if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clSetKernelArg (" OP ")");
   cl_event done = NULL;
-  if (st == CLFORGE_SUCCESS)
-    st = clforge__launch(ctx, k, 1, &global, &wg, num_events_in_wait_list, event_wait_list, &done,
-                         "clEnqueueNDRangeKernel (" OP ")");
+  if (st == CLFORGE_SUCCESS) st = launch(ctx, &a, k, v, z, dy, dx, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    err = clWaitForEvents(1, &done);
+    cl_int err = clWaitForEvents(1, &done);
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
     if (st == CLFORGE_SUCCESS) st = clforge__test_fault_apply(ctx, OP, dx, a.dx_offset, a.dx_type); /* tests only */
     void *got = NULL;

@@ -15,6 +15,7 @@
 #include "../validate.h"
 #include "../providers/clblast_gemm.h"
 #include "buffer_check.h"
+#include "gemm_bias_grad.h"
 #include "gemm_launch.h"
 
 /* Below this many multiply-adds the direct kernel does the whole problem:
@@ -496,34 +497,41 @@ static clforge_status validate_gemm(clforge_context ctx, const clforge_gemm_desc
   return st;
 }
 
-/* The backward's bias gradient: C summed along the bias's axis, after the
- * GEMM (cl/gemm_bias_grad.cl). */
-static clforge_status enqueue_bias_grad(clforge_context ctx, const clforge__gemm *g, cl_mem c, cl_mem bias,
-                                        cl_event after, cl_event *event) {
+clforge_status clforge__sum_to_bias(clforge_context ctx, cl_mem c, clforge_dtype c_type, size_t c_off, size_t ldc,
+                                    size_t stride_c, size_t m, size_t n, size_t batch, int per_row, int idx64,
+                                    cl_mem bias, clforge_dtype bias_type, size_t bias_off, cl_uint nwait,
+                                    const cl_event *wait, cl_event *event) {
   static const char *const sources[] = {"gemm_bias_grad", NULL};
-  const int per_row = g->bias_mode == CLFORGE_BIAS_ROW;
   char opts[96];
-  snprintf(opts, sizeof opts, "-DC_T=%d -DBIAS_T=%d -DIDX64=%d -DPER_ROW=%d", (int)g->c.type, (int)g->bias.type,
-           g->idx64, per_row);
+  snprintf(opts, sizeof opts, "-DC_T=%d -DBIAS_T=%d -DIDX64=%d -DPER_ROW=%d", (int)c_type, (int)bias_type, idx64,
+           per_row);
   cl_kernel k;
   clforge_status st = clforge__kernel_get(ctx, sources, opts, "clforge_gemm_bias_grad", &k);
   if (st != CLFORGE_SUCCESS) return st;
-  const cl_ulong coff = g->c.offset, cstride = g->c.stride, boff = g->bias.offset;
-  const cl_uint ldc = (cl_uint)g->c.ld, m = (cl_uint)g->m, n = (cl_uint)g->n, batch = (cl_uint)g->batch;
+  const cl_ulong coff = c_off, cstride = stride_c, boff = bias_off;
+  const cl_uint ldc_ = (cl_uint)ldc, m_ = (cl_uint)m, n_ = (cl_uint)n, batch_ = (cl_uint)batch;
   cl_uint i = 0;
   cl_int err = clSetKernelArg(k, i++, sizeof(cl_mem), &c);
   err |= clSetKernelArg(k, i++, sizeof coff, &coff);
-  err |= clSetKernelArg(k, i++, sizeof ldc, &ldc);
+  err |= clSetKernelArg(k, i++, sizeof ldc_, &ldc_);
   err |= clSetKernelArg(k, i++, sizeof cstride, &cstride);
-  err |= clSetKernelArg(k, i++, sizeof m, &m);
-  err |= clSetKernelArg(k, i++, sizeof n, &n);
-  err |= clSetKernelArg(k, i++, sizeof batch, &batch);
+  err |= clSetKernelArg(k, i++, sizeof m_, &m_);
+  err |= clSetKernelArg(k, i++, sizeof n_, &n_);
+  err |= clSetKernelArg(k, i++, sizeof batch_, &batch_);
   err |= clSetKernelArg(k, i++, sizeof(cl_mem), &bias);
   err |= clSetKernelArg(k, i++, sizeof boff, &boff);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (gemm bias gradient)");
-  const size_t local = 64, global = ((per_row ? g->m : g->n) + local - 1) / local * local;
-  return clforge__launch(ctx, k, 1, &global, &local, after ? 1 : 0, after ? &after : NULL, event,
-                         "clEnqueueNDRangeKernel (gemm bias gradient)");
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (bias gradient)");
+  const size_t local = 64, global = ((per_row ? m : n) + local - 1) / local * local;
+  return clforge__launch(ctx, k, 1, &global, &local, nwait, wait, event, "clEnqueueNDRangeKernel (bias gradient)");
+}
+
+/* The backward epilogue's bias gradient: C summed along the bias's axis
+ * and over the batch after the GEMM (cl/gemm_bias_grad.cl). */
+static clforge_status enqueue_bias_grad(clforge_context ctx, const clforge__gemm *g, cl_mem c, cl_mem bias,
+                                        cl_event after, cl_event *event) {
+  return clforge__sum_to_bias(ctx, c, g->c.type, g->c.offset, g->c.ld, g->c.stride, g->m, g->n, g->batch,
+                              g->bias_mode == CLFORGE_BIAS_ROW, g->idx64, bias, g->bias.type, g->bias.offset,
+                              after ? 1 : 0, after ? &after : NULL, event);
 }
 
 /* aux against the other operands: no shared element, but for the

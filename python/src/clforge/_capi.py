@@ -61,7 +61,8 @@ class ConvDesc(Structure):
                 ("x_type", c_int), ("w_type", c_int), ("y_type", c_int), ("bias_type", c_int),
                 ("x_offset", c_size_t), ("w_offset", c_size_t), ("y_offset", c_size_t), ("bias_offset", c_size_t),
                 ("alpha", c_float), ("beta", c_float), ("alpha_mode", c_int), ("activation", c_int),
-                ("algo", c_int), ("reserved_sizes", c_size_t * 8), ("reserved", c_void_p * 4)]
+                ("algo", c_int), ("reserved_sizes", c_size_t * 8), ("aux_mode", c_int), ("aux_type", c_int),
+                ("aux_offset", c_size_t), ("reserved", c_void_p * 2)]
 
 
 class ConvChoice(Structure):
@@ -214,6 +215,9 @@ _PROTOTYPES = {
     "clforge_norm_backward": (status_t, (c_void_p, POINTER(NormDesc), cl_mem, cl_mem, cl_mem, cl_mem, cl_mem, cl_mem,
                                          cl_mem) + _WAIT),
     "clforge_conv2d_backward_data": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_conv2d_aux": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_conv2d_backward_data_aux": (status_t,
+                                         (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_conv2d_backward_filter": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, cl_mem, cl_mem)
                                        + _WAIT),
     "clforge_softmax": (status_t, (c_void_p, POINTER(SoftmaxDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
