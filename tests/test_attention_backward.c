@@ -9,6 +9,9 @@
 
 #include "../src/attention_desc.h"
 #include "../src/context.h"
+#include "../src/kernels/attention_classes.h"
+#include "../src/kernels/families.h"
+#include "../src/tuning/tune_op.h"
 #include "../src/ref/compare.h"
 #include "test_util.h"
 
@@ -249,6 +252,24 @@ int main(int argc, char **argv) {
     if (!small) run(ctx, &cases[3], 0);
   }
   CHECK_OK(ctx, clforge_context_set_params(ctx, NULL));
+  /* the tuner's op on a small shape (B, Hq, Hkv, Sq, Sk, D, causal): its
+   * run against its reference passes, a corrupted result does not */
+  if (!small) {
+    const clforge__tune_op *op = &clforge__tune_attention_backward;
+    const size_t shape[CLFORGE_ATTN_NDIMS] = {2, 4, 2, 37, 37, 16, 2};
+    void *state = NULL;
+    CHECK_OK(ctx, op->setup(ctx, "f32,f32,f32", "bhsd", shape, &state));
+    if (state) {
+      char why[256] = "";
+      op->prepare(state);
+      CHECK_OK(ctx, op->run(state));
+      CHECK_OK(ctx, op->check(state, 0, why, sizeof why));
+      CHECK(op->check(state, 1, why, sizeof why) == CLFORGE_VALIDATION_FAILED, "tune attention_backward: corruption passes");
+      CHECK(op->flops(shape) > 0, "tune attention_backward: no flops");
+      op->teardown(state);
+    }
+    CHECK_FAILS(ctx, op->setup(ctx, "f16,f16,f16", "bhsd", shape, &state), CLFORGE_INVALID_ARGUMENT, "dtypes");
+  }
   bad_input(ctx);
   if (!small) {
     CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));

@@ -1,9 +1,10 @@
 /* Descriptor of the attention backward family (cl/attention_backward.cl):
  * WG work-items per group, each owning TR = VW * RW rows (RW vectors of VW
- * rows), streaming TB rows a block. Not tuned yet (its defaults per device
- * class), overridable like every family's. */
+ * rows), streaming TB rows a block; tuned on the short prefill classes
+ * (src/ops/attention_backward_tune.c). */
 #include <stdio.h>
 
+#include "attention_classes.h"
 #include "families.h"
 
 /* The work-groups (WG of the streaming kernels, WG * VW of D's) fit the device. */
@@ -39,5 +40,8 @@ const clforge__family clforge__family_attention_backward = {
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = allowed,
+    .tune = &clforge__tune_attention_backward,
+    .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_PREFILL_D64_S512,
+                                              CLFORGE_ATTN_CLASS_PREFILL_D128_S512, CLFORGE_ATTN_CLASS_END},
 };
 /* clang-format on */

@@ -20,6 +20,7 @@ const clforge__family *const clforge__tunable_families[] = {
     &clforge__family_optimizer,
     &clforge__family_attention_fused,
     &clforge__family_attention_split_kv,
+    &clforge__family_attention_backward,
     NULL,
 };
 

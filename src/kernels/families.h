@@ -53,6 +53,7 @@ extern const struct clforge__tune_op clforge__tune_conv;
 extern const clforge__family clforge__family_conv_bwd_data_direct, clforge__family_conv_bwd_filter_direct;
 extern const clforge__family clforge__family_attention_split_kv, clforge__family_attention_combine;
 extern const struct clforge__tune_op clforge__tune_attention;
+extern const struct clforge__tune_op clforge__tune_attention_backward; /* src/ops/attention_backward_tune.c */
 extern const struct clforge__tune_op clforge__tune_softmax;
 extern const clforge__family clforge__family_softmax; /* src/kernels/softmax.c */
 extern const struct clforge__tune_op clforge__tune_softmax_backward;

@@ -17,6 +17,7 @@
 #include "../tuning/tune_op.h"
 #include "../validate.h"
 #include "attention_algo.h"
+#include "attention_tune.h"
 
 /* Query rows checked against the reference per candidate: spread over
  * batch, heads and positions (the first and last rows included). */
@@ -31,14 +32,14 @@ typedef struct {
   float *want;              /* CHECKED_ROWS x Dv, stored as O's type and widened */
 } attn_problem;
 
-static int parse_key(const char *dtypes, const char *layout, clforge_attention_desc *d) {
+int clforge__attn_tune_parse_key(const char *dtypes, const char *layout, clforge_attention_desc *d) {
   clforge_dtype t[3];
   if (clforge__tune_parse_dtypes(dtypes, t) || strcmp(layout, "bhsd")) return -1;
   d->q_type = t[0], d->kv_type = t[1], d->o_type = t[2];
   return 0;
 }
 
-static void shape_desc(const size_t *s, clforge_attention_desc *d) {
+void clforge__attn_tune_shape(const size_t *s, clforge_attention_desc *d) {
   d->batch = s[ATTN_DIM_B], d->heads_q = s[ATTN_DIM_HQ], d->heads_kv = s[ATTN_DIM_HKV];
   d->seq_q = s[ATTN_DIM_SQ], d->seq_kv = s[ATTN_DIM_SK];
   d->head_dim = d->head_dim_v = s[ATTN_DIM_D];
@@ -55,7 +56,7 @@ static void attn_teardown(void *state) {
   free(p);
 }
 
-static cl_mem device_copy(clforge_context ctx, const void *host, size_t bytes, cl_int *err) {
+cl_mem clforge__attn_tune_copy(clforge_context ctx, const void *host, size_t bytes, cl_int *err) {
   if (*err != CL_SUCCESS) return NULL;
   return clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)host, err);
 }
@@ -66,8 +67,8 @@ static clforge_status attn_setup(clforge_context ctx, const char *dtypes, const 
   attn_problem *p = calloc(1, sizeof *p);
   if (!p) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune attention: no memory");
   p->ctx = ctx;
-  shape_desc(shape, &p->desc);
-  if (parse_key(dtypes, layout, &p->desc)) {
+  clforge__attn_tune_shape(shape, &p->desc);
+  if (clforge__attn_tune_parse_key(dtypes, layout, &p->desc)) {
     free(p);
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune attention: bad dtypes \"%s\" or layout \"%s\"", dtypes,
                          layout);
@@ -101,9 +102,9 @@ static clforge_status attn_setup(clforge_context ctx, const char *dtypes, const 
   }
   cl_int err = CL_SUCCESS;
   if (st == CLFORGE_SUCCESS) {
-    p->q = device_copy(ctx, hq, d->q.extent * clforge_dtype_size(d->q.type), &err);
-    p->k = device_copy(ctx, hk, d->k.extent * clforge_dtype_size(d->k.type), &err);
-    p->v = device_copy(ctx, hv, d->v.extent * clforge_dtype_size(d->v.type), &err);
+    p->q = clforge__attn_tune_copy(ctx, hq, d->q.extent * clforge_dtype_size(d->q.type), &err);
+    p->k = clforge__attn_tune_copy(ctx, hk, d->k.extent * clforge_dtype_size(d->k.type), &err);
+    p->v = clforge__attn_tune_copy(ctx, hv, d->v.extent * clforge_dtype_size(d->v.type), &err);
     if (err == CL_SUCCESS)
       p->o = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, d->o.extent * clforge_dtype_size(d->o.type), NULL, &err);
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune attention: clCreateBuffer");
@@ -160,15 +161,15 @@ static clforge_status attn_check(void *state, int corrupt, char *why, size_t why
 
 static double attn_flops(const size_t *s) {
   clforge_attention_desc desc = {0};
-  shape_desc(s, &desc);
+  clforge__attn_tune_shape(s, &desc);
   clforge__attn d;
   return clforge__attn_resolve(NULL, &desc, NULL, &d) == CLFORGE_SUCCESS ? d.flops : 0.0;
 }
 
-static int attn_tune_variant(const char *dtypes, const char *layout, const size_t *shape) {
+int clforge__attn_tune_variant(const char *dtypes, const char *layout, const size_t *shape) {
   clforge_attention_desc desc = {0};
-  shape_desc(shape, &desc);
-  if (parse_key(dtypes, layout, &desc)) return 0;
+  clforge__attn_tune_shape(shape, &desc);
+  if (clforge__attn_tune_parse_key(dtypes, layout, &desc)) return 0;
   clforge__attn d;
   return clforge__attn_resolve(NULL, &desc, NULL, &d) == CLFORGE_SUCCESS ? clforge__attn_variant(&d) : 0;
 }
@@ -187,6 +188,6 @@ const clforge__tune_op clforge__tune_attention = {
     .prepare = attn_prepare,
     .check = attn_check,
     .flops = attn_flops,
-    .variant = attn_tune_variant,
+    .variant = clforge__attn_tune_variant,
     .teardown = attn_teardown,
 };
