@@ -252,6 +252,9 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_attn_bwd_dq(
   const int i0 = (int)((grp * WG + get_local_id(0)) * TR);
   if (i0 >= (int)Sq) return;
   const int kv_len = attn_kv_len(kv_lens, kvl_off, b, Sk, has), q_len = attn_q_len(q_lens, ql_off, b, Sq, has);
+  // The rows read: none without a key (their dQ is zero; with Sk = 0 the
+  // host passes no Q, dO, LSE or D at all).
+  const int rows = kv_len > 0 ? q_len : 0;
   // Per lane: LSE (times SCORE_SCALE), D and the visible keys [lo, hi);
   // rows past q_len, or without a visible key (LSE -inf), see none.
   const aidx lbase = (aidx)l_o + (aidx)b * (aidx)l_b + (aidx)h * (aidx)l_h, dbase = ((aidx)b * Hq + h) * Sq;
@@ -262,13 +265,13 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_attn_bwd_dq(
     float tl[VW], td[VW];
     int ta[VW], tz[VW];
     for (int e = 0; e < VW; ++e)
-      row_stats(i0 + w * VW + e, q_len, L, lbase, (aidx)l_s, Dl, dbase, kv_len, q_len, window, &tl[e], &td[e], &ta[e],
+      row_stats(i0 + w * VW + e, rows, L, lbase, (aidx)l_s, Dl, dbase, kv_len, q_len, window, &tl[e], &td[e], &ta[e],
                 &tz[e]);
     lse2[w] = VLOADV(tl), dl[w] = VLOADV(td), lo[w] = VLOADV(ta), hi[w] = VLOADV(tz);
   }
   floatv qt[HEAD_D][RW], gt[HEAD_DV][RW], dq[HEAD_D][RW];
-  load_owned(qt, HEAD_D, Q, Q_T, AT(Q, b, h, 0, 0), (aidx)Q_s, (aidx)Q_d, i0, q_len, scale * SCORE_SCALE);
-  load_owned(gt, HEAD_DV, G, DO_T, AT(G, b, h, 0, 0), (aidx)G_s, (aidx)G_d, i0, q_len, 1.0f);
+  load_owned(qt, HEAD_D, Q, Q_T, AT(Q, b, h, 0, 0), (aidx)Q_s, (aidx)Q_d, i0, rows, scale * SCORE_SCALE);
+  load_owned(gt, HEAD_DV, G, DO_T, AT(G, b, h, 0, 0), (aidx)G_s, (aidx)G_d, i0, rows, 1.0f);
   for (int c = 0; c < HEAD_D; ++c) {
     UNROLL(RW)
     for (int w = 0; w < RW; ++w) dq[c][w] = (floatv)0.0f;
@@ -311,6 +314,9 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_attn_bwd_dkv
   const int j0 = (int)((get_group_id(0) * WG + get_local_id(0)) * TR);
   if (j0 >= (int)Sk) return;
   const int kv_len = attn_kv_len(kv_lens, kvl_off, b, Sk, has), q_len = attn_q_len(q_lens, ql_off, b, Sq, has);
+  // The keys read: none without a query (their dK and dV are zero; with
+  // Sq = 0 the host passes no K or V at all).
+  const int keys = q_len > 0 ? kv_len : 0;
   intv jv[RW];
   UNROLL(RW)
   for (int w = 0; w < RW; ++w) {
@@ -319,8 +325,8 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_attn_bwd_dkv
     jv[w] = VLOADV(t);
   }
   floatv kt[HEAD_D][RW], vt[HEAD_DV][RW], dk[HEAD_D][RW], dv[HEAD_DV][RW];
-  load_owned(kt, HEAD_D, K, KV_T, AT(K, b, hk, 0, 0), (aidx)K_s, (aidx)K_d, j0, kv_len, scale * SCORE_SCALE);
-  load_owned(vt, HEAD_DV, V, KV_T, AT(V, b, hk, 0, 0), (aidx)V_s, (aidx)V_d, j0, kv_len, 1.0f);
+  load_owned(kt, HEAD_D, K, KV_T, AT(K, b, hk, 0, 0), (aidx)K_s, (aidx)K_d, j0, keys, scale * SCORE_SCALE);
+  load_owned(vt, HEAD_DV, V, KV_T, AT(V, b, hk, 0, 0), (aidx)V_s, (aidx)V_d, j0, keys, 1.0f);
   for (int c = 0; c < HEAD_D; ++c) {
     UNROLL(RW)
     for (int w = 0; w < RW; ++w) dk[c][w] = (floatv)0.0f;

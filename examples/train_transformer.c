@@ -339,7 +339,8 @@ static int train(env *e, clforge_dtype t, int steps, size_t batch, int check, co
   clEnqueueReadBuffer(e->q, m.state, CL_TRUE, 0, sizeof st, &st, 0, NULL, NULL);
   const double secs = run.secs, tail = run.tail, tok = m.tok, seq = m.seq;
   const int timed = run.timed, tail_n = run.tail_n;
-  printf("%s: %.2f ms/step, %.0f tokens/s, mean loss of the last %d steps %.4f, held-out accuracy %.1f%% of "
+  if (!rc && run.timed > 0)
+    printf("%s: %.2f ms/step, %.0f tokens/s, mean loss of the last %d steps %.4f, held-out accuracy %.1f%% of "
          "tokens, %.1f%% of sequences, %d steps applied, loss scale %g; device memory of the model's buffers "
          "%.2f MiB (plus clforge's scratch)\n",
          clforge_dtype_name(t), 1e3 * secs / timed, (double)timed * (double)T / secs, tail_n, tail, 100.0 * tok,

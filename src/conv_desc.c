@@ -59,6 +59,10 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
                          (int)desc->kind);
   if ((unsigned)desc->aux_mode > CLFORGE_GEMM_AUX_BACKWARD)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: unknown aux_mode %d", (int)desc->aux_mode);
+  if (!desc->aux_mode && (desc->aux_type || desc->aux_offset))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d: aux_type %d / aux_offset %zu without an aux_mode (leave them 0)", (int)desc->aux_type,
+                         desc->aux_offset);
   if (desc->aux_mode && !allow_aux)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "conv2d: aux_mode %d needs clforge_conv2d_aux (AUX_STORE) or "

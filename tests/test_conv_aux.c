@@ -129,6 +129,35 @@ static void backward_case(clforge_context ctx, clforge_conv2d_desc d, int relu_o
   for (int i = 0; i < 5; ++i) clReleaseMemObject(all[i]);
 }
 
+/* The chained calls honour a wait list and hand back their last event:
+ * gated by a user event, then the same bits as an ungated call. */
+static void events(clforge_context ctx, clforge_conv2d_desc d) {
+  d.kind = CLFORGE_CONV_FORWARD, d.aux_mode = CLFORGE_GEMM_AUX_STORE;
+  clforge__conv r;
+  CHECK_OK(NULL, clforge__conv_resolve_aux(NULL, &d, 0, &r));
+  void *hx, *hw, *hy, *ha;
+  cl_mem x = filled(ctx, r.x.type, 0, r.x.extent, &hx), w = filled(ctx, r.w_.type, 0, r.w_.extent, &hw);
+  cl_mem y = filled(ctx, r.y.type, 0, r.y.extent, &hy), aux = filled(ctx, r.aux.type, 0, r.aux.extent, &ha);
+  cl_context cl;
+  clforge_context_cl_context(ctx, &cl);
+  cl_int err;
+  cl_event gate = clCreateUserEvent(cl, &err), done = NULL;
+  CHECK_OK(ctx, clforge_conv2d_aux(ctx, &d, x, w, NULL, y, aux, 1, &gate, &done));
+  CHECK(done != NULL, "clforge_conv2d_aux returned no event");
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  if (done) clWaitForEvents(1, &done), clReleaseEvent(done);
+  const size_t ys = r.y.extent * clforge_dtype_size(r.y.type);
+  unsigned char *first = malloc(ys), *again = malloc(ys);
+  tu_read(ctx, y, 0, ys, first);
+  CHECK_OK(ctx, clforge_conv2d_aux(ctx, &d, x, w, NULL, y, aux, 0, NULL, NULL));
+  tu_read(ctx, y, 0, ys, again);
+  CHECK(!memcmp(first, again, ys), "the gated aux forward differs from the ungated one");
+  free(first), free(again), free(hx), free(hw), free(hy), free(ha);
+  clReleaseEvent(gate);
+  cl_mem all[] = {x, w, y, aux};
+  for (int i = 0; i < 4; ++i) clReleaseMemObject(all[i]);
+}
+
 /* Refused with the outputs as they were. */
 static void bad_input(clforge_context ctx) {
   const clforge_conv2d_desc base = {.n = 2, .c = 3, .h = 6, .w = 6, .k = 4, .r = 3, .s = 3, .pad_top = 1,
@@ -188,6 +217,7 @@ int main(int argc, char **argv) {
     c2.activation = CLFORGE_ACT_NONE;
     backward_case(ctx, c2, 0, "backward data NHWC bf16, no activation (dbias alone)");
   }
+  events(ctx, c1);
   bad_input(ctx);
   clforge_context_destroy(ctx);
   return tu_summary();

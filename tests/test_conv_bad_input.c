@@ -73,7 +73,8 @@ int main(void) {
   /* aux fields: only the aux calls take them */
   BAD(d.aux_mode = (clforge_gemm_aux)3, CLFORGE_INVALID_ARGUMENT, "aux_mode 3");
   BAD(d.aux_mode = CLFORGE_GEMM_AUX_STORE, CLFORGE_INVALID_ARGUMENT, "clforge_conv2d_aux");
-  BAD(d.aux_type = (clforge_dtype)7, CLFORGE_INVALID_ARGUMENT, "aux 7");
+  BAD(d.aux_type = CLFORGE_F16, CLFORGE_INVALID_ARGUMENT, "without an aux_mode");
+  BAD(d.aux_offset = 99, CLFORGE_INVALID_ARGUMENT, "without an aux_mode");
   BAD(d.x_type = (clforge_dtype)4, CLFORGE_INVALID_ARGUMENT, "storage type");
   BAD(d.bias_type = (clforge_dtype)-2, CLFORGE_INVALID_ARGUMENT, "storage type");
   /* shapes */

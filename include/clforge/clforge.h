@@ -636,12 +636,15 @@ CLFORGE_API clforge_status clforge_conv2d_backward_data(clforge_context ctx, con
 /** The forward with its pre-activation kept (desc->aux_mode
  *  CLFORGE_GEMM_AUX_STORE, the GEMM's model): aux (aux_type, aux_offset;
  *  y's shape and layout) gets z = alpha * conv(x, w) + bias + beta * y as
- *  y's type holds it, and y gets act(z), for a backward that applies act'
- *  from aux (clforge_conv2d_backward_data_aux). Runs as the convolution
- *  (activation none) into y, then one pass copying z into aux and one
- *  applying the activation in place: not fused into the convolution's
- *  kernels (two passes over y more). aux must not overlap x, w, bias or
- *  y. Checked as clforge_conv2d, aux too, before anything is enqueued. */
+ *  y's type holds it, and y gets act of that z (for 16-bit y it may differ
+ *  in the last bit from clforge_conv2d's fused activation), for a backward
+ *  that applies act' from aux (clforge_conv2d_backward_data_aux). Runs as
+ *  the convolution (activation none) into y, then one pass copying z into
+ *  aux and one applying the activation in place: not fused into the
+ *  convolution's kernels (two passes over y more). aux must not overlap x,
+ *  w, bias or y. Every argument (aux too) is checked before anything is
+ *  enqueued; a later pass whose kernel fails to build leaves y holding z.
+ *  Validation mode checks the convolution pass. */
 CLFORGE_API clforge_status clforge_conv2d_aux(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x,
                                               cl_mem w, cl_mem bias, cl_mem y, cl_mem aux,
                                               cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
@@ -658,8 +661,10 @@ CLFORGE_API clforge_status clforge_conv2d_aux(clforge_context ctx, const clforge
  *  overwritten) = dx summed over N, H and W in a fixed order. Runs as the
  *  backward data, then the derivative in place (clforge_activation_backward's
  *  kernel) and the channel sums: not fused into the convolution's kernels.
- *  aux must not overlap dy, w or dx; dbias none of them. Everything is
- *  checked before anything is enqueued. */
+ *  aux must not overlap dx; dbias must overlap none of dx, dy, w, aux.
+ *  Every argument is checked before anything is enqueued; a later pass
+ *  whose kernel fails to build leaves dx partly done. Validation mode
+ *  checks the convolution and the derivative's passes. */
 CLFORGE_API clforge_status clforge_conv2d_backward_data_aux(clforge_context ctx, const clforge_conv2d_desc *desc,
                                                             cl_mem dy, cl_mem w, cl_mem dx, cl_mem aux, cl_mem dbias,
                                                             cl_uint num_events_in_wait_list,

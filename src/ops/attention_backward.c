@@ -186,7 +186,7 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
   /* D, then dQ, then dK and dV: one chain */
   for (int kern = 0; kern < 3 && st == CLFORGE_SUCCESS; ++kern) {
     const size_t rows = kern == 2 ? d.sk : d.sq;
-    if (!rows) continue;
+    if (!rows || (kern == 0 && !d.sk)) continue; /* without keys no D: dQ is zeros, O and dO are not read */
     cl_kernel kx = kern == 0 ? kd : kern == 1 ? kq : kk;
     cl_uint a = 0;
     cl_int err = CL_SUCCESS;
