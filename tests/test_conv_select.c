@@ -120,6 +120,21 @@ static void test_tuning_file(void) {
         "tuned: %s (%s)", clforge_conv_algo_name(c.algo), c.why);
   CHECK(c.kernels[0].source == CLFORGE_PARAMS_FROM_TUNED, "the direct family's parameters: %s",
         clforge_params_source_name(c.kernels[0].source));
+  /* a 3x3 layer far from every class (1 -> 8 channels at 16^2: the CNN example's first) is
+   * no class's: the heuristic's algorithm, whatever r50_3x3_28 measured; one within a
+   * factor 8 of its channels (the same layer at 96 -> 96) is r50_3x3_28's */
+  clforge_conv2d_desc far = conv_desc(64, 1, 16, 16, 8, 3, 1, 1), near = layer_3x3();
+  near.c = near.k = 96;
+  c = explain(ctx, &far);
+  CHECK(c.source == CLFORGE_CONV_ALGO_FROM_HEURISTIC && strstr(c.why, "too far") &&
+            !strcmp(c.kernels[0].shape_class, "conv"),
+        "far layer: %s from %s (%s), class %s", clforge_conv_algo_name(c.algo), clforge_conv_algo_source_name(c.source),
+        c.why, c.kernels[0].shape_class);
+  c = explain(ctx, &near);
+  CHECK(c.algo == CLFORGE_CONV_ALGO_DIRECT && c.source == CLFORGE_CONV_ALGO_FROM_TUNED &&
+            !strcmp(c.kernels[0].shape_class, "r50_3x3_28"),
+        "near layer: %s from %s (%s), class %s", clforge_conv_algo_name(c.algo), clforge_conv_algo_source_name(c.source),
+        c.why, c.kernels[0].shape_class);
   /* f16 storage: no f16 entries, the f32 ones decide (and give parameters) */
   d.x_type = d.w_type = d.y_type = CLFORGE_F16;
   c = explain(ctx, &d);

@@ -188,10 +188,15 @@ static clforge_conv_algo tuned_choice(clforge_context ctx, const clforge__conv *
     const clforge__tuning_entry *he = NULL;
     if (own) {
       he = class_entry(ctx, heur, &key.key, cls);
-    } else { /* the class of the heuristic's nearest entry */
+    } else { /* the class of the heuristic's nearest entry, if it is near enough to stand for d */
       const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of(heur);
       if (impl && impl->family && clforge__family_lookup(ctx, impl->family, &key.key, &he) == CLFORGE__TUNING_NONE)
         he = NULL;
+      if (he && he->ndims == CLFORGE_CONV_NDIMS && !clforge__conv_shape_near(key.key.shape, he->shape)) {
+        if (!note[0])
+          snprintf(note, note_cap, "nearest tuned %.24s too far", he->shape_class);
+        return CLFORGE_CONV_ALGO_AUTO;
+      }
       if (he) cls = he->shape_class;
     }
     /* the fastest other algorithm that can do d with an entry of cls */

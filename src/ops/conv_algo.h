@@ -62,6 +62,16 @@ const clforge__conv_algo_impl *clforge__conv_algo_impl_of(clforge_conv_algo algo
 clforge__tolerance clforge__conv_algo_tolerance(clforge_conv_algo algo, clforge_dtype dtype);
 clforge__tolerance clforge__conv_tolerance(const clforge__family *f, clforge_dtype dtype);
 
+/* 1 when a tuned shape (a class's, or a tuning entry's) may stand for a
+ * call's: input channels, output channels and image size each within a
+ * factor CLFORGE__CONV_NEAR_FACTOR (the batch size is not a bound: a batch
+ * scales the work, it does not change which algorithm wins). A layer of 1
+ * input channel is not ResNet's 64-channel 3x3 layer: measured, the
+ * winner there (Winograd) ran 8x slower than the heuristic's direct
+ * kernel on it. Both shapes are CLFORGE_CONV_NDIMS dims. */
+#define CLFORGE__CONV_NEAR_FACTOR 8.0
+int clforge__conv_shape_near(const size_t *call, const size_t *tuned);
+
 /* The problem key of d for family lookups (dtypes, layout, shape class,
  * shape); the strings live in `keybuf`. */
 typedef struct clforge__conv_key {

@@ -74,6 +74,15 @@ static double log_dist(const size_t *a, const size_t *b) {
   return t;
 }
 
+int clforge__conv_shape_near(const size_t *call, const size_t *tuned) {
+  static const int dims[3] = {CONV_DIM_C, CONV_DIM_K, CONV_DIM_H};
+  for (int i = 0; i < 3; ++i) {
+    const double a = call[dims[i]] ? (double)call[dims[i]] : 1.0, b = tuned[dims[i]] ? (double)tuned[dims[i]] : 1.0;
+    if (a > CLFORGE__CONV_NEAR_FACTOR * b || b > CLFORGE__CONV_NEAR_FACTOR * a) return 0;
+  }
+  return 1;
+}
+
 void clforge__conv_make_key(const clforge__conv *d, clforge__conv_key *k) {
   memset(k, 0, sizeof *k);
   clforge__conv_dtypes_key(d, k->dtypes, sizeof k->dtypes);
@@ -81,7 +90,8 @@ void clforge__conv_make_key(const clforge__conv *d, clforge__conv_key *k) {
   size_t s[CLFORGE_CONV_NDIMS];
   call_shape(d, s);
   /* The class of the same category (depthwise or not, square filter size,
-   * stride) whose shape is nearest; "conv" when no class shares it. */
+   * stride) whose shape is nearest among those near enough to stand for it
+   * (clforge__conv_shape_near); "conv" when none is. */
   const char *best = "conv";
   double bd = INFINITY;
   const int dw = depthwise_shape(d->groups, d->c), square = d->r == d->s && d->stride_h == d->stride_w;
@@ -91,7 +101,7 @@ void clforge__conv_make_key(const clforge__conv *d, clforge__conv_key *k) {
         cs[CONV_DIM_STRIDE] != d->stride_h)
       continue;
     double t = log_dist(cs, s);
-    if (t < bd) bd = t, best = c->name;
+    if (t < bd && clforge__conv_shape_near(s, cs)) bd = t, best = c->name;
   }
   snprintf(k->shape_class, sizeof k->shape_class, "%s", best);
   k->key.dtypes = k->dtypes, k->key.layout = k->layout, k->key.shape_class = k->shape_class;
