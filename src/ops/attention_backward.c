@@ -14,6 +14,7 @@
 #include "../workspace.h"
 #include "attention_algo.h"
 #include "buffer_check.h"
+#include "launch_chain.h"
 
 #define OP "attention_backward"
 
@@ -177,12 +178,9 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
   const cl_mem mb = d.has_mask ? mask : qb, lb = lse ? lse : qb;
   const clforge__attn_exec ex = {ctx, &d, pv, NULL, qb, kb, vb, ob, mb, kvl, ql, lse, ws, dl_bytes, 0, NULL, NULL};
   const cl_ulong lo_ = d.lse.offset, lsb = d.lse.stride[0], lsh = d.lse.stride[1], lss = d.lse.stride[2];
-  cl_event *all = malloc((num_events_in_wait_list + 1) * sizeof *all);
-  if (!all && st == CLFORGE_SUCCESS) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory");
-  cl_uint na = 0;
-  for (cl_uint i = 0; all && i < num_events_in_wait_list; ++i) all[na++] = event_wait_list[i];
-  if (all && busy) all[na++] = busy;
-  cl_event prev = NULL;
+  clforge__chain ch;
+  if (st == CLFORGE_SUCCESS) st = clforge__chain_begin(ctx, OP, &ch, num_events_in_wait_list, event_wait_list, 1, &busy);
+  else ch = (clforge__chain){NULL, 0, NULL};
   /* D, then dQ, then dK and dV: one chain */
   for (int kern = 0; kern < 3 && st == CLFORGE_SUCCESS; ++kern) {
     const size_t rows = kern == 2 ? d.sk : d.sq;
@@ -221,18 +219,11 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
     const size_t per = kern == 0 ? 1 : tr, lw = kern == 0 ? dwg : wg, items = (rows + per - 1) / per;
     const size_t local[3] = {lw, 1, 1};
     const size_t global[3] = {(items + lw - 1) / lw * lw, kern == 2 ? d.hkv : d.hq, d.b};
-    cl_event ev = NULL;
-    st = clforge__launch(ctx, kx, 3, global, local, prev ? 1 : na, prev ? &prev : (na ? all : NULL), &ev,
-                         "clEnqueueNDRangeKernel (" OP ")");
-    if (st == CLFORGE_SUCCESS) {
-      if (prev) clReleaseEvent(prev);
-      prev = ev;
-    }
+    st = clforge__chain_launch(ctx, &ch, kx, 3, global, local, "clEnqueueNDRangeKernel (" OP ")");
   }
-  free(all);
-  if (prev) clforge__workspace_used(ctx, prev);
+  if (ch.last) clforge__workspace_used(ctx, ch.last);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &prev);
+    cl_int err = clWaitForEvents(1, &ch.last);
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
     if (st == CLFORGE_SUCCESS && d.sq) st = clforge__test_fault_apply(ctx, OP, dq, g.dq.offset, g.dq.type); /* tests only */
     void *got[3] = {NULL, NULL, NULL}, *want[3] = {NULL, NULL, NULL};
@@ -253,7 +244,5 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
     for (int i = 0; i < 3; ++i) free(got[i]), free(want[i]);
   }
   free(hq), free(hk), free(hv), free(hm), free(hdo), free(hkvl), free(hql);
-  if (event && st == CLFORGE_SUCCESS) *event = prev;
-  else if (prev) clReleaseEvent(prev);
-  return st;
+  return clforge__chain_end(&ch, st, event);
 }

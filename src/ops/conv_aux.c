@@ -16,6 +16,7 @@
 #include "buffer_check.h"
 #include "conv_algo.h"
 #include "gemm_bias_grad.h"
+#include "launch_chain.h"
 
 /* desc without its aux and activation: the plain call's descriptor. */
 static clforge_conv2d_desc plain(const clforge_conv2d_desc *desc) {
@@ -23,19 +24,6 @@ static clforge_conv2d_desc plain(const clforge_conv2d_desc *desc) {
   c.aux_mode = CLFORGE_GEMM_AUX_NONE, c.aux_type = 0, c.aux_offset = 0;
   c.activation = CLFORGE_ACT_NONE;
   return c;
-}
-
-/* *event (when asked, on success) = the last of the chain's events; every
- * other event released. */
-static clforge_status finish(clforge_status st, cl_event *evs, int n, cl_event *event) {
-  int last = -1;
-  for (int i = 0; i < n; ++i)
-    if (evs[i]) last = i;
-  for (int i = 0; i <= last; ++i) {
-    if (i == last && event && st == CLFORGE_SUCCESS) *event = evs[i];
-    else if (evs[i]) clReleaseEvent(evs[i]);
-  }
-  return st;
 }
 
 #define OPF "conv2d_aux"
@@ -68,14 +56,21 @@ clforge_status clforge_conv2d_aux(clforge_context ctx, const clforge_conv2d_desc
   if (st != CLFORGE_SUCCESS) return st;
   /* z into y, z copied into aux, then y = act(z) in place */
   const clforge_conv2d_desc c = plain(desc);
-  cl_event ev[3] = {NULL, NULL, NULL};
-  st = clforge_conv2d(ctx, &c, x, w, bias, y, num_events_in_wait_list, event_wait_list, &ev[0]);
+  clforge__chain ch;
+  st = clforge__chain_begin(ctx, OPF, &ch, num_events_in_wait_list, event_wait_list, 0, NULL);
+  cl_event ev = NULL;
   if (st == CLFORGE_SUCCESS)
-    st = clforge_convert(ctx, d.y.count, y, d.y.offset, d.y.type, aux, d.aux.offset, d.aux.type, 1, &ev[0], &ev[1]);
+    st = clforge_conv2d(ctx, &c, x, w, bias, y, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+  if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev), ev = NULL;
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_convert(ctx, d.y.count, y, d.y.offset, d.y.type, aux, d.aux.offset, d.aux.type,
+                         clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+  if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev), ev = NULL;
   if (st == CLFORGE_SUCCESS && d.act != CLFORGE_ACT_NONE)
-    st = clforge__activation_forward(ctx, (clforge_activation)d.act, d.y.count, y, d.y.type, d.y.offset, 1, &ev[1],
-                                     &ev[2]);
-  return finish(st, ev, 3, event);
+    st = clforge__activation_forward(ctx, (clforge_activation)d.act, d.y.count, y, d.y.type, d.y.offset,
+                                     clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+  if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev);
+  return clforge__chain_end(&ch, st, event);
 }
 
 #define OPB "conv2d_backward_data_aux"
@@ -122,20 +117,19 @@ clforge_status clforge_conv2d_backward_data_aux(clforge_context ctx, const clfor
                                                .z_type = d.aux.type, .dy_type = d.x.type, .dx_type = d.x.type,
                                                .z_offset = d.aux.offset, .dy_offset = d.x.offset,
                                                .dx_offset = d.x.offset};
-  cl_event ev[3] = {NULL, NULL, NULL};
-  int n = 0;
-  st = clforge_conv2d_backward_data(ctx, &c, dy, w, dx, num_events_in_wait_list, event_wait_list, &ev[n]);
-  if (st == CLFORGE_SUCCESS && ev[n]) ++n;
-  if (st == CLFORGE_SUCCESS && act && d.n) {
-    st = clforge_activation_backward(ctx, &ad, aux, dx, dx, n ? 1 : num_events_in_wait_list,
-                                     n ? &ev[n - 1] : event_wait_list, &ev[n]);
-    if (st == CLFORGE_SUCCESS && ev[n]) ++n;
-  }
-  if (st == CLFORGE_SUCCESS && dbias) {
+  clforge__chain ch;
+  st = clforge__chain_begin(ctx, OPB, &ch, num_events_in_wait_list, event_wait_list, 0, NULL);
+  cl_event ev = NULL;
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_conv2d_backward_data(ctx, &c, dy, w, dx, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+  if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev), ev = NULL;
+  if (st == CLFORGE_SUCCESS && act && d.n)
+    st = clforge_activation_backward(ctx, &ad, aux, dx, dx, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+  if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev), ev = NULL;
+  if (st == CLFORGE_SUCCESS && dbias)
     st = clforge__sum_to_bias(ctx, dx, d.x.type, d.x.offset, cols, d.c * hw, rows, cols, batch, !nhwc, d.idx64,
-                              dbias, d.bias.type, d.bias.offset, n ? 1 : num_events_in_wait_list,
-                              n ? &ev[n - 1] : event_wait_list, &ev[n]);
-    if (st == CLFORGE_SUCCESS && ev[n]) ++n;
-  }
-  return finish(st, ev, 3, event);
+                              dbias, d.bias.type, d.bias.offset, clforge__chain_nwait(&ch), clforge__chain_wait(&ch),
+                              &ev);
+  if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev);
+  return clforge__chain_end(&ch, st, event);
 }

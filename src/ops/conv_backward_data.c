@@ -32,6 +32,7 @@
 #include "conv_backward.h"
 #include "conv_im2col.h"
 #include "gemm_launch.h"
+#include "launch_chain.h"
 
 #define OP "conv2d_backward_data"
 
@@ -240,16 +241,13 @@ static clforge_status enqueue_forward(clforge_context ctx, const clforge__conv *
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &ws);
   for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (" OP " rotate)");
-  cl_event *all = malloc((nwait + 1) * sizeof *all);
-  if (!all) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
-  cl_uint na = 0;
-  for (cl_uint i = 0; i < nwait; ++i) all[na++] = wait[i];
-  if (busy) all[na++] = busy;
+  clforge__chain ch;
+  st = clforge__chain_begin(ctx, OP, &ch, nwait, wait, 1, &busy);
   const size_t global[3] = {ceil_div(d->cg, 16) * 16, ceil_div(d->kg, 16) * 16, d->groups * d->r * d->s};
   const size_t local[3] = {16, 16, 1};
+  if (st == CLFORGE_SUCCESS) st = clforge__chain_launch(ctx, &ch, k, 3, global, local, "clEnqueueNDRangeKernel (" OP " rotate)");
   cl_event rot = NULL;
-  st = clforge__launch(ctx, k, 3, global, local, na, na ? all : NULL, &rot, "clEnqueueNDRangeKernel (" OP " rotate)");
-  free(all);
+  st = clforge__chain_end(&ch, st, &rot);
   if (st != CLFORGE_SUCCESS) return st;
   st = clforge_conv2d_ex(ctx, &p->fwd, dy, ws, NULL, NULL, dx, NULL, 0, 1, &rot, done);
   /* the scratch is free again once the forward call is done, or (failure) the rotation */
@@ -275,13 +273,10 @@ static clforge_status enqueue_col2im(clforge_context ctx, const clforge__conv *d
   if (st != CLFORGE_SUCCESS) return st;
   if (d->h * d->w > UINT32_MAX || d->c > UINT32_MAX)
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, OP ": the launch exceeds 2^32 work-items along an axis");
-  cl_event *all = malloc((nwait + 1) * sizeof *all);
-  if (!all) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
-  cl_uint na = 0;
-  for (cl_uint i = 0; i < nwait; ++i) all[na++] = wait[i];
-  if (busy) all[na++] = busy;
+  clforge__chain ch;
+  st = clforge__chain_begin(ctx, OP, &ch, nwait, wait, 1, &busy);
+  if (st != CLFORGE_SUCCESS) return st;
   const clforge__gemm_buffers bf = {c->rows ? dy : w, c->rows ? w : dy, cols, NULL, NULL};
-  cl_event prev = NULL;
   for (size_t n0 = 0; n0 < d->n && st == CLFORGE_SUCCESS; n0 += c->imgs) {
     const size_t imgs = min_size(c->imgs, d->n - n0);
     for (size_t pix0 = 0; pix0 < c->pq && st == CLFORGE_SUCCESS; pix0 += c->pix) {
@@ -291,11 +286,8 @@ static clforge_status enqueue_col2im(clforge_context ctx, const clforge__conv *d
         cl_event ev = NULL;
         st = pass_gemm(ctx, d, c, n0, imgs, pix0, npix, grp, &g);
         if (st == CLFORGE_SUCCESS)
-          st = clforge__gemm_enqueue(ctx, &g, &bf, prev ? 1 : na, prev ? &prev : (na ? all : NULL), &ev);
-        if (st == CLFORGE_SUCCESS) {
-          if (prev) clReleaseEvent(prev);
-          prev = ev;
-        }
+          st = clforge__gemm_enqueue(ctx, &g, &bf, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+        if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev);
       }
       const cl_uint u[] = {(cl_uint)d->h,     (cl_uint)d->w,     (cl_uint)d->p,        (cl_uint)d->q,
                            (cl_uint)d->r,     (cl_uint)d->s,     (cl_uint)d->stride_h, (cl_uint)d->stride_w,
@@ -312,21 +304,12 @@ static clforge_status enqueue_col2im(clforge_context ctx, const clforge__conv *d
       err |= clSetKernelArg(k, a++, sizeof beta, &beta);
       if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clSetKernelArg (" OP " col2im)");
       const size_t local[3] = {64, 1, 1}, global[3] = {ceil_div(d->h * d->w, 64) * 64, d->c, imgs};
-      cl_event ev = NULL;
       if (st == CLFORGE_SUCCESS)
-        st = clforge__launch(ctx, k, 3, global, local, prev ? 1 : na, prev ? &prev : (na ? all : NULL), &ev,
-                             "clEnqueueNDRangeKernel (" OP " col2im)");
-      if (st == CLFORGE_SUCCESS) {
-        if (prev) clReleaseEvent(prev);
-        prev = ev;
-      }
+        st = clforge__chain_launch(ctx, &ch, k, 3, global, local, "clEnqueueNDRangeKernel (" OP " col2im)");
     }
   }
-  free(all);
-  if (prev) clforge__workspace_used_by(&ctx->conv_workspace, prev);
-  if (st == CLFORGE_SUCCESS) *done = prev;
-  else if (prev) clReleaseEvent(prev);
-  return st;
+  if (ch.last) clforge__workspace_used_by(&ctx->conv_workspace, ch.last);
+  return clforge__chain_end(&ch, st, done);
 }
 
 static clforge_status validate(clforge_context ctx, const clforge_conv2d_desc *desc, const clforge__conv *d,

@@ -29,6 +29,7 @@
 #include "conv_backward.h"
 #include "conv_im2col.h"
 #include "gemm_launch.h"
+#include "launch_chain.h"
 
 #define OP "conv2d_backward_filter"
 
@@ -272,22 +273,8 @@ static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, con
   return clforge__gemm_resolve(ctx, &g, out);
 }
 
-/* Chains the launches: each after the previous (or, first, after `wait`). */
-typedef struct chain {
-  cl_uint nwait;
-  const cl_event *wait;
-  cl_event prev;
-} chain;
-
-static void chain_next(chain *ch, cl_event ev) {
-  if (ch->prev) clReleaseEvent(ch->prev);
-  ch->prev = ev;
-}
-static cl_uint chain_n(const chain *ch) { return ch->prev ? 1 : ch->nwait; }
-static const cl_event *chain_w(const chain *ch) { return ch->prev ? &ch->prev : ch->wait; }
-
 static clforge_status enqueue_gemms(clforge_context ctx, const clforge__conv *d, const plan *p, cl_mem x, cl_mem dy,
-                                    cl_mem part, cl_mem cols, chain *ch) {
+                                    cl_mem part, cl_mem cols, clforge__chain *ch) {
   const clforge__col_plan *c = &p->col;
   cl_kernel kern = NULL;
   clforge_status st = CLFORGE_SUCCESS;
@@ -299,9 +286,9 @@ static clforge_status enqueue_gemms(clforge_context ctx, const clforge__conv *d,
       const size_t npix = min_size(c->pix, c->pq - pix0);
       cl_event ev = NULL;
       if (kern) {
-        st = clforge__conv_col_launch(ctx, kern, d, p->cv, c, x, cols, n0, imgs, pix0, npix, chain_n(ch), chain_w(ch),
+        st = clforge__conv_col_launch(ctx, kern, d, p->cv, c, x, cols, n0, imgs, pix0, npix, clforge__chain_nwait(ch), clforge__chain_wait(ch),
                                       &ev);
-        if (st == CLFORGE_SUCCESS) chain_next(ch, ev);
+        if (st == CLFORGE_SUCCESS) clforge__chain_add(ch, ev);
       }
       for (size_t grp = 0; grp < d->groups && st == CLFORGE_SUCCESS; ++grp)
         for (size_t img = 0; img < (c->rows ? 1 : imgs) && st == CLFORGE_SUCCESS; ++img) {
@@ -309,8 +296,8 @@ static clforge_status enqueue_gemms(clforge_context ctx, const clforge__conv *d,
           /* each group's first product sets its sum, the rest add to it */
           st = pass_gemm(ctx, d, p, n0, imgs, pix0, npix, img, grp, n0 == 0 && pix0 == 0 && img == 0, &g);
           ev = NULL;
-          if (st == CLFORGE_SUCCESS) st = clforge__gemm_enqueue(ctx, &g, &bf, chain_n(ch), chain_w(ch), &ev);
-          if (st == CLFORGE_SUCCESS) chain_next(ch, ev);
+          if (st == CLFORGE_SUCCESS) st = clforge__gemm_enqueue(ctx, &g, &bf, clforge__chain_nwait(ch), clforge__chain_wait(ch), &ev);
+          if (st == CLFORGE_SUCCESS) clforge__chain_add(ch, ev);
         }
     }
   }
@@ -326,39 +313,33 @@ static clforge_status enqueue(clforge_context ctx, const clforge__conv *d, const
   if (st == CLFORGE_SUCCESS && p->col_bytes)
     st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, p->col_bytes, &cols, &busy_c);
   if (st != CLFORGE_SUCCESS) return st;
-  cl_event *all = malloc((nwait + 2) * sizeof *all);
-  if (!all) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
-  cl_uint na = 0;
-  for (cl_uint i = 0; i < nwait; ++i) all[na++] = wait[i];
-  if (busy_p) all[na++] = busy_p;
-  if (busy_c) all[na++] = busy_c;
-  chain ch = {na, na ? all : NULL, NULL};
+  const cl_event busy[2] = {busy_p, busy_c};
+  clforge__chain ch;
+  st = clforge__chain_begin(ctx, OP, &ch, nwait, wait, 2, busy);
+  if (st != CLFORGE_SUCCESS) return st;
   cl_event ev = NULL;
   const size_t bias_off = p->sum_floats;
   if (p->algo == CLFORGE_CONV_ALGO_DIRECT) {
-    if (p->splits) st = launch_direct(ctx, d, p, x, dy, part, p->crs, bias_off, chain_n(&ch), chain_w(&ch), &ev);
-    if (st == CLFORGE_SUCCESS && p->splits) chain_next(&ch, ev);
+    if (p->splits) st = launch_direct(ctx, d, p, x, dy, part, p->crs, bias_off, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+    if (st == CLFORGE_SUCCESS && p->splits) clforge__chain_add(&ch, ev);
     if (st == CLFORGE_SUCCESS)
-      st = launch_reduce(ctx, d, &d->w_, 0, part, 0, p->splits, d->k * p->crs, dw, chain_n(&ch), chain_w(&ch), &ev);
+      st = launch_reduce(ctx, d, &d->w_, 0, part, 0, p->splits, d->k * p->crs, dw, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
   } else {
     st = enqueue_gemms(ctx, d, p, x, dy, part, cols, &ch);
     if (st == CLFORGE_SUCCESS && d->has_bias && p->splits)
-      st = launch_direct(ctx, d, p, x, dy, part, 1, bias_off, chain_n(&ch), chain_w(&ch), &ev);
-    if (st == CLFORGE_SUCCESS && d->has_bias && p->splits) chain_next(&ch, ev);
-    if (st == CLFORGE_SUCCESS) st = launch_reduce(ctx, d, &d->w_, 1, part, 0, 1, 0, dw, chain_n(&ch), chain_w(&ch), &ev);
+      st = launch_direct(ctx, d, p, x, dy, part, 1, bias_off, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+    if (st == CLFORGE_SUCCESS && d->has_bias && p->splits) clforge__chain_add(&ch, ev);
+    if (st == CLFORGE_SUCCESS) st = launch_reduce(ctx, d, &d->w_, 1, part, 0, 1, 0, dw, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
   }
-  if (st == CLFORGE_SUCCESS) chain_next(&ch, ev);
+  if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev);
   if (st == CLFORGE_SUCCESS && d->has_bias)
-    st = launch_reduce(ctx, d, &d->bias, 0, part, bias_off, p->splits, d->k, dbias, chain_n(&ch), chain_w(&ch), &ev);
-  if (st == CLFORGE_SUCCESS && d->has_bias) chain_next(&ch, ev);
-  free(all);
-  if (ch.prev) { /* the scratch is free again after the last command (or what ran before a failure) */
-    if (part) clforge__workspace_used_by(&ctx->conv_bwd_workspace, ch.prev);
-    if (cols) clforge__workspace_used_by(&ctx->conv_workspace, ch.prev);
+    st = launch_reduce(ctx, d, &d->bias, 0, part, bias_off, p->splits, d->k, dbias, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+  if (st == CLFORGE_SUCCESS && d->has_bias) clforge__chain_add(&ch, ev);
+  if (ch.last) { /* the scratch is free again after the last command (or what ran before a failure) */
+    if (part) clforge__workspace_used_by(&ctx->conv_bwd_workspace, ch.last);
+    if (cols) clforge__workspace_used_by(&ctx->conv_workspace, ch.last);
   }
-  if (st == CLFORGE_SUCCESS) *done = ch.prev;
-  else if (ch.prev) clReleaseEvent(ch.prev);
-  return st;
+  return clforge__chain_end(&ch, st, done);
 }
 
 static clforge_status validate(clforge_context ctx, const clforge_conv2d_desc *desc, const clforge__conv *d, cl_mem dw,

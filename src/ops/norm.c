@@ -12,6 +12,7 @@
 #include "../validate.h"
 #include "../workspace.h"
 #include "buffer_check.h"
+#include "launch_chain.h"
 
 static clforge_status check_rows(clforge_context ctx, const char *op, const clforge__norm_tensor *t, size_t rows,
                                  cl_mem buf, int access) {
@@ -262,14 +263,12 @@ clforge_status clforge_norm_backward(clforge_context ctx, const clforge_norm_des
     if (st == CLFORGE_SUCCESS) st = read_rows(ctx, dy, &d.dy, &hdy);
     if (st == CLFORGE_SUCCESS) st = read_rows(ctx, dx, &d.dx, &hdx);
   }
-  cl_event *all = malloc((num_events_in_wait_list + 1) * sizeof *all);
-  if (!all && st == CLFORGE_SUCCESS) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "norm_backward: no memory");
-  cl_uint na = 0;
-  for (cl_uint i = 0; all && i < num_events_in_wait_list; ++i) all[na++] = event_wait_list[i];
-  if (all && busy) all[na++] = busy;
-  cl_event prev = NULL, ev = NULL;
+  clforge__chain ch = {NULL, 0, NULL};
+  if (st == CLFORGE_SUCCESS) st = clforge__chain_begin(ctx, op, &ch, num_events_in_wait_list, event_wait_list, 1, &busy);
+  cl_event ev = NULL;
   if (st == CLFORGE_SUCCESS && !stats)
-    st = enqueue_fwd(ctx, op, &d, x, weight, NULL, NULL, sbuf, 0, 0, na, na ? all : NULL, &prev);
+    st = enqueue_fwd(ctx, op, &d, x, weight, NULL, NULL, sbuf, 0, 0, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+  if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev);
   const cl_ulong xo = d.x.offset, xs = d.x.stride, wo = d.weight_offset, so = soff, yo = d.dy.offset, ys = d.dy.stride,
                  dxo = d.dx.offset, dxs = d.dx.stride, dwo = d.dweight_offset, dbo = d.dbias_offset;
   const cl_uint n = (cl_uint)d.n, rows = (cl_uint)d.rows;
@@ -281,14 +280,8 @@ clforge_status clforge_norm_backward(clforge_context ctx, const clforge_norm_des
     const size_t sizes[] = {sizeof x, 8, 8, sizeof sbuf, 8, sizeof dy, 8, 8, sizeof dwb, 8, sizeof dbb, 8, 4, 4};
     if (set_args(kp, vals, sizes, 14) != CL_SUCCESS) st = clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "%s: kernel arguments", op);
     const size_t local = 64, global = (d.n + 63) / 64 * 64;
-    cl_event evp = NULL;
     if (st == CLFORGE_SUCCESS)
-      st = clforge__launch(ctx, kp, 1, &global, &local, prev ? 1 : na, prev ? &prev : (na ? all : NULL), &evp,
-                           "clEnqueueNDRangeKernel (norm parameter gradients)");
-    if (st == CLFORGE_SUCCESS) {
-      if (prev) clReleaseEvent(prev);
-      prev = evp;
-    }
+      st = clforge__chain_launch(ctx, &ch, kp, 1, &global, &local, "clEnqueueNDRangeKernel (norm parameter gradients)");
   }
   if (st == CLFORGE_SUCCESS) {
     const void *vals[] = {&x, &xo, &xs, &wb, &wo, &sbuf, &so, &dy, &yo, &ys, &dx, &dxo, &dxs, &n};
@@ -296,14 +289,11 @@ clforge_status clforge_norm_backward(clforge_context ctx, const clforge_norm_des
     if (set_args(kd, vals, sizes, 14) != CL_SUCCESS) st = clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "%s: kernel arguments", op);
     const size_t local = (size_t)wg, global = d.rows * local;
     if (st == CLFORGE_SUCCESS)
-      st = clforge__launch(ctx, kd, 1, &global, &local, prev ? 1 : na, prev ? &prev : (na ? all : NULL), &ev,
-                           "clEnqueueNDRangeKernel (norm backward)");
+      st = clforge__chain_launch(ctx, &ch, kd, 1, &global, &local, "clEnqueueNDRangeKernel (norm backward)");
   }
-  if (prev) clReleaseEvent(prev);
-  free(all);
-  if (ws && ev) clforge__workspace_used(ctx, ev);
+  if (ws && ch.last) clforge__workspace_used(ctx, ch.last);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &ev);
+    cl_int err = clWaitForEvents(1, &ch.last);
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "norm_backward: waiting for the result to validate");
     if (st == CLFORGE_SUCCESS) st = clforge__test_fault_apply(ctx, op, dx, d.dx.offset, d.dx.type); /* tests only */
     void *got = NULL;
@@ -327,7 +317,5 @@ clforge_status clforge_norm_backward(clforge_context ctx, const clforge_norm_des
     free(gv), free(got);
   }
   free(hx), free(hw), free(hdy), free(hdx), free(hdw), free(hdb);
-  if (event && st == CLFORGE_SUCCESS) *event = ev;
-  else if (ev) clReleaseEvent(ev);
-  return st;
+  return clforge__chain_end(&ch, st, event);
 }

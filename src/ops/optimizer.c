@@ -16,6 +16,7 @@
 #include "../reserved.h"
 #include "../validate.h"
 #include "buffer_check.h"
+#include "launch_chain.h"
 
 enum { NBUF = 5 }; /* param, master, grad, m, v */
 static const char *const buf_names[NBUF] = {"param", "master", "grad", "m", "v"};
@@ -118,23 +119,6 @@ static clforge_status check_tensors(clforge_context ctx, const clforge__opt *d, 
 
 #define ARG(k, i, x) (err == CL_SUCCESS ? (err = clSetKernelArg(k, i, sizeof(x), &(x))) : err)
 
-typedef struct {
-  clforge_context ctx;
-  cl_event last; /* the chain's last command */
-} chain;
-
-/* Launch k after the chain's last command (or the caller's wait list). */
-static clforge_status link_launch(chain *c, cl_kernel k, size_t global, size_t local, cl_uint nwait,
-                                  const cl_event *wait, const char *what) {
-  cl_event ev = NULL;
-  clforge_status st = clforge__launch(c->ctx, k, 1, &global, &local, c->last ? 1 : nwait, c->last ? &c->last : wait,
-                                      &ev, what);
-  if (st != CLFORGE_SUCCESS) return st;
-  if (c->last) clReleaseEvent(c->last);
-  c->last = ev;
-  return CLFORGE_SUCCESS;
-}
-
 static clforge_status get_kernel(clforge_context ctx, const clforge__opt *d, const clforge__opt_tensor *r,
                                  const plan *p, const char *name, cl_kernel *k) {
   char more[200];
@@ -153,7 +137,6 @@ static size_t groups_of(const plan *p, size_t count) {
 static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t n, const clforge_optimizer_tensor *ts,
                               const clforge__opt_tensor *r, const plan *plans, cl_mem state, cl_uint nwait,
                               const cl_event *wait, cl_event *event) {
-  chain c = {ctx, NULL};
   const cl_ulong so = d->state_offset / 4;
   /* The state's one-item kernels, from the first tensor's program (no
    * build of their own). */
@@ -173,8 +156,10 @@ static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t
   const size_t one = 1; /* the one-item kernels: the program's work-group size does not bind them */
   ARG(reset, 0, state), ARG(reset, 1, so);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (optimizer reset)");
-  st = clforge__launch(ctx, reset, 1, &one, &one, nwait, wait, &c.last, "clEnqueueNDRangeKernel (optimizer reset)");
-  if (st != CLFORGE_SUCCESS) return st;
+  clforge__chain c;
+  st = clforge__chain_begin(ctx, "optimizer_step", &c, nwait, wait, 0, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge__chain_launch(ctx, &c, reset, 1, &one, &one, "clEnqueueNDRangeKernel (optimizer reset)");
+  if (st != CLFORGE_SUCCESS) return clforge__chain_end(&c, st, NULL);
   for (size_t i = 0; d->loss_scaling && i < n && st == CLFORGE_SUCCESS; ++i) {
     if (!ts[i].count) continue;
     cl_kernel k = NULL;
@@ -183,9 +168,9 @@ static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t
     if (st != CLFORGE_SUCCESS) break;
     ARG(k, 0, ts[i].grad), ARG(k, 1, g_off), ARG(k, 2, count), ARG(k, 3, state), ARG(k, 4, so);
     if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clSetKernelArg (optimizer check)");
+    const size_t local = (size_t)plans[i].v[OPT_WG], global = groups_of(&plans[i], ts[i].count) * local;
     if (st == CLFORGE_SUCCESS)
-      st = link_launch(&c, k, groups_of(&plans[i], ts[i].count) * (size_t)plans[i].v[OPT_WG], (size_t)plans[i].v[OPT_WG],
-                       0, NULL, "clEnqueueNDRangeKernel (optimizer check)");
+      st = clforge__chain_launch(ctx, &c, k, 1, &global, &local, "clEnqueueNDRangeKernel (optimizer check)");
   }
   const float lr = d->lr, mom = d->momentum, damp = d->dampening, wd = d->weight_decay, b1 = d->beta1, b2 = d->beta2,
               eps = d->eps;
@@ -204,9 +189,9 @@ static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t
     ARG(k, a++, state), ARG(k, a++, so), ARG(k, a++, lr), ARG(k, a++, mom), ARG(k, a++, damp), ARG(k, a++, wd);
     ARG(k, a++, b1), ARG(k, a++, b2), ARG(k, a++, eps);
     if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clSetKernelArg (optimizer update)");
+    const size_t local = (size_t)plans[i].v[OPT_WG], global = groups_of(&plans[i], t->count) * local;
     if (st == CLFORGE_SUCCESS)
-      st = link_launch(&c, k, groups_of(&plans[i], t->count) * (size_t)plans[i].v[OPT_WG], (size_t)plans[i].v[OPT_WG],
-                       0, NULL, "clEnqueueNDRangeKernel (optimizer update)");
+      st = clforge__chain_launch(ctx, &c, k, 1, &global, &local, "clEnqueueNDRangeKernel (optimizer update)");
   }
   if (st == CLFORGE_SUCCESS) {
     const cl_int scaling = d->loss_scaling, interval = d->growth_interval;
@@ -214,11 +199,10 @@ static clforge_status enqueue(clforge_context ctx, const clforge__opt *d, size_t
     ARG(finish, 0, state), ARG(finish, 1, so), ARG(finish, 2, scaling), ARG(finish, 3, growth);
     ARG(finish, 4, backoff), ARG(finish, 5, interval);
     st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, "clSetKernelArg (optimizer finish)")
-                           : link_launch(&c, finish, one, one, 0, NULL, "clEnqueueNDRangeKernel (optimizer finish)");
+                           : clforge__chain_launch(ctx, &c, finish, 1, &one, &one,
+                                                   "clEnqueueNDRangeKernel (optimizer finish)");
   }
-  if (st == CLFORGE_SUCCESS && event) *event = c.last;
-  else if (c.last) clReleaseEvent(c.last);
-  return st;
+  return clforge__chain_end(&c, st, event);
 }
 
 #undef ARG
