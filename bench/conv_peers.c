@@ -35,6 +35,11 @@ int clforge_bench_clblast_conv_supported(const clforge_bench_conv_shape *s, clfo
     case CLFORGE_BF16:
       *why = "CLBlast has no bf16 convolution";
       return 0;
+    case CLFORGE_S8:
+    case CLFORGE_U8:
+    case CLFORGE_S32:
+      *why = "CLBlast has no integer convolution";
+      return 0;
   }
   *why = "unknown dtype";
   return 0;

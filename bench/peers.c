@@ -25,6 +25,11 @@ int clforge_bench_clblast_gemm_supported(clforge_dtype dtype, unsigned caps, con
     case CLFORGE_BF16:
       *why = "CLBlast has no bf16 GEMM";
       return 0;
+    case CLFORGE_S8:
+    case CLFORGE_U8:
+    case CLFORGE_S32:
+      *why = "CLBlast has no integer GEMM";
+      return 0;
   }
   *why = "unknown dtype";
   return 0;

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "reserved.h"
 
@@ -18,8 +19,8 @@ clforge_status clforge__actb_resolve(clforge_context ctx, const char *op, const 
   a->z_type = desc->z_type ? desc->z_type : CLFORGE_F32;
   a->dy_type = desc->dy_type ? desc->dy_type : CLFORGE_F32;
   a->dx_type = desc->dx_type ? desc->dx_type : CLFORGE_F32;
-  if (!clforge_dtype_size(a->z_type) || !clforge_dtype_size(a->dy_type) || !clforge_dtype_size(a->dx_type))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: unknown storage type (z %d, dy %d, dx %d)", op,
+  if (!clforge__float_dtype_size(a->z_type) || !clforge__float_dtype_size(a->dy_type) || !clforge__float_dtype_size(a->dx_type))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: unknown storage type or not a float one (z %d, dy %d, dx %d)", op,
                          (int)desc->z_type, (int)desc->dy_type, (int)desc->dx_type);
   const size_t offs[3] = {desc->z_offset, desc->dy_offset, desc->dx_offset};
   for (int i = 0; i < 3; ++i)

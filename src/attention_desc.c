@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "reserved.h"
 
@@ -16,7 +17,7 @@ static int mul_ok(size_t a, size_t b, size_t *out) {
 
 static int dtype_ok(clforge_dtype *t) {
   if (*t == 0) *t = CLFORGE_F32;
-  return clforge_dtype_size(*t) != 0;
+  return clforge__float_dtype_size(*t) != 0;
 }
 
 /* Strides as given, or (all zero) tight in the order of the axes. */
@@ -102,7 +103,7 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
 
   clforge_dtype qt = desc->q_type, kvt = desc->kv_type, ot = desc->o_type, mt = desc->mask_type;
   if (!dtype_ok(&qt) || !dtype_ok(&kvt) || !dtype_ok(&ot) || !dtype_ok(&mt))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: unknown dtype (q %d, kv %d, o %d, mask %d)",
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: unknown dtype or not a float one (q %d, kv %d, o %d, mask %d)",
                          (int)desc->q_type, (int)desc->kv_type, (int)desc->o_type, (int)desc->mask_type);
   if (desc->causal != CLFORGE_CAUSAL_NONE && desc->causal != CLFORGE_CAUSAL_TOP_LEFT &&
       desc->causal != CLFORGE_CAUSAL_BOTTOM_RIGHT)
@@ -244,7 +245,7 @@ clforge_status clforge__attn_resolve_grads(clforge_context ctx, const clforge__a
   if (st != CLFORGE_SUCCESS) return st;
   clforge_dtype dot = grads->do_type, dqt = grads->dq_type, dkvt = grads->dkv_type;
   if (!dtype_ok(&dot) || !dtype_ok(&dqt) || !dtype_ok(&dkvt))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_backward: unknown dtype (do %d, dq %d, dkv %d)",
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_backward: unknown dtype or not a float one (do %d, dq %d, dkv %d)",
                          (int)grads->do_type, (int)grads->dq_type, (int)grads->dkv_type);
   if ((st = tensor(ctx, &g->d_o, "do", dot, grads->do_offset, d->b, d->hq, d->sq, d->dv, grads->do_strides, 4)) ||
       (st = tensor(ctx, &g->dq, "dq", dqt, grads->dq_offset, d->b, d->hq, d->sq, d->d, grads->dq_strides, 4)) ||

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "reserved.h"
 
@@ -16,7 +17,7 @@ static int mul_ok(size_t a, size_t b, size_t *out) {
 
 static int dtype_ok(clforge_dtype *t) {
   if (*t == 0) *t = CLFORGE_F32;
-  return clforge_dtype_size(*t) != 0;
+  return clforge__float_dtype_size(*t) != 0;
 }
 
 /* Dims and strides of a 4-axis tensor whose axes (a0, a1, a2, a3) are
@@ -111,7 +112,7 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
   if (!dtype_ok(&d->x.type) || !dtype_ok(&d->w_.type) || !dtype_ok(&d->y.type) || !dtype_ok(&d->bias.type) ||
       !dtype_ok(&d->aux.type))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                         "conv2d: unknown storage type (x %d, w %d, y %d, bias %d, aux %d)", (int)desc->x_type,
+                         "conv2d: unknown storage type or not a float one (x %d, w %d, y %d, bias %d, aux %d)", (int)desc->x_type,
                          (int)desc->w_type, (int)desc->y_type, (int)desc->bias_type, (int)desc->aux_type);
 
   d->n = desc->n, d->c = desc->c, d->h = desc->h, d->w = desc->w, d->k = desc->k, d->r = desc->r, d->s = desc->s;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "reserved.h"
 
@@ -16,8 +17,8 @@ static clforge_status rows_tensor(clforge_context ctx, const clforge__ce *d, clf
                                   clforge_dtype type, size_t offset, size_t stride) {
   t->name = name;
   t->type = type ? type : CLFORGE_F32;
-  if (!clforge_dtype_size(t->type))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "cross_entropy: unknown %s_type %d", name, (int)type);
+  if (!clforge__float_dtype_size(t->type))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "cross_entropy: unknown or non-float %s_type %d", name, (int)type);
   t->offset = offset;
   t->stride = stride ? stride : d->n;
   if (t->stride < d->n)

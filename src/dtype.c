@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "clforge/clforge.h"
+#include "dtype.h"
 #include "error.h"
 
 size_t clforge_dtype_size(clforge_dtype dtype) {
@@ -8,15 +9,27 @@ size_t clforge_dtype_size(clforge_dtype dtype) {
     case CLFORGE_F32: return 4;
     case CLFORGE_F16:
     case CLFORGE_BF16: return 2;
+    case CLFORGE_S8:
+    case CLFORGE_U8: return 1;
+    case CLFORGE_S32: return 4;
   }
   return 0;
 }
+
+size_t clforge__float_dtype_size(clforge_dtype dtype) {
+  return dtype == CLFORGE_F32 || dtype == CLFORGE_F16 || dtype == CLFORGE_BF16 ? clforge_dtype_size(dtype) : 0;
+}
+
+int clforge__dtype_is_int8(clforge_dtype dtype) { return dtype == CLFORGE_S8 || dtype == CLFORGE_U8; }
 
 const char *clforge_dtype_name(clforge_dtype dtype) {
   switch (dtype) {
     case CLFORGE_F32: return "f32";
     case CLFORGE_F16: return "f16";
     case CLFORGE_BF16: return "bf16";
+    case CLFORGE_S8: return "s8";
+    case CLFORGE_U8: return "u8";
+    case CLFORGE_S32: return "s32";
   }
   return NULL;
 }
@@ -26,13 +39,13 @@ clforge_status clforge_dtype_from_name(const char *name, clforge_dtype *out) {
   if (!name || !out) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "clforge_dtype_from_name: %s is NULL",
                                           !name ? "name" : "out");
   /* The inverse of clforge_dtype_name, so the two cannot disagree. */
-  static const clforge_dtype all[] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
+  static const clforge_dtype all[] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, CLFORGE_S8, CLFORGE_U8, CLFORGE_S32};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     if (!strcmp(name, clforge_dtype_name(all[i]))) {
       *out = all[i];
       return CLFORGE_SUCCESS;
     }
   return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT,
-                       "clforge_dtype_from_name: unknown dtype \"%.64s%s\" (expected f32, f16 or bf16)", name,
+                       "clforge_dtype_from_name: unknown dtype \"%.64s%s\" (expected f32, f16, bf16, s8, u8 or s32)", name,
                        strlen(name) > 64 ? "..." : "");
 }

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "log.h"
 #include "reserved.h"
@@ -49,7 +50,7 @@ clforge__footprint clforge__gemm_footprint(const clforge__gemm_operand *o, size_
 
 static int dtype_ok(clforge_dtype *t) {
   if (*t == 0) *t = CLFORGE_F32;
-  return clforge_dtype_size(*t) != 0;
+  return clforge__float_dtype_size(*t) != 0;
 }
 
 clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_desc *d, clforge__gemm *g) {
@@ -69,7 +70,7 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
   if (st != CLFORGE_SUCCESS) return st;
   clforge_dtype at = d->a_type, bt = d->b_type, ct = d->c_type, biast = d->bias_type, auxt = d->aux_type;
   if (!dtype_ok(&at) || !dtype_ok(&bt) || !dtype_ok(&ct) || !dtype_ok(&biast) || !dtype_ok(&auxt))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype (a %d, b %d, c %d, bias %d, aux %d)",
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype or not a float one (a %d, b %d, c %d, bias %d, aux %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type, (int)d->aux_type);
   g->batch = d->batch ? d->batch : 1;
   /* Left out (+0.0, the zero-initialized bits, in the default mode), alpha

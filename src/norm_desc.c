@@ -4,14 +4,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "reserved.h"
 
 static clforge_status tensor(clforge_context ctx, const char *op, clforge__norm_tensor *t, const char *name,
                              clforge_dtype type, size_t offset, size_t stride, size_t rows, size_t n) {
   t->name = name, t->type = type ? type : CLFORGE_F32, t->offset = offset, t->stride = stride ? stride : n;
-  if (!clforge_dtype_size(t->type))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: unknown storage type %d of %s", op, (int)type, name);
+  if (!clforge__float_dtype_size(t->type))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: unknown storage type %d of %s (f32, f16 or bf16)", op, (int)type, name);
   if (t->stride < n)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: %s's row stride %zu is below n = %zu", op, name, t->stride,
                          n);
@@ -42,8 +43,8 @@ clforge_status clforge__norm_resolve(clforge_context ctx, const char *op, const 
   d->kind = (int)desc->kind, d->rows = desc->rows, d->n = desc->n;
   d->eps = desc->eps != 0.0f ? desc->eps : 1e-5f;
   d->param_type = desc->param_type ? desc->param_type : CLFORGE_F32;
-  if (!clforge_dtype_size(d->param_type))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: unknown param_type %d", op, (int)desc->param_type);
+  if (!clforge__float_dtype_size(d->param_type))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: unknown or non-float param_type %d", op, (int)desc->param_type);
   st = tensor(ctx, op, &d->x, "x", desc->x_type, desc->x_offset, desc->x_stride, d->rows, d->n);
   if (st == CLFORGE_SUCCESS) st = tensor(ctx, op, &d->y, "y", desc->y_type, desc->y_offset, desc->y_stride, d->rows, d->n);
   if (st == CLFORGE_SUCCESS)

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "reserved.h"
 
@@ -79,8 +80,8 @@ clforge_status clforge__opt_tensor_resolve(clforge_context ctx, const clforge__o
   memset(t, 0, sizeof *t);
   t->param_type = param_type ? param_type : CLFORGE_F32;
   t->grad_type = grad_type ? grad_type : CLFORGE_F32;
-  if (!clforge_dtype_size(t->param_type) || !clforge_dtype_size(t->grad_type))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: %s has an unknown param_type %d or grad_type %d", op,
+  if (!clforge__float_dtype_size(t->param_type) || !clforge__float_dtype_size(t->grad_type))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: %s has an unknown or non-float param_type %d or grad_type %d", op,
                          what, (int)param_type, (int)grad_type);
   if (count > SIZE_MAX / 16)
     return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "%s: %s's count %zu is too large", op, what, count);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "reserved.h"
 
@@ -16,8 +17,8 @@ static clforge_status tensor(clforge_context ctx, const clforge__softmax *d, clf
                              const char *name, clforge_dtype type, size_t offset, size_t stride, int broadcast_ok) {
   t->name = name;
   t->type = type ? type : CLFORGE_F32;
-  if (!clforge_dtype_size(t->type))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: unknown %s_type %d", d->op, name, (int)type);
+  if (!clforge__float_dtype_size(t->type))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: unknown or non-float %s_type %d", d->op, name, (int)type);
   t->offset = offset;
   t->stride = stride == 0 && !broadcast_ok ? d->n : stride;
   if (t->stride != 0 && t->stride < d->n)

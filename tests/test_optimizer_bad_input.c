@@ -61,7 +61,7 @@ int main(void) {
               "tensors is NULL");
   CHECK_FAILS(ctx, clforge_optimizer_step(ctx, &good, 1, &t0, st, 1, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
               "disagree");
-  BAD_TENSOR(t.param_type = (clforge_dtype)9, CLFORGE_INVALID_ARGUMENT, "tensors[0] has an unknown param_type 9");
+  BAD_TENSOR(t.param_type = (clforge_dtype)9, CLFORGE_INVALID_ARGUMENT, "tensors[0] has an unknown or non-float param_type 9");
   BAD_TENSOR(t.master = NULL, CLFORGE_INVALID_ARGUMENT, "f16 params and no master");
   BAD_TENSOR(t.v = NULL, CLFORGE_INVALID_ARGUMENT, "tensors[0]'s v is NULL");
   BAD_TENSOR(t.grad = NULL, CLFORGE_INVALID_ARGUMENT, "tensors[0]'s grad is NULL");

@@ -166,7 +166,7 @@ int main(void) {
   CHECK_FAILS(ctx, clforge_softmax_backward(ctx, NULL, x, mask, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
               "softmax_backward: desc is NULL");
   BAD_BWD(d.kind = (clforge_softmax_kind)3, CLFORGE_INVALID_ARGUMENT, "softmax_backward: kind 3");
-  BAD_BWD(d.dy_type = (clforge_dtype)4, CLFORGE_INVALID_ARGUMENT, "softmax_backward: unknown dy_type 4");
+  BAD_BWD(d.dy_type = (clforge_dtype)4, CLFORGE_INVALID_ARGUMENT, "softmax_backward: unknown or non-float dy_type 4");
   BAD_BWD(d.dy_stride = 7, CLFORGE_INVALID_ARGUMENT, "dy_stride 7 is less than n = 10");
   BAD_BWD(d.dy_offset = SIZE_MAX - 3, CLFORGE_SIZE_OVERFLOW, "dy_offset");
   BAD_BWD(d.dy_stride = SIZE_MAX / 3, CLFORGE_SIZE_OVERFLOW, "extent of dy");

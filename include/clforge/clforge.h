@@ -95,14 +95,19 @@ CLFORGE_API const char *clforge_status_name(clforge_status status);
 typedef enum clforge_dtype {
   CLFORGE_F32 = 1,  /* IEEE binary32 */
   CLFORGE_F16 = 2,  /* IEEE binary16, storage only unless cl_khr_fp16 */
-  CLFORGE_BF16 = 3  /* bfloat16: the top 16 bits of a binary32 */
+  CLFORGE_BF16 = 3, /* bfloat16: the top 16 bits of a binary32 */
+  /* Integer types: quantized data. Only the ops that say so take them
+   * (clforge_quantize, clforge_dequantize); every float op refuses them. */
+  CLFORGE_S8 = 4,   /* int8_t */
+  CLFORGE_U8 = 5,   /* uint8_t */
+  CLFORGE_S32 = 6   /* int32_t (zero points, integer accumulations) */
 } clforge_dtype;
 
 /** Bytes per element, or 0 for an unknown dtype. */
 CLFORGE_API size_t clforge_dtype_size(clforge_dtype dtype);
-/** "f32", "f16", "bf16", or NULL for an unknown dtype. */
+/** "f32", "f16", "bf16", "s8", "u8", "s32", or NULL for an unknown dtype. */
 CLFORGE_API const char *clforge_dtype_name(clforge_dtype dtype);
-/** The dtype clforge_dtype_name calls `name`: exactly "f32", "f16" or "bf16"
+/** The dtype clforge_dtype_name calls `name`: exactly one of its names
  *  (lower case, NUL-terminated, no blanks), so that command lines, the tuner's
  *  lists and the tuning file all spell a dtype one way. A token of a longer
  *  string ("f32,f16") must be copied out first. Returns CLFORGE_SUCCESS, or
@@ -232,6 +237,68 @@ CLFORGE_API clforge_status clforge_convert(clforge_context ctx, size_t n,
                                            cl_mem dst, size_t dst_offset, clforge_dtype dst_type,
                                            cl_uint num_events_in_wait_list,
                                            const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------------- quantization */
+/** How a tensor's values map to 8-bit integers: x = scale * (q - zero_point). */
+typedef enum clforge_quant_scheme {
+  CLFORGE_QUANT_PER_TENSOR = 0, /* one scale (and zero point) for the whole tensor */
+  CLFORGE_QUANT_PER_ROW = 1,    /* one per row: weights stored [out][in] get one per output channel */
+  CLFORGE_QUANT_PER_COLUMN = 2, /* one per column: NHWC activations get one per channel */
+  /* ggml's q8_0: each row cut into blocks of 32 values, a block stored as its
+   * f16 scale d then 32 int8 (34 bytes, no padding); d = max|x| / 127, no
+   * zero point. cols must be a multiple of 32, q_type s8. */
+  CLFORGE_QUANT_Q8_0 = 3
+} clforge_quant_scheme;
+
+/** Where clforge_quantize's scales (and zero points) come from. */
+typedef enum clforge_quant_scales {
+  CLFORGE_QUANT_SCALES_GIVEN = 0,   /* read from the scale / zero_point buffers (calibrated, static) */
+  /* computed from x and written to those buffers first (dynamic quantization):
+   * s8 symmetric, scale = max|x| / 127 and zero point 0; u8 asymmetric over
+   * [lo, hi] = [min(min x, 0), max(max x, 0)], scale = (hi - lo) / 255,
+   * zero point = round(-lo / scale) (0 when scale is 0). NaN is passed over. */
+  CLFORGE_QUANT_SCALES_COMPUTE = 1
+} clforge_quant_scales;
+
+/** A rows x cols tensor (row-major, row strides ldx / ldq) and its
+ *  quantization. Leave out what does not apply; 0 means: f32 x, s8 q, tight
+ *  rows, offsets 0. q8_0 keeps its scales inside the blocks (no scale or
+ *  zero-point buffer, `scales` must be left 0: they are always computed). */
+typedef struct clforge_quant_desc {
+  clforge_quant_scheme scheme;
+  clforge_quant_scales scales;
+  size_t rows, cols;
+  clforge_dtype x_type;     /* f32, f16 or bf16; 0 = f32 */
+  clforge_dtype q_type;     /* s8 or u8; 0 = s8 */
+  size_t ldx;               /* elements between x's rows; 0 = cols */
+  size_t ldq;               /* bytes between q's rows; 0 = cols (q8_0: cols / 32 * 34) */
+  size_t x_offset;          /* elements */
+  size_t q_offset;          /* bytes */
+  size_t scale_offset;      /* elements of the f32 scale buffer: 1, rows or cols scales from there */
+  size_t zero_point_offset; /* elements of the s32 zero-point buffer (same count) */
+  void *reserved[4];        /* leave zero (refused otherwise) */
+} clforge_quant_desc;
+
+/** Quantize x into q: q = clamp(round(x * (1 / scale)) + zero_point) to the
+ *  q type's range, rounding halves to even; 1 / scale is one f32 division (a
+ *  scale of 0 quantizes everything to the zero point), NaN becomes the zero
+ *  point, infinities saturate. `scale` (f32) and `zero_point` (s32, NULL =
+ *  all 0) are read (SCALES_GIVEN) or written (SCALES_COMPUTE; zero_point may
+ *  be NULL for s8, which writes none, and is required for u8); both NULL for
+ *  q8_0. The integer results are exact: clforge_ref_quantize gives the same
+ *  bytes on devices with correctly rounded f32 division (see docs/quantization.md).
+ *  rows or cols of 0 is a no-op. x must not overlap q, scale or zero_point. */
+CLFORGE_API clforge_status clforge_quantize(clforge_context ctx, const clforge_quant_desc *desc, cl_mem x, cl_mem q,
+                                            cl_mem scale, cl_mem zero_point, cl_uint num_events_in_wait_list,
+                                            const cl_event *event_wait_list, cl_event *event);
+
+/** Dequantize q into x: x = scale * (q - zero_point) in f32 (one rounding),
+ *  then stored as x_type (rounded to nearest even). desc->scales is not
+ *  used (leave it 0). x must not overlap q, scale or zero_point. */
+CLFORGE_API clforge_status clforge_dequantize(clforge_context ctx, const clforge_quant_desc *desc, cl_mem q,
+                                              cl_mem scale, cl_mem zero_point, cl_mem x,
+                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                              cl_event *event);
 
 /* --------------------------------------------------------------------- GEMM */
 typedef enum clforge_layout {
@@ -1144,6 +1211,13 @@ CLFORGE_API clforge_status clforge_attention_explain(clforge_context ctx, const 
 CLFORGE_API clforge_status clforge_ref_convert(size_t n, const void *src, clforge_dtype src_type,
                                                void *dst, clforge_dtype dst_type);
 
+/** Reference twins of clforge_quantize / clforge_dequantize on host arrays
+ *  (the desc's offsets apply to them; scale and zero_point as in the device
+ *  calls: written by ref_quantize with SCALES_COMPUTE). */
+CLFORGE_API clforge_status clforge_ref_quantize(const clforge_quant_desc *desc, const void *x, void *q, float *scale,
+                                                int32_t *zero_point);
+CLFORGE_API clforge_status clforge_ref_dequantize(const clforge_quant_desc *desc, const void *q, const float *scale,
+                                                  const int32_t *zero_point, void *x);
 /** Reference twin of clforge_gemm on host arrays (double accumulation, the
  *  result rounded once to C's storage type). Pointers are the starts of the
  *  arrays: desc's offsets apply as on the device. */

@@ -64,6 +64,7 @@ extern const struct clforge__tune_op clforge__tune_optimizer;
 extern const clforge__family clforge__family_optimizer; /* src/kernels/optimizer.c */
 extern const clforge__family clforge__family_attention_fused;
 extern const clforge__family clforge__family_activation_backward; /* src/kernels/activation_backward.c */
+extern const clforge__family clforge__family_quantize; /* src/kernels/quantize.c */
 extern const clforge__family clforge__family_norm; /* src/kernels/norm.c */
 extern const clforge__family clforge__family_attention_backward; /* src/kernels/attention_backward.c */
 

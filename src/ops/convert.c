@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dtype.h"
 #include "../context.h"
 #include "../error.h"
 #include "../kernels/families.h"
@@ -74,9 +75,9 @@ clforge_status clforge_convert(clforge_context ctx, size_t n, cl_mem src, size_t
   if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "convert: context is NULL");
   clforge__clear_error(ctx);
   if (event) *event = NULL;
-  size_t ss = clforge_dtype_size(src_type), ds = clforge_dtype_size(dst_type);
+  size_t ss = clforge__float_dtype_size(src_type), ds = clforge__float_dtype_size(dst_type);
   if (!ss || !ds)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: unknown dtype (src_type %d, dst_type %d)",
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: unknown dtype or not a float one (src_type %d, dst_type %d)",
                          (int)src_type, (int)dst_type);
   clforge_status wst = clforge__check_wait_list(ctx, "convert", num_events_in_wait_list, event_wait_list);
   if (wst != CLFORGE_SUCCESS) return wst;

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../dtype.h"
 #include "../error.h"
 #include "element.h"
 #include "clforge/clforge.h"
@@ -9,8 +10,8 @@
 clforge_status clforge_ref_convert(size_t n, const void *src, clforge_dtype src_type, void *dst,
                                    clforge_dtype dst_type) {
   clforge__clear_error(NULL);
-  if (!clforge_dtype_size(src_type) || !clforge_dtype_size(dst_type))
-    return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "unknown dtype (src_type %d, dst_type %d)",
+  if (!clforge__float_dtype_size(src_type) || !clforge__float_dtype_size(dst_type))
+    return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "unknown dtype or not a float one (src_type %d, dst_type %d)",
                          (int)src_type, (int)dst_type);
   if (n == 0) return CLFORGE_SUCCESS;
   if (!src || !dst) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "src or dst is NULL with n = %zu", n);

@@ -1,0 +1,30 @@
+/* Descriptor of the quantize family (cl/quantize.cl): quantize,
+ * dequantize, the scales' reductions and q8_0. Memory-bound: not tuned
+ * (its defaults per device class), its work-group size overridable like
+ * every family's. */
+#include <stdio.h>
+
+#include "families.h"
+
+/* clang-format off */
+const clforge__family clforge__family_quantize = {
+    .name = "quantize",
+    .sources = (const char *const[]){"quantize", NULL},
+    .kernel = "clforge_quantize",
+    .nparams = 1,
+    .params = {{"WG", 5, {16, 32, 64, 128, 256}}},
+    /* CPUs: PoCL runs a group as one vector loop over its items; GPUs:
+     * 256 coalesced items. */
+    /*                                   WG */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {64},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {64},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {256},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {256},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {256},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {128},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {128},
+    },
+    .allowed = clforge__family_wg_allowed,
+};
+/* clang-format on */
