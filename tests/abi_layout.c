@@ -314,5 +314,19 @@ int main(void) {
   FIELD(clforge_tune_options, user);
   FIELD(clforge_tune_options, stop);
   FIELD(clforge_tune_options, reserved);
+  SIZE(clforge_quant_desc);
+  FIELD(clforge_quant_desc, scheme);
+  FIELD(clforge_quant_desc, scales);
+  FIELD(clforge_quant_desc, rows);
+  FIELD(clforge_quant_desc, cols);
+  FIELD(clforge_quant_desc, x_type);
+  FIELD(clforge_quant_desc, q_type);
+  FIELD(clforge_quant_desc, ldx);
+  FIELD(clforge_quant_desc, ldq);
+  FIELD(clforge_quant_desc, x_offset);
+  FIELD(clforge_quant_desc, q_offset);
+  FIELD(clforge_quant_desc, scale_offset);
+  FIELD(clforge_quant_desc, zero_point_offset);
+  FIELD(clforge_quant_desc, reserved);
   return 0;
 }

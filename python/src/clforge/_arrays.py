@@ -19,6 +19,9 @@ F32, F16, BF16 = 1, 2, 3
 _CODES = {np.dtype(np.float32): F32, np.dtype(np.float16): F16}
 if bfloat16 is not None:
     _CODES[bfloat16] = BF16
+# Integer arrays: quantized data, taken only where an op asks (ints=True).
+S8, U8, S32 = 4, 5, 6
+_INT_CODES = {np.dtype(np.int8): S8, np.dtype(np.uint8): U8, np.dtype(np.int32): S32}
 _NAMES = {"f32": np.float32, "float32": np.float32, "float": np.float32, "f16": np.float16,
           "float16": np.float16, "half": np.float16, "bf16": "bfloat16", "bfloat16": "bfloat16"}
 
@@ -132,8 +135,8 @@ class Call:
         self.locked = self.ctx.lock
 
     # ------------------------------------------------------------ inputs
-    def operand(self, x, what):
-        """Wrap an input array. numpy arrays with negative or odd strides are
+    def operand(self, x, what, ints=False):
+        """Wrap an input array (``ints``: int8, uint8 and int32 too). numpy arrays with negative or odd strides are
         made contiguous (they are copied anyway); device arrays must be
         expressible as offset + non-negative element strides."""
         if is_device(x):
@@ -144,7 +147,7 @@ class Call:
                 meta = (base, base.int_ptr) + _device_layout(x, self.op, what)
                 x.__dict__["_clforge_layout"] = meta
             dt = x.dtype
-            code = _CODES.get(dt)
+            code = _CODES.get(dt) or (_INT_CODES.get(dt) if ints else None)
             if code is None:
                 dtype_code(dt, self.op, what)
             if x.events:
@@ -152,7 +155,7 @@ class Call:
             return Operand(x, meta[2], meta[3], meta[4], meta[1], dt, True, code)
         if not isinstance(x, np.ndarray):
             x = np.asarray(x)
-        code = dtype_code(x.dtype, self.op, what)
+        code = (ints and _INT_CODES.get(x.dtype)) or dtype_code(x.dtype, self.op, what)
         if not x.flags.c_contiguous:
             x = np.ascontiguousarray(x)
         strides = tuple(s // x.itemsize if n > 1 else 0 for s, n in zip(x.strides, x.shape))
@@ -192,7 +195,7 @@ class Call:
         return buf
 
     # ----------------------------------------------------------- outputs
-    def output(self, shape, dtype, out, what="out", read=False, zero=False):
+    def output(self, shape, dtype, out, what="out", read=False, zero=False, ints=False):
         """The result: ``out`` if given (checked: shape, dtype, kind), else a
         new array of the inputs' kind (zero-filled when ``zero``: the op may
         leave some elements unwritten). Returns an Operand over tight strides
@@ -202,17 +205,17 @@ class Call:
         shape = tuple(shape)
         if out is not None:
             if self.device and is_device(out):
-                o = self.operand(out, what)
+                o = self.operand(out, what, ints)
                 if o.shape != shape:
                     raise ValueError("%s: out has shape %s, the result has shape %s" % (self.op, o.shape, shape))
                 if any(s == 0 and n > 1 for s, n in zip(o.strides, o.shape)):
                     raise ValueError("%s: out has a stride of 0 along an axis of length > 1: its elements "
                                      "overlap" % self.op)
                 return o
-            self.check_host_out(out, shape)
+            self.check_host_out(out, shape, ints)
             dtype = out.dtype
         dtype = np.dtype(dtype)
-        code = dtype_code(dtype, self.op, what)
+        code = (ints and _INT_CODES.get(dtype)) or dtype_code(dtype, self.op, what)
         strides = []
         acc = 1
         for n in reversed(shape):
@@ -241,13 +244,14 @@ class Call:
         o.code = code
         return o
 
-    def check_host_out(self, out, shape):
+    def check_host_out(self, out, shape, ints=False):
         """A numpy ``out`` for a numpy call: the result's shape, a clforge
         dtype, writeable."""
         if tuple(np.shape(out)) != tuple(shape):
             raise ValueError("%s: out has shape %s, the result has shape %s" % (self.op, tuple(np.shape(out)),
                                                                              tuple(shape)))
-        dtype_code(np.dtype(out.dtype), self.op, "out")
+        if not (ints and np.dtype(out.dtype) in _INT_CODES):
+            dtype_code(np.dtype(out.dtype), self.op, "out")
         if is_device(out):
             raise ValueError("%s: out is a pyopencl array but the inputs are numpy arrays" % self.op)
         if self.device:

@@ -41,6 +41,13 @@ class KernelChoice(Structure):
                 ("route", c_char * 48), ("reserved", ctypes.c_ubyte * 16)]
 
 
+class QuantDesc(Structure):
+    _fields_ = [("scheme", c_int), ("scales", c_int), ("rows", c_size_t), ("cols", c_size_t),
+                ("x_type", c_int), ("q_type", c_int), ("ldx", c_size_t), ("ldq", c_size_t),
+                ("x_offset", c_size_t), ("q_offset", c_size_t), ("scale_offset", c_size_t),
+                ("zero_point_offset", c_size_t), ("reserved", c_void_p * 4)]
+
+
 class NormDesc(Structure):
     _fields_ = [("kind", c_int), ("rows", c_size_t), ("n", c_size_t), ("eps", c_float),
                 ("x_type", c_int), ("y_type", c_int), ("param_type", c_int),
@@ -170,7 +177,7 @@ STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_attention_desc": AttentionDesc,
            "clforge_attention_buffers": AttentionBuffers, "clforge_attention_choice": AttentionChoice,
            "clforge_device_info": DeviceInfo, "clforge_cache_stats": CacheStats,
-           "clforge_tune_event": TuneEvent, "clforge_tune_options": TuneOptions}
+           "clforge_tune_event": TuneEvent, "clforge_tune_options": TuneOptions, "clforge_quant_desc": QuantDesc}
 
 # ------------------------------------------------------------ the library
 _WAIT = (c_uint, POINTER(cl_event), POINTER(cl_event))  # wait list in, event out
@@ -196,6 +203,8 @@ _PROTOTYPES = {
     "clforge_path": (status_t, (c_int, c_char_p, c_size_t)),
     "clforge_params_source_name": (c_char_p, (c_int,)),
     "clforge_convert": (status_t, (c_void_p, c_size_t, cl_mem, c_size_t, c_int, cl_mem, c_size_t, c_int) + _WAIT),
+    "clforge_quantize": (status_t, (c_void_p, POINTER(QuantDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_dequantize": (status_t, (c_void_p, POINTER(QuantDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_gemm": (status_t, (c_void_p, POINTER(GemmDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_gemm_explain": (status_t, (c_void_p, POINTER(GemmDesc), POINTER(KernelChoice), c_int, POINTER(c_int))),
     "clforge_tune": (status_t, (c_void_p, POINTER(TuneOptions))),

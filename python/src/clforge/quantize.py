@@ -1,0 +1,183 @@
+"""Quantization: float arrays <-> int8 / uint8 (per tensor or per channel, scales
+given or computed) and ggml's q8_0 blocks, on the device. The names and
+arguments follow PyTorch's ``torch.quantize_per_tensor``,
+``torch.quantize_per_tensor_dynamic`` and ``torch.quantize_per_channel``; numpy
+has no quantized tensor, so the integer array comes back, with the scales and
+zero points where they were computed. Rounding: halves to even (see
+docs/inference-precision.md)."""
+from ctypes import byref, c_void_p
+
+import numpy as np
+
+from ._arrays import Call, as_dtype, dtype_code
+from ._capi import QuantDesc, lib
+from .errors import check
+
+PER_TENSOR, PER_ROW, PER_COLUMN, Q8_0 = 0, 1, 2, 3
+_QTYPES = {"s8": np.int8, "qint8": np.int8, "int8": np.int8, "u8": np.uint8, "quint8": np.uint8,
+           "uint8": np.uint8}
+
+
+def _qtype(dtype, op):
+    d = _QTYPES.get(dtype.lower(), None) if isinstance(dtype, str) else dtype
+    d = np.dtype(d) if d is not None else None
+    if d not in (np.dtype(np.int8), np.dtype(np.uint8)):
+        raise TypeError("%s: dtype must be int8 (qint8, s8) or uint8 (quint8, u8), got %r" % (op, dtype))
+    return d
+
+
+def _matrix(shape, axis, op):
+    """(rows, cols, scheme) of an array quantized per channel along axis
+    (None: per tensor): the first axis is rows, the last columns."""
+    nd = len(shape)
+    size = int(np.prod(shape)) if nd else 1
+    if axis is None:
+        cols = shape[-1] if nd else 1
+        return (size // cols if cols else 0), cols, PER_TENSOR
+    if axis < 0:
+        axis += nd
+    if nd == 0 or not 0 <= axis < nd:
+        raise IndexError("%s: axis %d is out of range for %d dimensions" % (op, axis, nd))
+    if axis == 0:
+        return shape[0], (size // shape[0] if shape[0] else 0), PER_ROW
+    if axis == nd - 1:
+        return (size // shape[-1] if shape[-1] else 0), shape[-1], PER_COLUMN
+    raise ValueError("%s: clforge quantizes per channel along the first or the last axis (axis %d of %d)"
+                     % (op, axis, nd))
+
+
+def _tight(op, a):
+    if a.strides and any(s not in (0, st) for s, st in zip(a.strides, _tight_strides(a.shape))):
+        raise ValueError("%s: the input must be contiguous" % op)
+
+
+def _tight_strides(shape):
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc if n > 1 else 0)
+        acc *= n
+    return tuple(reversed(out))
+
+
+def _per_channel(v, dtype, n, op):
+    """A scalar broadcast to n values, or n values (a device array as it is)."""
+    if hasattr(v, "queue"):
+        return v
+    a = np.asarray(v, dtype)
+    if a.size == 1:
+        return np.full((n,), a.reshape(()), dtype)
+    if a.shape != (n,):
+        raise ValueError("%s: %d float32 scales and int32 zero points expected, got shape %s" % (op, n, a.shape))
+    return a
+
+
+def _run(op, fn, x_arr, q_arr, rows, cols, scheme, compute, qt, scale, zero_point, out_shape, out_dtype, ctx,
+         q_shape=None):
+    """One quantize (fn = clforge_quantize) or dequantize call."""
+    quantize = fn is lib.clforge_quantize
+    with Call(op, (x_arr, q_arr, scale, zero_point), ctx) as call:
+        if quantize:
+            X = call.operand(x_arr, "input")
+            _tight(op, X)
+            Q = call.output(out_shape, out_dtype, None, ints=True)
+        else:
+            Q = call.operand(q_arr, "input", ints=True)
+            _tight(op, Q)
+            if Q.code not in (4, 5):
+                raise TypeError("%s: the input must be int8 or uint8, got %s" % (op, Q.dtype))
+            X = call.output(out_shape, out_dtype, None)
+        nscales = {PER_TENSOR: 1, PER_ROW: rows, PER_COLUMN: cols}.get(scheme, 0)
+        S = Z = None
+        if scheme != Q8_0:
+            if compute:
+                S = call.output((nscales,), np.float32, None, what="scale")
+                Z = call.output((nscales,), np.int32, None, what="zero_point", ints=True)
+            else:
+                S = call.operand(_per_channel(scale, np.float32, nscales, op), "scale")
+                Z = call.operand(_per_channel(zero_point, np.int32, nscales, op), "zero_point", ints=True)
+                if S.shape != (nscales,) or Z.shape != (nscales,) or S.code != 1 or Z.code != 6:
+                    raise ValueError("%s: %d float32 scales and int32 zero points expected" % (op, nscales))
+        d = QuantDesc(scheme=scheme, scales=1 if compute else 0, rows=rows, cols=cols, x_type=X.code,
+                      q_type=(4 if np.dtype(qt) == np.int8 else 5), x_offset=X.offset, q_offset=Q.offset,
+                      scale_offset=S.offset if S is not None else 0, zero_point_offset=Z.offset if Z is not None else 0)
+        event = c_void_p()
+        nw, wl = call.wait_list()
+        sbuf = S.buf if S is not None else None
+        zbuf = Z.buf if Z is not None else None
+        if quantize:
+            check(fn(call.handle, byref(d), X.buf, Q.buf, sbuf, zbuf, nw, wl, byref(event)), call.handle)
+            result = call.finish(event, Q)
+            return (result, S.array, Z.array) if compute else result
+        check(fn(call.handle, byref(d), Q.buf, sbuf, zbuf, X.buf, nw, wl, byref(event)), call.handle)
+        return call.finish(event, X)
+
+
+def quantize_per_tensor(input, scale, zero_point, dtype, *, ctx=None):
+    """``clamp(round(input / scale) + zero_point)`` as int8 or uint8 (one scale
+    and zero point; halves to even, NaN to the zero point)."""
+    qt = _qtype(dtype, "quantize_per_tensor")
+    shape = tuple(np.shape(input))
+    rows, cols, _ = _matrix(shape, None, "quantize_per_tensor")
+    return _run("quantize_per_tensor", lib.clforge_quantize, input, None, rows, cols, PER_TENSOR, False, qt,
+                float(scale), int(zero_point), shape, qt, ctx)
+
+
+def quantize_per_tensor_dynamic(input, dtype, *, ctx=None):
+    """Scale (and zero point) from the input's range, then quantize: int8
+    symmetric (scale = max|x| / 127, zero point 0), uint8 asymmetric over
+    [min(x, 0), max(x, 0)]. Returns (q, scale, zero_point) arrays."""
+    qt = _qtype(dtype, "quantize_per_tensor_dynamic")
+    shape = tuple(np.shape(input))
+    rows, cols, _ = _matrix(shape, None, "quantize_per_tensor_dynamic")
+    return _run("quantize_per_tensor_dynamic", lib.clforge_quantize, input, None, rows, cols, PER_TENSOR, True,
+                qt, None, None, shape, qt, ctx)
+
+
+def quantize_per_channel(input, scales, zero_points, axis, dtype, *, ctx=None):
+    """Per-channel quantization along ``axis`` (the first or the last).
+    ``scales`` / ``zero_points`` None: computed as quantize_per_tensor_dynamic
+    does, per channel, and returned with q."""
+    qt = _qtype(dtype, "quantize_per_channel")
+    shape = tuple(np.shape(input))
+    rows, cols, scheme = _matrix(shape, axis, "quantize_per_channel")
+    compute = scales is None
+    if compute != (zero_points is None):
+        raise ValueError("quantize_per_channel: give both scales and zero_points, or neither (computed)")
+    return _run("quantize_per_channel", lib.clforge_quantize, input, None, rows, cols, scheme, compute, qt,
+                scales, zero_points, shape, qt, ctx)
+
+
+def dequantize(input, scale, zero_point=0, *, axis=None, dtype="f32", ctx=None):
+    """``scale * (input - zero_point)`` as dtype (f32, f16, bf16); per channel
+    along ``axis`` when scale and zero_point are arrays."""
+    shape = tuple(np.shape(input))
+    rows, cols, scheme = _matrix(shape, axis, "dequantize")
+    qt = np.dtype(getattr(input, "dtype", np.int8))
+    xt = as_dtype(dtype)
+    dtype_code(xt, "dequantize: dtype")
+    return _run("dequantize", lib.clforge_dequantize, None, input, rows, cols, scheme, False, qt, scale, zero_point,
+                shape, xt, ctx)
+
+
+def quantize_q8_0(input, *, ctx=None):
+    """ggml's q8_0 of ``input`` along its last axis (a multiple of 32): uint8
+    bytes, each row's blocks of an f16 scale and 32 int8 (34 bytes)."""
+    shape = tuple(np.shape(input))
+    rows, cols, _ = _matrix(shape, None, "quantize_q8_0")
+    if cols % 32:
+        raise ValueError("quantize_q8_0: the last axis (%d) must be a multiple of 32" % cols)
+    return _run("quantize_q8_0", lib.clforge_quantize, input, None, rows, cols, Q8_0, False, np.int8, None, None,
+                shape[:-1] + (cols // 32 * 34,), np.uint8, ctx)
+
+
+def dequantize_q8_0(input, *, dtype="f32", ctx=None):
+    """The values of q8_0 bytes (last axis: blocks of 34 bytes) as dtype."""
+    shape = tuple(np.shape(input))
+    if np.dtype(getattr(input, "dtype", np.uint8)) != np.uint8 or not shape or shape[-1] % 34:
+        raise ValueError("dequantize_q8_0: expected uint8 bytes whose last axis is a multiple of 34")
+    cols = shape[-1] // 34 * 32
+    rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    xt = as_dtype(dtype)
+    dtype_code(xt, "dequantize_q8_0: dtype")
+    return _run("dequantize_q8_0", lib.clforge_dequantize, None, input, rows, cols, Q8_0, False, np.int8, None,
+                None, shape[:-1] + (cols,), xt, ctx)
