@@ -12,6 +12,8 @@
 //   KSYNC      barrier after each k-block without staging: on CPUs (PoCL) it
 //              makes the whole work-group finish one k-block before the
 //              next, so the block of A and B stays in cache (cache blocking)
+//   HALF       f16 arithmetic (cl/gemm_common.cl); with HALF 2 each k-block
+//              (KWG <= 32) is summed in f16, then added into f32
 
 #define MDIM (MWG / MWI)
 #define NDIM (NWG / NWI)
@@ -57,6 +59,14 @@ void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
 
   for (uint kb = 0; kb < k; kb += KWG) {
     const uint kl = min((uint)KWG, k - kb);
+#if HALF
+    halfv hacc[MWI][NV]; // this k-block's f16 sums (cl/gemm_common.cl)
+    UNROLL(MWI)
+    for (int s = 0; s < MWI; ++s) {
+      UNROLL(NV)
+      for (int t = 0; t < NV; ++t) hacc[s][t] = (halfv)0;
+    }
+#endif
 #if SA || SB
     barrier(CLK_LOCAL_MEM_FENCE); // the previous block is consumed
 #endif
@@ -105,6 +115,14 @@ void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
 #endif
         }
       }
+#if HALF
+      halfv bh[KU][NV];
+      UNROLL(KU)
+      for (int q = 0; q < KU; ++q) {
+        UNROLL(NV)
+        for (int t = 0; t < NV; ++t) bh[q][t] = HALFV(bv[q][t]);
+      }
+#endif
       UNROLL(MWI)
       for (int s = 0; s < MWI; ++s) {
         const uint rl = s * MDIM + ly;
@@ -117,8 +135,14 @@ void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
 #endif
         UNROLL(KU)
         for (int q = 0; q < KU; ++q) {
+#if HALF
+          const half1_t ah = HALF1(av[q]);
+          UNROLL(NV)
+          for (int t = 0; t < NV; ++t) GEMM_HMAC(acc[s][t], hacc[s][t], ah, bh[q][t]);
+#else
           UNROLL(NV)
           for (int t = 0; t < NV; ++t) acc[s][t] = fma((floatv)av[q], bv[q][t], acc[s][t]);
+#endif
         }
       }
     }
@@ -141,10 +165,23 @@ void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
 #else
         const float av = LOAD1(A_T, A, A_AT(row0 + rl, kb + p));
 #endif
+#if HALF
+        const half1_t ah = HALF1(av);
+        UNROLL(NV)
+        for (int t = 0; t < NV; ++t) GEMM_HMAC(acc[s][t], hacc[s][t], ah, HALFV(bv[t]));
+#else
         UNROLL(NV)
         for (int t = 0; t < NV; ++t) acc[s][t] = fma((floatv)av, bv[t], acc[s][t]);
+#endif
       }
     }
+#if HALF
+    UNROLL(MWI)
+    for (int s = 0; s < MWI; ++s) {
+      UNROLL(NV)
+      for (int t = 0; t < NV; ++t) GEMM_HFLUSH(acc[s][t], hacc[s][t]);
+    }
+#endif
 #if KSYNC && !(SA || SB)
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif

@@ -73,6 +73,46 @@ typedef float aux_t;
 #endif
 typedef CLFORGE_CAT(float, VSUF) floatv;
 
+// Half arithmetic (family parameter HALF, gated by the call's compute type
+// in src/ops/gemm.c): inputs rounded to f16, products in f16; HALF 1 adds
+// each product into the f32 accumulator, HALF 2 sums them in an f16
+// accumulator that the kernel adds into the f32 one after at most 32
+// products (GEMM_HFLUSH). Native half types where the device has
+// cl_khr_fp16 (CLFORGE_HALF_NATIVE, src/program.c); elsewhere (tests only:
+// the op needs the extension) the same steps on f32 values rounded to f16
+// after each operation, so the kernels' logic runs on every device (an
+// emulated f16 multiply-add rounds twice where a fused one rounds once).
+#ifndef HALF
+#define HALF 0
+#endif
+#if HALF && CLFORGE_HALF_NATIVE
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half half1_t;
+typedef CLFORGE_CAT(half, VSUF) halfv;
+#define HALF1(x) ((half)(x))
+#define HALFV(x) CLFORGE_CAT(convert_half, VSUF)(x)
+#define FLOATV_OF(x) CLFORGE_CAT(convert_float, VSUF)(x)
+#if HALF == 1
+#define GEMM_HMAC(acc, hacc, a, bh) ((acc) += FLOATV_OF((halfv)(a) * (bh)))
+#else
+#define GEMM_HMAC(acc, hacc, a, bh) ((hacc) = fma((halfv)(a), (bh), (hacc)))
+#endif
+#elif HALF
+typedef float half1_t;
+typedef floatv halfv;
+#define HALF1(x) clforge_f32_from_f16_bits_uint(clforge_f16_bits_uint(as_uint((float)(x))))
+#define HALFV(x) CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VSUF)(CLFORGE_CAT(clforge_f16_bits_uint, VSUF)(CLFORGE_CAT(as_uint, VSUF)(x)))
+#define FLOATV_OF(x) (x)
+#if HALF == 1
+#define GEMM_HMAC(acc, hacc, a, bh) ((acc) += HALFV((floatv)(a) * (bh)))
+#else
+#define GEMM_HMAC(acc, hacc, a, bh) ((hacc) = HALFV(fma((floatv)(a), (bh), (hacc))))
+#endif
+#endif
+#if HALF
+#define GEMM_HFLUSH(acc, hacc) ((acc) += FLOATV_OF(hacc), (hacc) = (halfv)0)
+#endif
+
 // VW consecutive elements of op(B) in row p, as f32.
 static inline floatv load_b_vec(const global b_t *B, uint ldb, uint p, idx_t col) {
 #if TB == 0 && VW > 1 && B_T == CLFORGE_DT_F32

@@ -11,6 +11,7 @@
 // Out-of-range rows read a clamped (valid) row and are not stored, so the k
 // loop has no branch; a work-item whose vectors reach past the last column
 // takes the second loop, which clamps each column instead of loading vectors.
+#if HALF == 0
 #define DIRECT_K_LOOP(LOAD_B)                                                \
   UNROLL(KUD)                                                                \
   for (uint p = 0; p < k; ++p) {                                             \
@@ -24,6 +25,27 @@
       for (int t = 0; t < NWID; ++t) acc[s][t] = fma((floatv)av, bv[t], acc[s][t]); \
     }                                                                        \
   }
+#else
+// Half arithmetic (cl/gemm_common.cl): k in runs of 32, each run's f16
+// sums added into f32 after it.
+#define DIRECT_K_LOOP(LOAD_B)                                                \
+  for (uint p0 = 0; p0 < k; p0 += 32) {                                      \
+    halfv hacc[MWID][NWID];                                                  \
+    for (int s = 0; s < MWID; ++s)                                           \
+      for (int t = 0; t < NWID; ++t) hacc[s][t] = (halfv)0;                  \
+    const uint pe = min(k, p0 + 32);                                         \
+    for (uint p = p0; p < pe; ++p) {                                         \
+      halfv bh[NWID];                                                        \
+      for (int t = 0; t < NWID; ++t) bh[t] = HALFV(LOAD_B(p, t));            \
+      for (int s = 0; s < MWID; ++s) {                                       \
+        const half1_t av = HALF1(LOAD1(A_T, A, A_AT(ra[s], p)));                 \
+        for (int t = 0; t < NWID; ++t) GEMM_HMAC(acc[s][t], hacc[s][t], av, bh[t]); \
+      }                                                                      \
+    }                                                                        \
+    for (int s = 0; s < MWID; ++s)                                           \
+      for (int t = 0; t < NWID; ++t) GEMM_HFLUSH(acc[s][t], hacc[s][t]);     \
+  }
+#endif
 
 #define LOAD_B_FULL(p, t) load_b_vec(B, ldb, p, col0 + cv[t])
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "compute_type.h"
 #include "device.h"
 #include "error.h"
 #include "kernels/families.h"
@@ -28,6 +29,7 @@ static clforge_status read_validate_env(int *out) {
 static clforge_status finish(clforge_context ctx, clforge_context *out) {
   clforge_status st = clforge_device_query(ctx->device, &ctx->info);
   if (st == CLFORGE_SUCCESS) st = read_validate_env(&ctx->validate);
+  if (st == CLFORGE_SUCCESS) st = clforge__compute_type_env(&ctx->compute_type);
   if (st != CLFORGE_SUCCESS) {
     clforge_context_destroy(ctx);
     return st;
@@ -164,6 +166,25 @@ clforge_status clforge_context_get_validation(clforge_context ctx, int *enabled)
   clforge__clear_error(ctx);
   if (!enabled) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "enabled is NULL");
   *enabled = ctx->validate ? 1 : 0;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_context_set_compute_type(clforge_context ctx, clforge_compute_type type) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "context is NULL");
+  clforge__clear_error(ctx);
+  if ((unsigned)type > CLFORGE_COMPUTE_16F)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "unknown compute type %d", (int)type);
+  ctx->compute_type = type == CLFORGE_COMPUTE_DEFAULT ? CLFORGE_COMPUTE_32F : type;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_compute_type clforge__context_compute_type(clforge_context ctx) { return ctx->compute_type; }
+
+clforge_status clforge_context_get_compute_type(clforge_context ctx, clforge_compute_type *type) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "context is NULL");
+  clforge__clear_error(ctx);
+  if (!type) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "type is NULL");
+  *type = ctx->compute_type;
   return CLFORGE_SUCCESS;
 }
 

@@ -14,6 +14,7 @@ struct clforge_context_s {
   cl_command_queue queue;   /* one reference held by us */
   clforge_device_info info;
   int validate;             /* validation mode (CLFORGE_VALIDATE) */
+  clforge_compute_type compute_type; /* descriptors' default (CLFORGE_COMPUTE_TYPE; never DEFAULT) */
   clforge__program_cache programs;
   clforge__tuning_view tuning; /* this device's tuning entries, read on first use */
   clforge__workspace workspace; /* scratch memory of the ops (packed GEMM panels) */

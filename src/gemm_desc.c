@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "compute_type.h"
 #include "dtype.h"
 #include "error.h"
 #include "log.h"
@@ -59,12 +60,13 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
   if ((unsigned)d->layout > CLFORGE_COL_MAJOR || (unsigned)d->trans_a > CLFORGE_TRANS ||
       (unsigned)d->trans_b > CLFORGE_TRANS || (unsigned)d->bias_mode > CLFORGE_BIAS_COLUMN ||
       (unsigned)d->activation > CLFORGE_ACT_GELU_ERF || (unsigned)d->alpha_mode > CLFORGE_ALPHA_AS_GIVEN ||
-      (unsigned)d->aux_mode > CLFORGE_GEMM_AUX_BACKWARD)
+      (unsigned)d->aux_mode > CLFORGE_GEMM_AUX_BACKWARD || (unsigned)d->compute_type > CLFORGE_COMPUTE_16F)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "gemm: unknown enum value (layout %d, trans_a %d, trans_b %d, bias_mode %d, activation %d, "
-                         "alpha_mode %d, aux_mode %d)",
+                         "alpha_mode %d, aux_mode %d, compute_type %d)",
                          (int)d->layout, (int)d->trans_a, (int)d->trans_b, (int)d->bias_mode, (int)d->activation,
-                         (int)d->alpha_mode, (int)d->aux_mode);
+                         (int)d->alpha_mode, (int)d->aux_mode, (int)d->compute_type);
+  g->compute_type = d->compute_type ? d->compute_type : ctx ? clforge__context_compute_type(ctx) : CLFORGE_COMPUTE_32F;
   clforge_status st = clforge__check_reserved_ptrs(ctx, "gemm", "clforge_gemm_desc.reserved", d->reserved,
                                                    CLFORGE_COUNT_OF(d->reserved));
   if (st != CLFORGE_SUCCESS) return st;

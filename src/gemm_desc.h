@@ -33,6 +33,7 @@ typedef struct clforge__gemm {
   int aux_mode;               /* CLFORGE_GEMM_AUX_*; aux: C's shape, ld and stride (not touched: rows 0) */
   clforge__gemm_operand aux;
   int kernel_bias;            /* the bias the GEMM kernels add: bias_mode, none in the backward (its bias is an output) */
+  clforge_compute_type compute_type; /* resolved: the desc's, else the context's (32F without one) */
 } clforge__gemm;
 
 /* The elements operand o touches over `batch` items, in bytes from the

@@ -46,7 +46,9 @@ void clforge__program_cache_init(clforge_context ctx) {
   /* Kernels take faster paths where f32 denormals are kept (cl/common.cl). */
   cl_device_fp_config fp = 0;
   clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
-  snprintf(c->device_options, sizeof c->device_options, "-DCLFORGE_F32_DENORMS=%d", (fp & CL_FP_DENORM) ? 1 : 0);
+  /* Half arithmetic: native where cl_khr_fp16 is (cl/gemm_common.cl). */
+  snprintf(c->device_options, sizeof c->device_options, "-DCLFORGE_F32_DENORMS=%d -DCLFORGE_HALF_NATIVE=%d",
+           (fp & CL_FP_DENORM) ? 1 : 0, (ctx->info.caps & CLFORGE_CAP_FP16) ? 1 : 0);
   char dir[sizeof c->disk_dir], why[512];
   size_t need;
   int r = clforge__path(CLFORGE_PATH_BINARY_CACHE, dir, sizeof dir, &need);

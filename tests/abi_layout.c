@@ -40,6 +40,7 @@ int main(void) {
   FIELD(clforge_gemm_desc, aux_mode);
   FIELD(clforge_gemm_desc, aux_type);
   FIELD(clforge_gemm_desc, aux_offset);
+  FIELD(clforge_gemm_desc, compute_type);
   FIELD(clforge_gemm_desc, reserved);
   SIZE(clforge_kernel_choice);
   FIELD(clforge_kernel_choice, family);
@@ -55,6 +56,7 @@ int main(void) {
   FIELD(clforge_kernel_choice, names);
   FIELD(clforge_kernel_choice, values);
   FIELD(clforge_kernel_choice, route);
+  FIELD(clforge_kernel_choice, compute_type);
   FIELD(clforge_kernel_choice, reserved);
   SIZE(clforge_conv2d_desc);
   FIELD(clforge_conv2d_desc, kind);

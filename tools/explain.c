@@ -118,7 +118,8 @@ int clforge_cli_explain(int argc, char **argv) {
                ch[i].tuned_shape[2], ch[i].tuned_gflops);
       printf("\n  %-12s", "");
       for (int p = 0; p < ch[i].nparams; ++p) printf(" %s=%d", ch[i].names[p], ch[i].values[p]);
-      printf("\n");
+      const char *ct = clforge_compute_type_name(ch[i].compute_type);
+      printf("\n  %-12s  arithmetic: %s\n", "", ct ? ct : "32f");
     }
   }
   clforge_context_destroy(ctx);

@@ -214,6 +214,28 @@ CLFORGE_API clforge_status clforge_context_set_validation(clforge_context ctx, i
 /** Whether validation mode is on for this context (*enabled = 1 or 0). */
 CLFORGE_API clforge_status clforge_context_get_validation(clforge_context ctx, int *enabled);
 
+/** What arithmetic a call may use (cuBLAS's compute types). Nothing changes
+ *  unless the caller allows it: strict f32 is the default, and a call that
+ *  allows less runs a reduced-precision kernel only where the device has
+ *  the arithmetic (cl_khr_fp16) and a half variant was chosen for it (a
+ *  tuned or forced parameter: the built-in defaults are f32). The error
+ *  bounds are in docs/inference-precision.md; `explain` says which ran. */
+typedef enum clforge_compute_type {
+  CLFORGE_COMPUTE_DEFAULT = 0,      /* a descriptor: the context's; a context: 32F */
+  CLFORGE_COMPUTE_32F = 1,          /* f32 products and sums (f16/bf16 storage widened) */
+  CLFORGE_COMPUTE_32F_FAST_16F = 2, /* f16 products allowed (inputs rounded to f16), sums in f32 */
+  CLFORGE_COMPUTE_16F = 3           /* f16 products and partial sums, each partial added into f32
+                                       after at most 32 products */
+} clforge_compute_type;
+
+/** "32f", "32f_fast_16f", "16f" (NULL for DEFAULT or an unknown value). */
+CLFORGE_API const char *clforge_compute_type_name(clforge_compute_type type);
+/** The context's default compute type, which descriptors leaving
+ *  compute_type 0 get. It starts as CLFORGE_COMPUTE_TYPE says (32f,
+ *  32f_fast_16f or 16f; unset: 32F). DEFAULT resets it to 32F. */
+CLFORGE_API clforge_status clforge_context_set_compute_type(clforge_context ctx, clforge_compute_type type);
+CLFORGE_API clforge_status clforge_context_get_compute_type(clforge_context ctx, clforge_compute_type *type);
+
 /* -------------------------------------------------------------------- paths */
 typedef enum clforge_path_kind {
   CLFORGE_PATH_BINARY_CACHE = 1,  /* directory of the on-disk program cache */
@@ -377,7 +399,8 @@ typedef struct clforge_gemm_desc {
   clforge_gemm_aux aux_mode;     /* 0: none; clforge_gemm_ex's aux buffer otherwise */
   clforge_dtype aux_type;        /* 0 = f32 */
   size_t aux_offset;
-  void *reserved[2];        /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+  clforge_compute_type compute_type; /* 0: the context's (strict f32 unless set) */
+  void *reserved[1];        /* room to grow without breaking the ABI; leave zero (refused otherwise) */
 } clforge_gemm_desc;
 
 /** Run `desc` on device buffers. `bias` may be NULL when bias_mode is NONE.
@@ -432,7 +455,8 @@ typedef struct clforge_kernel_choice {
   int values[CLFORGE_MAX_KERNEL_PARAMS];
   char route[48];           /* why the call runs these kernels, e.g. "heuristic: CPU, >= 768^3, m and n >= 768"
                                or "tuned: packed 494 > tiled 460 GFLOP/s" (the same for every choice of a call) */
-  unsigned char reserved[16];  /* room to grow without breaking the ABI */
+  clforge_compute_type compute_type; /* the arithmetic this kernel runs (0 where not applicable) */
+  unsigned char reserved[12];  /* room to grow without breaking the ABI */
 } clforge_kernel_choice;
 
 /** Override kernel parameters for this context: the CLFORGE_PARAMS syntax,

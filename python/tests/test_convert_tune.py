@@ -31,6 +31,7 @@ def test_explain_dicts():
     g = clforge.explain("matmul", m=64, n=64, k=64, dtype="bf16", trans_b=True)
     assert g["kernels"][0]["dtypes"] == "bf16,bf16,bf16" and g["kernels"][0]["layout"] == "nt"
     assert g["kernels"][0]["source"] in ("device-default", "generic-default")
+    assert g["kernels"][0]["compute_type"] == "32f" and g["kernels"][0]["params"]["HALF"] == 0
     s = clforge.explain("softmax", rows=10, n=100)
     assert s["kernels"][0]["family"] == "softmax"
     a = clforge.explain("scaled_dot_product_attention", heads_q=8, heads_kv=2, seq_q=1, seq_kv=2048, head_dim=64,
@@ -40,6 +41,16 @@ def test_explain_dicts():
         clforge.explain("matmul", m=1, n=1, k=1, bogus=2)
     with pytest.raises(ValueError, match="op must be"):
         clforge.explain("fft")
+
+
+def test_compute_type_on_the_context():
+    ctx = clforge.Context()
+    assert ctx.compute_type == "32f"
+    ctx.compute_type = "16f"
+    assert ctx.compute_type == "16f"
+    with pytest.raises(ValueError, match="compute_type"):
+        ctx.compute_type = "fp16"
+    ctx.close()
 
 
 def test_tune_writes_the_tuning_file(tmp_path):

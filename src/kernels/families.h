@@ -20,15 +20,21 @@ int clforge__gemm_variant(int trans_a, int trans_b, clforge_dtype a, clforge_dty
  * "skinny_n", "medium", "large" (see gemm.c for the bounds). */
 const char *clforge__gemm_shape_class(size_t m, size_t n, size_t k);
 
+/* The GEMM families' HALF value on dev: f16 arithmetic needs cl_khr_fp16,
+ * and an f16 sum (HALF 2) at most 32 products (interval: its k-block, 0
+ * for the direct kernel's fixed 32). 1 when allowed, else 0 with why. */
+int clforge__gemm_half_allowed(int half, int interval, const clforge_device_info *dev, char *why, size_t why_cap);
+
 /* How the tuner runs GEMM (src/ops/gemm_tune.c). */
 extern const struct clforge__tune_op clforge__tune_gemm;
 
 /* Tiled GEMM: parameter indices into values[] */
-enum { GEMM_MWG, GEMM_NWG, GEMM_MWI, GEMM_NWI, GEMM_KWG, GEMM_VW, GEMM_SA, GEMM_SB, GEMM_KU, GEMM_KSYNC, GEMM_NPARAMS };
+enum { GEMM_MWG, GEMM_NWG, GEMM_MWI, GEMM_NWI, GEMM_KWG, GEMM_VW, GEMM_SA, GEMM_SB, GEMM_KU, GEMM_KSYNC, GEMM_HALF,
+       GEMM_NPARAMS };
 extern const clforge__family clforge__family_gemm;
 
 /* Direct GEMM */
-enum { GEMMD_MWI, GEMMD_NWI, GEMMD_MDIM, GEMMD_NDIM, GEMMD_KU, GEMMD_VW, GEMMD_NPARAMS };
+enum { GEMMD_MWI, GEMMD_NWI, GEMMD_MDIM, GEMMD_NDIM, GEMMD_KU, GEMMD_VW, GEMMD_HALF, GEMMD_NPARAMS };
 extern const clforge__family clforge__family_gemm_direct;
 
 /* Packed GEMM (pack kernels + micro-kernel): MR x NR register block of VW

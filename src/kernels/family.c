@@ -97,18 +97,24 @@ void clforge__family_format(const clforge__family *f, const int *values, char *b
 
 int clforge__family_entry_values(const clforge__family *f, const clforge__tuning_entry *e, const clforge_device_info *dev,
                         int *values, char *why, size_t why_cap) {
-  if (e->nparams != f->nparams) {
-    snprintf(why, why_cap, "it has %d parameters, family %s has %d", e->nparams, f->name, f->nparams);
-    return -1;
-  }
+  int matched = 0;
   for (int p = 0; p < f->nparams; ++p) {
     int found = 0;
     for (int i = 0; i < e->nparams; ++i)
       if (!strcmp(e->names[i], f->params[p].name)) values[p] = e->values[i], ++found;
+    matched += found;
+    if (!found && (f->precision_params >> p & 1u)) { /* an entry older than the parameter: f32 */
+      values[p] = f->params[p].values[0];
+      continue;
+    }
     if (found != 1) {
       snprintf(why, why_cap, "parameter %s is missing or repeated", f->params[p].name);
       return -1;
     }
+  }
+  if (matched != e->nparams) {
+    snprintf(why, why_cap, "it has %d parameters, family %s has %d", e->nparams, f->name, f->nparams);
+    return -1;
   }
   clforge__family_canonical(f, values);
   return clforge__family_check(f, values, dev, why, why_cap) ? 0 : -1;
@@ -271,8 +277,8 @@ size_t clforge__family_enumerate(const clforge__family *f, const clforge_device_
       ++visited;
       if (visit(values, user)) return visited;
     }
-    int p = 0; /* odometer increment */
-    while (p < f->nparams && ++idx[p] == f->params[p].count) idx[p++] = 0;
+    int p = 0; /* odometer increment; precision parameters stay at their first value */
+    while (p < f->nparams && ++idx[p] >= ((f->precision_params >> p & 1u) ? 1 : f->params[p].count)) idx[p++] = 0;
     if (p == f->nparams) return visited;
   }
 }

@@ -53,6 +53,12 @@ typedef struct clforge__family {
    * form (parameters that have no effect given others). Applied to every
    * value set before use; the tuner's space holds canonical sets only. */
   void (*canonical)(int *values);
+  /* Bit p set: params[p] is a precision choice (the GEMM families' HALF):
+   * values past the first run reduced-precision arithmetic, which a call
+   * takes only when its compute type allows (src/compute_type.h). The tuner
+   * holds it at the first value (it tunes strict f32), and a tuning entry
+   * written before the parameter existed reads as having the first value. */
+  unsigned precision_params;
   /* Tuning: the op that runs the family, and the shape classes it is tuned
    * on (terminated by a NULL name). */
   const struct clforge__tune_op *tune;

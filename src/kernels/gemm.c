@@ -12,6 +12,7 @@ static void gemm_canonical(int *v) {
 }
 
 static int gemm_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if (!clforge__gemm_half_allowed(v[GEMM_HALF], v[GEMM_HALF] == 2 ? v[GEMM_KWG] : 0, dev, why, why_cap)) return 0;
   const int mwg = v[GEMM_MWG], nwg = v[GEMM_NWG], mwi = v[GEMM_MWI], nwi = v[GEMM_NWI];
   if (mwg % mwi || nwg % nwi || nwi % v[GEMM_VW]) {
     CLFORGE__WHY(why, why_cap, "MWG %% MWI, NWG %% NWI and NWI %% VW must be 0 (MWG=%d MWI=%d NWG=%d NWI=%d VW=%d)", mwg,
@@ -38,6 +39,18 @@ static int gemm_allowed(const int *v, const clforge_device_info *dev, char *why,
   if (local > dev->local_mem_bytes) {
     CLFORGE__WHY(why, why_cap, "%llu bytes of local memory exceed the device's %llu", local,
              (unsigned long long)dev->local_mem_bytes);
+    return 0;
+  }
+  return 1;
+}
+
+int clforge__gemm_half_allowed(int half, int interval, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if (half && !(dev->caps & CLFORGE_CAP_FP16)) {
+    CLFORGE__WHY(why, why_cap, "HALF=%d needs f16 arithmetic (cl_khr_fp16), which the device lacks", half);
+    return 0;
+  }
+  if (interval > 32) { /* the documented bound of 16F: at most 32 products in an f16 sum */
+    CLFORGE__WHY(why, why_cap, "HALF=2 sums a k-block in f16: KWG=%d exceeds 32", interval);
     return 0;
   }
   return 1;
@@ -78,8 +91,11 @@ const clforge__family clforge__family_gemm = {
         [GEMM_SB] = {"SB", 2, {0, 1}},
         [GEMM_KU] = {"KU", 4, {1, 2, 4, 8}},
         [GEMM_KSYNC] = {"KSYNC", 2, {0, 1}},
+        /* f32 (0); f16 products summed in f32 (1); f16 products summed in
+         * f16 within each k-block, each block's sums added into f32 (2) */
+        [GEMM_HALF] = {"HALF", 3, {0, 1, 2}},
     },
-    /*                                   MWG NWG MWI NWI KWG VW SA SB KU KSYNC */
+    /*                                   MWG NWG MWI NWI KWG VW SA SB KU KSYNC (HALF: 0) */
     .defaults = {
         [CLFORGE_DEVICE_CLASS_GENERIC]   = {32, 32, 4, 4, 16, 4, 1, 1, 2, 0},
         [CLFORGE_DEVICE_CLASS_CPU]       = {128, 64, 8, 32, 128, 16, 0, 0, 1, 1},
@@ -98,6 +114,7 @@ const clforge__family clforge__family_gemm = {
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_F16, GEMM_VAR_F16, GEMM_KU, 4},
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_F16, GEMM_VAR_F16, GEMM_SB, 1},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
+    .precision_params = 1u << GEMM_HALF,
     .allowed = gemm_allowed,
     .canonical = gemm_canonical,
     .tune = &clforge__tune_gemm,

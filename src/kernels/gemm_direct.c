@@ -4,6 +4,7 @@
 #include "families.h"
 
 static int direct_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if (!clforge__gemm_half_allowed(v[GEMMD_HALF], 0, dev, why, why_cap)) return 0;
   if (v[GEMMD_MWI] * v[GEMMD_NWI] * v[GEMMD_KU] > 32) { /* compile time, as for the tiled family */
     CLFORGE__WHY(why, why_cap, "MWID*NWID*KUD = %d exceeds 32", v[GEMMD_MWI] * v[GEMMD_NWI] * v[GEMMD_KU]);
     return 0;
@@ -29,8 +30,10 @@ const clforge__family clforge__family_gemm_direct = {
         [GEMMD_NDIM] = {"NDIMD", 7, {1, 2, 4, 8, 16, 32, 64}},
         [GEMMD_KU] = {"KUD", 3, {1, 2, 4}},
         [GEMMD_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
+        /* as the tiled family's; 2 adds the f16 sums into f32 every 32 k */
+        [GEMMD_HALF] = {"HALF", 3, {0, 1, 2}},
     },
-    /*                                   MWID NWID MDIMD NDIMD KUD VW */
+    /*                                   MWID NWID MDIMD NDIMD KUD VW (HALF: 0) */
     .defaults = {
         [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 2, 8, 8, 1, 1},
         [CLFORGE_DEVICE_CLASS_CPU]       = {4, 2, 2, 4, 1, 16},
@@ -48,6 +51,7 @@ const clforge__family clforge__family_gemm_direct = {
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_NARROW, GEMM_VAR_NARROW, GEMMD_MDIM, 8},
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_NARROW, GEMM_VAR_NARROW, GEMMD_NDIM, 1},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
+    .precision_params = 1u << GEMMD_HALF,
     .allowed = direct_allowed,
     .tune = &clforge__tune_gemm,
     /* The direct kernel runs small problems whole, and the other classes'

@@ -89,6 +89,7 @@ static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, con
     g.stride_c = d->y.stride[0], g.batch = imgs;
     g.bias_mode = d->has_bias ? CLFORGE_BIAS_ROW : CLFORGE_BIAS_NONE;
   }
+  g.compute_type = CLFORGE_COMPUTE_32F; /* convolution has no compute type of its own yet */
   clforge_status st = clforge__gemm_resolve(ctx, &g, out);
   if (st == CLFORGE_SUCCESS) out->route = v ? v[CI2C_PATH] : 0;
   return st;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../compute_type.h"
 #include "../context.h"
 #include "../error.h"
 #include "../gemm_desc.h"
@@ -321,6 +322,17 @@ static void gemm_key(const clforge__gemm *g, clforge__problem_key *key, char *dt
   key->shape[0] = g->m, key->shape[1] = g->n, key->shape[2] = g->k, key->shape[3] = 0;
 }
 
+/* The compute type decides, whatever chose the parameters (a tuning entry,
+ * an override): a half variant runs only where the call allows its
+ * arithmetic; otherwise the kernel is the same one in f32. The choice
+ * records the arithmetic that runs. */
+static void gate_half(const clforge__gemm *g, int *v, int param, clforge_kernel_choice *c) {
+  const int limit = clforge__half_level_allowed(g->compute_type);
+  if (v[param] > limit) v[param] = limit == 1 && v[param] == 2 ? 1 : 0;
+  c->values[param] = v[param];
+  c->compute_type = clforge__compute_type_of_half(v[param]);
+}
+
 static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gemm_plan *p) {
   gemm_path path;
   char dtypes[32], layout[4];
@@ -334,6 +346,8 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   if (st == CLFORGE_SUCCESS)
     st = clforge__family_select(ctx, &clforge__family_gemm_direct, variant, &key, p->vd, &p->cd);
   if (st != CLFORGE_SUCCESS) return st;
+  gate_half(g, p->vt, GEMM_HALF, &p->ct);
+  gate_half(g, p->vd, GEMMD_HALF, &p->cd);
   /* The packed family only matters where the route can be packed: a bad
    * gemm_packed override, or a device its defaults do not fit, fails the
    * calls that would pack, not every GEMM. */
@@ -341,6 +355,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   char why[sizeof p->ct.route] = "";
   const clforge_kernel_choice *peer = NULL;
   clforge_status sp = clforge__family_select(ctx, &clforge__family_gemm_packed, variant, &key, p->vp, &p->cp);
+  p->cp.compute_type = CLFORGE_COMPUTE_32F; /* the packed kernels have no half variant */
   if (sp != CLFORGE_SUCCESS) {
     memset(&p->cp, 0, sizeof p->cp);
     if (path == PATH_PACKED || (path == PATH_AUTO && choose_route(ctx, g, p, &peer, why, sizeof why))) return sp;

@@ -30,7 +30,7 @@ class GemmDesc(Structure):
                 ("batch", c_size_t), ("stride_a", c_size_t), ("stride_b", c_size_t), ("stride_c", c_size_t),
                 ("bias_mode", c_int), ("bias_type", c_int), ("bias_offset", c_size_t),
                 ("activation", c_int), ("alpha_mode", c_int), ("aux_mode", c_int), ("aux_type", c_int),
-                ("aux_offset", c_size_t), ("reserved", c_void_p * 2)]
+                ("aux_offset", c_size_t), ("compute_type", c_int), ("reserved", c_void_p * 1)]
 
 
 class KernelChoice(Structure):
@@ -38,7 +38,7 @@ class KernelChoice(Structure):
                 ("dtypes", c_char * 32), ("layout", c_char * 16), ("source", c_int),
                 ("tuned_ndims", c_int), ("tuned_shape", size_t4), ("tuned_gflops", c_double),
                 ("nparams", c_int), ("names", (c_char * 16) * 16), ("values", c_int * 16),
-                ("route", c_char * 48), ("reserved", ctypes.c_ubyte * 16)]
+                ("route", c_char * 48), ("compute_type", c_int), ("reserved", ctypes.c_ubyte * 12)]
 
 
 class QuantDesc(Structure):
@@ -202,6 +202,9 @@ _PROTOTYPES = {
     "clforge_context_reload_tuning": (status_t, (c_void_p,)),
     "clforge_path": (status_t, (c_int, c_char_p, c_size_t)),
     "clforge_params_source_name": (c_char_p, (c_int,)),
+    "clforge_compute_type_name": (c_char_p, (c_int,)),
+    "clforge_context_set_compute_type": (status_t, (c_void_p, c_int)),
+    "clforge_context_get_compute_type": (status_t, (c_void_p, POINTER(c_int))),
     "clforge_convert": (status_t, (c_void_p, c_size_t, cl_mem, c_size_t, c_int, cl_mem, c_size_t, c_int) + _WAIT),
     "clforge_quantize": (status_t, (c_void_p, POINTER(QuantDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_dequantize": (status_t, (c_void_p, POINTER(QuantDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),

@@ -129,6 +129,26 @@ class Context(OwnedHandle):
         with self.lock:
             check(lib.clforge_context_set_validation(self.handle, 1 if enabled else 0), self._handle)
 
+    _COMPUTE = {"32f": 1, "32f_fast_16f": 2, "16f": 3}
+
+    @property
+    def compute_type(self):
+        """The arithmetic calls may use: "32f" (strict, the default),
+        "32f_fast_16f" (f16 products allowed) or "16f" (f16 partial sums
+        too); torch's allow_fp16_reduced_precision_reduction. A device
+        without f16 arithmetic runs f32 whatever this says."""
+        v = c_int(0)
+        with self.lock:
+            check(lib.clforge_context_get_compute_type(self.handle, byref(v)), self._handle)
+        return text(lib.clforge_compute_type_name(v.value))
+
+    @compute_type.setter
+    def compute_type(self, name):
+        if name not in self._COMPUTE:
+            raise ValueError("compute_type must be one of %s, got %r" % (", ".join(self._COMPUTE), name))
+        with self.lock:
+            check(lib.clforge_context_set_compute_type(self.handle, self._COMPUTE[name]), self._handle)
+
     def set_params(self, params):
         """Override kernel parameters (CLFORGE_PARAMS syntax); None clears."""
         with self.lock:

@@ -15,7 +15,8 @@ def _kernel(kc):
     src = text(lib.clforge_params_source_name(kc.source))
     d = {"family": text(kc.family), "provider": text(kc.provider), "shape_class": text(kc.shape_class),
          "dtypes": text(kc.dtypes), "layout": text(kc.layout), "source": src, "route": text(kc.route),
-         "params": {text(kc.names[i].value): kc.values[i] for i in range(kc.nparams)}}
+         "params": {text(kc.names[i].value): kc.values[i] for i in range(kc.nparams)},
+         "compute_type": text(lib.clforge_compute_type_name(kc.compute_type)) or "32f"}
     if src in ("tuned", "nearest"):
         d["tuned_shape"] = list(kc.tuned_shape[:kc.tuned_ndims])
         d["tuned_gflops"] = kc.tuned_gflops

@@ -1,0 +1,39 @@
+/* Compute types (the math mode): names, and the CLFORGE_COMPUTE_TYPE
+ * default a new context takes. */
+#include "compute_type.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+const char *clforge_compute_type_name(clforge_compute_type type) {
+  switch (type) {
+    case CLFORGE_COMPUTE_32F: return "32f";
+    case CLFORGE_COMPUTE_32F_FAST_16F: return "32f_fast_16f";
+    case CLFORGE_COMPUTE_16F: return "16f";
+    case CLFORGE_COMPUTE_DEFAULT: break;
+  }
+  return NULL;
+}
+
+clforge_status clforge__compute_type_env(clforge_compute_type *out) {
+  const char *v = getenv("CLFORGE_COMPUTE_TYPE");
+  *out = CLFORGE_COMPUTE_32F;
+  if (!v || !*v) return CLFORGE_SUCCESS;
+  for (int t = CLFORGE_COMPUTE_32F; t <= CLFORGE_COMPUTE_16F; ++t)
+    if (!strcmp(v, clforge_compute_type_name((clforge_compute_type)t))) {
+      *out = (clforge_compute_type)t;
+      return CLFORGE_SUCCESS;
+    }
+  return clforge__fail(NULL, CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_COMPUTE_TYPE=\"%.64s\": use 32f, 32f_fast_16f or 16f",
+                       v);
+}
+
+int clforge__half_level_allowed(clforge_compute_type type) {
+  return type == CLFORGE_COMPUTE_16F ? 2 : type == CLFORGE_COMPUTE_32F_FAST_16F ? 1 : 0;
+}
+
+clforge_compute_type clforge__compute_type_of_half(int half) {
+  return half >= 2 ? CLFORGE_COMPUTE_16F : half == 1 ? CLFORGE_COMPUTE_32F_FAST_16F : CLFORGE_COMPUTE_32F;
+}

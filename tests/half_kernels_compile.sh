@@ -1,0 +1,43 @@
+#!/bin/sh
+# The GEMM families' native half-arithmetic kernels (HALF 1 and 2 with
+# CLFORGE_HALF_NATIVE=1) compile as OpenCL C 1.2 with cl_khr_fp16, and their
+# IR does its arithmetic in half. No CI device has f16 arithmetic (PoCL 3.1
+# and Oclgrind 21.10 lack it; test_gemm_compute_type runs the emulated
+# form): clang's OpenCL front end for SPIR checks the native source instead.
+#   half_kernels_compile.sh CL_DIR
+cl=$1
+clang=$(command -v clang || command -v clang-15 || command -v clang-14)
+if [ -z "$clang" ]; then
+  echo "skipped: no clang to compile the native half kernels with (Debian package clang)"
+  exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/clforge-half.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cat "$cl/common.cl" "$cl/gemm_base.cl" "$cl/gemm_common.cl" "$cl/gemm_direct.cl" > "$tmp/direct.cl"
+cat "$cl/common.cl" "$cl/gemm_base.cl" "$cl/gemm_common.cl" "$cl/gemm.cl" > "$tmp/tiled.cl"
+fail=0
+for types in "1 1 1" "2 2 2" "3 2 1"; do
+  set -- $types
+  prob="-DA_T=$1 -DB_T=$2 -DC_T=$3 -DBIAS=0 -DBIAS_T=1 -DACT=0 -DTA=0 -DTB=0 -DIDX64=0 -DCLFORGE_F32_DENORMS=1 -DCLFORGE_HALF_NATIVE=1"
+  for half in 1 2; do
+    for vw in 1 4; do
+      for k in direct tiled; do
+        if [ $k = direct ]; then
+          fam="-DMWID=2 -DNWID=2 -DMDIMD=8 -DNDIMD=8 -DKUD=1 -DVW=$vw"
+        else
+          fam="-DMWG=32 -DNWG=32 -DMWI=4 -DNWI=4 -DKWG=16 -DVW=$vw -DSA=1 -DSB=1 -DKU=2 -DKSYNC=0"
+        fi
+        # shellcheck disable=SC2086
+        if ! "$clang" -x cl -cl-std=CL1.2 -target spir64 -Xclang -finclude-default-header -O1 -emit-llvm -S \
+            -o "$tmp/out.ll" "$tmp/$k.cl" $prob $fam -DHALF=$half 2> "$tmp/err"; then
+          echo "FAIL $k HALF=$half VW=$vw types $types:"; cat "$tmp/err"; fail=1
+        elif ! grep -q "fmul half\|fmul <[0-9]* x half>\|@llvm.fma.v[0-9]*f16\|@llvm.fma.f16\|fma.*half" "$tmp/out.ll"; then
+          echo "FAIL $k HALF=$half VW=$vw types $types: no half arithmetic in the IR"; fail=1
+        else
+          echo "ok $k HALF=$half VW=$vw types $types"
+        fi
+      done
+    done
+  done
+done
+exit $fail
