@@ -84,6 +84,9 @@ CLFORGE_DEFINE_WIDENING(uint16, float16)
 #define CLFORGE_STORAGE_1 float
 #define CLFORGE_STORAGE_2 ushort
 #define CLFORGE_STORAGE_3 ushort
+#define CLFORGE_STORAGE_4 char  // s8 (quantized data: the int8 kernels' own loads)
+#define CLFORGE_STORAGE_5 uchar // u8
+#define CLFORGE_STORAGE_6 int   // s32
 
 // Scalar load of element i as f32, for each storage code.
 #define CLFORGE_LD1_1(p, i) ((p)[i])
@@ -129,3 +132,12 @@ static inline float clforge_dgelu_erf(float z) {
 }
 #define DACTIVATE(z) clforge_dgelu_erf(z)
 #endif
+
+// Quantization's rounding (clforge_quantize, the int8 GEMM's requantized
+// output; src/ref/quant_round.h is its twin): clamp(round-half-even(x * inv)
+// + zp) to [qmin, qmax], NaN counting as 0; the byte stored.
+static inline uchar clforge_quant_one(float x, float inv, int zp, long qmin, long qmax) {
+  float f = rint(x * inv);
+  f = isnan(f) ? 0.0f : clamp(f, -1024.0f, 1024.0f);
+  return (uchar)(clamp((long)f + zp, qmin, qmax) & 0xFF);
+}

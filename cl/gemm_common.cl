@@ -13,15 +13,7 @@
 // Layout: the host turns column-major problems into row-major ones, so the
 // kernels only see row-major C.
 
-// One storage type per operand (cl/common.cl: CLFORGE_STORAGE_<code>).
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, A_T) a_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, B_T) b_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, C_T) c_t;
-#ifdef BIAS_T
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
-#else
-typedef float bias_t;
-#endif
+// (cl/gemm_operands.cl ahead: a_t, b_t, c_t, bias_t, A_AT, B_AT.)
 #ifndef AUX
 #define AUX 0
 #endif
@@ -31,17 +23,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, AUX_T) aux_t;
 typedef float aux_t;
 #endif
 
-// Element (row, col) of op(A) and op(B), row-major storage.
-#if TA
-#define A_AT(row, p) ((idx_t)(p) * lda + (row))
-#else
-#define A_AT(row, p) ((idx_t)(row) * lda + (p))
-#endif
-#if TB
-#define B_AT(p, col) ((idx_t)(col) * ldb + (p))
-#else
-#define B_AT(p, col) ((idx_t)(p) * ldb + (col))
-#endif
 
 
 // The operand arguments both GEMM kernels take after their own (in this

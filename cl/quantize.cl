@@ -21,12 +21,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
 
 static inline float clforge_quant_inv(float scale) { return scale != 0.0f ? 1.0f / scale : 0.0f; }
 
-// clamp(round-half-even(x * inv) + zp) to [qmin, qmax]; NaN counts as 0.
-static inline uchar clforge_quant_one(float x, float inv, int zp, long qmin, long qmax) {
-  float f = rint(x * inv);
-  f = isnan(f) ? 0.0f : clamp(f, -1024.0f, 1024.0f);
-  return (uchar)(clamp((long)f + zp, qmin, qmax) & 0xFF);
-}
 
 // One row's range [lo, hi] (both around 0, NaN passed over) per work-group,
 // stored as range[2 r], range[2 r + 1]. (Scalars, not float2: Oclgrind's

@@ -55,6 +55,18 @@ static int dtype_ok(clforge_dtype *t) {
 }
 
 clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_desc *d, clforge__gemm *g) {
+  return clforge__gemm_resolve_types(ctx, d, 0, g);
+}
+
+/* The int8 GEMM's types: s8/u8 A and B; C any but u8/s8/s32 or float. */
+static int int8_types_ok(clforge_dtype *a, clforge_dtype *b, clforge_dtype *c) {
+  if (*c == 0) *c = CLFORGE_F32;
+  return clforge__dtype_is_int8(*a) && clforge__dtype_is_int8(*b) &&
+         (clforge__float_dtype_size(*c) || clforge__dtype_is_int8(*c) || *c == CLFORGE_S32);
+}
+
+clforge_status clforge__gemm_resolve_types(clforge_context ctx, const clforge_gemm_desc *d, int int8,
+                                           clforge__gemm *g) {
   memset(g, 0, sizeof *g);
   if (!d) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: desc is NULL");
   if ((unsigned)d->layout > CLFORGE_COL_MAJOR || (unsigned)d->trans_a > CLFORGE_TRANS ||
@@ -71,7 +83,11 @@ clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_des
                                                    CLFORGE_COUNT_OF(d->reserved));
   if (st != CLFORGE_SUCCESS) return st;
   clforge_dtype at = d->a_type, bt = d->b_type, ct = d->c_type, biast = d->bias_type, auxt = d->aux_type;
-  if (!dtype_ok(&at) || !dtype_ok(&bt) || !dtype_ok(&ct) || !dtype_ok(&biast) || !dtype_ok(&auxt))
+  if (int8 && (!int8_types_ok(&at, &bt, &ct) || !dtype_ok(&biast) || !dtype_ok(&auxt)))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "gemm_quantized: A and B must be s8 or u8, C s32, s8, u8, f32, f16 or bf16 (a %d, b %d, c %d)",
+                         (int)d->a_type, (int)d->b_type, (int)d->c_type);
+  if (!int8 && (!dtype_ok(&at) || !dtype_ok(&bt) || !dtype_ok(&ct) || !dtype_ok(&biast) || !dtype_ok(&auxt)))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype or not a float one (a %d, b %d, c %d, bias %d, aux %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type, (int)d->aux_type);
   g->batch = d->batch ? d->batch : 1;

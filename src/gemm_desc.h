@@ -43,5 +43,9 @@ clforge__footprint clforge__gemm_footprint(const clforge__gemm_operand *o, size_
 /* Resolve defaults, normalize to row-major and check everything that can be
  * checked without buffers. Failures are recorded on ctx (may be NULL). */
 clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_desc *desc, clforge__gemm *g);
+/* The same, with int8 = 1: the int8 GEMM's types (clforge_gemm_quantized)
+ * instead of the float ones. */
+clforge_status clforge__gemm_resolve_types(clforge_context ctx, const clforge_gemm_desc *desc, int int8,
+                                           clforge__gemm *g);
 
 #endif

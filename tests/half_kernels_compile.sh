@@ -13,8 +13,8 @@ if [ -z "$clang" ]; then
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/clforge-half.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-cat "$cl/common.cl" "$cl/gemm_base.cl" "$cl/gemm_common.cl" "$cl/gemm_direct.cl" > "$tmp/direct.cl"
-cat "$cl/common.cl" "$cl/gemm_base.cl" "$cl/gemm_common.cl" "$cl/gemm.cl" > "$tmp/tiled.cl"
+cat "$cl/common.cl" "$cl/gemm_base.cl" "$cl/gemm_operands.cl" "$cl/gemm_common.cl" "$cl/gemm_direct.cl" > "$tmp/direct.cl"
+cat "$cl/common.cl" "$cl/gemm_base.cl" "$cl/gemm_operands.cl" "$cl/gemm_common.cl" "$cl/gemm.cl" > "$tmp/tiled.cl"
 fail=0
 for types in "1 1 1" "2 2 2" "3 2 1"; do
   set -- $types

@@ -423,6 +423,41 @@ CLFORGE_API clforge_status clforge_gemm_ex(clforge_context ctx, const clforge_ge
                                            cl_mem c, cl_mem bias, cl_mem aux, cl_uint num_events_in_wait_list,
                                            const cl_event *event_wait_list, cl_event *event);
 
+/* ---------------------------------------------------------------- int8 GEMM */
+/** The quantization of an int8 GEMM (clforge_gemm_quantized). With A and B
+ *  of s8 or u8 (desc's a_type, b_type), every output starts as the exact
+ *  integer acc = sum_k (op(A)[i][k] - a_zero_point) * (op(B)[k][j] - b_zero_point),
+ *  then, by C's type:
+ *  - s32: acc as it is (no scales, bias, activation; alpha 1, beta 0);
+ *  - f32, f16, bf16: v = act(alpha * ((a_scale_i * b_scale_j) * acc) + beta * C + bias),
+ *    each step one f32 operation in this order (beta's a fused multiply-add);
+ *  - s8, u8: that v requantized, c = clamp(rint(v * (1 / c_scale)) + c_zero_point), halves to even
+ *    (beta must be 0).
+ *  Row and column are C's, in the layout the descriptor gives. */
+typedef struct clforge_gemm_quant {
+  clforge_quant_scheme a_scheme; /* PER_TENSOR, or PER_ROW: one scale per row of C (per token) */
+  clforge_quant_scheme b_scheme; /* PER_TENSOR, or PER_COLUMN: one per column of C (per output channel) */
+  cl_mem a_scale, b_scale;       /* f32 scales (1, m or n of them); NULL for an s32 C */
+  size_t a_scale_offset, b_scale_offset;
+  int32_t a_zero_point, b_zero_point; /* within A's and B's value ranges */
+  float c_scale;                 /* s8/u8 C: the output's scale (> 0, finite) */
+  int32_t c_zero_point;          /* s8/u8 C: within C's range */
+  void *reserved[4];             /* leave zero (refused otherwise) */
+} clforge_gemm_quant;
+
+/** An int8 GEMM: desc as for clforge_gemm (layouts, transposes, batches,
+ *  strides, offsets, bias, activation; aux and compute_type not used, leave
+ *  them 0) with s8/u8 A and B and the quantization in quant. The integer
+ *  accumulation is exact (f32 multiply-adds of integers over k-blocks short
+ *  enough to stay exact, added into s32; docs/inference-precision.md), so
+ *  an s32 C equals clforge_ref_gemm_quantized's bit for bit, and so do s8/u8
+ *  and float outputs without GELU (whose tanh/erf may differ in the last
+ *  bit). Checked before anything is enqueued; C untouched on an error. */
+CLFORGE_API clforge_status clforge_gemm_quantized(clforge_context ctx, const clforge_gemm_desc *desc,
+                                                  const clforge_gemm_quant *quant, cl_mem a, cl_mem b, cl_mem c,
+                                                  cl_mem bias, cl_uint num_events_in_wait_list,
+                                                  const cl_event *event_wait_list, cl_event *event);
+
 /* ------------------------------------------------- parameters and tuning */
 /** Where a kernel's parameters for a call come from, in lookup order. */
 typedef enum clforge_params_source {
@@ -1235,6 +1270,11 @@ CLFORGE_API clforge_status clforge_attention_explain(clforge_context ctx, const 
 CLFORGE_API clforge_status clforge_ref_convert(size_t n, const void *src, clforge_dtype src_type,
                                                void *dst, clforge_dtype dst_type);
 
+/** Reference twin of clforge_gemm_quantized on host arrays (desc's offsets
+ *  apply; a_scale / b_scale hold the scales from their offsets). */
+CLFORGE_API clforge_status clforge_ref_gemm_quantized(const clforge_gemm_desc *desc, const clforge_gemm_quant *quant,
+                                                      const void *a, const void *b, void *c, const void *bias,
+                                                      const float *a_scale, const float *b_scale);
 /** Reference twins of clforge_quantize / clforge_dequantize on host arrays
  *  (the desc's offsets apply to them; scale and zero_point as in the device
  *  calls: written by ref_quantize with SCALES_COMPUTE). */

@@ -37,6 +37,10 @@ extern const clforge__family clforge__family_gemm;
 enum { GEMMD_MWI, GEMMD_NWI, GEMMD_MDIM, GEMMD_NDIM, GEMMD_KU, GEMMD_VW, GEMMD_HALF, GEMMD_NPARAMS };
 extern const clforge__family clforge__family_gemm_direct;
 
+/* int8 GEMM (clforge_gemm_quantized) */
+enum { GEMMI_MWI, GEMMI_NWI, GEMMI_VW, GEMMI_MDIM, GEMMI_NDIM, GEMMI_KSYNC, GEMMI_NPARAMS };
+extern const clforge__family clforge__family_gemm_int8;
+
 /* Packed GEMM (pack kernels + micro-kernel): MR x NR register block of VW
  * vectors, MC x NC work-group block, KC k-block, KU unroll, ORD work-item
  * order. */

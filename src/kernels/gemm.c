@@ -1,4 +1,4 @@
-/* Descriptor of the tiled GEMM family (cl/gemm_base.cl + cl/gemm_common.cl + cl/gemm.cl). */
+/* Descriptor of the tiled GEMM family (cl/gemm_base.cl + cl/gemm_operands.cl + cl/gemm_common.cl + cl/gemm.cl). */
 #include <stdio.h>
 
 #include "families.h"
@@ -77,7 +77,7 @@ const char *clforge__gemm_shape_class(size_t m, size_t n, size_t k) {
 /* clang-format off */
 const clforge__family clforge__family_gemm = {
     .name = "gemm",
-    .sources = (const char *const[]){"gemm_base", "gemm_common", "gemm", NULL},
+    .sources = (const char *const[]){"gemm_base", "gemm_operands", "gemm_common", "gemm", NULL},
     .kernel = "clforge_gemm_tiled",
     .nparams = GEMM_NPARAMS,
     .params = {

@@ -1,4 +1,4 @@
-/* Descriptor of the direct GEMM family (cl/gemm_base.cl + cl/gemm_common.cl + cl/gemm_direct.cl). */
+/* Descriptor of the direct GEMM family (cl/gemm_base.cl + cl/gemm_operands.cl + cl/gemm_common.cl + cl/gemm_direct.cl). */
 #include <stdio.h>
 
 #include "families.h"
@@ -20,7 +20,7 @@ static int direct_allowed(const int *v, const clforge_device_info *dev, char *wh
 /* clang-format off */
 const clforge__family clforge__family_gemm_direct = {
     .name = "gemm_direct",
-    .sources = (const char *const[]){"gemm_base", "gemm_common", "gemm_direct", NULL},
+    .sources = (const char *const[]){"gemm_base", "gemm_operands", "gemm_common", "gemm_direct", NULL},
     .kernel = "clforge_gemm_direct",
     .nparams = GEMMD_NPARAMS,
     .params = {

@@ -49,7 +49,7 @@ static void packed_canonical(int *v) {
 /* clang-format off */
 const clforge__family clforge__family_gemm_packed = {
     .name = "gemm_packed",
-    .sources = (const char *const[]){"gemm_base", "gemm_common", "gemm_packed", NULL},
+    .sources = (const char *const[]){"gemm_base", "gemm_operands", "gemm_common", "gemm_packed", NULL},
     .kernel = "clforge_gemm_packed",
     .nparams = GEMMP_NPARAMS,
     .params = {

@@ -99,6 +99,17 @@ static clforge_status check_aliasing(clforge_context ctx, const clforge__gemm *g
   return st;
 }
 
+clforge_status clforge__gemm_check_buffers(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf) {
+  const int bias_grad = g->aux_mode == CLFORGE_GEMM_AUX_BACKWARD && g->bias_mode;
+  clforge_status st = check_operand(ctx, &g->a, bf->a, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = check_operand(ctx, &g->b, bf->b, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = check_operand(ctx, &g->c, bf->c, CLFORGE_ACCESS_WRITE | (g->beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
+  if (st == CLFORGE_SUCCESS)
+    st = check_operand(ctx, &g->bias, bf->bias, bias_grad ? CLFORGE_ACCESS_WRITE : CLFORGE_ACCESS_READ);
+  return st == CLFORGE_SUCCESS ? check_aliasing(ctx, g, bf) : st;
+}
+
 clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
                                     const clforge__gemm *g, size_t wgs, cl_kernel *k) {
   char opts[1024];
@@ -594,16 +605,10 @@ clforge_status clforge_gemm_ex(clforge_context ctx, const clforge_gemm_desc *des
     cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
     return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (gemm)");
   }
-  st = check_operand(ctx, &g.a, bf.a, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = check_operand(ctx, &g.b, bf.b, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS)
-    st = check_operand(ctx, &g.c, bf.c, CLFORGE_ACCESS_WRITE | (g.beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
-  if (st == CLFORGE_SUCCESS)
-    st = check_operand(ctx, &g.bias, bf.bias, bias_grad ? CLFORGE_ACCESS_WRITE : CLFORGE_ACCESS_READ);
+  st = clforge__gemm_check_buffers(ctx, &g, &bf);
   if (st == CLFORGE_SUCCESS)
     st = check_operand(ctx, &g.aux, bf.aux,
                        g.aux_mode == CLFORGE_GEMM_AUX_STORE ? CLFORGE_ACCESS_WRITE : CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = check_aliasing(ctx, &g, &bf);
   if (st == CLFORGE_SUCCESS) st = check_aux(ctx, &g, &bf);
   if (st != CLFORGE_SUCCESS) return st;
 

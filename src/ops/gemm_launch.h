@@ -12,6 +12,11 @@ typedef struct {
   cl_mem aux;           /* clforge_gemm_ex's (NULL: none) */
 } clforge__gemm_buffers;
 
+/* A, B, C and bias in their buffers (sizes, access, the context) and C
+ * sharing no element with what is read: the checks of clforge_gemm before
+ * aux's, shared with the int8 GEMM. */
+clforge_status clforge__gemm_check_buffers(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf);
+
 /* Kernel `name` of family f built with values and g's problem parameters
  * (storage types, transposes, epilogue); fails with a message naming the
  * parameters when the device cannot run a work-group of wgs (0: no check). */

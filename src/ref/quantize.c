@@ -9,18 +9,11 @@
 #include "../quant_desc.h"
 #include "clforge/clforge.h"
 #include "element.h"
+#include "quant_round.h"
 
 /* 1 / scale, with a zero scale quantizing everything to the zero point. */
 static float inv_of(float scale) { return scale != 0.0f ? 1.0f / scale : 0.0f; }
 
-/* clamp(round-half-even(x * inv) + zp) to [qmin, qmax]; NaN counts as 0. */
-static int32_t quantize_one(float x, float inv, int32_t zp, int qmin, int qmax) {
-  float f = rintf(x * inv);
-  if (isnan(f)) f = 0.0f;
-  f = fminf(fmaxf(f, -1024.0f), 1024.0f); /* beyond any 8-bit range whatever zp does */
-  int64_t v = (int64_t)f + zp;
-  return (int32_t)(v < qmin ? qmin : v > qmax ? qmax : v);
-}
 
 static void store_q(unsigned char *p, int32_t v) { *p = (unsigned char)(v & 0xFF); }
 
@@ -77,7 +70,7 @@ static void q8_0_row(const clforge__quant *d, const void *x, size_t r, unsigned 
     unsigned char *blk = row + b * CLFORGE__Q8_0_BYTES;
     blk[0] = (unsigned char)(h & 0xFF), blk[1] = (unsigned char)(h >> 8); /* little-endian, as ggml's files */
     for (int i = 0; i < CLFORGE__Q8_0_BLOCK; ++i)
-      store_q(blk + 2 + i, quantize_one(clforge__ref_load(x, d->x_type, x0 + i), inv, 0, -128, 127));
+      store_q(blk + 2 + i, clforge__quantize_one(clforge__ref_load(x, d->x_type, x0 + i), inv, 0, -128, 127));
   }
 }
 
@@ -124,7 +117,7 @@ clforge_status clforge_ref_quantize(const clforge_quant_desc *desc, const void *
       const float inv = inv_of(scale[d.scale_offset + s]);
       const int32_t z = zero_point ? zero_point[d.zp_offset + s] : 0;
       const float v = clforge__ref_load(x, d.x_type, d.x_offset + r * d.ldx + c);
-      store_q(qb + r * d.ldq + c, quantize_one(v, inv, z, d.qmin, d.qmax));
+      store_q(qb + r * d.ldq + c, clforge__quantize_one(v, inv, z, d.qmin, d.qmax));
     }
   return CLFORGE_SUCCESS;
 }

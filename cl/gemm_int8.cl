@@ -1,0 +1,158 @@
+// The int8 GEMM (clforge_gemm_quantized, src/ops/gemm_quantized.c): s8/u8 A
+// and B, exact integer accumulation, then the quantization epilogue. Any
+// region, bounds in the kernel (clamped loads, guarded stores), as
+// gemm_direct.cl: each work-item computes MWI rows x NWI vectors of VW
+// columns, rows and vectors interleaved across the MDIM x NDIM work-group.
+//
+// Exact and portable: (a - zpa) * (b - zpb) is an integer of at most 2^16
+// in magnitude, so f32 multiply-adds of a k-block of 256 stay exact (below
+// 2^24) and run at the device's f32 rate wherever it has no integer dot
+// product (PoCL cannot emit VNNI: docs/inference-precision.md); each
+// block's sum is then added into an s32 accumulator.
+//
+// Parameters (src/kernels/gemm_int8.c): MWI, NWI, VW, MDIM, NDIM, KSYNC.
+// Problem options: A_T, B_T (4 s8, 5 u8), C_T (1-3 float, 4/5 s8/u8
+// requantized, 6 s32), TA, TB, BIAS, BIAS_T, ACT, IDX64.
+// (gemm_base.cl and gemm_operands.cl ahead: idx_t, UNROLL, the operand
+// types, A_AT, B_AT.)
+
+#pragma OPENCL FP_CONTRACT OFF // the epilogue's f32 steps are the reference's, one rounding each
+
+#define KBLOCK 256 // 256 * 255 * 255 < 2^24
+
+
+#if VW == 1
+#define VSUF
+#define VLOADF(p) (*(p))
+#define VSTORE_INT(x, p) (*(p) = (x))
+#else
+#define VSUF VW
+#define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
+#define VSTORE_INT(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
+#endif
+typedef CLFORGE_CAT(float, VSUF) floatv;
+typedef CLFORGE_CAT(int, VSUF) intv;
+#define CONVERT_INTV(x) CLFORGE_CAT(convert_int, VSUF)(x)
+
+#if C_T == 4
+#define QMIN (-128L)
+#define QMAX 127L
+#elif C_T == 5
+#define QMIN 0L
+#define QMAX 255L
+#endif
+
+// VW values of op(B) in row p from column col, minus zpb, as f32; columns
+// past the last read the last one (their results are not stored).
+static inline floatv load_b_int8(const global b_t *B, uint ldb, uint p, uint col, uint cols, int zpb) {
+#if TB == 0 && VW > 1
+  if (col + VW <= cols)
+    return CLFORGE_CAT(convert_float, VW)(CLFORGE_CAT(convert_int, VW)(CLFORGE_CAT(vload, VW)(0, B + B_AT(p, col))) - zpb);
+#endif
+  float t[VW];
+  UNROLL(VW)
+  for (int v = 0; v < VW; ++v) t[v] = (float)((int)B[B_AT(p, min(col + v, cols - 1))] - zpb);
+  return VLOADF(t);
+}
+
+kernel __attribute__((reqd_work_group_size(NDIM, MDIM, 1)))
+void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const float alpha, const float beta,
+                       // (from k on, the arguments src/ops/gemm.c sets for every GEMM kernel)
+                       const global a_t *restrict A, const ulong a_off, const uint lda, const ulong stride_a,
+                       const global b_t *restrict B, const ulong b_off, const uint ldb, const ulong stride_b,
+                       global c_t *restrict C, const ulong c_off, const uint ldc, const ulong stride_c,
+                       const global bias_t *restrict bias, const ulong bias_off,
+                       const global float *aux_unused, const ulong aux_off_unused, // the GEMM kernels' shared arguments
+                       const global float *restrict rscale, const ulong rs_off, const int row_per,
+                       const global float *restrict cscale, const ulong cs_off, const int col_per,
+                       const int zpa, const int zpb, const float inv_c, const int zpc) {
+  const ulong batch = get_global_id(2);
+  A += a_off + batch * stride_a;
+  B += b_off + batch * stride_b;
+  C += c_off + batch * stride_c;
+  const uint lx = get_local_id(0), ly = get_local_id(1);
+  const uint rbase = get_group_id(1) * (MDIM * MWI) + ly, vbase = get_group_id(0) * (NDIM * NWI) + lx;
+  uint ra[MWI], cv[NWI];
+  UNROLL(MWI)
+  for (int s = 0; s < MWI; ++s) ra[s] = min(rbase + s * MDIM, rows - 1);
+  UNROLL(NWI)
+  for (int t = 0; t < NWI; ++t) cv[t] = (vbase + t * NDIM) * VW;
+
+  intv iacc[MWI][NWI];
+  UNROLL(MWI)
+  for (int s = 0; s < MWI; ++s) {
+    UNROLL(NWI)
+    for (int t = 0; t < NWI; ++t) iacc[s][t] = (intv)0;
+  }
+  for (uint k0 = 0; k0 < k; k0 += KBLOCK) {
+    const uint kend = min(k, k0 + KBLOCK);
+    floatv facc[MWI][NWI];
+    UNROLL(MWI)
+    for (int s = 0; s < MWI; ++s) {
+      UNROLL(NWI)
+      for (int t = 0; t < NWI; ++t) facc[s][t] = (floatv)0.0f;
+    }
+    for (uint p = k0; p < kend; ++p) {
+      floatv bv[NWI];
+      UNROLL(NWI)
+      for (int t = 0; t < NWI; ++t) bv[t] = load_b_int8(B, ldb, p, min(cv[t], cols - 1), cols, zpb);
+      UNROLL(MWI)
+      for (int s = 0; s < MWI; ++s) {
+        const float av = (float)((int)A[A_AT(ra[s], p)] - zpa);
+        UNROLL(NWI)
+        for (int t = 0; t < NWI; ++t) facc[s][t] = fma((floatv)av, bv[t], facc[s][t]);
+      }
+    }
+    UNROLL(MWI)
+    for (int s = 0; s < MWI; ++s) {
+      UNROLL(NWI)
+      for (int t = 0; t < NWI; ++t) iacc[s][t] += CONVERT_INTV(facc[s][t]);
+    }
+#if KSYNC
+    // the whole work-group finishes this k-block before the next: on CPUs
+    // (PoCL) the block's rows of A and B stay in cache (cl/gemm.cl's KSYNC)
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  }
+
+  UNROLL(MWI)
+  for (int s = 0; s < MWI; ++s) {
+    const uint row = rbase + s * MDIM;
+    if (row >= rows) continue;
+    UNROLL(NWI)
+    for (int t = 0; t < NWI; ++t) {
+      int e[VW];
+      VSTORE_INT(iacc[s][t], e);
+      UNROLL(VW)
+      for (int v = 0; v < VW; ++v) {
+        const uint col = cv[t] + v;
+        if (col >= cols) continue;
+        const idx_t ci = (idx_t)row * ldc + col;
+#if C_T == 6
+        C[ci] = e[v];
+#else
+        const float sc = rscale[rs_off + (row_per ? row : 0)] * cscale[cs_off + (col_per ? col : 0)];
+        float x = alpha * ((float)e[v] * sc);
+#if C_T <= 3
+        if (beta != 0.0f) x = fma(beta, LOAD1(C_T, C, ci), x);
+#endif
+#if BIAS == 1
+        x += LOAD1(BIAS_T, bias, bias_off + row);
+#elif BIAS == 2
+        x += LOAD1(BIAS_T, bias, bias_off + col);
+#endif
+        x = ACTIVATE(x);
+#if C_T <= 3
+        STORE1(C_T, x, C, ci);
+#else
+#if C_T == 4
+        C[ci] = as_char(clforge_quant_one(x, inv_c, zpc, QMIN, QMAX));
+#else
+        C[ci] = clforge_quant_one(x, inv_c, zpc, QMIN, QMAX);
+#endif
+#endif
+#endif
+      }
+    }
+  }
+}

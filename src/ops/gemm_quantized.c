@@ -1,0 +1,210 @@
+/* clforge_gemm_quantized: the int8 GEMM's checks, the gemm_int8 family's
+ * kernel over the whole C (bounds in the kernel), validation against the
+ * reference bit for bit. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../error.h"
+#include "../gemm_quant_desc.h"
+#include "../kernels/families.h"
+#include "../program.h"
+#include "../validate.h"
+#include "buffer_check.h"
+#include "gemm_launch.h"
+
+#define OP "gemm_quantized"
+
+/* The scale buffers in the kernel's view: rows' and columns'. */
+static void scale_buffers(const clforge__gemm_q *q, const clforge_gemm_quant *quant, cl_mem *rs, cl_mem *cs) {
+  *rs = q->row_scale_from_b ? quant->b_scale : quant->a_scale;
+  *cs = q->row_scale_from_b ? quant->a_scale : quant->b_scale;
+}
+
+/* The scales hold their counts, and C does not overlap them. */
+static clforge_status check_scales(clforge_context ctx, const clforge__gemm_q *q, const clforge_gemm_quant *quant,
+                                   cl_mem c) {
+  if (q->out == CLFORGE__QOUT_S32) return CLFORGE_SUCCESS;
+  if (!quant->a_scale || !quant->b_scale)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": a_scale and b_scale are needed for an %s C",
+                         clforge_dtype_name(q->g.c.type));
+  cl_mem rs, cs;
+  scale_buffers(q, quant, &rs, &cs);
+  const cl_mem buf[2] = {rs, cs};
+  const size_t off[2] = {q->row_scale_offset, q->col_scale_offset}, count[2] = {q->row_scales, q->col_scales};
+  const char *name[2] = {q->row_scale_from_b ? "b_scale" : "a_scale", q->row_scale_from_b ? "a_scale" : "b_scale"};
+  clforge__byte_range rc, r;
+  const clforge__gemm_operand *co = &q->g.c;
+  const size_t cs_bytes = clforge_dtype_size(co->type);
+  clforge_status st = clforge__buffer_range(ctx, c, co->offset * cs_bytes, (co->extent - co->offset) * cs_bytes, &rc);
+  for (int i = 0; i < 2 && st == CLFORGE_SUCCESS; ++i) {
+    st = clforge__check_buffer(ctx, OP, name[i], buf[i], off[i], count[i], sizeof(float), CLFORGE_ACCESS_READ);
+    if (st == CLFORGE_SUCCESS) st = clforge__buffer_range(ctx, buf[i], off[i] * 4, count[i] * 4, &r);
+    if (st == CLFORGE_SUCCESS && clforge__ranges_alias(&rc, &r))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": c overlaps %s", name[i]);
+  }
+  return st;
+}
+
+static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *q, int *v, clforge_kernel_choice *c) {
+  (void)q; /* not tuned yet: the device class's defaults, or an override */
+  return clforge__family_select(ctx, &clforge__family_gemm_int8, 0, NULL, v, c);
+}
+
+static clforge_status launch(clforge_context ctx, const clforge__gemm_q *q, const clforge_gemm_quant *quant,
+                             const clforge__gemm_buffers *bf, const int *v, cl_uint nwait, const cl_event *wait,
+                             cl_event *done) {
+  const size_t mdim = (size_t)v[GEMMI_MDIM], ndim = (size_t)v[GEMMI_NDIM];
+  cl_kernel k;
+  clforge_status st = clforge__gemm_kernel(ctx, &clforge__family_gemm_int8, clforge__family_gemm_int8.kernel, v, &q->g,
+                                           mdim * ndim, &k);
+  if (st != CLFORGE_SUCCESS) return st;
+  const cl_uint rows = (cl_uint)q->g.m, cols = (cl_uint)q->g.n;
+  cl_mem rs, cs;
+  scale_buffers(q, quant, &rs, &cs);
+  if (!rs) rs = bf->c, cs = bf->c; /* s32 C: never read */
+  const cl_ulong rso = q->row_scale_offset, cso = q->col_scale_offset;
+  const cl_int rp = q->row_per, cp = q->col_per, zpa = q->zpa, zpb = q->zpb, zpc = q->zpc;
+  const cl_float inv_c = q->inv_c;
+  cl_int err = clSetKernelArg(k, 0, sizeof rows, &rows);
+  err |= clSetKernelArg(k, 1, sizeof cols, &cols);
+  err |= clforge__gemm_set_shared_args(k, 2, &q->g, bf);
+  cl_uint i = 2 + 3 + 12 + 4;
+  err |= clSetKernelArg(k, i++, sizeof(cl_mem), &rs);
+  err |= clSetKernelArg(k, i++, sizeof rso, &rso);
+  err |= clSetKernelArg(k, i++, sizeof rp, &rp);
+  err |= clSetKernelArg(k, i++, sizeof(cl_mem), &cs);
+  err |= clSetKernelArg(k, i++, sizeof cso, &cso);
+  err |= clSetKernelArg(k, i++, sizeof cp, &cp);
+  err |= clSetKernelArg(k, i++, sizeof zpa, &zpa);
+  err |= clSetKernelArg(k, i++, sizeof zpb, &zpb);
+  err |= clSetKernelArg(k, i++, sizeof inv_c, &inv_c);
+  err |= clSetKernelArg(k, i++, sizeof zpc, &zpc);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (" OP ")");
+  const size_t per_m = mdim * (size_t)v[GEMMI_MWI], per_n = ndim * (size_t)v[GEMMI_NWI] * (size_t)v[GEMMI_VW];
+  const size_t global[3] = {(q->g.n + per_n - 1) / per_n * ndim, (q->g.m + per_m - 1) / per_m * mdim, q->g.batch};
+  const size_t local[3] = {ndim, mdim, 1};
+  return clforge__launch(ctx, k, 3, global, local, nwait, wait, done, "clEnqueueNDRangeKernel (" OP ")");
+}
+
+/* A host copy of operand o's elements (from 0, so the reference's offsets
+ * apply), or of n floats of a scale buffer. */
+static clforge_status read_copy(clforge_context ctx, cl_mem buf, size_t offset, size_t count, size_t es, void **out) {
+  *out = calloc(offset + count + 1, es);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP " validation: no memory");
+  return count ? clforge__read_buffer(ctx, buf, offset * es, count * es, (char *)*out + offset * es) : CLFORGE_SUCCESS;
+}
+
+static clforge_status read_operand(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf, void **out) {
+  if (o->extent == o->offset) {
+    *out = NULL;
+    return CLFORGE_SUCCESS;
+  }
+  return read_copy(ctx, buf, o->offset, o->extent - o->offset, clforge_dtype_size(o->type), out);
+}
+
+typedef struct {
+  void *a, *b, *c, *bias, *as, *bs;
+} copies;
+
+static clforge_status read_inputs(clforge_context ctx, const clforge__gemm_q *q, const clforge_gemm_quant *quant,
+                                  const clforge__gemm_buffers *bf, copies *h) {
+  const clforge__gemm *g = &q->g;
+  clforge_status st = read_operand(ctx, &g->a, bf->a, &h->a);
+  if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g->b, bf->b, &h->b);
+  if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g->c, bf->c, &h->c);
+  if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g->bias, bf->bias, &h->bias);
+  if (st == CLFORGE_SUCCESS && q->out != CLFORGE__QOUT_S32) { /* the user's a_scale and b_scale */
+    const size_t na = q->row_scale_from_b ? q->col_scales : q->row_scales;
+    const size_t nb = q->row_scale_from_b ? q->row_scales : q->col_scales;
+    st = read_copy(ctx, quant->a_scale, quant->a_scale_offset, na, 4, &h->as);
+    if (st == CLFORGE_SUCCESS) st = read_copy(ctx, quant->b_scale, quant->b_scale_offset, nb, 4, &h->bs);
+  }
+  return st;
+}
+
+static clforge_status validate(clforge_context ctx, const clforge_gemm_desc *desc, const clforge_gemm_quant *quant,
+                               const clforge__gemm_q *q, const clforge__gemm_buffers *bf, copies *h) {
+  const clforge__gemm_operand *c = &q->g.c;
+  const size_t es = clforge_dtype_size(c->type), n = c->extent - c->offset;
+  if (clforge__test_fault_armed(ctx, OP)) { /* tests only: flip a bit of C's first element */
+    unsigned char byte;
+    clforge_status r = clforge__read_buffer(ctx, bf->c, c->offset * es, 1, &byte);
+    if (r != CLFORGE_SUCCESS) return r;
+    byte ^= 0x01;
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, bf->c, CL_TRUE, c->offset * es, 1, &byte, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "test fault injection");
+  }
+  void *got = NULL;
+  clforge_status st = read_copy(ctx, bf->c, c->offset, n, es, &got);
+  /* the user's A and B, as the reference takes them */
+  const void *ua = q->g.swapped ? h->b : h->a, *ub = q->g.swapped ? h->a : h->b;
+  if (st == CLFORGE_SUCCESS) st = clforge_ref_gemm_quantized(desc, quant, ua, ub, h->c, h->bias, h->as, h->bs);
+  if (st != CLFORGE_SUCCESS && !clforge_last_error(ctx)[0])
+    st = clforge__fail(ctx, st, OP " validation: the reference failed: %s", clforge_last_error(NULL));
+  const unsigned char *g = (const unsigned char *)got + c->offset * es, *w = (const unsigned char *)h->c + c->offset * es;
+  for (size_t i = 0; st == CLFORGE_SUCCESS && i < n * es; ++i)
+    if (g[i] != w[i]) {
+      const int gelu = q->g.act == CLFORGE_ACT_GELU_TANH || q->g.act == CLFORGE_ACT_GELU_ERF;
+      if (gelu && q->out == CLFORGE__QOUT_FLOAT) { /* tanh/erf: the float tolerance */
+        st = clforge__validate(ctx, OP, c->type, n, g, w, clforge__tolerance_for(c->type));
+        break;
+      }
+      if (gelu && q->out == CLFORGE__QOUT_INT8 && abs((int)g[i] - (int)w[i]) <= 1) continue;
+      st = clforge__fail(ctx, CLFORGE_VALIDATION_FAILED,
+                         OP ": validation failed: element %zu of C differs from the reference (byte %zu: 0x%02x, "
+                            "the reference's 0x%02x)",
+                         i / es, i % es, g[i], w[i]);
+    }
+  free(got);
+  return st;
+}
+
+clforge_status clforge_gemm_quantized(clforge_context ctx, const clforge_gemm_desc *desc,
+                                      const clforge_gemm_quant *quant, cl_mem a, cl_mem b, cl_mem c, cl_mem bias,
+                                      cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                      cl_event *event) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
+  clforge__clear_error(ctx);
+  if (event) *event = NULL;
+  clforge__gemm_q q;
+  clforge_status st = clforge__gemm_q_resolve(ctx, OP, desc, quant, &q);
+  if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
+  if (st != CLFORGE_SUCCESS) return st;
+  const clforge__gemm *g = &q.g;
+  if (g->m == 0 || g->n == 0) {
+    if (!event) return CLFORGE_SUCCESS;
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
+    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
+  }
+  const clforge__gemm_buffers bf = {g->swapped ? b : a, g->swapped ? a : b, c, bias, NULL};
+  st = clforge__gemm_check_buffers(ctx, g, &bf);
+  if (st == CLFORGE_SUCCESS) st = check_scales(ctx, &q, quant, c);
+  int v[CLFORGE_MAX_PARAMS];
+  if (st == CLFORGE_SUCCESS) st = select_params(ctx, &q, v, NULL);
+  cl_kernel k; /* built before anything is enqueued */
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__gemm_kernel(ctx, &clforge__family_gemm_int8, clforge__family_gemm_int8.kernel, v, g,
+                              (size_t)v[GEMMI_MDIM] * (size_t)v[GEMMI_NDIM], &k);
+  if (st != CLFORGE_SUCCESS) return st;
+  copies h = {NULL, NULL, NULL, NULL, NULL, NULL};
+  if (ctx->validate) {
+    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    st = read_inputs(ctx, &q, quant, &bf, &h);
+  }
+  cl_event done = NULL;
+  if (st == CLFORGE_SUCCESS) st = launch(ctx, &q, quant, &bf, v, num_events_in_wait_list, event_wait_list, &done);
+  if (st == CLFORGE_SUCCESS && ctx->validate) {
+    cl_int err = clWaitForEvents(1, &done);
+    st = err == CL_SUCCESS ? validate(ctx, desc, quant, &q, &bf, &h)
+                           : clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
+  }
+  free(h.a), free(h.b), free(h.c), free(h.bias), free(h.as), free(h.bs);
+  if (event && st == CLFORGE_SUCCESS) *event = done;
+  else if (done) clReleaseEvent(done);
+  return st;
+}
