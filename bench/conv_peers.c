@@ -97,7 +97,26 @@ const char *clforge_bench_onednn_conv_impl(const clforge_bench_onednn_conv *c) {
 
 void clforge_bench_onednn_conv_destroy(clforge_bench_onednn_conv *c) { (void)c; }
 
+int clforge_bench_onednn_gemm_u8s8s32(size_t m, size_t n, size_t k, const uint8_t *a, uint8_t a_zero_point,
+                                      const int8_t *b, int32_t *c, char *why, size_t cap) {
+  (void)m, (void)n, (void)k, (void)a, (void)a_zero_point, (void)b, (void)c;
+  snprintf(why, cap, "n/a: oneDNN not built in");
+  return -1;
+}
+
 #else
+
+int clforge_bench_onednn_gemm_u8s8s32(size_t m, size_t n, size_t k, const uint8_t *a, uint8_t a_zero_point,
+                                      const int8_t *b, int32_t *c, char *why, size_t cap) {
+  const int32_t co = 0;
+  dnnl_status_t st = dnnl_gemm_u8s8s32('N', 'N', 'F', (dnnl_dim_t)m, (dnnl_dim_t)n, (dnnl_dim_t)k, 1.0f, a,
+                                       (dnnl_dim_t)k, a_zero_point, b, (dnnl_dim_t)n, 0, 0.0f, c, (dnnl_dim_t)n, &co);
+  if (st != dnnl_success) {
+    snprintf(why, cap, "oneDNN: dnnl_gemm_u8s8s32 failed (%s)", dnnl_status2str(st));
+    return -1;
+  }
+  return 0;
+}
 
 struct clforge_bench_onednn_conv {
   dnnl_engine_t engine;

@@ -14,6 +14,7 @@
 
 #include <clforge/clforge.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /** One convolution problem as the benchmark states it: symmetric padding,
  *  the same stride and dilation along both axes. p, q: the output size. */
@@ -46,6 +47,13 @@ int clforge_bench_onednn_available(const char **why);
 /** The threads oneDNN's OpenMP runtime will use (omp_get_max_threads:
  *  every core unless OMP_NUM_THREADS says otherwise); 0 when unknown. */
 int clforge_bench_onednn_threads(void);
+
+/** oneDNN's int8 GEMM, row-major, no transposes: C (s32, m x n) =
+ *  (A - a_zero_point)(B) for u8 A (m x k) and s8 B (k x n)
+ *  (dnnl_gemm_u8s8s32); the int8 GEMM benchmark's CPU peer. 0 on success,
+ *  else -1 with why. */
+int clforge_bench_onednn_gemm_u8s8s32(size_t m, size_t n, size_t k, const uint8_t *a, uint8_t a_zero_point,
+                                      const int8_t *b, int32_t *c, char *why, size_t cap);
 
 typedef struct clforge_bench_onednn_conv clforge_bench_onednn_conv;
 

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "data.h"
+#include "conv_peers.h"
 #include "peers.h"
 #include "report.h"
 #include "session.h"
@@ -53,6 +54,7 @@ typedef struct {
   char trans[3];
   gemm_path paths[PATH_COUNT];
   int npaths;
+  int int8; /* --int8: an int8 row per shape too */
 } gemm_options;
 
 /* ---------------------------------------------------------------- options */
@@ -79,6 +81,10 @@ void clforge_bench_gemm_help(FILE *f) {
           "                      clforge kernel choice, through CLFORGE_GEMM_PATH (default\n"
           "                      auto); 'all' measures each as its own row; 'tiled' still\n"
           "                      leaves the edges to the direct kernel\n"
+          "  --int8              also, per shape, clforge_gemm_quantized (u8 A with zero point\n"
+          "                      128, s8 B, s32 C), next to clforge's f32 GEMM on the same\n"
+          "                      shape and oneDNN's u8s8s32 GEMM on the host (its result\n"
+          "                      must equal clforge's exactly); NN only\n"
           "  --no-peers          time clforge only\n"
           "  --no-peak           do not measure the device's peak first (no %% peak, %% bw)\n"
           "  --json              one JSON object per line per case, nothing else on stdout\n"
@@ -136,6 +142,8 @@ static int gemm_option(clforge_bench_cli *cli, int argc, char **argv, int *a, vo
     if (add_shape(o, nums[0], nums[1], nums[2])) return clforge_bench_usage_error(cli, "out of memory");
   } else if (clforge_bench_option(argc, argv, a, "--dtype", &v)) {
     return clforge_bench_cli_dtypes(cli, "--dtype", v, o->dtypes, &o->ndtypes, 3);
+  } else if (!strcmp(argv[*a], "--int8")) {
+    o->int8 = 1;
   } else if (clforge_bench_option(argc, argv, a, "--trans", &v)) {
     if (!v || strlen(v) != 2 || !strchr("NnTt", v[0]) || !strchr("NnTt", v[1]))
       return clforge_bench_usage_error(cli, "--trans needs NN, NT, TN or TT");
@@ -187,6 +195,8 @@ static int parse_options(int argc, char **argv, gemm_options *o) {
     o->npaths = 1;
     o->paths[0] = PATH_AUTO;
   }
+  if (o->int8 && (o->trans_a || o->trans_b))
+    return clforge_bench_usage_error(&o->cli, "--int8 times NN only (oneDNN's peer call is NN)");
   return -1;
 }
 
@@ -205,6 +215,7 @@ typedef struct {
   gemm_path path;
   const char *provider; /* "clforge", "clforge-tiled", ...; "clblast" where auto chose CLBlast */
   const char *params;   /* auto: where its parameters came from (tuning file, defaults, ...); NULL */
+  const char *label;    /* the dtype column when not one dtype ("u8s8s32"); NULL */
   int ok;               /* 0: clforge failed or was wrong: error says why */
   char error[512];
   double median_ms, p95_ms, gflops, gbps;
@@ -564,7 +575,7 @@ static int print_json(const bench_env *env, const gemm_row *r) {
   cJSON_AddNumberToObject(o, "n", (double)r->s.n);
   cJSON_AddNumberToObject(o, "k", (double)r->s.k);
   cJSON_AddNumberToObject(o, "batch", 1);
-  clforge_bench_json_string(o, "dtype", clforge_dtype_name(r->dtype));
+  clforge_bench_json_string(o, "dtype", r->label ? r->label : clforge_dtype_name(r->dtype));
   clforge_bench_json_string(o, "trans", env->o->trans);
   clforge_bench_json_string(o, "path", path_names[r->path]);
   if (cli->peers) clforge_bench_json_string(o, "openblas_core", clforge_bench_openblas_core());
@@ -581,7 +592,9 @@ static int print_json(const bench_env *env, const gemm_row *r) {
   return clforge_bench_json_line(stdout, o);
 }
 
-static void table_columns(bench_env *env) {
+/* The table's columns; peer0/peer1 name the peer columns (the float rows'
+ * CLBlast and OpenBLAS, the int8 rows' clforge f32 and oneDNN). */
+static void table_columns(bench_env *env, const char *peer0, const char *peer1) {
   clforge_bench_table *t = &env->table;
   static const char *const dims[] = {"m", "n", "k", "batch"};
   clforge_bench_table_init(t, stdout);
@@ -591,7 +604,8 @@ static void table_columns(bench_env *env) {
   clforge_bench_table_column(t, "provider", 14, 1);
   clforge_bench_table_result_columns(t, 1);
   clforge_bench_table_peak_columns(t, &env->s.peak, "% peak");
-  for (int i = 0; i < NPEERS; ++i) clforge_bench_table_peer_columns(t, i ? "openblas" : "clblast", 8, 7);
+  clforge_bench_table_peer_columns(t, peer0, strlen(peer0) > 8 ? (int)strlen(peer0) : 8, 7);
+  clforge_bench_table_peer_columns(t, peer1, strlen(peer1) > 8 ? (int)strlen(peer1) : 8, 7);
 }
 
 static void table_row(bench_env *env, const gemm_row *r) {
@@ -602,7 +616,7 @@ static void table_row(bench_env *env, const gemm_row *r) {
   clforge_bench_table_cellf(t, "%zu", r->s.n);
   clforge_bench_table_cellf(t, "%zu", r->s.k);
   clforge_bench_table_cell(t, "1");
-  clforge_bench_table_cell(t, clforge_dtype_name(r->dtype));
+  clforge_bench_table_cell(t, r->label ? r->label : clforge_dtype_name(r->dtype));
   clforge_bench_table_cell(t, r->provider);
   if (!r->ok) {
     snprintf(note, sizeof note, "%s %s: %s", r->provider, clforge_dtype_name(r->dtype),
@@ -685,6 +699,189 @@ static int run_case(bench_env *env, gemm_shape s, clforge_dtype dtype) {
   return failed;
 }
 
+/* ------------------------------------------------------------------- int8 */
+
+/* One int8 row per shape: clforge_gemm_quantized (u8 x s8 -> s32, A's zero
+ * point 128), clforge's own f32 GEMM on the same shape, oneDNN's u8s8s32. */
+enum { I8_PEER_F32 = 0, I8_PEER_ONEDNN = 1 };
+
+typedef struct {
+  bench_env *env;
+  gemm_shape s;
+  uint8_t *a;
+  int8_t *b;
+  int32_t *c_host;
+  cl_mem da, db, dc, fa, fb, fc;
+  clforge_gemm_desc desc, fdesc;
+  clforge_gemm_quant quant;
+} int8_case;
+
+static int enqueue_int8(void *user, cl_command_queue queue) {
+  int8_case *c = user;
+  (void)queue;
+  return clforge_gemm_quantized(c->env->s.ctx, &c->desc, &c->quant, c->da, c->db, c->dc, NULL, 0, NULL, NULL);
+}
+
+static int enqueue_int8_f32(void *user, cl_command_queue queue) {
+  int8_case *c = user;
+  (void)queue;
+  return clforge_gemm(c->env->s.ctx, &c->fdesc, c->fa, c->fb, c->fc, NULL, 0, NULL, NULL);
+}
+
+static char onednn_error[256];
+static void run_onednn_int8(void *user) {
+  int8_case *c = user;
+  if (clforge_bench_onednn_gemm_u8s8s32(c->s.m, c->s.n, c->s.k, c->a, 128, c->b, c->c_host, onednn_error,
+                                        sizeof onednn_error))
+    return;
+}
+
+static void free_int8(int8_case *c) {
+  const cl_mem m[6] = {c->da, c->db, c->dc, c->fa, c->fb, c->fc};
+  for (int i = 0; i < 6; ++i)
+    if (m[i]) clReleaseMemObject(m[i]);
+  free(c->a), free(c->b), free(c->c_host);
+}
+
+static int setup_int8(bench_env *env, int8_case *c, gemm_shape s, char *err, size_t cap) {
+  memset(c, 0, sizeof *c);
+  c->env = env, c->s = s;
+  const size_t na = s.m * s.k, nb = s.k * s.n, nc = s.m * s.n;
+  c->a = malloc(na), c->b = malloc(nb), c->c_host = malloc(nc * 4);
+  float *f = malloc((na > nb ? na : nb) * sizeof(float));
+  if (!c->a || !c->b || !c->c_host || !f) {
+    free(f);
+    snprintf(err, cap, "out of host memory");
+    return -1;
+  }
+  uint32_t seed = 0x51ed270bu;
+  for (size_t i = 0; i < na; ++i) c->a[i] = (uint8_t)((seed = seed * 1664525u + 1013904223u) >> 24);
+  for (size_t i = 0; i < nb; ++i) c->b[i] = (int8_t)((seed = seed * 1664525u + 1013904223u) >> 24);
+  clforge_bench_fill_random(f, na > nb ? na : nb, 0x1234567u, 1.0f);
+  cl_int e[6];
+  c->da = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, na, c->a, &e[0]);
+  c->db = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nb, c->b, &e[1]);
+  c->dc = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, nc * 4, NULL, &e[2]);
+  c->fa = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, na * 4, f, &e[3]);
+  c->fb = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nb * 4, f, &e[4]);
+  c->fc = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, nc * 4, NULL, &e[5]);
+  free(f);
+  for (int i = 0; i < 6; ++i)
+    if (e[i] != CL_SUCCESS) {
+      snprintf(err, cap, "clCreateBuffer failed (%s)", clforge_status_name(e[i]));
+      return -1;
+    }
+  c->desc = (clforge_gemm_desc){.m = s.m, .n = s.n, .k = s.k, .a_type = CLFORGE_U8, .b_type = CLFORGE_S8,
+                                .c_type = CLFORGE_S32};
+  c->fdesc = (clforge_gemm_desc){.m = s.m, .n = s.n, .k = s.k};
+  c->quant = (clforge_gemm_quant){.a_zero_point = 128};
+  return 0;
+}
+
+/* Sampled elements of clforge's C against exact int64 dot products. */
+static int int8_spot_check(const int8_case *c, const int32_t *got, char *why, size_t cap) {
+  uint32_t seed = 0xC0FFEEu;
+  for (int t = 0; t < SPOT_SAMPLES; ++t) {
+    seed = seed * 1664525u + 1013904223u;
+    const size_t i = t < 4 ? ((t & 1) ? c->s.m - 1 : 0) : (size_t)((seed >> 8) % (uint32_t)c->s.m);
+    seed = seed * 1664525u + 1013904223u;
+    const size_t j = t < 4 ? ((t & 2) ? c->s.n - 1 : 0) : (size_t)((seed >> 8) % (uint32_t)c->s.n);
+    int64_t sum = 0;
+    for (size_t p = 0; p < c->s.k; ++p) sum += (int64_t)(c->a[i * c->s.k + p] - 128) * c->b[p * c->s.n + j];
+    if (got[i * c->s.n + j] != (int32_t)sum) {
+      snprintf(why, cap, "wrong result: C[%zu][%zu] = %d, exactly %lld", i, j, got[i * c->s.n + j], (long long)sum);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Time fn on the queue into p (a peer) or r (clforge's row). */
+static int time_int8(int8_case *c, clforge_bench_enqueue_fn fn, clforge_bench_timing *t, char *err, size_t cap) {
+  const char *where = "";
+  int rc = clforge_bench_time_queue(c->env->s.queue, fn, c, c->env->o->cli.warmup, c->env->o->cli.runs, t, &where);
+  if (rc != 0)
+    snprintf(err, cap, "%s failed (%s): %s", where, clforge_status_name(rc), clforge_last_error(c->env->s.ctx));
+  return rc;
+}
+
+static int run_int8_case(bench_env *env, gemm_shape s) {
+  const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
+  gemm_row r;
+  row_init(&r, s, CLFORGE_S8, PATH_AUTO);
+  r.provider = "clforge-int8";
+  r.label = "u8s8";
+  r.peers[I8_PEER_F32].name = "clforge_f32";
+  r.peers[I8_PEER_ONEDNN].name = "onednn_u8s8s32";
+  int8_case c;
+  int32_t *got = NULL;
+  if (setup_int8(env, &c, s, r.error, sizeof r.error) == 0 && (got = malloc(s.m * s.n * 4)) != NULL) {
+    clforge_bench_progress(&env->s, "%zux%zux%zu u8s8s32: clforge", s.m, s.n, s.k);
+    clforge_bench_timing t;
+    clforge_bench_stats st;
+    if (time_int8(&c, enqueue_int8, &t, r.error, sizeof r.error) == 0) {
+      if (clforge_bench_summarize(t.seconds, (size_t)t.runs, &st) == 0) {
+        r.timer = clforge_bench_timer_name(t.timer);
+        r.median_ms = st.median * 1e3, r.p95_ms = st.p95 * 1e3;
+        r.gflops = flops / st.median * 1e-9;
+        r.gbps = (double)(s.m * s.k + s.k * s.n + 4 * s.m * s.n) / st.median * 1e-9;
+        cl_int e = clEnqueueReadBuffer(env->s.queue, c.dc, CL_TRUE, 0, s.m * s.n * 4, got, 0, NULL, NULL);
+        r.ok = e == CL_SUCCESS && int8_spot_check(&c, got, r.error, sizeof r.error) == 0;
+        if (e != CL_SUCCESS) snprintf(r.error, sizeof r.error, "reading C failed (%s)", clforge_status_name(e));
+      }
+      clforge_bench_timing_free(&t);
+    }
+    if (!env->o->cli.peers) {
+      clforge_bench_peers_not_run(r.peers, NPEERS, "not run (--no-peers)");
+    } else {
+      clforge_bench_progress(&env->s, "%zux%zux%zu u8s8s32: clforge f32", s.m, s.n, s.k);
+      char err[256];
+      if (time_int8(&c, enqueue_int8_f32, &t, err, sizeof err) == 0) {
+        clforge_bench_peer_timed(&r.peers[I8_PEER_F32], &t, flops);
+        snprintf(r.peers[I8_PEER_F32].note, sizeof r.peers[I8_PEER_F32].note,
+                 "clforge_gemm f32 on the same shape (its own data)");
+        clforge_bench_timing_free(&t);
+      } else {
+        snprintf(r.peers[I8_PEER_F32].note, sizeof r.peers[I8_PEER_F32].note, "%s", err);
+      }
+      const char *why = "";
+      clforge_bench_peer_result *p = &r.peers[I8_PEER_ONEDNN];
+      if (!clforge_bench_onednn_available(&why)) {
+        snprintf(p->note, sizeof p->note, "%s", why);
+      } else {
+        clforge_bench_progress(&env->s, "%zux%zux%zu u8s8s32: onednn", s.m, s.n, s.k);
+        onednn_error[0] = '\0';
+        if (clforge_bench_time_host(run_onednn_int8, &c, env->o->cli.warmup, env->o->cli.runs, &t) == 0) {
+          clforge_bench_peer_timed(p, &t, flops);
+          clforge_bench_timing_free(&t);
+        }
+        if (onednn_error[0]) {
+          p->ok = 0;
+          snprintf(p->note, sizeof p->note, "%s", onednn_error);
+        } else if (r.ok && memcmp(got, c.c_host, s.m * s.n * 4)) {
+          p->ok = 0;
+          snprintf(p->note, sizeof p->note, "not reported: its C differs from clforge's (both should be exact)");
+          clforge_bench_warn(&env->s, "%zux%zux%zu u8s8s32: onednn %s", s.m, s.n, s.k, p->note);
+        } else if (!r.ok) {
+          p->ok = 0;
+          snprintf(p->note, sizeof p->note, "not reported: no correct clforge result to check it against");
+        }
+      }
+    }
+  }
+  if (!r.ok && !r.error[0]) snprintf(r.error, sizeof r.error, "out of host memory");
+  if (!r.ok) clforge_bench_warn(&env->s, "%zux%zux%zu u8s8s32: %s", s.m, s.n, s.k, r.error);
+  clforge_bench_progress_clear(&env->s);
+  if (env->o->cli.json) {
+    print_json(env, &r);
+  } else {
+    table_row(env, &r);
+  }
+  free(got);
+  free_int8(&c);
+  return !r.ok;
+}
+
 /* ------------------------------------------------------------------- main */
 
 int clforge_bench_gemm_main(int argc, char **argv) {
@@ -724,7 +921,7 @@ int clforge_bench_gemm_main(int argc, char **argv) {
              clforge_bench_openblas_core());
     printf("\n");
     fflush(stdout);
-    table_columns(&env);
+    table_columns(&env, "clblast", "openblas");
   }
 
   /* CLFORGE_GEMM_PATH is set for each clforge run, and restored at the end. */
@@ -738,6 +935,15 @@ int clforge_bench_gemm_main(int argc, char **argv) {
   free(saved);
 
   if (!o.cli.json) clforge_bench_table_finish(&env.table);
+  if (o.int8) { /* a table of its own: its peers are clforge's f32 GEMM and oneDNN */
+    if (!o.cli.json) {
+      printf("\nint8: clforge_gemm_quantized, u8 A (zero point 128) x s8 B -> s32 C (exact), GOP/s in the GFLOP/s "
+             "column\n");
+      table_columns(&env, "clforge f32", "onednn");
+    }
+    for (size_t i = 0; i < o.nshapes; ++i) failed += run_int8_case(&env, o.shapes[i]);
+    if (!o.cli.json) clforge_bench_table_finish(&env.table);
+  }
   if (o.cli.peers) clforge_bench_clblast_release();
   clforge_bench_session_close(&env.s);
   free(o.shapes);

@@ -330,5 +330,17 @@ int main(void) {
   FIELD(clforge_quant_desc, scale_offset);
   FIELD(clforge_quant_desc, zero_point_offset);
   FIELD(clforge_quant_desc, reserved);
+  SIZE(clforge_gemm_quant);
+  FIELD(clforge_gemm_quant, a_scheme);
+  FIELD(clforge_gemm_quant, b_scheme);
+  FIELD(clforge_gemm_quant, a_scale);
+  FIELD(clforge_gemm_quant, b_scale);
+  FIELD(clforge_gemm_quant, a_scale_offset);
+  FIELD(clforge_gemm_quant, b_scale_offset);
+  FIELD(clforge_gemm_quant, a_zero_point);
+  FIELD(clforge_gemm_quant, b_zero_point);
+  FIELD(clforge_gemm_quant, c_scale);
+  FIELD(clforge_gemm_quant, c_zero_point);
+  FIELD(clforge_gemm_quant, reserved);
   return 0;
 }

@@ -144,6 +144,15 @@ if command -v python3 >/dev/null 2>&1; then
   check "bench gemm --trans TN: clforge and both peers agree" '[ $rc -eq 0 ]'
 fi
 
+# int8 rows: clforge's s32 C spot-checked exactly, oneDNN's (when built in)
+# equal to it, clforge's f32 GEMM timed on the same shape.
+run "$BIN" bench gemm --shape 40,56,300 --dtype f32 --int8 --runs 3 --no-peak --json
+check "bench gemm --int8: an f32 line and a u8s8 line, clforge's int8 numbers" \
+  '[ $rc -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 2 ] && grep -q "\"dtype\":\"u8s8\".*\"provider\":\"clforge-int8\".*\"gflops\":[0-9]" "$OUT"'
+check "bench gemm --int8: no peer differs" '! grep -q "differs" "$OUT" "$ERR"'
+run "$BIN" bench gemm --int8 --trans NT --sizes 8
+check "bench gemm --int8 --trans NT is a usage error" '[ $rc -eq 2 ] && grep -q "NN only" "$ERR"'
+
 run "$BIN" bench gemm --sizes 48 --dtype f16 --runs 3 --no-peers --no-peak --json
 check "bench gemm --no-peers: peers null with a note" \
   '[ $rc -eq 0 ] && grep -q "\"clblast_gflops\":null" "$OUT" && grep -q "\"openblas_note\":\"not run" "$OUT"'

@@ -108,3 +108,17 @@ def test_device_arrays_stay_on_the_device(rng, cl_queue, cla):
     assert (y.get() == clforge.dequantize(qh, sh, zh, axis=0)).all()
     b = clforge.quantize_q8_0(xd)
     assert (b.get() == clforge.quantize_q8_0(x)).all()
+
+
+def test_int_mm_exact(rng):
+    a = rng.integers(-128, 128, (37, 300)).astype(np.int8)
+    b = rng.integers(-128, 128, (300, 45)).astype(np.int8)
+    c = clforge.int_mm(a, b)
+    assert c.dtype == np.int32 and (c == a.astype(np.int64) @ b.astype(np.int64)).all()
+    u = rng.integers(0, 256, (5, 70)).astype(np.uint8)
+    c2 = clforge.int_mm(u, b[:70], a_zero_point=128, b_zero_point=-3)
+    assert (c2 == (u.astype(np.int64) - 128) @ (b[:70].astype(np.int64) + 3)).all()
+    with pytest.raises(TypeError, match="int8 or uint8"):
+        clforge.int_mm(a.astype(np.float32), b)
+    with pytest.raises(clforge.InvalidArgumentError, match="zero_point"):
+        clforge.int_mm(a, b, a_zero_point=200)

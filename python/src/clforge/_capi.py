@@ -48,6 +48,13 @@ class QuantDesc(Structure):
                 ("zero_point_offset", c_size_t), ("reserved", c_void_p * 4)]
 
 
+class GemmQuant(Structure):
+    _fields_ = [("a_scheme", c_int), ("b_scheme", c_int), ("a_scale", c_void_p), ("b_scale", c_void_p),
+                ("a_scale_offset", c_size_t), ("b_scale_offset", c_size_t), ("a_zero_point", ctypes.c_int32),
+                ("b_zero_point", ctypes.c_int32), ("c_scale", c_float), ("c_zero_point", ctypes.c_int32),
+                ("reserved", c_void_p * 4)]
+
+
 class NormDesc(Structure):
     _fields_ = [("kind", c_int), ("rows", c_size_t), ("n", c_size_t), ("eps", c_float),
                 ("x_type", c_int), ("y_type", c_int), ("param_type", c_int),
@@ -177,7 +184,8 @@ STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_attention_desc": AttentionDesc,
            "clforge_attention_buffers": AttentionBuffers, "clforge_attention_choice": AttentionChoice,
            "clforge_device_info": DeviceInfo, "clforge_cache_stats": CacheStats,
-           "clforge_tune_event": TuneEvent, "clforge_tune_options": TuneOptions, "clforge_quant_desc": QuantDesc}
+           "clforge_tune_event": TuneEvent, "clforge_tune_options": TuneOptions, "clforge_quant_desc": QuantDesc,
+           "clforge_gemm_quant": GemmQuant}
 
 # ------------------------------------------------------------ the library
 _WAIT = (c_uint, POINTER(cl_event), POINTER(cl_event))  # wait list in, event out
@@ -209,6 +217,8 @@ _PROTOTYPES = {
     "clforge_quantize": (status_t, (c_void_p, POINTER(QuantDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_dequantize": (status_t, (c_void_p, POINTER(QuantDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_gemm": (status_t, (c_void_p, POINTER(GemmDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_gemm_quantized": (status_t, (c_void_p, POINTER(GemmDesc), POINTER(GemmQuant), cl_mem, cl_mem, cl_mem,
+                                          cl_mem) + _WAIT),
     "clforge_gemm_explain": (status_t, (c_void_p, POINTER(GemmDesc), POINTER(KernelChoice), c_int, POINTER(c_int))),
     "clforge_tune": (status_t, (c_void_p, POINTER(TuneOptions))),
     "clforge_conv_algo_name": (c_char_p, (c_int,)),

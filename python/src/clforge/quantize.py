@@ -10,7 +10,7 @@ from ctypes import byref, c_void_p
 import numpy as np
 
 from ._arrays import Call, as_dtype, dtype_code
-from ._capi import QuantDesc, lib
+from ._capi import GemmDesc, GemmQuant, QuantDesc, lib
 from .errors import check
 
 PER_TENSOR, PER_ROW, PER_COLUMN, Q8_0 = 0, 1, 2, 3
@@ -181,3 +181,34 @@ def dequantize_q8_0(input, *, dtype="f32", ctx=None):
     dtype_code(xt, "dequantize_q8_0: dtype")
     return _run("dequantize_q8_0", lib.clforge_dequantize, None, input, rows, cols, Q8_0, False, np.int8, None,
                 None, shape[:-1] + (cols,), xt, ctx)
+
+
+def int_mm(a, b, *, a_zero_point=0, b_zero_point=0, out=None, ctx=None):
+    """``torch._int_mm``: 2-D int8 (or uint8) a (m x k) times b (k x n) into
+    int32, exact; clforge also subtracts per-tensor zero points first
+    (``(a - a_zero_point) @ (b - b_zero_point)``; clforge_gemm_quantized with
+    an s32 C)."""
+    op = "int_mm"
+    with Call(op, (a, b, out), ctx) as call:
+        A = call.operand(a, "a", ints=True)
+        B = call.operand(b, "b", ints=True)
+        if A.code not in (4, 5) or B.code not in (4, 5):
+            raise TypeError("int_mm: a and b must be int8 or uint8, got %s and %s" % (A.dtype, B.dtype))
+        if len(A.shape) != 2 or len(B.shape) != 2 or A.shape[1] != B.shape[0]:
+            raise ValueError("int_mm: a (m x k) and b (k x n) expected, got shapes %s and %s" % (A.shape, B.shape))
+        m, k = A.shape
+        n = B.shape[1]
+        for X, name in ((A, "a"), (B, "b")):
+            if X.shape[1] > 1 and X.strides[1] != 1:
+                raise ValueError("int_mm: %s's rows must be contiguous" % name)
+        C = call.output((m, n), np.int32, out, ints=True)
+        lda = A.strides[0] if m > 1 else k
+        ldb = B.strides[0] if k > 1 else n
+        d = GemmDesc(m=m, n=n, k=k, a_type=A.code, b_type=B.code, c_type=6, lda=max(lda, k), ldb=max(ldb, n),
+                     ldc=n, a_offset=A.offset, b_offset=B.offset, c_offset=C.offset)
+        q = GemmQuant(a_zero_point=int(a_zero_point), b_zero_point=int(b_zero_point))
+        event = c_void_p()
+        nw, wl = call.wait_list()
+        check(lib.clforge_gemm_quantized(call.handle, byref(d), byref(q), A.buf, B.buf, C.buf, None, nw, wl,
+                                         byref(event)), call.handle)
+        return call.finish(event, C)
