@@ -10,7 +10,8 @@
 // product (PoCL cannot emit VNNI: docs/inference-precision.md); each
 // block's sum is then added into an s32 accumulator.
 //
-// Parameters (src/kernels/gemm_int8.c): MWI, NWI, VW, MDIM, NDIM, KSYNC.
+// Parameters (src/kernels/gemm_int8.c): MWI, NWI, VW, MDIM, NDIM, KSYNC,
+// STAGE (A and B widened once per work-group into local memory).
 // Problem options: A_T, B_T (4 s8, 5 u8), C_T (1-3 float, 4/5 s8/u8
 // requantized, 6 s32), TA, TB, BIAS, BIAS_T, ACT, IDX64.
 // (gemm_base.cl and gemm_operands.cl ahead: idx_t, UNROLL, the operand
@@ -19,6 +20,9 @@
 #pragma OPENCL FP_CONTRACT OFF // the epilogue's f32 steps are the reference's, one rounding each
 
 #define KBLOCK 256 // 256 * 255 * 255 < 2^24
+#define KS 32       // k per staged chunk (STAGE), a divisor of KBLOCK
+#define WGR (MDIM * MWI)      // the group's rows
+#define WGC (NDIM * NWI * VW) // the group's columns
 
 
 #if VW == 1
@@ -84,6 +88,14 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
     UNROLL(NWI)
     for (int t = 0; t < NWI; ++t) iacc[s][t] = (intv)0;
   }
+#if STAGE
+  // A's and B's values for the group's rows and columns, KS k at a time,
+  // widened and zero-point-corrected once per group (not once per
+  // work-item): the conversions were most of the loop's instructions.
+  local float As[KS * WGR], Bs[KS * WGC];
+  const uint lid = ly * NDIM + lx;
+  const uint row0 = get_group_id(1) * WGR, col0 = get_group_id(0) * WGC;
+#endif
   for (uint k0 = 0; k0 < k; k0 += KBLOCK) {
     const uint kend = min(k, k0 + KBLOCK);
     floatv facc[MWI][NWI];
@@ -92,6 +104,32 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
       UNROLL(NWI)
       for (int t = 0; t < NWI; ++t) facc[s][t] = (floatv)0.0f;
     }
+#if STAGE
+    for (uint ks0 = k0; ks0 < kend; ks0 += KS) {
+      const uint kn = min((uint)KS, kend - ks0);
+      barrier(CLK_LOCAL_MEM_FENCE); // the previous chunk is consumed
+      for (uint i = lid; i < KS * WGC; i += MDIM * NDIM) {
+        const uint kk = i / WGC, cc = i - kk * WGC;
+        Bs[i] = kk < kn ? (float)((int)B[B_AT(ks0 + kk, min(col0 + cc, cols - 1))] - zpb) : 0.0f;
+      }
+      for (uint i = lid; i < KS * WGR; i += MDIM * NDIM) {
+        const uint rr = i / KS, kk = i - rr * KS; // k fastest: contiguous in a row of A
+        As[kk * WGR + rr] = kk < kn ? (float)((int)A[A_AT(min(row0 + rr, rows - 1), ks0 + kk)] - zpa) : 0.0f;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint p = 0; p < kn; ++p) {
+        floatv bv[NWI];
+        UNROLL(NWI)
+        for (int t = 0; t < NWI; ++t) bv[t] = VLOADF(Bs + p * WGC + (lx + t * NDIM) * VW);
+        UNROLL(MWI)
+        for (int s = 0; s < MWI; ++s) {
+          const float av = As[p * WGR + ly + s * MDIM];
+          UNROLL(NWI)
+          for (int t = 0; t < NWI; ++t) facc[s][t] = fma((floatv)av, bv[t], facc[s][t]);
+        }
+      }
+    }
+#else
     for (uint p = k0; p < kend; ++p) {
       floatv bv[NWI];
       UNROLL(NWI)
@@ -103,6 +141,7 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
         for (int t = 0; t < NWI; ++t) facc[s][t] = fma((floatv)av, bv[t], facc[s][t]);
       }
     }
+#endif
     UNROLL(MWI)
     for (int s = 0; s < MWI; ++s) {
       UNROLL(NWI)
@@ -115,15 +154,14 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
 #endif
   }
 
-  UNROLL(MWI)
+  // The epilogue is not unrolled: MWI * NWI * VW copies of it (256 with the
+  // CPU's defaults) made each build take 15 s on PoCL, for O(m n) work.
   for (int s = 0; s < MWI; ++s) {
     const uint row = rbase + s * MDIM;
     if (row >= rows) continue;
-    UNROLL(NWI)
     for (int t = 0; t < NWI; ++t) {
       int e[VW];
       VSTORE_INT(iacc[s][t], e);
-      UNROLL(VW)
       for (int v = 0; v < VW; ++v) {
         const uint col = cv[t] + v;
         if (col >= cols) continue;

@@ -146,7 +146,8 @@ fi
 
 # int8 rows: clforge's s32 C spot-checked exactly, oneDNN's (when built in)
 # equal to it, clforge's f32 GEMM timed on the same shape.
-run "$BIN" bench gemm --shape 40,56,300 --dtype f32 --int8 --runs 3 --no-peak --json
+run env CLFORGE_PARAMS="gemm_int8:MWI=2,NWI=1,VW=8,MDIM=4,NDIM=4" \
+  "$BIN" bench gemm --shape 40,56,300 --dtype f32 --int8 --runs 3 --no-peak --json
 check "bench gemm --int8: an f32 line and a u8s8 line, clforge's int8 numbers" \
   '[ $rc -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 2 ] && grep -q "\"dtype\":\"u8s8\".*\"provider\":\"clforge-int8\".*\"gflops\":[0-9]" "$OUT"'
 check "bench gemm --int8: no peer differs" '! grep -q "differs" "$OUT" "$ERR"'

@@ -8,12 +8,26 @@ static int int8_allowed(const int *v, const clforge_device_info *dev, char *why,
     CLFORGE__WHY(why, why_cap, "MWI*NWI*VW = %d exceeds 256", v[GEMMI_MWI] * v[GEMMI_NWI] * v[GEMMI_VW]);
     return 0;
   }
+  /* STAGE: 32 k of the group's rows and columns as f32 in local memory */
+  const unsigned long long local = 4ull * 32 *
+      ((unsigned long long)v[GEMMI_MDIM] * (unsigned)v[GEMMI_MWI] +
+       (unsigned long long)v[GEMMI_NDIM] * (unsigned)v[GEMMI_NWI] * (unsigned)v[GEMMI_VW]);
+  if (v[GEMMI_STAGE] && local > dev->local_mem_bytes) {
+    CLFORGE__WHY(why, why_cap, "%llu bytes of local memory exceed the device's %llu", local,
+                 (unsigned long long)dev->local_mem_bytes);
+    return 0;
+  }
   const size_t wgs = (size_t)v[GEMMI_MDIM] * (size_t)v[GEMMI_NDIM];
   if (wgs > dev->max_work_group_size) {
     CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
     return 0;
   }
   return 1;
+}
+
+/* Staging synchronizes the group already: KSYNC adds nothing then. */
+static void int8_canonical(int *v) {
+  if (v[GEMMI_STAGE]) v[GEMMI_KSYNC] = 0;
 }
 
 /* clang-format off */
@@ -29,6 +43,7 @@ const clforge__family clforge__family_gemm_int8 = {
         [GEMMI_MDIM] = {"MDIM", 5, {1, 2, 4, 8, 16}},
         [GEMMI_NDIM] = {"NDIM", 6, {1, 2, 4, 8, 16, 32}},
         [GEMMI_KSYNC] = {"KSYNC", 2, {0, 1}},
+        [GEMMI_STAGE] = {"STAGE", 2, {0, 1}},
     },
     /* CPUs: 4 rows x 4 vectors of 16 (AVX-512) a work-item, a 4 x 4 group
      * through each k-block together (measured at 1024^3 on PoCL: 109 GOP/s
@@ -45,5 +60,6 @@ const clforge__family clforge__family_gemm_int8 = {
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {2, 1, 4, 8, 16, 0},
     },
     .allowed = int8_allowed,
+    .canonical = int8_canonical,
 };
 /* clang-format on */
