@@ -170,7 +170,7 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
         C[ci] = e[v];
 #else
         const float sc = rscale[rs_off + (row_per ? row : 0)] * cscale[cs_off + (col_per ? col : 0)];
-        float x = alpha * ((float)e[v] * sc);
+        float x = k ? alpha * ((float)e[v] * sc) : 0.0f; // (the reference's: no product term for k = 0)
 #if C_T <= 3
         if (beta != 0.0f) x = fma(beta, LOAD1(C_T, C, ci), x);
 #endif

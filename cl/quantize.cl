@@ -80,10 +80,10 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_quant_params
     hi = fmax(hi, range[2 * (c * parts + p) + 1]);
   }
 #if Q_T == 4
-  const float s = fmax(-lo, hi) / 127.0f;
+  const float s = fmax(-lo, hi) / 127.0f + 0.0f; // + 0: an all-zero channel's scale is +0 whatever fmax returns
   const int z = 0;
 #else
-  const float s = (hi - lo) / 255.0f;
+  const float s = (hi - lo) / 255.0f + 0.0f;
   float zf = s != 0.0f ? rint(-lo / s) : 0.0f;
   zf = isnan(zf) ? 0.0f : clamp(zf, 0.0f, 255.0f);
   const int z = (int)zf;

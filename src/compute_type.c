@@ -37,3 +37,15 @@ int clforge__half_level_allowed(clforge_compute_type type) {
 clforge_compute_type clforge__compute_type_of_half(int half) {
   return half >= 2 ? CLFORGE_COMPUTE_16F : half == 1 ? CLFORGE_COMPUTE_32F_FAST_16F : CLFORGE_COMPUTE_32F;
 }
+
+clforge__tolerance clforge__tolerance_for_compute(clforge_dtype dtype, clforge_compute_type type) {
+  clforge__tolerance t = clforge__tolerance_for(dtype);
+  if (type == CLFORGE_COMPUTE_32F_FAST_16F) {
+    if (t.nrmse < 5e-3) t.nrmse = 5e-3;
+    if (t.max_abs_scaled < 2e-2) t.max_abs_scaled = 2e-2;
+  } else if (type == CLFORGE_COMPUTE_16F) {
+    if (t.nrmse < 2e-2) t.nrmse = 2e-2;
+    if (t.max_abs_scaled < 1e-1) t.max_abs_scaled = 1e-1;
+  }
+  return t;
+}

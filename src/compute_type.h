@@ -4,6 +4,7 @@
 #define CLFORGE_SRC_COMPUTE_TYPE_H
 
 #include "clforge/clforge.h"
+#include "ref/compare.h"
 
 /* CLFORGE_COMPUTE_TYPE (unset or empty: 32F); an unknown name fails. */
 clforge_status clforge__compute_type_env(clforge_compute_type *out);
@@ -14,6 +15,11 @@ int clforge__half_level_allowed(clforge_compute_type type);
 
 /* ctx's default (for files that do not see the context's struct). */
 clforge_compute_type clforge__context_compute_type(clforge_context ctx);
+
+/* Validation's tolerance for a result stored as dtype by a call that may
+ * have run `type`'s arithmetic: the storage's for 32F; looser for f16
+ * products (3 * 2^-11 of each sum's magnitude) and f16 sums (35 * 2^-11). */
+clforge__tolerance clforge__tolerance_for_compute(clforge_dtype dtype, clforge_compute_type type);
 
 /* The compute type a kernel with HALF = half runs. */
 clforge_compute_type clforge__compute_type_of_half(int half);

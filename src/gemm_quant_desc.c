@@ -1,6 +1,7 @@
 #include "gemm_quant_desc.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "error.h"
@@ -41,6 +42,21 @@ clforge_status clforge__gemm_q_resolve(clforge_context ctx, const char *op, cons
   if (quant->b_zero_point < lo || quant->b_zero_point > hi)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: b_zero_point %d is outside B's %s range", op,
                          (int)quant->b_zero_point, clforge_dtype_name(ub));
+  /* The largest |term|, (a - zpa)(b - zpb): k of them must fit s32, or the
+   * exact accumulation the op promises would wrap. */
+  {
+    int alo, ahi, blo, bhi;
+    range_of(ua, &alo, &ahi);
+    range_of(ub, &blo, &bhi);
+    const int64_t za = quant->a_zero_point, zb = quant->b_zero_point;
+    const int64_t ma = za - alo > ahi - za ? za - alo : ahi - za, mb = zb - blo > bhi - zb ? zb - blo : bhi - zb;
+    if (ma * mb > 0 && (uint64_t)g->k > (uint64_t)INT32_MAX / (uint64_t)(ma * mb))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           "%s: k = %zu: sums of k products up to %lld (zero points %d, %d) can pass s32's range; "
+                           "split k (at most %lld here) and add the parts",
+                           op, g->k, (long long)(ma * mb), (int)quant->a_zero_point, (int)quant->b_zero_point,
+                           (long long)(INT32_MAX / (ma * mb)));
+  }
   const clforge_dtype ct = g->c.type;
   q->out = ct == CLFORGE_S32 ? CLFORGE__QOUT_S32 : range_of(ct, &q->qmin, &q->qmax) ? CLFORGE__QOUT_INT8
                                                                                       : CLFORGE__QOUT_FLOAT;

@@ -16,7 +16,7 @@
 #include "oclgrind_keep.h"
 #include "test_util.h"
 
-enum { M = 32, N = 32, K = 80 };
+enum { M = 32, N = 32, K = 80, GEMMD_HALF_INDEX = 6 }; /* HALF: gemm_direct's 7th parameter */
 
 static void run(clforge_context ctx, const char *params, clforge_compute_type ct, const float *a, const float *b,
                 float *c, clforge_kernel_choice *choice) {
@@ -115,11 +115,13 @@ int main(void) {
     snprintf(force, sizeof force, "%s:HALF=2%s", family[r],
              r ? ",MWG=16,NWG=16,MWI=2,NWI=4,VW=4,KWG=16,SA=1,SB=1,KU=1,KSYNC=0" : "");
     if (r == 0 && !(info.caps & CLFORGE_CAP_FP16)) {
-      const clforge_gemm_desc d = {.m = M, .n = N, .k = K, .compute_type = CLFORGE_COMPUTE_16F};
-      CHECK_OK(ctx, clforge_context_set_params(ctx, force));
-      int n = 0;
-      CHECK_FAILS(ctx, clforge_gemm_explain(ctx, &d, &ch, 1, &n), CLFORGE_INVALID_ARGUMENT, "cl_khr_fp16");
-      CHECK_OK(ctx, clforge_context_set_params(ctx, ""));
+      /* no f16 arithmetic: a forced HALF is lowered to 0 even where the
+       * compute type allows it (f32 bit for bit), not refused */
+      run(ctx, force, CLFORGE_COMPUTE_16F, a, b, c, &ch);
+      CHECK(ch.compute_type == CLFORGE_COMPUTE_32F && ch.values[GEMMD_HALF_INDEX] == 0 &&
+                !memcmp(c, c32, sizeof(float) * M * N),
+            "no cl_khr_fp16, HALF=2 forced under 16F: arithmetic %d, HALF %d, same bits %d", (int)ch.compute_type,
+            ch.values[GEMMD_HALF_INDEX], !memcmp(c, c32, sizeof(float) * M * N));
       /* From here on the variants run emulated (cl/gemm_common.cl: f32
        * values rounded to f16 after each operation), which is what a
        * device without cl_khr_fp16 builds: the gating, the intervals and
@@ -144,6 +146,10 @@ int main(void) {
       CHECK(memcmp(c, c32, sizeof(float) * M * N) != 0, "%s %s: the same bits as f32 (no half arithmetic ran)",
             route[r], clforge_compute_type_name(cts[i]));
       printf("%s %s: error %.3g of sum|ab| (bound %.3g)\n", route[r], clforge_compute_type_name(cts[i]), e, bound[i]);
+      /* validation mode takes the compute type's tolerance, not f32's */
+      CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
+      run(ctx, force, cts[i], a, b, c, &ch);
+      CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
     }
   }
   unsetenv("CLFORGE_GEMM_PATH");

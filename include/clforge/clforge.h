@@ -308,7 +308,7 @@ typedef struct clforge_quant_desc {
  *  all 0) are read (SCALES_GIVEN) or written (SCALES_COMPUTE; zero_point may
  *  be NULL for s8, which writes none, and is required for u8); both NULL for
  *  q8_0. The integer results are exact: clforge_ref_quantize gives the same
- *  bytes on devices with correctly rounded f32 division (see docs/quantization.md).
+ *  bytes on devices with correctly rounded f32 division (see docs/inference-precision.md).
  *  rows or cols of 0 is a no-op. x must not overlap q, scale or zero_point. */
 CLFORGE_API clforge_status clforge_quantize(clforge_context ctx, const clforge_quant_desc *desc, cl_mem x, cl_mem q,
                                             cl_mem scale, cl_mem zero_point, cl_uint num_events_in_wait_list,
@@ -446,8 +446,11 @@ typedef struct clforge_gemm_quant {
 } clforge_gemm_quant;
 
 /** An int8 GEMM: desc as for clforge_gemm (layouts, transposes, batches,
- *  strides, offsets, bias, activation; aux and compute_type not used, leave
- *  them 0) with s8/u8 A and B and the quantization in quant. The integer
+ *  strides, offsets, bias, activation; aux_mode must be 0, compute_type is
+ *  not used: the arithmetic is exact) with s8/u8 A and B and the
+ *  quantization in quant. k is refused where k products of the largest
+ *  |(a - a_zero_point)(b - b_zero_point)| could pass s32's range (k >
+ *  33025 at worst, 131071 for u8 with zero point 128 times s8). The integer
  *  accumulation is exact (f32 multiply-adds of integers over k-blocks short
  *  enough to stay exact, added into s32; docs/inference-precision.md), so
  *  an s32 C equals clforge_ref_gemm_quantized's bit for bit, and so do s8/u8

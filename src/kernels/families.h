@@ -20,9 +20,10 @@ int clforge__gemm_variant(int trans_a, int trans_b, clforge_dtype a, clforge_dty
  * "skinny_n", "medium", "large" (see gemm.c for the bounds). */
 const char *clforge__gemm_shape_class(size_t m, size_t n, size_t k);
 
-/* The GEMM families' HALF value on dev: f16 arithmetic needs cl_khr_fp16,
- * and an f16 sum (HALF 2) at most 32 products (interval: its k-block, 0
- * for the direct kernel's fixed 32). 1 when allowed, else 0 with why. */
+/* The GEMM families' HALF value: an f16 sum (HALF 2) of at most 32
+ * products (interval: its k-block, 0 for the direct kernel's fixed 32).
+ * 1 when allowed, else 0 with why. (f16 arithmetic also needs
+ * cl_khr_fp16: without it the op runs HALF 0, as for a strict call.) */
 int clforge__gemm_half_allowed(int half, int interval, const clforge_device_info *dev, char *why, size_t why_cap);
 
 /* How the tuner runs GEMM (src/ops/gemm_tune.c). */

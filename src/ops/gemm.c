@@ -333,12 +333,12 @@ static void gemm_key(const clforge__gemm *g, clforge__problem_key *key, char *dt
   key->shape[0] = g->m, key->shape[1] = g->n, key->shape[2] = g->k, key->shape[3] = 0;
 }
 
-/* The compute type decides, whatever chose the parameters (a tuning entry,
- * an override): a half variant runs only where the call allows its
- * arithmetic; otherwise the kernel is the same one in f32. The choice
- * records the arithmetic that runs. */
-static void gate_half(const clforge__gemm *g, int *v, int param, clforge_kernel_choice *c) {
-  const int limit = clforge__half_level_allowed(g->compute_type);
+/* The compute type and the device decide, whatever chose the parameters (a
+ * tuning entry, an override): a half variant runs only where the call
+ * allows its arithmetic and the device has it (cl_khr_fp16); otherwise the
+ * kernel is the same one in f32. The choice records the arithmetic that runs. */
+static void gate_half(clforge_context ctx, const clforge__gemm *g, int *v, int param, clforge_kernel_choice *c) {
+  const int limit = (ctx->info.caps & CLFORGE_CAP_FP16) ? clforge__half_level_allowed(g->compute_type) : 0;
   if (v[param] > limit) v[param] = limit == 1 && v[param] == 2 ? 1 : 0;
   c->values[param] = v[param];
   c->compute_type = clforge__compute_type_of_half(v[param]);
@@ -357,8 +357,8 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   if (st == CLFORGE_SUCCESS)
     st = clforge__family_select(ctx, &clforge__family_gemm_direct, variant, &key, p->vd, &p->cd);
   if (st != CLFORGE_SUCCESS) return st;
-  gate_half(g, p->vt, GEMM_HALF, &p->ct);
-  gate_half(g, p->vd, GEMMD_HALF, &p->cd);
+  gate_half(ctx, g, p->vt, GEMM_HALF, &p->ct);
+  gate_half(ctx, g, p->vd, GEMMD_HALF, &p->cd);
   /* The packed family only matters where the route can be packed: a bad
    * gemm_packed override, or a device its defaults do not fit, fails the
    * calls that would pack, not every GEMM. */
@@ -499,12 +499,12 @@ static void free_copies(host_copies *h) {
 
 /* One output operand against the reference's. */
 static clforge_status validate_operand(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf,
-                                       const void *want) {
+                                       const void *want, clforge__tolerance tol) {
   const size_t es = clforge_dtype_size(o->type), n = o->extent;
   void *got = malloc(n * es + 1);
   if (!got) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "gemm validation: no memory for %s", o->name);
   clforge_status st = clforge__read_buffer(ctx, buf, 0, n * es, got);
-  if (st == CLFORGE_SUCCESS) st = clforge__validate(ctx, "gemm", o->type, n, got, want, clforge__tolerance_for(o->type));
+  if (st == CLFORGE_SUCCESS) st = clforge__validate(ctx, "gemm", o->type, n, got, want, tol);
   free(got);
   return st;
 }
@@ -516,10 +516,16 @@ static clforge_status validate_gemm(clforge_context ctx, const clforge_gemm_desc
   clforge_status st = clforge__test_fault_apply(ctx, "gemm", bf->c, g->c.offset, g->c.type); /* tests only */
   const void *ua = g->swapped ? h->b : h->a, *ub = g->swapped ? h->a : h->b;
   if (st == CLFORGE_SUCCESS) st = clforge_ref_gemm_ex(desc, ua, ub, h->c, h->bias, h->aux);
-  if (st == CLFORGE_SUCCESS) st = validate_operand(ctx, &g->c, bf->c, h->c);
-  if (st == CLFORGE_SUCCESS && g->aux_mode == CLFORGE_GEMM_AUX_STORE) st = validate_operand(ctx, &g->aux, bf->aux, h->aux);
+  /* a half variant may have run where the call allows it: its compute
+   * type's tolerance (docs/inference-precision.md) */
+  const clforge_compute_type ran =
+      (ctx->info.caps & CLFORGE_CAP_FP16) ? g->compute_type : CLFORGE_COMPUTE_32F;
+  if (st == CLFORGE_SUCCESS)
+    st = validate_operand(ctx, &g->c, bf->c, h->c, clforge__tolerance_for_compute(g->c.type, ran));
+  if (st == CLFORGE_SUCCESS && g->aux_mode == CLFORGE_GEMM_AUX_STORE)
+    st = validate_operand(ctx, &g->aux, bf->aux, h->aux, clforge__tolerance_for_compute(g->aux.type, ran));
   if (st == CLFORGE_SUCCESS && g->aux_mode == CLFORGE_GEMM_AUX_BACKWARD && g->bias_mode)
-    st = validate_operand(ctx, &g->bias, bf->bias, h->bias);
+    st = validate_operand(ctx, &g->bias, bf->bias, h->bias, clforge__tolerance_for_compute(g->bias.type, ran));
   return st;
 }
 

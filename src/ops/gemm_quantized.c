@@ -153,7 +153,9 @@ static clforge_status validate(clforge_context ctx, const clforge_gemm_desc *des
         st = clforge__validate(ctx, OP, c->type, n, g, w, clforge__tolerance_for(c->type));
         break;
       }
-      if (gelu && q->out == CLFORGE__QOUT_INT8 && abs((int)g[i] - (int)w[i]) <= 1) continue;
+      const int s8 = c->type == CLFORGE_S8;
+      const int gv = s8 ? (int)(int8_t)g[i] : (int)g[i], wv = s8 ? (int)(int8_t)w[i] : (int)w[i];
+      if (gelu && q->out == CLFORGE__QOUT_INT8 && abs(gv - wv) <= 1) continue;
       st = clforge__fail(ctx, CLFORGE_VALIDATION_FAILED,
                          OP ": validation failed: element %zu of C differs from the reference (byte %zu: 0x%02x, "
                             "the reference's 0x%02x)",

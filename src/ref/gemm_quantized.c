@@ -43,7 +43,9 @@ clforge_status clforge_ref_gemm_quantized(const clforge_gemm_desc *desc, const c
           continue;
         }
         const float s = rs[q.row_scale_offset + (q.row_per ? i : 0)] * cs[q.col_scale_offset + (q.col_per ? j : 0)];
-        float v = g->alpha * ((float)acc * s);
+        /* k == 0: no product term at all (the kernels get alpha 0: an
+         * infinite alpha times an empty sum is not NaN), as clforge_gemm */
+        float v = g->k ? g->alpha * ((float)acc * s) : 0.0f;
         if (g->beta != 0.0f) v = fmaf(g->beta, clforge__ref_load(c, g->c.type, ci), v);
         if (g->kernel_bias == CLFORGE_BIAS_ROW) v += clforge__ref_load(bias, g->bias.type, g->bias.offset + i);
         if (g->kernel_bias == CLFORGE_BIAS_COLUMN) v += clforge__ref_load(bias, g->bias.type, g->bias.offset + j);

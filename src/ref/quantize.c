@@ -25,11 +25,11 @@ static int32_t load_q(const unsigned char *p, clforge_dtype t) {
  * [lo, hi] (both around 0). */
 static void params_from_range(int s8, float lo, float hi, float *scale, int32_t *zp) {
   if (s8) {
-    *scale = fmaxf(-lo, hi) / 127.0f;
+    *scale = fmaxf(-lo, hi) / 127.0f + 0.0f; /* + 0: +0 for an all-zero channel whatever fmaxf returns */
     *zp = 0;
     return;
   }
-  *scale = (hi - lo) / 255.0f;
+  *scale = (hi - lo) / 255.0f + 0.0f;
   float z = *scale != 0.0f ? rintf(-lo / *scale) : 0.0f;
   if (isnan(z)) z = 0.0f;
   *zp = (int32_t)fminf(fmaxf(z, 0.0f), 255.0f);

@@ -278,13 +278,17 @@ class Call:
         n = len(self.waits)
         return n, ((ctypes.c_void_p * n)(*self.waits) if n else None)
 
-    def finish(self, event, result):
-        """After a successful C call: attach the event to the device result,
-        or read the numpy result back. Returns the array the caller gets."""
+    def finish(self, event, result, also=()):
+        """After a successful C call: attach the event to the device result
+        (and to the device arrays of the operands in ``also``, the call's
+        other outputs), or read the numpy results back. Returns the array
+        the caller gets."""
         self._release_events()
         if self.device:
             if event.value:
                 import pyopencl as pcl
+                for o in also:
+                    self.attach(o.array, pcl.Event.from_int_ptr(event.value, retain=True))
                 evt = pcl.Event.from_int_ptr(event.value, retain=False)
                 self.attach(result.array, evt)
             return result.array

@@ -106,7 +106,7 @@ def _run(op, fn, x_arr, q_arr, rows, cols, scheme, compute, qt, scale, zero_poin
         zbuf = Z.buf if Z is not None else None
         if quantize:
             check(fn(call.handle, byref(d), X.buf, Q.buf, sbuf, zbuf, nw, wl, byref(event)), call.handle)
-            result = call.finish(event, Q)
+            result = call.finish(event, Q, (S, Z) if compute else ())
             return (result, S.array, Z.array) if compute else result
         check(fn(call.handle, byref(d), Q.buf, sbuf, zbuf, X.buf, nw, wl, byref(event)), call.handle)
         return call.finish(event, X)
