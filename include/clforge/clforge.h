@@ -97,7 +97,8 @@ typedef enum clforge_dtype {
   CLFORGE_F16 = 2,  /* IEEE binary16, storage only unless cl_khr_fp16 */
   CLFORGE_BF16 = 3, /* bfloat16: the top 16 bits of a binary32 */
   /* Integer types: quantized data. Only the ops that say so take them
-   * (clforge_quantize, clforge_dequantize); every float op refuses them. */
+   * (clforge_quantize, clforge_dequantize, clforge_gemm_quantized); every
+   * float op refuses them. */
   CLFORGE_S8 = 4,   /* int8_t */
   CLFORGE_U8 = 5,   /* uint8_t */
   CLFORGE_S32 = 6   /* int32_t (zero points, integer accumulations) */
