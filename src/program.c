@@ -46,6 +46,7 @@ void clforge__program_cache_init(clforge_context ctx) {
   /* Kernels take faster paths where f32 denormals are kept (cl/common.cl). */
   cl_device_fp_config fp = 0;
   clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+  c->fp32_div_rn = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   /* Half arithmetic: native where cl_khr_fp16 is (cl/gemm_common.cl). */
   snprintf(c->device_options, sizeof c->device_options, "-DCLFORGE_F32_DENORMS=%d -DCLFORGE_HALF_NATIVE=%d",
            (fp & CL_FP_DENORM) ? 1 : 0, (ctx->info.caps & CLFORGE_CAP_FP16) ? 1 : 0);

@@ -54,14 +54,11 @@ static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *
   return clforge__family_select(ctx, &clforge__family_gemm_int8, 0, NULL, v, c);
 }
 
+/* k: the family's kernel built for q (before anything was enqueued). */
 static clforge_status launch(clforge_context ctx, const clforge__gemm_q *q, const clforge_gemm_quant *quant,
-                             const clforge__gemm_buffers *bf, const int *v, cl_uint nwait, const cl_event *wait,
-                             cl_event *done) {
+                             const clforge__gemm_buffers *bf, const int *v, cl_kernel k, cl_uint nwait,
+                             const cl_event *wait, cl_event *done) {
   const size_t mdim = (size_t)v[GEMMI_MDIM], ndim = (size_t)v[GEMMI_NDIM];
-  cl_kernel k;
-  clforge_status st = clforge__gemm_kernel(ctx, &clforge__family_gemm_int8, clforge__family_gemm_int8.kernel, v, &q->g,
-                                           mdim * ndim, &k);
-  if (st != CLFORGE_SUCCESS) return st;
   const cl_uint rows = (cl_uint)q->g.m, cols = (cl_uint)q->g.n;
   cl_mem rs, cs;
   scale_buffers(q, quant, &rs, &cs);
@@ -199,7 +196,7 @@ clforge_status clforge_gemm_quantized(clforge_context ctx, const clforge_gemm_de
     st = read_inputs(ctx, &q, quant, &bf, &h);
   }
   cl_event done = NULL;
-  if (st == CLFORGE_SUCCESS) st = launch(ctx, &q, quant, &bf, v, num_events_in_wait_list, event_wait_list, &done);
+  if (st == CLFORGE_SUCCESS) st = launch(ctx, &q, quant, &bf, v, k, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
     cl_int err = clWaitForEvents(1, &done);
     st = err == CL_SUCCESS ? validate(ctx, desc, quant, &q, &bf, &h)

@@ -65,10 +65,8 @@ static clforge_status check_buffers(clforge_context ctx, const char *op, const c
 static clforge_status get_kernel(clforge_context ctx, const char *op, const clforge__quant *d, const char *name,
                                  const int *v, cl_kernel *k) {
   char more[128];
-  cl_device_fp_config fp = 0;
-  clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
   snprintf(more, sizeof more, "-DX_T=%d -DQ_T=%d%s", (int)d->x_type, (int)d->q_type,
-           (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
+           ctx->programs.fp32_div_rn ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
   return clforge__family_kernel(ctx, op, &clforge__family_quantize, name, v, more, (size_t)v[0], k);
 }
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ._arrays import Call, as_dtype, dtype_code
 from ._capi import GemmDesc, GemmQuant, QuantDesc, lib
+from .conv2d import _tight
 from .errors import check
 
 PER_TENSOR, PER_ROW, PER_COLUMN, Q8_0 = 0, 1, 2, 3
@@ -46,17 +47,9 @@ def _matrix(shape, axis, op):
                      % (op, axis, nd))
 
 
-def _tight(op, a):
-    if a.strides and any(s not in (0, st) for s, st in zip(a.strides, _tight_strides(a.shape))):
+def _contiguous(op, a):
+    if not _tight(a.shape, a.strides):
         raise ValueError("%s: the input must be contiguous" % op)
-
-
-def _tight_strides(shape):
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc if n > 1 else 0)
-        acc *= n
-    return tuple(reversed(out))
 
 
 def _per_channel(v, dtype, n, op):
@@ -78,11 +71,11 @@ def _run(op, fn, x_arr, q_arr, rows, cols, scheme, compute, qt, scale, zero_poin
     with Call(op, (x_arr, q_arr, scale, zero_point), ctx) as call:
         if quantize:
             X = call.operand(x_arr, "input")
-            _tight(op, X)
+            _contiguous(op, X)
             Q = call.output(out_shape, out_dtype, None, ints=True)
         else:
             Q = call.operand(q_arr, "input", ints=True)
-            _tight(op, Q)
+            _contiguous(op, Q)
             if Q.code not in (4, 5):
                 raise TypeError("%s: the input must be int8 or uint8, got %s" % (op, Q.dtype))
             X = call.output(out_shape, out_dtype, None)
