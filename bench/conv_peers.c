@@ -40,6 +40,9 @@ int clforge_bench_clblast_conv_supported(const clforge_bench_conv_shape *s, clfo
     case CLFORGE_S32:
       *why = "CLBlast has no integer convolution";
       return 0;
+    case CLFORGE_Q8_0:
+      *why = "q8_0 is a KV-cache format, not a convolution type";
+      return 0;
   }
   *why = "unknown dtype";
   return 0;

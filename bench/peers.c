@@ -30,6 +30,9 @@ int clforge_bench_clblast_gemm_supported(clforge_dtype dtype, unsigned caps, con
     case CLFORGE_S32:
       *why = "CLBlast has no integer GEMM";
       return 0;
+    case CLFORGE_Q8_0:
+      *why = "q8_0 is a KV-cache format, not a GEMM type";
+      return 0;
   }
   *why = "unknown dtype";
   return 0;

@@ -19,11 +19,47 @@ typedef uint aidx;
 #define ATTN_HAS_LSE 4u
 
 // The arguments every attention kernel takes after its tensors
-// (clforge__attn_common_args): absent length buffers are never read.
+// (clforge__attn_common_args): absent length buffers are never read, nor
+// the block table unless PAGED.
 #define ATTN_COMMON_ARGS                                                                            \
   __global const int *kv_lens, const ulong kvl_off, __global const int *q_lens, const ulong ql_off, \
+      __global const int *bt, const ulong bt_off, const uint bt_stride, const uint bsz,              \
       const uint B, const uint Hq, const uint Hkv, const uint group, const uint Sq, const uint Sk,   \
       const uint window, const uint has, const float scale, const float softcap
+
+// Where key j's K or V row starts, relative to the tensor's offset plus
+// its head's: item b's row j (contiguous), or slot j % bsz of the pool
+// block the table names for j (PAGED; the host checked every entry a
+// sequence uses). s0 and ss are the tensor's first and third strides.
+static inline ulong attn_kv_row(__global const int *bt, ulong bt_row, uint bsz, uint b, uint j, ulong s0, ulong ss) {
+#if PAGED
+  const uint pg = j / bsz, sl = j - pg * bsz; // (x - q*y: no div/rem pair, see attention_split_kv.cl)
+  (void)b;
+  return (ulong)(uint)bt[bt_row + pg] * s0 + (ulong)sl * ss;
+#else
+  (void)bt, (void)bt_row, (void)bsz;
+  return (ulong)b * s0 + (ulong)j * ss;
+#endif
+}
+
+#if KV_T == CLFORGE_DT_Q8_0
+// q8_0 rows: 32-value blocks of 34 bytes, the f16 scale d (little-endian,
+// read as two bytes: blocks are not 2-byte aligned in general) then 32 s8.
+// d * q is exact in f32 (11 + 8 significant bits), as in the reference.
+static inline float attn_q8_scale(const __global uchar *blk) {
+  return clforge_f32_from_f16_bits_uint((uint)blk[0] | (uint)blk[1] << 8);
+}
+// 16 values [e, e + 16) of a row (e a multiple of 16).
+static inline float16 attn_q8_16(const __global uchar *row, int e) {
+  const __global uchar *blk = row + (e >> 5) * 34;
+  return convert_float16(vload16(0, (const __global char *)(blk + 2 + (e & 31)))) * attn_q8_scale(blk);
+}
+// Value e of a row.
+static inline float attn_q8_1(const __global uchar *row, int e) {
+  const __global uchar *blk = row + (e >> 5) * 34;
+  return (float)((const __global char *)blk)[2 + (e & 31)] * attn_q8_scale(blk);
+}
+#endif
 
 // The key and query lengths of batch item b: the buffers' values clamped to
 // [0, Sk] and [0, Sq], or Sk and Sq without them.

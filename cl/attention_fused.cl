@@ -62,6 +62,17 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
 
 // Row r of a staging block (n floats at dst) from n elements of src, d
 // stride sd (UNIT: 1), or zeros when the key is past the block's end.
+// q8_0 rows (n a multiple of 32) widen 16 values at a time.
+#if KV_T == CLFORGE_DT_Q8_0
+#define STAGE_ROW(dst, src, sd, n, UNIT, valid)                                  \
+  do {                                                                           \
+    if (!(valid)) {                                                              \
+      for (int c_ = 0; c_ < (n); ++c_) (dst)[c_] = 0.0f;                         \
+    } else {                                                                     \
+      for (int c_ = 0; c_ < (n); c_ += 16) vstore16(attn_q8_16(src, c_), 0, (dst) + c_); \
+    }                                                                            \
+  } while (0)
+#else
 #define STAGE_ROW(dst, src, sd, n, UNIT, valid)                                  \
   do {                                                                           \
     if (!(valid)) {                                                              \
@@ -74,17 +85,29 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
       for (int c_ = 0; c_ < (n); ++c_) (dst)[c_] = LOAD1(KV_T, src, (aidx)c_ * (sd)); \
     }                                                                            \
   } while (0)
+#endif
+
+// Where key rows are: K and V at their (item and) head, the block table's
+// row of the item (PAGED), and the strides attn_kv_row takes.
+typedef struct {
+  const global kv_t *K, *V;
+  global const int *bt;
+  ulong bt_row, k_sb, k_ss, v_sb, v_ss;
+  uint bsz, b;
+} kv_rows;
 
 // Stage keys [j0, j0 + TK) (those below jend; the rest zeros, so that no
 // garbage, NaN included, meets a zero weight) into kb and vb; work-item
 // `first` of `step` takes every step-th row.
-static inline void stage_block(KV_AS float *kb, KV_AS float *vb, const global kv_t *K, const aidx k_ss,
-                               const aidx k_sd, const global kv_t *V, const aidx v_ss, const aidx v_sd, const int j0,
-                               const int jend, const int first, const int step) {
+static inline void stage_block(KV_AS float *kb, KV_AS float *vb, const kv_rows *kr_, const aidx k_sd,
+                               const aidx v_sd, const int j0, const int jend, const int first, const int step) {
   for (int r = first; r < TK; r += step) {
     const int j = j0 + r;
-    const global kv_t *kr = K + (aidx)j * k_ss;
-    const global kv_t *vr = V + (aidx)j * v_ss;
+    const global kv_t *kr = kr_->K, *vr = kr_->V;
+    if (j < jend) { // (a paged row past the end may have no table entry)
+      kr += (aidx)attn_kv_row(kr_->bt, kr_->bt_row, kr_->bsz, kr_->b, (uint)j, kr_->k_sb, kr_->k_ss);
+      vr += (aidx)attn_kv_row(kr_->bt, kr_->bt_row, kr_->bsz, kr_->b, (uint)j, kr_->v_sb, kr_->v_ss);
+    }
     STAGE_ROW(kb + r * HEAD_D, kr, k_sd, HEAD_D, K_UNIT, j < jend);
     STAGE_ROW(vb + r * HEAD_DV, vr, v_sd, HEAD_DV, V_UNIT, j < jend);
   }
@@ -277,8 +300,10 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
   const int wi0 = qb * BQ, i0 = wi0 + lid * TQ;
   if (wi0 >= q_len) return; // the whole work-group: no row to write
   Q += (aidx)q_off + (aidx)bi * (aidx)q_sb + (aidx)h * (aidx)q_sh;
-  K += (aidx)k_off + (aidx)bi * (aidx)k_sb + (aidx)hk * (aidx)k_sh;
-  V += (aidx)v_off + (aidx)bi * (aidx)v_sb + (aidx)hk * (aidx)v_sh;
+  K += (aidx)k_off + (aidx)hk * (aidx)k_sh; // the item's offset: attn_kv_row
+  V += (aidx)v_off + (aidx)hk * (aidx)v_sh;
+  const kv_rows rows = {K, V, bt, bt_off + (ulong)bi * bt_stride, k_sb, k_ss, v_sb, v_ss, bsz, bi};
+  (void)rows; // (unused when KV_DIRECT)
   O += (aidx)o_off + (aidx)bi * (aidx)o_sb + (aidx)h * (aidx)o_sh;
 #if HAS_MASK
   M += (aidx)m_off + (aidx)bi * (aidx)m_sb + (aidx)h * (aidx)m_sh;
@@ -349,14 +374,15 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
   for (int j0 = wlo; j0 < whi; j0 += TK) {
 #if STAGE
     barrier(CLK_LOCAL_MEM_FENCE); // the previous block is consumed
-    stage_block(kb, vb, K, (aidx)k_ss, (aidx)k_sd, V, (aidx)v_ss, (aidx)v_sd, j0, whi, lid, WGQ);
+    stage_block(kb, vb, &rows, (aidx)k_sd, (aidx)v_sd, j0, whi, lid, WGQ);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!active || j0 >= uhi || j0 + TK <= ulo) continue; // outside this item's rows
 #elif !KV_DIRECT
-    stage_block(kb, vb, K, (aidx)k_ss, (aidx)k_sd, V, (aidx)v_ss, (aidx)v_sd, j0, whi, 0, 1);
+    stage_block(kb, vb, &rows, (aidx)k_sd, (aidx)v_sd, j0, whi, 0, 1);
 #endif
 #if KV_DIRECT && !STAGE
-    const global float *kb = K + (aidx)j0 * (aidx)k_ss, *vb = V + (aidx)j0 * (aidx)v_ss;
+    const global float *kb = K + (aidx)bi * (aidx)k_sb + (aidx)j0 * (aidx)k_ss;
+    const global float *vb = V + (aidx)bi * (aidx)v_sb + (aidx)j0 * (aidx)v_ss;
     const aidx krs = (aidx)k_ss, vrs = (aidx)v_ss;
     const int nk = min(TK, whi - j0);
 #else

@@ -206,9 +206,18 @@ static inline float16 attn_pair16(float16 a, float16 b, const int w) {
 #define HSUM CLFORGE_CAT(attn_hsum, VW)
 static inline float hsum(floatv v) { return HSUM(v); }
 
+#if VW == 1
+#define CONVERT_FLOATV(x) convert_float(x)
+#else
+#define CONVERT_FLOATV(x) CLFORGE_CAT(convert_float, VW)(x)
+#endif
+
 // VW contiguous storage elements from p as f32 (the caller knows they exist).
 static inline floatv vload_kv(const __global kv_t *p) {
-#if KV_T == CLFORGE_DT_F32
+#if KV_T == CLFORGE_DT_Q8_0
+  (void)p; // (q8_0 rows load through kv_row_vec: their vectors need the block's scale)
+  return (floatv)0.0f;
+#elif KV_T == CLFORGE_DT_F32
   return VLOAD(p);
 #elif KV_T == CLFORGE_DT_F16 && HCVT
   // the builtin: one instruction per vector where the CPU converts f16
@@ -230,6 +239,17 @@ static inline floatv vload_kv(const __global kv_t *p) {
 // with zeros past n (never reads past the row: a neighbour's NaN times a
 // zero of q would still be NaN).
 static inline floatv load_kv_vec(const __global kv_t *p, aidx base, aidx sd, int vd, int n) {
+#if KV_T == CLFORGE_DT_Q8_0
+  // whole vectors of one block (D % 32 == 0, VW divides 32)
+  const int e = vd * VW;
+  const __global uchar *blk = p + base + (aidx)((e >> 5) * 34);
+  (void)sd, (void)n;
+#if VW == 1
+  return attn_q8_1(p + base, e);
+#else
+  return CONVERT_FLOATV(VLOAD((const __global char *)(blk + 2 + (e & 31)))) * attn_q8_scale(blk);
+#endif
+#else
 #if KV_UNIT
   if (vd * VW + VW <= n) return vload_kv(p + base + (aidx)(vd * VW));
 #endif
@@ -243,6 +263,16 @@ static inline floatv load_kv_vec(const __global kv_t *p, aidx base, aidx sd, int
   return t[0];
 #else
   return VLOAD(t);
+#endif
+#endif
+}
+
+// Vector vd of a whole, contiguous row starting at `row` (TREE's loads).
+static inline floatv kv_row_vec(const __global kv_t *row, int vd) {
+#if KV_T == CLFORGE_DT_Q8_0
+  return load_kv_vec(row, 0, 1, vd, HEAD_D);
+#else
+  return vload_kv(row + vd * VW);
 #endif
 }
 
@@ -277,8 +307,19 @@ __kernel void clforge_attention_split_kv(
   const int q_len = attn_q_len(q_lens, ql_off, b, Sq, has);
   const int c_lo = (int)min((ulong)p * chunk, (ulong)Sk), c_hi = (int)min((ulong)(p + 1) * chunk, (ulong)Sk);
   const uint R = group * Sq; // rows of this kv head: r = g * Sq + i, query head kvh * group + g
-  const aidx kb = (aidx)(k_off + b * ks0 + kvh * ks1), vb = (aidx)(v_off + b * vs0 + kvh * vs1);
   const aidx ks = (aidx)ks2, kd = (aidx)ks3, vs = (aidx)vs2, vd_ = (aidx)vs3;
+#if PAGED
+  // rows through the block table, per key block (kro, vro below)
+  const aidx kh = (aidx)(k_off + kvh * ks1), vh = (aidx)(v_off + kvh * vs1);
+  const ulong bt_row = bt_off + (ulong)b * bt_stride;
+#define KOFF(jj) kro[jj]
+#define VOFF(jj) vro[jj]
+#else
+  const aidx kb = (aidx)(k_off + b * ks0 + kvh * ks1), vb = (aidx)(v_off + b * vs0 + kvh * vs1);
+  (void)bt, (void)bt_off, (void)bt_stride, (void)bsz;
+#define KOFF(jj) (kb + (aidx)(j0 + (jj)) * ks)
+#define VOFF(jj) (vb + (aidx)(j0 + (jj)) * vs)
+#endif
   (void)mask, (void)m_off, (void)ms0, (void)ms1, (void)ms2, (void)ms3, (void)softcap, (void)B;
 
   for (uint r0 = 0; r0 < R; r0 += ROWS) {
@@ -313,8 +354,25 @@ __kernel void clforge_attention_split_kv(
 
     for (int j0 = ulo; j0 < uhi; j0 += KB) {
       const int jn = min(KB, uhi - j0); // keys in this block
-#if ASKV_PF
-#if KV_T == CLFORGE_DT_F32
+#if PAGED
+      // The block's rows: one table read per pool block it crosses (the
+      // slot steps; no division per key).
+      aidx kro[KB], vro[KB];
+      {
+        uint pg = (uint)j0 / bsz, sl = (uint)j0 - pg * bsz;
+        ulong e = (uint)bt[bt_row + pg];
+        for (int jj = 0; jj < jn; ++jj, ++sl) {
+          if (sl == bsz) sl = 0, e = (uint)bt[bt_row + ++pg];
+          kro[jj] = kh + (aidx)(e * ks0) + (aidx)sl * ks;
+          vro[jj] = vh + (aidx)(e * vs0) + (aidx)sl * vs;
+        }
+      }
+#endif
+#if ASKV_PF && !PAGED
+#if KV_T == CLFORGE_DT_Q8_0
+#define ASKV_KLINES ((HEAD_D / 32 * 34 + 63) / 64)
+#define ASKV_VLINES ((HEAD_DV / 32 * 34 + 63) / 64)
+#elif KV_T == CLFORGE_DT_F32
 #define ASKV_KLINES ((HEAD_D * 4 + 63) / 64)
 #define ASKV_VLINES ((HEAD_DV * 4 + 63) / 64)
 #else
@@ -345,7 +403,6 @@ __kernel void clforge_attention_split_kv(
       UNROLL(ROWS)
       for (int r = 0; r < ROWS; ++r) full &= !act[r] || (lo[r] <= j0 && hi[r] >= j0 + KB);
       if (full) {
-        const __global kv_t *kp = k + kb + (size_t)j0 * (size_t)ks, *vp = v + vb + (size_t)j0 * (size_t)vs;
         float sc[ROWS][KB];
         UNROLL(KB / 16)
         for (int c0 = 0; c0 < KB; c0 += 16) {
@@ -360,12 +417,12 @@ __kernel void clforge_attention_split_kv(
               float16 t[ROWS][4];
               UNROLL(4)
               for (int jj = 0; jj < 4; ++jj) {
-                const __global kv_t *kr = kp + (size_t)(c0 + 8 * h + 4 * g + jj) * (size_t)ks;
+                const __global kv_t *kr = k + KOFF(c0 + 8 * h + 4 * g + jj);
                 UNROLL(ROWS)
                 for (int r = 0; r < ROWS; ++r) t[r][jj] = (float16)0.0f;
                 UNROLL(ND)
                 for (int d = 0; d < ND; ++d) {
-                  const float16 kv = vload_kv(kr + d * 16);
+                  const float16 kv = kv_row_vec(kr, d);
                   UNROLL(ROWS)
                   for (int r = 0; r < ROWS; ++r) t[r][jj] = fma(qr[r][d], kv, t[r][jj]);
                 }
@@ -412,10 +469,10 @@ __kernel void clforge_attention_split_kv(
           }
           UNROLL(KB)
           for (int jj = 0; jj < KB; ++jj) {
-            const __global kv_t *vr = vp + (size_t)jj * (size_t)vs + d0 * 16;
+            const __global kv_t *vr = v + VOFF(jj);
             float16 vv[DVC];
             UNROLL(DVC)
-            for (int d = 0; d < DVC; ++d) vv[d] = vload_kv(vr + d * 16);
+            for (int d = 0; d < DVC; ++d) vv[d] = kv_row_vec(vr, d0 + d);
             UNROLL(ROWS)
             for (int r = 0; r < ROWS; ++r) {
               const float16 e = (float16)sc[r][jj];
@@ -437,15 +494,15 @@ __kernel void clforge_attention_split_kv(
       floatv kbuf[KB][ND], vbuf[KB][NDV];
       for (int jj = 0; jj < jn; ++jj) {
         UNROLL(ND)
-        for (int d = 0; d < ND; ++d) kbuf[jj][d] = load_kv_vec(k, kb + (aidx)(j0 + jj) * ks, kd, d, HEAD_D);
+        for (int d = 0; d < ND; ++d) kbuf[jj][d] = load_kv_vec(k, KOFF(jj), kd, d, HEAD_D);
         UNROLL(NDV)
-        for (int d = 0; d < NDV; ++d) vbuf[jj][d] = load_kv_vec(v, vb + (aidx)(j0 + jj) * vs, vd_, d, HEAD_DV);
+        for (int d = 0; d < NDV; ++d) vbuf[jj][d] = load_kv_vec(v, VOFF(jj), vd_, d, HEAD_DV);
       }
 #define KROW(jj, d) kbuf[jj][d]
 #define VROW(jj, d) vbuf[jj][d]
 #else
-#define KROW(jj, d) load_kv_vec(k, kb + (aidx)(j0 + (jj)) * ks, kd, d, HEAD_D)
-#define VROW(jj, d) load_kv_vec(v, vb + (aidx)(j0 + (jj)) * vs, vd_, d, HEAD_DV)
+#define KROW(jj, d) load_kv_vec(k, KOFF(jj), kd, d, HEAD_D)
+#define VROW(jj, d) load_kv_vec(v, VOFF(jj), vd_, d, HEAD_DV)
 #endif
       // Row by row (the block stays in L1): q and acc of one row live in
       // registers while it runs over the block's keys, and a row visits

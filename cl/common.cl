@@ -8,6 +8,7 @@
 #define CLFORGE_DT_F32 1
 #define CLFORGE_DT_F16 2
 #define CLFORGE_DT_BF16 3
+#define CLFORGE_DT_Q8_0 7 // ggml's q8_0 blocks (32 values: f16 scale, 32 s8), read as bytes
 
 // Conversions between f32 and the 16-bit storage formats, all on bit
 // patterns with integer operations, mirroring src/ref/half.c bit for bit.
@@ -87,6 +88,7 @@ CLFORGE_DEFINE_WIDENING(uint16, float16)
 #define CLFORGE_STORAGE_4 char  // s8 (quantized data: the int8 kernels' own loads)
 #define CLFORGE_STORAGE_5 uchar // u8
 #define CLFORGE_STORAGE_6 int   // s32
+#define CLFORGE_STORAGE_7 uchar // q8_0 (bytes of 34-byte blocks)
 
 // Scalar load of element i as f32, for each storage code.
 #define CLFORGE_LD1_1(p, i) ((p)[i])

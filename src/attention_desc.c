@@ -64,6 +64,90 @@ static clforge_status tensor(clforge_context ctx, clforge__attn_tensor *t, const
   return extent(ctx, t);
 }
 
+static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
+/* The KV cache's storage: q8_0 rows and paging, both forward only. */
+static clforge_status kv_cache(clforge_context ctx, const clforge_attention_desc *desc, clforge__attn *d) {
+  if (d->kv_q8) {
+    if (d->kind != CLFORGE_ATTENTION_FORWARD)
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: a q8_0 K/V cache is for the forward only");
+    if (d->d % 32 || d->dv % 32)
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           "attention: q8_0 K/V needs head_dim and head_dim_v multiples of 32 (blocks of 32), not %zu, %zu",
+                           d->d, d->dv);
+    if (desc->k_strides[3] > 1 || desc->v_strides[3] > 1)
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           "attention: q8_0 K/V rows are contiguous blocks: d strides must be 0 or 1, not %zu, %zu",
+                           desc->k_strides[3], desc->v_strides[3]);
+  }
+  if (!desc->kv_block_size) {
+    if (desc->kv_num_blocks || desc->block_table_stride || desc->block_table_offset)
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           "attention: kv_num_blocks, block_table_stride or block_table_offset set without kv_block_size "
+                           "(0 = a contiguous KV cache)");
+    return CLFORGE_SUCCESS;
+  }
+  if (d->kind != CLFORGE_ATTENTION_FORWARD)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: a paged KV cache is for the forward only");
+  d->page = desc->kv_block_size, d->pages = desc->kv_num_blocks;
+  if (d->page > INT32_MAX || d->pages > INT32_MAX)
+    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED,
+                         "attention: kv_block_size = %zu and kv_num_blocks = %zu must each be below 2^31", d->page,
+                         d->pages);
+  const size_t need = ceil_div(d->sk, d->page);
+  d->bt_stride = desc->block_table_stride ? desc->block_table_stride : need;
+  d->bt_offset = desc->block_table_offset;
+  if (d->bt_stride < need)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "attention: block_table_stride = %zu holds fewer blocks than Sk = %zu needs (%zu of %zu keys)",
+                         d->bt_stride, d->sk, need, d->page);
+  if (d->bt_stride > INT32_MAX || d->bt_offset > SIZE_MAX / 8 ||
+      (d->b - 1) > (SIZE_MAX / 8 - d->bt_offset - need) / d->bt_stride)
+    return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "attention: the block table's extent overflows");
+  if (d->sk && !d->pages)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: a paged KV cache of Sk = %zu keys has kv_num_blocks = 0",
+                         d->sk);
+  return CLFORGE_SUCCESS;
+}
+
+size_t clforge__attn_unit(const clforge__attn_tensor *t) {
+  return t->type == CLFORGE_Q8_0 ? 1 : clforge_dtype_size(t->type);
+}
+
+size_t clforge__attn_blocks_used(const clforge__attn *d, size_t kv_len) { return d->page ? ceil_div(kv_len, d->page) : 0; }
+
+clforge_status clforge__attn_check_pages(clforge_context ctx, const clforge__attn *d, const int32_t *kv_lens,
+                                         const int32_t *table) {
+  if (!d->page) return CLFORGE_SUCCESS;
+  for (size_t b = 0; b < d->b; ++b) {
+    size_t len = d->sk;
+    if (kv_lens) {
+      const int32_t l = kv_lens[d->kv_lens_offset + b];
+      if (l < 0 || (size_t)l > d->sk)
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                             "attention: kv_lens[%zu] = %d is outside [0, Sk = %zu] (a paged cache's lengths must fit "
+                             "its table)", b, (int)l, d->sk);
+      len = (size_t)l;
+    }
+    const size_t used = clforge__attn_blocks_used(d, len);
+    for (size_t p = 0; p < used; ++p) {
+      const int32_t e = table[d->bt_offset + b * d->bt_stride + p];
+      if (e < 0 || (size_t)e >= d->pages)
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                             "attention: block_table[%zu][%zu] = %d is outside the pool [0, %zu)", b, p, (int)e,
+                             d->pages);
+    }
+  }
+  return CLFORGE_SUCCESS;
+}
+
+size_t clforge__attn_kv_row(const clforge__attn *d, const clforge__attn_tensor *t, const int32_t *table, size_t b,
+                            size_t h, size_t j) {
+  if (!d->page) return t->offset + b * t->stride[0] + h * t->stride[1] + j * t->stride[2];
+  const size_t blk = (size_t)table[d->bt_offset + b * d->bt_stride + j / d->page];
+  return t->offset + blk * t->stride[0] + h * t->stride[1] + (j % d->page) * t->stride[2];
+}
+
 clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attention_desc *desc,
                                      const clforge_attention_buffers *extra, clforge__attn *d) {
   memset(d, 0, sizeof *d);
@@ -102,7 +186,8 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
                          CLFORGE_ATTENTION_MAX_HEAD_DIM);
 
   clforge_dtype qt = desc->q_type, kvt = desc->kv_type, ot = desc->o_type, mt = desc->mask_type;
-  if (!dtype_ok(&qt) || !dtype_ok(&kvt) || !dtype_ok(&ot) || !dtype_ok(&mt))
+  d->kv_q8 = kvt == CLFORGE_Q8_0;
+  if (!dtype_ok(&qt) || (!d->kv_q8 && !dtype_ok(&kvt)) || !dtype_ok(&ot) || !dtype_ok(&mt))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: unknown dtype or not a float one (q %d, kv %d, o %d, mask %d)",
                          (int)desc->q_type, (int)desc->kv_type, (int)desc->o_type, (int)desc->mask_type);
   if (desc->causal != CLFORGE_CAUSAL_NONE && desc->causal != CLFORGE_CAUSAL_TOP_LEFT &&
@@ -131,9 +216,19 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
                          "attention: batch, heads, seq_q and seq_kv must each be below 2^31 (%zu, %zu, %zu, %zu)",
                          d->b, d->hq, d->sq, d->sk);
 
+  if ((st = kv_cache(ctx, desc, d)) != CLFORGE_SUCCESS) return st;
+  /* K and V: (b, h, s, d), or a paged pool's (block, h, slot, d); q8_0
+   * rows as their bytes (a d stride of 0 or 1 reads as 1). */
+  const size_t kv_items = d->page ? d->pages : d->b, kv_rows = d->page ? d->page : d->sk;
+  const size_t kd = d->kv_q8 ? d->d / 32 * 34 : d->d, vd = d->kv_q8 ? d->dv / 32 * 34 : d->dv;
+  size_t ks[4], vs[4];
+  memcpy(ks, desc->k_strides, sizeof ks);
+  memcpy(vs, desc->v_strides, sizeof vs);
+  if (d->kv_q8 && (ks[0] || ks[1] || ks[2])) ks[3] = 1;
+  if (d->kv_q8 && (vs[0] || vs[1] || vs[2])) vs[3] = 1;
   if ((st = tensor(ctx, &d->q, "q", qt, desc->q_offset, d->b, d->hq, d->sq, d->d, desc->q_strides, 4)) ||
-      (st = tensor(ctx, &d->k, "k", kvt, desc->k_offset, d->b, d->hkv, d->sk, d->d, desc->k_strides, 4)) ||
-      (st = tensor(ctx, &d->v, "v", kvt, desc->v_offset, d->b, d->hkv, d->sk, d->dv, desc->v_strides, 4)) ||
+      (st = tensor(ctx, &d->k, "k", kvt, desc->k_offset, kv_items, d->hkv, kv_rows, kd, ks, 4)) ||
+      (st = tensor(ctx, &d->v, "v", kvt, desc->v_offset, kv_items, d->hkv, kv_rows, vd, vs, 4)) ||
       (st = tensor(ctx, &d->o, "o", ot, desc->o_offset, d->b, d->hq, d->sq, d->dv, desc->o_strides, 4)) ||
       (st = tensor(ctx, &d->mask, "mask", mt, desc->mask_offset, d->b, d->hq, d->sq, d->sk, desc->mask_strides, 4)) ||
       (st = tensor(ctx, &d->lse, "lse", CLFORGE_F32, desc->lse_offset, d->b, d->hq, d->sq, 1, desc->lse_strides, 3)))
@@ -149,6 +244,11 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
   if (d->kv_lens_offset > SIZE_MAX / 8 - d->b || d->q_lens_offset > SIZE_MAX / 8 - d->b)
     return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "attention: kv_lens_offset or q_lens_offset overflows");
 
+  d->has_table = extra && extra->block_table;
+  if (d->has_table && !d->page)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "attention: a block_table is given but kv_block_size is 0 (the KV cache is contiguous)");
+
   const clforge__attn_tensor *all[] = {&d->q, &d->k, &d->v, &d->o, &d->mask, &d->lse};
   for (int i = 0; i < 6; ++i)
     if (all[i]->extent >= ((size_t)1 << 32) && (i != 4 || d->has_mask) && (i != 5 || d->has_lse)) d->idx64 = 1;
@@ -159,7 +259,7 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
 }
 
 clforge__footprint clforge__attn_footprint(const clforge__attn_tensor *t) {
-  const size_t es = clforge_dtype_size(t->type);
+  const size_t es = clforge__attn_unit(t);
   /* The axes that matter, innermost (smallest stride) first, with the
    * contiguous run of the last axis as the width. */
   size_t dims[4], strides[4], width = es;

@@ -5,6 +5,8 @@
 #ifndef CLFORGE_SRC_ATTENTION_DESC_H
 #define CLFORGE_SRC_ATTENTION_DESC_H
 
+#include <stdint.h>
+
 #include "clforge/clforge.h"
 #include "footprint.h"
 
@@ -32,6 +34,12 @@ typedef struct clforge__attn {
   /* Set from the buffers given (clforge__attn_resolve's extra). */
   int has_mask, has_kv_lens, has_q_lens, has_lse;
   size_t kv_lens_offset, q_lens_offset; /* int32 elements */
+  /* A paged KV cache (page > 0): K and V index (pool block, head, slot, d)
+   * and key j of item b is in block table[bt_offset + b * bt_stride +
+   * j / page]. The table's buffer is given when has_table. */
+  size_t page, pages, bt_stride, bt_offset;
+  int has_table;
+  int kv_q8;                         /* K and V are q8_0 rows: their offsets, strides and extents count bytes */
   int idx64;                         /* some tensor spans >= 2^32 elements */
   /* 2 B Hq Sq Sk (D + Dv): the two products without masking; halved for a
    * causal call with Sq == Sk (the issue's FLOP count, docs/performance.md). */
@@ -54,6 +62,26 @@ typedef struct clforge__attn_grads {
 /* Resolve the gradients' types, strides and extents for the problem d. */
 clforge_status clforge__attn_resolve_grads(clforge_context ctx, const clforge__attn *d,
                                            const clforge_attention_grads *grads, clforge__attn_grads *g);
+
+/* Bytes per unit of t's offset, strides and extent: the element size, or
+ * 1 for q8_0 (whose tensors are addressed in bytes). */
+size_t clforge__attn_unit(const clforge__attn_tensor *t);
+
+/* Blocks of the table a sequence of kv_len keys uses: ceil(kv_len / page). */
+size_t clforge__attn_blocks_used(const clforge__attn *d, size_t kv_len);
+
+/* A paged call's lengths and table, as host copies (kv_lens may be NULL:
+ * every sequence Sk long): each length in [0, Sk], each entry a sequence
+ * uses (its first ceil(len / page)) in [0, pages). Success when d is not
+ * paged. */
+clforge_status clforge__attn_check_pages(clforge_context ctx, const clforge__attn *d, const int32_t *kv_lens,
+                                         const int32_t *table);
+
+/* Offset (units of clforge__attn_unit) of key j's row of K or V (t) for
+ * batch item b and kv head h: contiguous, or through the host copy of the
+ * block table when d is paged. */
+size_t clforge__attn_kv_row(const clforge__attn *d, const clforge__attn_tensor *t, const int32_t *table, size_t b,
+                            size_t h, size_t j);
 
 /* The bytes a tensor touches, as a footprint from the start of its buffer
  * (exact for overlap checks: items over (b, h), rows over s). */

@@ -12,6 +12,7 @@ size_t clforge_dtype_size(clforge_dtype dtype) {
     case CLFORGE_S8:
     case CLFORGE_U8: return 1;
     case CLFORGE_S32: return 4;
+    case CLFORGE_Q8_0: return 0; /* a block format: 34 bytes per 32 values */
   }
   return 0;
 }
@@ -30,6 +31,7 @@ const char *clforge_dtype_name(clforge_dtype dtype) {
     case CLFORGE_S8: return "s8";
     case CLFORGE_U8: return "u8";
     case CLFORGE_S32: return "s32";
+    case CLFORGE_Q8_0: return "q8_0";
   }
   return NULL;
 }
@@ -39,13 +41,14 @@ clforge_status clforge_dtype_from_name(const char *name, clforge_dtype *out) {
   if (!name || !out) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "clforge_dtype_from_name: %s is NULL",
                                           !name ? "name" : "out");
   /* The inverse of clforge_dtype_name, so the two cannot disagree. */
-  static const clforge_dtype all[] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, CLFORGE_S8, CLFORGE_U8, CLFORGE_S32};
+  static const clforge_dtype all[] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, CLFORGE_S8, CLFORGE_U8, CLFORGE_S32,
+                                      CLFORGE_Q8_0};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     if (!strcmp(name, clforge_dtype_name(all[i]))) {
       *out = all[i];
       return CLFORGE_SUCCESS;
     }
   return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT,
-                       "clforge_dtype_from_name: unknown dtype \"%.64s%s\" (expected f32, f16, bf16, s8, u8 or s32)", name,
+                       "clforge_dtype_from_name: unknown dtype \"%.64s%s\" (expected f32, f16, bf16, s8, u8, s32 or q8_0)", name,
                        strlen(name) > 64 ? "..." : "");
 }

@@ -231,6 +231,10 @@ int main(void) {
   FIELD(clforge_attention_desc, causal);
   FIELD(clforge_attention_desc, window);
   FIELD(clforge_attention_desc, algo);
+  FIELD(clforge_attention_desc, kv_block_size);
+  FIELD(clforge_attention_desc, kv_num_blocks);
+  FIELD(clforge_attention_desc, block_table_stride);
+  FIELD(clforge_attention_desc, block_table_offset);
   FIELD(clforge_attention_desc, reserved_sizes);
   FIELD(clforge_attention_desc, reserved);
   SIZE(clforge_attention_buffers);
@@ -238,6 +242,7 @@ int main(void) {
   FIELD(clforge_attention_buffers, kv_lens);
   FIELD(clforge_attention_buffers, q_lens);
   FIELD(clforge_attention_buffers, lse);
+  FIELD(clforge_attention_buffers, block_table);
   FIELD(clforge_attention_buffers, reserved);
   SIZE(clforge_attention_choice);
   FIELD(clforge_attention_choice, algo);

@@ -209,7 +209,7 @@ static attn_outcome attn_run_case(clforge_context ctx, const attn_case *given) {
       const size_t q_len = clforge__ref_attention_len(c.q_lens, 0, b, d.sq);
       if (i >= q_len) continue;
       double lse;
-      clforge__ref_attention_row(&d, hq, rk, rv, c.mask ? hm : NULL, b, hh, i, kv_len, q_len, scores, row, &lse);
+      clforge__ref_attention_row(&d, hq, rk, rv, c.mask ? hm : NULL, NULL, b, hh, i, kv_len, q_len, scores, row, &lse);
       for (size_t x = 0; x < d.dv; ++x) {
         const size_t at = d.o.offset + b * d.o.stride[0] + hh * d.o.stride[1] + i * d.o.stride[2] + x * d.o.stride[3];
         float want = (float)row[x];

@@ -69,13 +69,16 @@ int main(void) {
   BAD(d.kind = CLFORGE_ATTENTION_BACKWARD, CLFORGE_INVALID_ARGUMENT, "clforge_attention_backward");
   BAD(d.causal = (clforge_causal)3, CLFORGE_INVALID_ARGUMENT, "causal = 3");
   BAD(d.algo = CLFORGE_ATTENTION_ALGO_COUNT, CLFORGE_INVALID_ARGUMENT, "algo = 3");
-  BAD(d.q_type = (clforge_dtype)7, CLFORGE_INVALID_ARGUMENT, "unknown dtype");
+  BAD(d.q_type = (clforge_dtype)8, CLFORGE_INVALID_ARGUMENT, "unknown dtype");
+  BAD(d.q_type = CLFORGE_Q8_0, CLFORGE_INVALID_ARGUMENT, "not a float one"); /* q8_0 is K/V's only */
   BAD(d.mask_type = (clforge_dtype)-1, CLFORGE_INVALID_ARGUMENT, "unknown dtype");
   /* every reserved field, set alone */
-  for (int i = 0; i < 8; ++i) {
-    d = good;
-    d.reserved_sizes[i] = 1;
-    refused_reserved(ctx, d, NULL, q, k, v, o, "reserved_sizes", i);
+  for (int i = 0; i < 7; ++i) {
+    if (i < 4) {
+      d = good;
+      d.reserved_sizes[i] = 1;
+      refused_reserved(ctx, d, NULL, q, k, v, o, "reserved_sizes", i);
+    }
     memset(&x, 0, sizeof x);
     x.reserved[i] = &x;
     refused_reserved(ctx, good, &x, q, k, v, o, "reserved", i);

@@ -3,7 +3,7 @@
 #include "test_util.h"
 
 int main(void) {
-  const clforge_dtype all[] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, CLFORGE_S8, CLFORGE_U8, CLFORGE_S32};
+  const clforge_dtype all[] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16, CLFORGE_S8, CLFORGE_U8, CLFORGE_S32, CLFORGE_Q8_0};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
     clforge_dtype d = (clforge_dtype)0;
     const char *name = clforge_dtype_name(all[i]);
@@ -11,12 +11,12 @@ int main(void) {
     CHECK(d == all[i], "%s parsed as %d", name, (int)d);
     CHECK(!strcmp(clforge_last_error(NULL), ""), "success leaves a message: %s", clforge_last_error(NULL));
   }
-  const size_t sizes[] = {4, 2, 2, 1, 1, 4};
+  const size_t sizes[] = {4, 2, 2, 1, 1, 4, 0}; /* q8_0: a block format, no element size */
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     CHECK(clforge_dtype_size(all[i]) == sizes[i], "%s: size %zu", clforge_dtype_name(all[i]), clforge_dtype_size(all[i]));
-  CHECK(clforge_dtype_size((clforge_dtype)7) == 0 && clforge_dtype_name((clforge_dtype)7) == NULL, "%s", "dtype 7 known");
+  CHECK(clforge_dtype_size((clforge_dtype)8) == 0 && clforge_dtype_name((clforge_dtype)8) == NULL, "%s", "dtype 8 known");
   /* Near misses: case, blanks, list tokens, prefixes, other types. */
-  const char *bad[] = {"", "F32", "Bf16", " f32", "f32 ", "f32,", "f3", "f320", "bf", "f64", "fp16", "half", "S8", "i8", "int8", "u16", "s3", "s320", "q8_0"};
+  const char *bad[] = {"", "F32", "Bf16", " f32", "f32 ", "f32,", "f3", "f320", "bf", "f64", "fp16", "half", "S8", "i8", "int8", "u16", "s3", "s320", "q8", "Q8_0", "q8_00"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     clforge_dtype d = CLFORGE_BF16;
     CHECK_FAILS(NULL, clforge_dtype_from_name(bad[i], &d), CLFORGE_INVALID_ARGUMENT, "unknown dtype");

@@ -101,12 +101,18 @@ typedef enum clforge_dtype {
    * float op refuses them. */
   CLFORGE_S8 = 4,   /* int8_t */
   CLFORGE_U8 = 5,   /* uint8_t */
-  CLFORGE_S32 = 6   /* int32_t (zero points, integer accumulations) */
+  CLFORGE_S32 = 6,  /* int32_t (zero points, integer accumulations) */
+  /* A block format: ggml's q8_0, each run of 32 values stored as 34 bytes
+   * (an f16 scale d, then 32 s8 q; value = d * q), as clforge_quantize's
+   * CLFORGE_QUANT_Q8_0 writes it. Taken by clforge_attention's K and V
+   * (a quantized KV cache) and by nothing else. */
+  CLFORGE_Q8_0 = 7
 } clforge_dtype;
 
-/** Bytes per element, or 0 for an unknown dtype. */
+/** Bytes per element; 0 for an unknown dtype and for q8_0 (32 values
+ *  share 34 bytes). */
 CLFORGE_API size_t clforge_dtype_size(clforge_dtype dtype);
-/** "f32", "f16", "bf16", "s8", "u8", "s32", or NULL for an unknown dtype. */
+/** "f32", "f16", "bf16", "s8", "u8", "s32", "q8_0", or NULL for an unknown dtype. */
 CLFORGE_API const char *clforge_dtype_name(clforge_dtype dtype);
 /** The dtype clforge_dtype_name calls `name`: exactly one of its names
  *  (lower case, NUL-terminated, no blanks), so that command lines, the tuner's
@@ -1176,7 +1182,27 @@ typedef enum clforge_attention_kind {
  *    (top-left) or i + kv_len - q_len (bottom-right);
  *  query rows i >= q_len are not written (O nor LSE); a row with no
  *  unmasked key (or every s = -inf) writes zeros and LSE = -inf.
- *  LSE is the natural log of sum_j exp(s_j) over the unmasked keys, in f32. */
+ *  LSE is the natural log of sum_j exp(s_j) over the unmasked keys, in f32.
+ *
+ *  Quantized KV cache: kv_type CLFORGE_Q8_0 (forward only) stores each
+ *  K / V row as D / 32 (Dv / 32) q8_0 blocks of 34 bytes, contiguous (D
+ *  and Dv multiples of 32, d strides 0 or 1); K's and V's offsets and
+ *  b, h, s strides then count bytes (all 0: tight rows of D / 32 * 34
+ *  bytes). clforge_quantize with CLFORGE_QUANT_Q8_0 writes such rows.
+ *
+ *  Paged KV cache (vLLM's model; kv_block_size > 0, forward only): K and
+ *  V live in a pool of kv_num_blocks blocks of kv_block_size keys each,
+ *  and key j of batch item b is slot j % kv_block_size of pool block
+ *  block_table[block_table_offset + b * block_table_stride +
+ *  j / kv_block_size] (int32, extra->block_table). K's and V's strides
+ *  then read (block, head, slot, d) instead of (b, h, s, d); all 0 is
+ *  tight [kv_num_blocks, Hkv, kv_block_size, D]. Sk bounds every
+ *  sequence's length (block_table_stride >= ceil(Sk / kv_block_size)),
+ *  kv_lens gives each one's. The call reads the table and the lengths
+ *  back (it waits for the wait list) and refuses a length outside
+ *  [0, Sk] or a table entry of a block the sequence uses outside
+ *  [0, kv_num_blocks): entries past a sequence's blocks are never read.
+ *  Results equal the contiguous call's on the same keys bit for bit. */
 typedef struct clforge_attention_desc {
   clforge_attention_kind kind;         /* 0 = forward */
   size_t batch, heads_q, heads_kv;     /* B (0 = 1), Hq, Hkv (0 = Hq); Hq a multiple of Hkv */
@@ -1194,9 +1220,14 @@ typedef struct clforge_attention_desc {
   size_t window;                       /* 0 = none; > 0 (needs causal): the query sees the `window`
                                           keys ending at its diagonal */
   clforge_attention_algo algo;         /* 0 = automatic */
-  /* Room for paged KV caches (block tables), ALiBi slopes and the backward
-   * pass without breaking the ABI; leave zero (refused otherwise). */
-  size_t reserved_sizes[8];
+  /* Paged K and V (above); kv_block_size 0 = contiguous. */
+  size_t kv_block_size;                /* keys per pool block */
+  size_t kv_num_blocks;                /* blocks in the pool */
+  size_t block_table_stride;           /* int32 entries between batch items' rows; 0 = ceil(Sk / kv_block_size) */
+  size_t block_table_offset;           /* int32 elements */
+  /* Room for ALiBi slopes and more without breaking the ABI; leave zero
+   * (refused otherwise). */
+  size_t reserved_sizes[4];
   void *reserved[4];
 } clforge_attention_desc;
 
@@ -1206,7 +1237,8 @@ typedef struct clforge_attention_buffers {
   cl_mem kv_lens;  /* B int32 key lengths (padding): keys at or past kv_lens[b] are masked */
   cl_mem q_lens;   /* B int32 query lengths: rows at or past q_lens[b] are not written */
   cl_mem lse;      /* f32 [B, Hq, Sq] output: log-sum-exp of each row's scores */
-  void *reserved[8]; /* leave NULL (refused otherwise) */
+  cl_mem block_table; /* int32 block table of a paged KV cache (desc->kv_block_size > 0) */
+  void *reserved[7]; /* leave NULL (refused otherwise) */
 } clforge_attention_buffers;
 
 /** Run `desc` on device buffers q, k, v and o; `extra` may be NULL. Scratch
@@ -1364,6 +1396,14 @@ CLFORGE_API clforge_status clforge_ref_optimizer_step(const clforge_optimizer_de
 CLFORGE_API clforge_status clforge_ref_attention(const clforge_attention_desc *desc, const void *q, const void *k,
                                                  const void *v, const void *mask, const int32_t *kv_lens,
                                                  const int32_t *q_lens, void *o, float *lse);
+
+/** clforge_ref_attention for a paged KV cache: block_table is the host
+ *  copy of the int32 table (desc's block_table_offset applies); NULL for
+ *  a contiguous desc. */
+CLFORGE_API clforge_status clforge_ref_attention_paged(const clforge_attention_desc *desc, const void *q,
+                                                       const void *k, const void *v, const void *mask,
+                                                       const int32_t *kv_lens, const int32_t *q_lens,
+                                                       const int32_t *block_table, void *o, float *lse);
 
 /** Reference twin of clforge_attention_backward (double; the softmax, O
  *  and D recomputed exactly from Q, K, V: no O or LSE needed). */

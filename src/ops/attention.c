@@ -139,6 +139,14 @@ static clforge_status make_plan(clforge_context ctx, const clforge__attn *d, att
 
 /* ----------------------------------------------------------------- checks */
 
+/* int32 entries of the block table from its offset on: B rows of bt_stride
+ * (the last one only as far as Sk needs). */
+static size_t table_len(const clforge__attn *d) {
+  return (d->b - 1) * d->bt_stride + clforge__attn_blocks_used(d, d->sk);
+}
+
+static clforge_status read_lens(clforge_context ctx, cl_mem buf, size_t offset, size_t b, int32_t **out);
+
 /* The elements of t, checked against buf (size, access, context). */
 /* O and LSE must not overlap themselves, each other, or anything read. */
 static clforge_status check_aliasing(clforge_context ctx, const clforge__attn *d, cl_mem q, cl_mem k, cl_mem v,
@@ -154,8 +162,11 @@ static clforge_status check_aliasing(clforge_context ctx, const clforge__attn *d
   /* kv_lens and q_lens as tensors of B int32 values */
   clforge__attn_tensor kvl = {"kv_lens", CLFORGE_F32, d->kv_lens_offset, {1, 0, 0, 0}, {d->b, 1, 1, 1}, 0};
   clforge__attn_tensor ql = {"q_lens", CLFORGE_F32, d->q_lens_offset, {1, 0, 0, 0}, {d->b, 1, 1, 1}, 0};
-  const clforge__attn_tensor *in[] = {&d->q, &d->k, &d->v, &d->mask, &kvl, &ql};
-  const cl_mem inb[] = {q, k, v, x ? x->mask : NULL, x ? x->kv_lens : NULL, x ? x->q_lens : NULL};
+  clforge__attn_tensor bt = {"block_table", CLFORGE_F32, d->bt_offset, {d->bt_stride, 1, 0, 0},
+                             {d->b, d->bt_stride, 1, 1}, 0};
+  const clforge__attn_tensor *in[] = {&d->q, &d->k, &d->v, &d->mask, &kvl, &ql, &bt};
+  const cl_mem inb[] = {q, k, v, x ? x->mask : NULL, x ? x->kv_lens : NULL, x ? x->q_lens : NULL,
+                        d->has_table ? x->block_table : NULL};
   const clforge__attn_tensor *out[] = {&d->o, &d->lse};
   const cl_mem outb[] = {o, x ? x->lse : NULL};
   for (int w = 0; w < 2; ++w) {
@@ -163,7 +174,7 @@ static clforge_status check_aliasing(clforge_context ctx, const clforge__attn *d
     cl_mem wroot, root;
     clforge__footprint wf, f;
     clforge_status st = clforge__attn_root_footprint(ctx, out[w], outb[w], &wroot, &wf);
-    for (int i = 0; i < 6 && st == CLFORGE_SUCCESS; ++i) {
+    for (int i = 0; i < 7 && st == CLFORGE_SUCCESS; ++i) {
       if (!inb[i]) continue;
       st = clforge__attn_root_footprint(ctx, in[i], inb[i], &root, &f);
       if (st == CLFORGE_SUCCESS && root == wroot && clforge__footprints_overlap(&wf, &f))
@@ -194,7 +205,38 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__attn *d,
   if (st == CLFORGE_SUCCESS && d->has_q_lens)
     st = clforge__check_buffer(ctx, "attention", "q_lens", x->q_lens, d->q_lens_offset, d->b, sizeof(cl_int),
                                CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && d->page) {
+    if (!d->has_table)
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           "attention: kv_block_size = %zu (a paged KV cache) needs extra->block_table", d->page);
+    st = clforge__check_buffer(ctx, "attention", "block_table", x->block_table, d->bt_offset, table_len(d),
+                               sizeof(cl_int), CLFORGE_ACCESS_READ);
+  }
   if (st == CLFORGE_SUCCESS) st = check_aliasing(ctx, d, q, k, v, o, x);
+  return st;
+}
+
+/* A paged call's table and lengths, read back (after the wait list) and
+ * checked before anything is enqueued: an entry outside the pool would
+ * otherwise be a read outside K and V. The table stays for validation. */
+static clforge_status read_pages(clforge_context ctx, const clforge__attn *d, const clforge_attention_buffers *x,
+                                 cl_uint nwait, const cl_event *wait, int32_t **table) {
+  *table = NULL;
+  if (!d->page) return CLFORGE_SUCCESS;
+  cl_int err = nwait ? clWaitForEvents(nwait, wait) : CL_SUCCESS;
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "attention: waiting for the wait list (the block table)");
+  const size_t n = d->bt_offset + table_len(d);
+  int32_t *lens = NULL;
+  *table = malloc(n * sizeof **table);
+  clforge_status st = *table ? CLFORGE_SUCCESS
+                             : clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "attention: no memory for the block table");
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__read_buffer(ctx, x->block_table, d->bt_offset * sizeof **table, table_len(d) * sizeof **table,
+                              *table + d->bt_offset);
+  if (st == CLFORGE_SUCCESS && d->has_kv_lens) st = read_lens(ctx, x->kv_lens, d->kv_lens_offset, d->b, &lens);
+  if (st == CLFORGE_SUCCESS) st = clforge__attn_check_pages(ctx, d, lens, *table);
+  free(lens);
+  if (st != CLFORGE_SUCCESS) free(*table), *table = NULL;
   return st;
 }
 
@@ -202,13 +244,13 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__attn *d,
 
 typedef struct {
   void *q, *k, *v, *mask;
-  int32_t *kv_lens, *q_lens;
+  int32_t *kv_lens, *q_lens, *table;
 } host_inputs;
 
 static clforge_status read_tensor(clforge_context ctx, const clforge__attn_tensor *t, cl_mem buf, void **out) {
   *out = NULL;
   if (!buf || t->extent == t->offset) return CLFORGE_SUCCESS;
-  const size_t bytes = t->extent * clforge_dtype_size(t->type);
+  const size_t bytes = t->extent * clforge__attn_unit(t);
   *out = malloc(bytes);
   if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "attention validation: no memory for %s", t->name);
   return clforge__read_buffer(ctx, buf, 0, bytes, *out);
@@ -223,7 +265,7 @@ static clforge_status read_lens(clforge_context ctx, cl_mem buf, size_t offset, 
 }
 
 static void free_inputs(host_inputs *h) {
-  free(h->q), free(h->k), free(h->v), free(h->mask), free(h->kv_lens), free(h->q_lens);
+  free(h->q), free(h->k), free(h->v), free(h->mask), free(h->kv_lens), free(h->q_lens), free(h->table);
 }
 
 static clforge_status read_inputs(clforge_context ctx, const clforge__attn *d, cl_mem q, cl_mem k, cl_mem v,
@@ -265,7 +307,7 @@ static clforge_status validate_attention(clforge_context ctx, const clforge__att
     for (size_t hh = 0; hh < d->hq; ++hh)
       for (size_t i = 0; i < ql; ++i) {
         double l;
-        clforge__ref_attention_row(d, h->q, h->k, h->v, h->mask, b, hh, i, kvl, ql, scores, row, &l);
+        clforge__ref_attention_row(d, h->q, h->k, h->v, h->mask, h->table, b, hh, i, kvl, ql, scores, row, &l);
         for (size_t c = 0; c < d->dv; ++c, ++n) {
           /* the reference rounded to O's type, as the device stores it */
           unsigned char raw[4];
@@ -327,10 +369,17 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
 
   host_inputs h;
   memset(&h, 0, sizeof h);
+  st = read_pages(ctx, &d, extra, num_events_in_wait_list, event_wait_list, &h.table);
+  if (st != CLFORGE_SUCCESS) return st;
   if (ctx->validate) { /* inputs as they are when the kernels will run */
     cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "attention validation: waiting for the wait list");
+    if (err != CL_SUCCESS) {
+      free_inputs(&h);
+      return clforge__fail_cl(ctx, err, "attention validation: waiting for the wait list");
+    }
+    int32_t *table = h.table;
     st = read_inputs(ctx, &d, q, k, v, extra, &h);
+    h.table = table;
     if (st != CLFORGE_SUCCESS) {
       free_inputs(&h);
       return st;
@@ -359,6 +408,7 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
                           d.has_kv_lens ? extra->kv_lens : NULL,
                           d.has_q_lens ? extra->q_lens : NULL,
                           d.has_lse ? extra->lse : NULL,
+                          d.has_table ? extra->block_table : NULL,
                           ws,
                           need,
                           nwait,

@@ -17,7 +17,7 @@ typedef struct clforge__attn_exec {
   const clforge__attn *d;
   const int *v;                /* the main family's values */
   const int *v2;               /* the second family's (combine), or NULL */
-  cl_mem q, k, v_, o, mask, kv_lens, q_lens, lse;
+  cl_mem q, k, v_, o, mask, kv_lens, q_lens, lse, block_table;
   cl_mem ws;                   /* workspace of at least workspace() bytes (NULL when 0) */
   size_t ws_bytes;
   cl_uint nwait;               /* run after these (the caller's list and the workspace's last user) */
@@ -68,6 +68,7 @@ int clforge__attn_variant(const clforge__attn *d);
  *   HAS_MASK SOFTCAP     0/1 (in the inner loop)
  *   CAUSAL               0 none, 1 top-left, 2 bottom-right
  *   IDX64                0/1: element indices in 64 bits
+ *   PAGED                0/1: K and V rows through the block table
  * Everything else (sizes, strides, scale, cap, window, and which of key
  * lengths, query lengths and LSE are given) is an argument. */
 void clforge__attn_problem_options(const clforge__attn *d, char *buf, size_t cap);
@@ -84,8 +85,10 @@ cl_int clforge__attn_tensor_args(cl_kernel k, cl_uint *a, const clforge__attn_te
 /* The common trailing arguments every attention kernel takes after its
  * tensors (cl/attention_common.cl's ATTN_COMMON_ARGS), in this order:
  * kv_lens (buffer), kv_lens_offset (ulong), q_lens (buffer), q_lens_offset
- * (ulong), then uint b, hq, hkv, group, sq, sk, window, has (the
- * CLFORGE__ATTN_HAS_* bits), then float scale, softcap. Returns the OR of
+ * (ulong), block_table (buffer), its row of batch item 0 (ulong), its
+ * stride and the block size (uint), then uint b, hq, hkv, group, sq, sk,
+ * window, has (the CLFORGE__ATTN_HAS_* bits), then float scale, softcap.
+ * Returns the OR of
  * clSetKernelArg's. */
 enum { CLFORGE__ATTN_HAS_KV_LENS = 1, CLFORGE__ATTN_HAS_Q_LENS = 2, CLFORGE__ATTN_HAS_LSE = 4 };
 cl_int clforge__attn_common_args(cl_kernel k, cl_uint *a, const clforge__attn_exec *e);

@@ -176,7 +176,7 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
   /* absent buffers stand in as q (never read: HAS_MASK 0, or no rows) */
   const cl_mem qb = q ? q : (dq ? dq : dk), kb = k ? k : qb, vb = v ? v : qb, ob = o ? o : qb, gb = d_o ? d_o : qb;
   const cl_mem mb = d.has_mask ? mask : qb, lb = lse ? lse : qb;
-  const clforge__attn_exec ex = {ctx, &d, pv, NULL, qb, kb, vb, ob, mb, kvl, ql, lse, ws, dl_bytes, 0, NULL, NULL};
+  const clforge__attn_exec ex = {ctx, &d, pv, NULL, qb, kb, vb, ob, mb, kvl, ql, lse, NULL, ws, dl_bytes, 0, NULL, NULL};
   const cl_ulong lo_ = d.lse.offset, lsb = d.lse.stride[0], lsh = d.lse.stride[1], lss = d.lse.stride[2];
   clforge__chain ch;
   if (st == CLFORGE_SUCCESS) st = clforge__chain_begin(ctx, OP, &ch, num_events_in_wait_list, event_wait_list, 1, &busy);

@@ -83,9 +83,9 @@ void clforge__attn_problem_options(const clforge__attn *d, char *buf, size_t cap
   const clforge_dtype mt = d->has_mask ? d->mask.type : CLFORGE_F32;
   snprintf(buf + used, cap - used,
            " -DQ_T=%d -DKV_T=%d -DO_T=%d -DMASK_T=%d -DHEAD_D=%zu -DHEAD_DV=%zu -DHAS_MASK=%d -DSOFTCAP=%d -DCAUSAL=%d"
-           " -DIDX64=%d",
+           " -DIDX64=%d -DPAGED=%d",
            (int)d->q.type, (int)d->k.type, (int)d->o.type, (int)mt, d->d, d->dv, d->has_mask, d->softcap > 0.0f,
-           (int)d->causal, d->idx64);
+           (int)d->causal, d->idx64, d->page != 0);
 }
 
 clforge_status clforge__attn_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
@@ -118,6 +118,14 @@ cl_int clforge__attn_common_args(cl_kernel k, cl_uint *a, const clforge__attn_ex
   err |= clSetKernelArg(k, (*a)++, sizeof kvo, &kvo);
   err |= clSetKernelArg(k, (*a)++, sizeof(cl_mem), &ql);
   err |= clSetKernelArg(k, (*a)++, sizeof qo, &qo);
+  /* A contiguous call's table is never read (PAGED 0): q stands in. */
+  const cl_mem bt = e->block_table ? e->block_table : e->q;
+  const cl_ulong bto = d->bt_offset;
+  const cl_uint bts = (cl_uint)d->bt_stride, page = d->page ? (cl_uint)d->page : 1u;
+  err |= clSetKernelArg(k, (*a)++, sizeof(cl_mem), &bt);
+  err |= clSetKernelArg(k, (*a)++, sizeof bto, &bto);
+  err |= clSetKernelArg(k, (*a)++, sizeof bts, &bts);
+  err |= clSetKernelArg(k, (*a)++, sizeof page, &page);
   const cl_uint has = (d->has_kv_lens ? CLFORGE__ATTN_HAS_KV_LENS : 0u) |
                       (d->has_q_lens ? CLFORGE__ATTN_HAS_Q_LENS : 0u) | (d->has_lse ? CLFORGE__ATTN_HAS_LSE : 0u);
   const cl_uint u[] = {(cl_uint)d->b,  (cl_uint)d->hq, (cl_uint)d->hkv,    (cl_uint)d->group,
@@ -131,7 +139,7 @@ cl_int clforge__attn_common_args(cl_kernel k, cl_uint *a, const clforge__attn_ex
 
 clforge_status clforge__attn_check_tensor(clforge_context ctx, const char *op, const clforge__attn_tensor *t, cl_mem buf,
                                           int access) {
-  const size_t es = clforge_dtype_size(t->type);
+  const size_t es = clforge__attn_unit(t);
   if (t->extent == t->offset) /* empty: only a real buffer is asked for */
     return clforge__check_buffer(ctx, op, t->name, buf, 0, 0, es, access);
   return clforge__check_buffer(ctx, op, t->name, buf, t->offset, t->extent - t->offset, es, access);
@@ -143,7 +151,7 @@ clforge_status clforge__attn_check_tensor(clforge_context ctx, const char *op, c
  * for layouts whose axes interleave. An empty tensor has no two elements,
  * whatever its strides (tight strides of Sq = 0 are 0 on b and h). */
 int clforge__attn_self_overlaps(const clforge__attn_tensor *t) {
-  const size_t es = clforge_dtype_size(t->type);
+  const size_t es = clforge__attn_unit(t);
   size_t dims[4], strides[4];
   int n = 0;
   for (int i = 0; i < 4; ++i) {

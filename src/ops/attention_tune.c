@@ -92,7 +92,7 @@ static clforge_status attn_setup(clforge_context ctx, const char *dtypes, const 
     p->row[r] = e;
     const size_t b = e / (d->hq * d->sq), h = (e / d->sq) % d->hq, i = e % d->sq;
     double lse;
-    clforge__ref_attention_row(d, hq, hk, hv, NULL, b, h, i, d->sk, d->sq, scores, row, &lse);
+    clforge__ref_attention_row(d, hq, hk, hv, NULL, NULL, b, h, i, d->sk, d->sq, scores, row, &lse);
     for (size_t c = 0; c < d->dv; ++c) {
       float v = (float)row[c];
       unsigned char raw[4];

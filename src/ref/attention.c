@@ -20,9 +20,20 @@ static size_t at(const clforge__attn_tensor *t, size_t a0, size_t a1, size_t a2,
   return t->offset + a0 * t->stride[0] + a1 * t->stride[1] + a2 * t->stride[2] + a3 * t->stride[3];
 }
 
+/* Element c of key j's row of K or V (t) as stored: a q8_0 value is its
+ * block's f16 scale times its s8, exact in f32 as the kernels compute it. */
+static double kv_at(const clforge__attn *d, const clforge__attn_tensor *t, const void *buf, const int32_t *table,
+                    size_t b, size_t h, size_t j, size_t c) {
+  const size_t row = clforge__attn_kv_row(d, t, table, b, h, j);
+  if (t->type != CLFORGE_Q8_0) return (double)clforge__ref_load(buf, t->type, row + c * t->stride[3]);
+  const unsigned char *blk = (const unsigned char *)buf + row + c / 32 * 34;
+  const float scale = clforge_ref_f16_to_f32((uint16_t)(blk[0] | blk[1] << 8));
+  return (double)(scale * (float)(int8_t)blk[2 + c % 32]);
+}
+
 void clforge__ref_attention_row(const clforge__attn *d, const void *q, const void *k, const void *v, const void *mask,
-                                size_t b, size_t h, size_t i, size_t kv_len, size_t q_len, double *s, double *out,
-                                double *lse) {
+                                const int32_t *table, size_t b, size_t h, size_t i, size_t kv_len, size_t q_len,
+                                double *s, double *out, double *lse) {
   const size_t hk = h / d->group;
   double m = -INFINITY;
   for (size_t c = 0; c < d->dv; ++c) out[c] = 0.0;
@@ -33,8 +44,7 @@ void clforge__ref_attention_row(const clforge__attn *d, const void *q, const voi
     s[j] = -INFINITY;
     if (!clforge__attn_key_visible(d, i, j, kv_len, q_len)) continue;
     double dot = 0.0;
-    for (size_t c = 0; c < d->d; ++c)
-      dot += qr[c] * (double)clforge__ref_load(k, d->k.type, at(&d->k, b, hk, j, c));
+    for (size_t c = 0; c < d->d; ++c) dot += qr[c] * kv_at(d, &d->k, k, table, b, hk, j, c);
     double x = (double)d->scale * dot;
     if (d->softcap > 0.0f) x = (double)d->softcap * tanh(x / (double)d->softcap);
     if (mask) x += (double)clforge__ref_load(mask, d->mask.type, at(&d->mask, b, h, i, j));
@@ -47,7 +57,7 @@ void clforge__ref_attention_row(const clforge__attn *d, const void *q, const voi
     if (s[j] == -INFINITY) continue;
     const double p = exp(s[j] - m);
     l += p;
-    for (size_t c = 0; c < d->dv; ++c) out[c] += p * (double)clforge__ref_load(v, d->v.type, at(&d->v, b, hk, j, c));
+    for (size_t c = 0; c < d->dv; ++c) out[c] += p * kv_at(d, &d->v, v, table, b, hk, j, c);
   }
   for (size_t c = 0; c < d->dv; ++c) out[c] /= l;
   *lse = m + log(l);
@@ -56,7 +66,14 @@ void clforge__ref_attention_row(const clforge__attn *d, const void *q, const voi
 clforge_status clforge_ref_attention(const clforge_attention_desc *desc, const void *q, const void *k, const void *v,
                                      const void *mask, const int32_t *kv_lens, const int32_t *q_lens, void *o,
                                      float *lse) {
+  return clforge_ref_attention_paged(desc, q, k, v, mask, kv_lens, q_lens, NULL, o, lse);
+}
+
+clforge_status clforge_ref_attention_paged(const clforge_attention_desc *desc, const void *q, const void *k,
+                                           const void *v, const void *mask, const int32_t *kv_lens,
+                                           const int32_t *q_lens, const int32_t *block_table, void *o, float *lse) {
   clforge_attention_buffers given = {0};
+  given.block_table = block_table ? (cl_mem)(uintptr_t)1 : NULL;
   /* Any non-NULL handle marks the optional inputs as present for resolve. */
   given.mask = mask ? (cl_mem)(uintptr_t)1 : NULL;
   given.kv_lens = kv_lens ? (cl_mem)(uintptr_t)1 : NULL;
@@ -69,6 +86,11 @@ clforge_status clforge_ref_attention(const clforge_attention_desc *desc, const v
   if (st != CLFORGE_SUCCESS) return st;
   if ((!q || !k || !v) && d.sq && d.sk) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: q, k or v is NULL");
   if (!o && d.sq) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: o is NULL");
+  if (d.page && !block_table && d.sq && d.sk)
+    return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: a paged desc needs its block_table");
+  /* the device op's checks of the lengths and the table entries */
+  st = clforge__attn_check_pages(NULL, &d, kv_lens, block_table);
+  if (st != CLFORGE_SUCCESS) return st;
   double *row = malloc(d.dv * sizeof *row), *scores = malloc((d.sk ? d.sk : 1) * sizeof *scores);
   if (!row || !scores) {
     free(row);
@@ -81,7 +103,7 @@ clforge_status clforge_ref_attention(const clforge_attention_desc *desc, const v
     for (size_t h = 0; h < d.hq; ++h)
       for (size_t i = 0; i < ql; ++i) {
         double l;
-        clforge__ref_attention_row(&d, q, k, v, mask, b, h, i, kvl, ql, scores, row, &l);
+        clforge__ref_attention_row(&d, q, k, v, mask, block_table, b, h, i, kvl, ql, scores, row, &l);
         for (size_t c = 0; c < d.dv; ++c) clforge__ref_store(o, d.o.type, at(&d.o, b, h, i, c), (float)row[c]);
         if (lse) lse[at(&d.lse, b, h, i, 0)] = (float)l;
       }

@@ -49,7 +49,7 @@ clforge_status clforge_ref_attention_backward(const clforge_attention_desc *desc
       for (size_t i = 0; i < d.sq; ++i) {
         for (size_t c = 0; c < d.d; ++c) gq[c] = 0.0;
         double lse = -INFINITY;
-        if (i < ql) clforge__ref_attention_row(&d, q, k, v, mask, b, h, i, kvl, ql, s, o, &lse);
+        if (i < ql) clforge__ref_attention_row(&d, q, k, v, mask, NULL, b, h, i, kvl, ql, s, o, &lse);
         if (lse > -INFINITY) {
           double delta = 0.0;
           for (size_t c = 0; c < d.dv; ++c) {

@@ -128,12 +128,14 @@ class AttentionDesc(Structure):
                 ("mask_strides", size_t4), ("lse_strides", c_size_t * 3),
                 ("kv_lens_offset", c_size_t), ("q_lens_offset", c_size_t),
                 ("scale", c_float), ("softcap", c_float), ("causal", c_int), ("window", c_size_t),
-                ("algo", c_int), ("reserved_sizes", c_size_t * 8), ("reserved", c_void_p * 4)]
+                ("algo", c_int), ("kv_block_size", c_size_t), ("kv_num_blocks", c_size_t),
+                ("block_table_stride", c_size_t), ("block_table_offset", c_size_t),
+                ("reserved_sizes", c_size_t * 4), ("reserved", c_void_p * 4)]
 
 
 class AttentionBuffers(Structure):
     _fields_ = [("mask", cl_mem), ("kv_lens", cl_mem), ("q_lens", cl_mem), ("lse", cl_mem),
-                ("reserved", c_void_p * 8)]
+                ("block_table", cl_mem), ("reserved", c_void_p * 7)]
 
 
 class AttentionChoice(Structure):
