@@ -42,8 +42,8 @@ enum { READ_RUNS = 20 }; /* the plain read's runs (each a millisecond or so): it
 #define Q_RANGE 4.0f          /* Q in [-4, 4): scores of std ~1.3, a softmax far from uniform */
 
 /* Providers: one row each per case. */
-enum { P_CLFORGE = 0, P_UNFUSED_CLFORGE = 1, P_UNFUSED_CLBLAST = 2, P_YARDSTICK = 3, NPROVIDERS = 4 };
-static const char *const provider_names[] = {"clforge", "unfused-clforge", "unfused-clblast", NULL};
+enum { P_CLFORGE = 0, P_UNFUSED_CLFORGE = 1, P_UNFUSED_CLBLAST = 2, P_YARDSTICK = 3, P_PAGED = 4, NPROVIDERS = 5 };
+static const char *const provider_names[] = {"clforge", "unfused-clforge", "unfused-clblast", NULL, "clforge:paged"};
 enum { PEERS_CLFORGE = 1, PEERS_CLBLAST = 2 };
 
 typedef struct {
@@ -60,6 +60,7 @@ typedef struct {
   double budget_s, max_run_s;
   size_t peer_mem; /* bytes; 0 = only the device's limits */
   int peers;       /* PEERS_* bits */
+  size_t paged;    /* --paged: keys per block of the paged rows; 0 = none */
 } attn_options;
 
 /* ---------------------------------------------------------------- options */
@@ -84,8 +85,12 @@ void clforge_bench_attention_help(FILE *f) {
           "                    Sk=1024..16384. --shape is the same option\n"
           "  --dtype LIST      Q and O storage: f32,f16,bf16 or a subset (default f32); with\n"
           "                    f32 in the list, f16/bf16 rows show their speed-up over it\n"
-          "  --kv-dtype LIST   K and V storage (default: Q's for prefill; f32 and f16 for\n"
-          "                    decode, the KV-cache comparison)\n"
+          "  --kv-dtype LIST   K and V storage: f32, f16, bf16 or q8_0 (ggml's 8-bit blocks;\n"
+          "                    its vs is over the f16-KV row, listed before it) (default:\n"
+          "                    Q's for prefill; f32 and f16 for decode, the KV-cache comparison)\n"
+          "  --paged N         also a paged-KV row per case (blocks of N keys, scattered over\n"
+          "                    the pool): its O must equal clforge's bit for bit, vs is its\n"
+          "                    speed over the contiguous row's\n"
           "  --reps N          timed runs per row, at least %d (default %d); --runs too\n"
           "  --budget SECONDS  fewer runs (never below %d) where one run is long: about this\n"
           "                    much timed per row (default %.0f; 0: always --reps)\n"
@@ -227,7 +232,18 @@ static int attn_option(clforge_bench_cli *cli, int argc, char **argv, int *a, vo
   } else if (clforge_bench_option(argc, argv, a, "--dtype", &v)) {
     return clforge_bench_cli_dtypes(cli, "--dtype", v, o->dtypes, &o->ndtypes, MAX_DTYPES);
   } else if (clforge_bench_option(argc, argv, a, "--kv-dtype", &v)) {
-    return clforge_bench_cli_dtypes(cli, "--kv-dtype", v, o->kv_dtypes, &o->nkv_dtypes, MAX_DTYPES);
+    int bad = !v || clforge_bench_parse_dtypes(v, o->kv_dtypes, &o->nkv_dtypes, MAX_DTYPES);
+    for (int i = 0; i < o->nkv_dtypes && !bad; ++i)
+      bad = o->kv_dtypes[i] == CLFORGE_S8 || o->kv_dtypes[i] == CLFORGE_U8 || o->kv_dtypes[i] == CLFORGE_S32;
+    if (bad)
+      return clforge_bench_usage_error(cli, "--kv-dtype \"%s\": expected f32, f16, bf16 or q8_0, separated by commas",
+                                       v ? v : "");
+  } else if (clforge_bench_option(argc, argv, a, "--paged", &v)) {
+    char *end = NULL;
+    const unsigned long n = v ? strtoul(v, &end, 10) : 0;
+    if (!v || end == v || *end || n < 1 || n > 65536)
+      return clforge_bench_usage_error(cli, "--paged needs keys per block, 1 to 65536 (e.g. --paged 16)");
+    o->paged = (size_t)n;
   } else if (clforge_bench_option(argc, argv, a, "--budget", &v)) {
     if (clforge_bench_parse_seconds(v, 3600, &o->budget_s))
       return clforge_bench_usage_error(cli, "--budget needs seconds from 0 to 3600");
@@ -348,9 +364,14 @@ static double full_flops(const attn_shape *s) {
   return 4.0 * (double)s->b * (double)s->hq * (double)s->sq * (double)s->sk * (double)s->d;
 }
 
+/* Bytes of one stored K or V row of D values (q8_0: 34 per 32). */
+static size_t kv_row_bytes(clforge_dtype t, size_t d) { return t == CLFORGE_Q8_0 ? d / 32 * 34 : d * clforge_dtype_size(t); }
+
+/* Bytes of K (or V) as stored. */
+static size_t kv_bytes(const attn_case *c) { return c->kv_elems / c->s.d * kv_row_bytes(c->p.kv_type, c->s.d); }
+
 static double attn_bytes(const attn_case *c) {
-  return (double)c->q_elems * (double)clforge_dtype_size(c->p.q_type) +
-         2.0 * (double)c->kv_elems * (double)clforge_dtype_size(c->p.kv_type) +
+  return (double)c->q_elems * (double)clforge_dtype_size(c->p.q_type) + 2.0 * (double)kv_bytes(c) +
          (double)c->o_elems * (double)clforge_dtype_size(c->p.o_type);
 }
 
@@ -513,6 +534,18 @@ static void *make_tensor(size_t n, clforge_dtype t, uint32_t seed, float range, 
   return raw;
 }
 
+/* K or V: random f32 values in [-1, 1) stored as t (q8_0 rows of d values
+ * through the reference quantizer). */
+static void *make_kv(size_t n, size_t d, clforge_dtype t, uint32_t seed, float *maxabs) {
+  if (t != CLFORGE_Q8_0) return make_tensor(n, t, seed, 1.0f, maxabs);
+  float *f = make_tensor(n, CLFORGE_F32, seed, 1.0f, maxabs);
+  void *raw = f ? malloc(n / d * kv_row_bytes(t, d)) : NULL;
+  clforge_quant_desc qd = {.scheme = CLFORGE_QUANT_Q8_0, .rows = n / d, .cols = d};
+  if (raw && clforge_ref_quantize(&qd, f, raw, NULL, NULL) != CLFORGE_SUCCESS) free(raw), raw = NULL;
+  free(f);
+  return raw;
+}
+
 static int setup_case(bench_env *env, attn_case *c, const attn_shape *s, clforge_dtype qt, clforge_dtype kvt, char *err,
                       size_t cap) {
   memset(c, 0, sizeof *c);
@@ -527,15 +560,19 @@ static int setup_case(bench_env *env, attn_case *c, const attn_shape *s, clforge
   c->desc = (clforge_attention_desc){.batch = s->b, .heads_q = s->hq, .heads_kv = s->hkv, .seq_q = s->sq,
                                      .seq_kv = s->sk, .head_dim = s->d, .q_type = qt, .kv_type = kvt, .o_type = qt,
                                      .causal = s->causal ? CLFORGE_CAUSAL_BOTTOM_RIGHT : CLFORGE_CAUSAL_NONE};
-  const size_t qb = c->q_elems * clforge_dtype_size(qt), kvb = c->kv_elems * clforge_dtype_size(kvt);
+  if (kvt == CLFORGE_Q8_0 && s->d % 32) {
+    snprintf(err, cap, "q8_0 K/V needs D a multiple of 32");
+    return -1;
+  }
+  const size_t qb = c->q_elems * clforge_dtype_size(qt), kvb = kv_bytes(c);
   if (qb > env->s.info.max_alloc_bytes || kvb > env->s.info.max_alloc_bytes) {
     snprintf(err, cap, "Q or K needs more than the device's largest allocation (%llu bytes)",
              (unsigned long long)env->s.info.max_alloc_bytes);
     return -1;
   }
   c->q_raw = make_tensor(c->q_elems, qt, 0x1234567u, Q_RANGE, NULL);
-  c->k_raw = make_tensor(c->kv_elems, kvt, 0x89abcdefu, 1.0f, NULL);
-  c->v_raw = make_tensor(c->kv_elems, kvt, 0x2468aceu, 1.0f, &c->vmax);
+  c->k_raw = make_kv(c->kv_elems, s->d, kvt, 0x89abcdefu, NULL);
+  c->v_raw = make_kv(c->kv_elems, s->d, kvt, 0x2468aceu, &c->vmax);
   if (!c->q_raw || !c->k_raw || !c->v_raw) {
     snprintf(err, cap, "out of host memory for the data");
     return -1;
@@ -602,11 +639,13 @@ static int check_clforge(attn_case *c, const float *got, char *why, size_t cap) 
       memset(want + t * dv, 0, dv * sizeof(float));
       continue;
     }
+    /* K's and V's offsets in their units: elements, q8_0's bytes */
+    const size_t kv_row = c->p.kv_type == CLFORGE_Q8_0 ? kv_row_bytes(CLFORGE_Q8_0, s->d) : s->d;
     clforge_attention_desc d = {.batch = 1, .heads_q = 1, .heads_kv = 1, .seq_q = 1, .seq_kv = keys,
                                 .head_dim = s->d, .q_type = c->p.q_type, .kv_type = c->p.kv_type,
                                 .o_type = c->p.o_type, .scale = c->p.scale,
-                                .q_offset = row * s->d, .k_offset = (b * s->hkv + g) * s->sk * s->d,
-                                .v_offset = (b * s->hkv + g) * s->sk * dv};
+                                .q_offset = row * s->d, .k_offset = (b * s->hkv + g) * s->sk * kv_row,
+                                .v_offset = (b * s->hkv + g) * s->sk * kv_row};
     if (clforge_ref_attention(&d, c->q_raw, c->k_raw, c->v_raw, NULL, NULL, NULL, raw, NULL) != CLFORGE_SUCCESS) {
       snprintf(why, cap, "clforge_ref_attention failed: %s", clforge_last_error(NULL));
       rc = -1;
@@ -905,8 +944,8 @@ static void measure_read(attn_case *c, attn_row *r) {
   char err[300];
   r->have_extra = 0;
   r->flops = 0;
-  r->bytes = 2.0 * (double)c->kv_elems * (double)clforge_dtype_size(c->p.kv_type);
-  if (clforge_bench_plain_read_create(env->s.ctx, 2 * c->kv_elems * clforge_dtype_size(c->p.kv_type), &pr, err,
+  r->bytes = 2.0 * (double)kv_bytes(c);
+  if (clforge_bench_plain_read_create(env->s.ctx, 2 * kv_bytes(c), &pr, err,
                                       sizeof err)) {
     r->status = ROW_NA;
     snprintf(r->note, sizeof r->note, "%s", err);
@@ -928,6 +967,140 @@ static void measure_read(attn_case *c, attn_row *r) {
     return;
   }
   r->gflops = 0;
+}
+
+/* The case's K and V scattered over a block pool for the paged row: item
+ * b's block p at pool block (nb - 1 - p) * B + b (sequences interleaved,
+ * in reverse), its table, and the paged call's desc and buffers. */
+typedef struct {
+  attn_case *c;
+  clforge_attention_desc desc;
+  clforge_attention_buffers x;
+  cl_mem k, v, table;
+} paged_call;
+
+static int enqueue_paged(void *user, cl_command_queue queue) {
+  paged_call *p = user;
+  (void)queue;
+  return clforge_attention(p->c->env->s.ctx, &p->desc, p->c->q, p->k, p->v, p->c->o, &p->x, 0, NULL, NULL);
+}
+
+static int paged_create(attn_case *c, size_t bs, paged_call *p, char *err, size_t cap) {
+  const attn_shape *s = &c->s;
+  const size_t nb = (s->sk + bs - 1) / bs, row = kv_row_bytes(c->p.kv_type, s->d), blocks = s->b * nb;
+  const size_t pool = blocks * s->hkv * bs * row;
+  memset(p, 0, sizeof *p);
+  p->c = c;
+  unsigned char *pk = calloc(pool ? pool : 1, 1), *pv = calloc(pool ? pool : 1, 1);
+  int32_t *table = malloc(blocks * sizeof *table);
+  if (!pk || !pv || !table) {
+    free(pk), free(pv), free(table);
+    snprintf(err, cap, "out of host memory for the block pool");
+    return -1;
+  }
+  for (size_t b = 0; b < s->b; ++b)
+    for (size_t q = 0; q < nb; ++q) table[b * nb + q] = (int32_t)((nb - 1 - q) * s->b + b);
+  for (size_t b = 0; b < s->b; ++b)
+    for (size_t h = 0; h < s->hkv; ++h)
+      for (size_t j = 0; j < s->sk; ++j) {
+        const size_t from = ((b * s->hkv + h) * s->sk + j) * row;
+        const size_t to = (((size_t)table[b * nb + j / bs] * s->hkv + h) * bs + j % bs) * row;
+        memcpy(pk + to, (const unsigned char *)c->k_raw + from, row);
+        memcpy(pv + to, (const unsigned char *)c->v_raw + from, row);
+      }
+  cl_int e[3];
+  cl_context cc = c->env->s.cl_ctx;
+  p->k = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pool, pk, &e[0]);
+  p->v = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pool, pv, &e[1]);
+  p->table = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, blocks * sizeof *table, table, &e[2]);
+  free(pk), free(pv), free(table);
+  for (int i = 0; i < 3; ++i)
+    if (e[i] != CL_SUCCESS) {
+      snprintf(err, cap, "clCreateBuffer for the block pool failed (%s)", clforge_status_name(e[i]));
+      return -1;
+    }
+  p->desc = c->desc;
+  p->desc.kv_block_size = bs, p->desc.kv_num_blocks = blocks;
+  p->x.block_table = p->table;
+  return 0;
+}
+
+static void paged_destroy(paged_call *p) {
+  cl_mem m[] = {p->k, p->v, p->table};
+  for (int i = 0; i < 3; ++i)
+    if (m[i]) clReleaseMemObject(m[i]);
+}
+
+/* Paged against contiguous, interleaved: per round one run of each (in
+ * alternating order), so that the machine's drift falls on both alike; the
+ * median over the rounds of contiguous's time over paged's, or 0. */
+static double interleaved_ratio(attn_case *c, paged_call *p, int rounds) {
+  double *t = malloc((size_t)rounds * sizeof *t);
+  if (!t) return 0;
+  int n = 0;
+  for (int i = 0; i < rounds; ++i) {
+    clforge_bench_timing a, b;
+    memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
+    const int rc = i & 1 ? clforge_bench_time_queue(c->env->s.queue, enqueue_paged, p, 0, 1, &b, NULL) ||
+                               clforge_bench_time_queue(c->env->s.queue, enqueue_clforge, c, 0, 1, &a, NULL)
+                         : clforge_bench_time_queue(c->env->s.queue, enqueue_clforge, c, 0, 1, &a, NULL) ||
+                               clforge_bench_time_queue(c->env->s.queue, enqueue_paged, p, 0, 1, &b, NULL);
+    if (!rc && a.runs == 1 && b.runs == 1 && a.timer == b.timer && b.seconds[0] > 0) t[n++] = a.seconds[0] / b.seconds[0];
+    clforge_bench_timing_free(&a), clforge_bench_timing_free(&b);
+  }
+  clforge_bench_stats st;
+  const double r = n && !clforge_bench_summarize(t, (size_t)n, &st) ? st.median : 0;
+  free(t);
+  return r;
+}
+
+/* The paged row: the same problem through a block table; its O must be the
+ * contiguous call's (`want`) bit for bit. vs_base: the contiguous call's
+ * median over this one's, timed interleaved with it. */
+static void measure_paged(attn_case *c, attn_row *r, const attn_row *contiguous, const float *want, float *scratch) {
+  bench_env *env = c->env;
+  paged_call p;
+  char err[300];
+  snprintf(r->provider, sizeof r->provider, "clforge:paged/%zu", env->o->paged);
+  if (paged_create(c, env->o->paged, &p, err, sizeof err)) {
+    r->status = ROW_ERROR;
+    snprintf(r->note, sizeof r->note, "%s", err);
+    paged_destroy(&p);
+    return;
+  }
+  progress(env, c, r->provider);
+  cl_int pe = poison_o(c);
+  const char *where = "";
+  int rc = pe != CL_SUCCESS ? pe : time_row(env, enqueue_paged, &p, r, &where, 0, 0);
+  const int rounds = env->o->cli.runs > 30 ? env->o->cli.runs : 30;
+  const double ratio = rc ? 0 : interleaved_ratio(c, &p, rounds);
+  paged_destroy(&p);
+  if (rc) {
+    r->status = ROW_ERROR;
+    snprintf(r->note, sizeof r->note, "%s failed (%s): %s", strcmp(where, "the operation") ? where : "clforge_attention",
+             clforge_status_name(rc), clforge_last_error(env->s.ctx));
+    clFinish(env->s.queue);
+    return;
+  }
+  if (clforge_bench_read_f32(env->s.queue, c->o, "O", c->p.o_type, 0, c->o_elems, scratch, r->note, sizeof r->note)) {
+    r->status = ROW_ERROR;
+    return;
+  }
+  size_t diff = 0;
+  for (size_t i = 0; i < c->o_elems; ++i) diff += memcmp(&scratch[i], &want[i], sizeof *want) != 0;
+  if (diff) {
+    r->status = ROW_ERROR;
+    snprintf(r->note, sizeof r->note, "not reported: its O differs from the contiguous call's in %zu of %zu values", diff,
+             c->o_elems);
+    return;
+  }
+  (void)contiguous;
+  r->base = ratio > 0 ? "contiguous (interleaved runs)" : NULL;
+  r->vs_base = ratio;
+  snprintf(r->note, sizeof r->note,
+           "K and V in a pool of %zu-key blocks, each sequence's blocks interleaved with the others' in reverse; O "
+           "equal to the contiguous row's bit for bit; vs: the median over %d rounds of one contiguous and one paged run of their time ratio",
+           env->o->paged, rounds);
 }
 
 /* A row faster than the measured peak: measure it again, keep the larger
@@ -1008,6 +1181,23 @@ static void print_targets(const bench_env *env) {
   }
   if (d16 && d16->vs_base > 0)
     fprintf(f, "  decode f16 KV: %.2fx faster than f32 KV (>= 1.8x: %s)\n", down(d16->vs_base, 0.01), verdict(d16->vs_base, 1.8));
+  /* issue 19: the q8_0 cache against f16's (f16 Q), and paged against contiguous */
+  const attn_row *q8 = find_row(env, "clforge", dec, CLFORGE_F16, CLFORGE_Q8_0);
+  if (q8 && q8->vs_base > 0) {
+    if (!n++) fprintf(f, "\nTargets this run measured:\n");
+    fprintf(f, "  decode Sk=8192 Hq=32 Hkv=8 D=128, f16 Q: q8_0 KV %.2fx faster than f16 KV (>= 1.6x: %s)\n",
+            down(q8->vs_base, 0.01), verdict(q8->vs_base, 1.6));
+  }
+  for (size_t i = 0; i < env->nkept; ++i) {
+    const attn_row *r = &env->kept[i];
+    if (r->status != ROW_OK || strncmp(r->provider, "clforge:paged", 13) || !(r->vs_base > 0) || !r->decode ||
+        memcmp(&r->s, &dec, sizeof dec))
+      continue;
+    if (!n++) fprintf(f, "\nTargets this run measured:\n");
+    fprintf(f, "  decode Sk=8192 %s/%s: paged at %.2fx the contiguous speed (within 10%%, >= 0.91x: %s)\n",
+            clforge_dtype_name(r->q_type), clforge_dtype_name(r->kv_type), down(r->vs_base, 0.01),
+            verdict(r->vs_base, 1.0 / 1.1));
+  }
   /* f16/bf16 storage prefill against f32, and the largest extra memory. */
   double worst = 0;
   const attn_row *worst_row = NULL;
@@ -1049,9 +1239,12 @@ static void base_of(bench_env *env, attn_row *r) {
   attn_shape key = r->s;
   key.causal = 0;
   const int causal = r->s.causal;
-  const clforge_dtype bq = causal ? r->q_type : CLFORGE_F32, bkv = causal ? r->kv_type : CLFORGE_F32;
+  /* q8_0 KV against f16 KV (same Q): the issue's quantized-cache ratio */
+  const int q8 = !causal && r->kv_type == CLFORGE_Q8_0;
+  const clforge_dtype bq = causal || q8 ? r->q_type : CLFORGE_F32,
+                      bkv = causal ? r->kv_type : q8 ? CLFORGE_F16 : CLFORGE_F32;
   if (causal || r->q_type != CLFORGE_F32 || r->kv_type != CLFORGE_F32) {
-    r->base = causal ? "non-causal" : "f32";
+    r->base = causal ? "non-causal" : q8 ? "f16-KV" : "f32";
     for (size_t i = 0; i < env->ndone; ++i) {
       const struct clforge_row_ms *d = &env->done[i];
       if (!memcmp(&d->s, &key, sizeof key) && d->q_type == bq && d->kv_type == bkv) r->vs_base = d->ms / r->median_ms;
@@ -1109,6 +1302,11 @@ static int run_case(bench_env *env, const attn_shape *s, clforge_dtype qt, clfor
                        rows[P_CLFORGE].note);
   }
   base_of(env, &rows[P_CLFORGE]);
+  if (o->paged && have_want) measure_paged(&c, &rows[P_PAGED], &rows[P_CLFORGE], want, scratch);
+  else if (o->paged) {
+    rows[P_PAGED].status = ROW_NA;
+    snprintf(rows[P_PAGED].note, sizeof rows[P_PAGED].note, "not run: no correct contiguous result to compare with");
+  }
   const double ours = rows[P_CLFORGE].status == ROW_OK ? rows[P_CLFORGE].gflops : 0;
   static const clforge_bench_unfused_gemm gemms[2] = {CLFORGE_BENCH_UNFUSED_CLFORGE, CLFORGE_BENCH_UNFUSED_CLBLAST};
   static const int bits[2] = {PEERS_CLFORGE, PEERS_CLBLAST};
@@ -1127,9 +1325,13 @@ static int run_case(bench_env *env, const attn_shape *s, clforge_dtype qt, clfor
   }
   if (yard->status == ROW_OK && ours > 0)
     yard->vs = decode ? rows[P_CLFORGE].gbps / yard->gbps : ours / yard->gflops;
-  for (int i = 0; i < NPROVIDERS; ++i) {
+  /* clforge's rows first (contiguous, paged), then the peers and the yardstick */
+  static const int order[NPROVIDERS] = {P_CLFORGE, P_PAGED, P_UNFUSED_CLFORGE, P_UNFUSED_CLBLAST, P_YARDSTICK};
+  for (int n = 0; n < NPROVIDERS; ++n) {
+    const int i = order[n];
     if (i > 0 && i < P_YARDSTICK && !(o->peers & bits[i - 1])) continue;
     if (i == P_YARDSTICK && !run_yard) continue;
+    if (i == P_PAGED && !o->paged) continue;
     if (decode) rows[i].read_gbps = read_gbps;
     emit(env, &rows[i]);
   }

@@ -23,6 +23,10 @@ size_t clforge_bench_unfused_bytes(const clforge_bench_attn_problem *p) {
 int clforge_bench_unfused_supported(clforge_bench_unfused_gemm gemm, const clforge_bench_attn_problem *p, unsigned caps,
                                     const char **why) {
   (void)caps;
+  if (p->kv_type == CLFORGE_Q8_0) {
+    *why = "the composite's GEMMs take no q8_0 K/V (clforge_attention's own f16-KV row is the comparison)";
+    return 0;
+  }
   if (gemm == CLFORGE_BENCH_UNFUSED_CLFORGE) return 1;
   /* CLBlast's f16 GEMM accumulates in f16 and it has no bf16 or mixed-type
    * GEMM: the f32 composite is the comparison it can make. */

@@ -89,7 +89,9 @@ int clforge_bench_parse_dtypes(const char *v, clforge_dtype *out, int *n, int ma
 int clforge_bench_cli_dtypes(const clforge_bench_cli *cli, const char *flag, const char *v, clforge_dtype *out, int *n,
                              int max) {
   if (!v) return clforge_bench_usage_error(cli, "%s needs a value, e.g. %s f32,bf16", flag, flag);
-  if (clforge_bench_parse_dtypes(v, out, n, max))
+  int bad = clforge_bench_parse_dtypes(v, out, n, max);
+  for (int i = 0; i < *n && !bad; ++i) bad = out[i] != CLFORGE_F32 && out[i] != CLFORGE_F16 && out[i] != CLFORGE_BF16;
+  if (bad)
     return clforge_bench_usage_error(cli, "%s \"%s\": expected f32, f16 or bf16, separated by commas", flag, v);
   return 1;
 }

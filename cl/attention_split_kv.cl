@@ -290,6 +290,32 @@ static inline floatv load_q_vec(const __global q_t *p, aidx base, aidx sd, int v
 #endif
 }
 
+#if PAGED
+// A position in a paged sequence walked key by key: pool-table index pg,
+// slot sl, and the entry of table index epg (read once per block crossed,
+// and only for keys the caller uses: the host checked just those).
+typedef struct {
+  uint pg, sl, epg;
+  ulong e;
+} page_cur;
+static inline page_cur cur_at(uint j, uint bsz) {
+  page_cur c;
+  c.pg = j / bsz, c.sl = j - c.pg * bsz, c.epg = UINT_MAX, c.e = 0;
+  return c;
+}
+static inline ulong cur_entry(page_cur *c, __global const int *bt, ulong row) {
+  if (c->epg != c->pg) c->epg = c->pg, c->e = (uint)bt[row + c->pg];
+  return c->e;
+}
+static inline void cur_step(page_cur *c, uint bsz) {
+  if (++c->sl == bsz) c->sl = 0, ++c->pg;
+}
+static inline void cur_skip(page_cur *c, uint n, uint bsz) {
+  c->sl += n;
+  while (c->sl >= bsz) c->sl -= bsz, ++c->pg;
+}
+#endif
+
 // global (P, B*Hkv), local (WG, 1): work-item p streams chunk p of its
 // (b, kv head)'s keys [0, Sk); chunks are `chunk` keys long (a multiple
 // of KB), so trailing ones may be empty (they write m = -inf, l = 0).
@@ -309,7 +335,9 @@ __kernel void clforge_attention_split_kv(
   const uint R = group * Sq; // rows of this kv head: r = g * Sq + i, query head kvh * group + g
   const aidx ks = (aidx)ks2, kd = (aidx)ks3, vs = (aidx)vs2, vd_ = (aidx)vs3;
 #if PAGED
-  // rows through the block table, per key block (kro, vro below)
+  // rows through the block table, per key block: a block of keys within
+  // one pool block (`run`: the usual case, block sizes a multiple of KB)
+  // is rows ks apart from kbase as in a contiguous cache; else per key
   const aidx kh = (aidx)(k_off + kvh * ks1), vh = (aidx)(v_off + kvh * vs1);
   const ulong bt_row = bt_off + (ulong)b * bt_stride;
 #define KOFF(jj) kro[jj]
@@ -352,23 +380,37 @@ __kernel void clforge_attention_split_kv(
 #endif
     }
 
+#if PAGED
+    // cursors at the block's first key and ASKV_PF blocks ahead (prefetch)
+    page_cur cur = cur_at((uint)ulo, bsz);
+#if ASKV_PF
+    page_cur pcur = cur_at((uint)ulo + ASKV_PF * KB, bsz);
+#endif
+#endif
     for (int j0 = ulo; j0 < uhi; j0 += KB) {
       const int jn = min(KB, uhi - j0); // keys in this block
 #if PAGED
-      // The block's rows: one table read per pool block it crosses (the
-      // slot steps; no division per key).
+      // The block's rows: one table read per pool block it touches (the
+      // cursor steps; no division per key).
       aidx kro[KB], vro[KB];
-      {
-        uint pg = (uint)j0 / bsz, sl = (uint)j0 - pg * bsz;
-        ulong e = (uint)bt[bt_row + pg];
-        for (int jj = 0; jj < jn; ++jj, ++sl) {
-          if (sl == bsz) sl = 0, e = (uint)bt[bt_row + ++pg];
-          kro[jj] = kh + (aidx)(e * ks0) + (aidx)sl * ks;
-          vro[jj] = vh + (aidx)(e * vs0) + (aidx)sl * vs;
+      const ulong e0 = cur_entry(&cur, bt, bt_row);
+      const int run = cur.sl + (uint)jn <= bsz;
+      const aidx kbase = kh + (aidx)(e0 * ks0) + (aidx)cur.sl * ks, vbase = vh + (aidx)(e0 * vs0) + (aidx)cur.sl * vs;
+      if (run) {
+        UNROLL(KB)
+        for (int jj = 0; jj < KB; ++jj) kro[jj] = kbase + (aidx)jj * ks, vro[jj] = vbase + (aidx)jj * vs;
+      } else {
+        page_cur c = cur;
+        for (int jj = 0; jj < jn; ++jj) {
+          const ulong e = cur_entry(&c, bt, bt_row);
+          kro[jj] = kh + (aidx)(e * ks0) + (aidx)c.sl * ks;
+          vro[jj] = vh + (aidx)(e * vs0) + (aidx)c.sl * vs;
+          cur_step(&c, bsz);
         }
       }
+      cur_skip(&cur, KB, bsz);
 #endif
-#if ASKV_PF && !PAGED
+#if ASKV_PF
 #if KV_T == CLFORGE_DT_Q8_0
 #define ASKV_KLINES ((HEAD_D / 32 * 34 + 63) / 64)
 #define ASKV_VLINES ((HEAD_DV / 32 * 34 + 63) / 64)
@@ -382,6 +424,36 @@ __kernel void clforge_attention_split_kv(
       // Prefetch the K and V rows ASKV_PF blocks ahead: one work-item per
       // core streams two rows per key, with too much work between its loads
       // for the out-of-order window alone to keep enough misses in flight.
+#if PAGED
+      // (a whole block within one pool block as the contiguous form does;
+      // otherwise key by key)
+      if (j0 + ASKV_PF * KB + KB <= uhi && pcur.sl + KB <= bsz) {
+        const ulong e = cur_entry(&pcur, bt, bt_row);
+        const aidx pkb = kh + (aidx)(e * ks0) + (aidx)pcur.sl * ks, pvb = vh + (aidx)(e * vs0) + (aidx)pcur.sl * vs;
+        UNROLL(KB)
+        for (int jj = 0; jj < KB; ++jj) {
+          const __global char *pk = (const __global char *)(k + pkb + (aidx)jj * ks);
+          const __global char *pv = (const __global char *)(v + pvb + (aidx)jj * vs);
+#pragma nounroll
+          for (int c = 0; c < ASKV_KLINES; ++c) __builtin_prefetch(pk + 64 * c, 0, 3);
+#pragma nounroll
+          for (int c = 0; c < ASKV_VLINES; ++c) __builtin_prefetch(pv + 64 * c, 0, 3);
+        }
+      } else if (j0 + ASKV_PF * KB < uhi) {
+        page_cur c = pcur;
+        for (int jj = 0; jj < KB && j0 + ASKV_PF * KB + jj < uhi; ++jj) {
+          const ulong e = cur_entry(&c, bt, bt_row);
+          const __global char *pk = (const __global char *)(k + kh + (aidx)(e * ks0) + (aidx)c.sl * ks);
+          const __global char *pv = (const __global char *)(v + vh + (aidx)(e * vs0) + (aidx)c.sl * vs);
+#pragma nounroll
+          for (int c_ = 0; c_ < ASKV_KLINES; ++c_) __builtin_prefetch(pk + 64 * c_, 0, 3);
+#pragma nounroll
+          for (int c_ = 0; c_ < ASKV_VLINES; ++c_) __builtin_prefetch(pv + 64 * c_, 0, 3);
+          cur_step(&c, bsz);
+        }
+      }
+      cur_skip(&pcur, KB, bsz);
+#else
       if (j0 + ASKV_PF * KB < uhi) {
         UNROLL(KB)
         for (int jj = 0; jj < KB; ++jj) {
@@ -394,7 +466,8 @@ __kernel void clforge_attention_split_kv(
           for (int c = 0; c < ASKV_VLINES; ++c) __builtin_prefetch(pv + 64 * c, 0, 3);
         }
       }
-#endif
+#endif // PAGED
+#endif // ASKV_PF
 #if TREE
       // A whole block every row sees (rows past the end compute on valid
       // keys and are never written): each K and V vector is loaded (and

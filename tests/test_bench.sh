@@ -457,6 +457,10 @@ bad_option "attention: --shapes bad mask word" bench attention --shapes 1,2,2,4,
 bad_option "attention: --shapes nope" bench attention --shapes nope
 bad_option "attention: --dtype f64" bench attention --dtype f64
 bad_option "attention: --kv-dtype x" bench attention --kv-dtype x
+bad_option "attention: --kv-dtype s8" bench attention --kv-dtype s8
+bad_option "attention: --dtype q8_0 (K/V only)" bench attention --dtype q8_0
+bad_option "attention: --paged 0" bench attention --paged 0
+bad_option "attention: --paged x" bench attention --paged x
 bad_option "attention: --peers some" bench attention --peers some
 bad_option "attention: --reps 2" bench attention --reps 2
 bad_option "attention: --max-run x" bench attention --max-run x
@@ -565,6 +569,14 @@ run "$BIN" bench attention --shapes 1,2,1,24,32,16,causal --peers none --no-peak
 check "bench attention --peers none: the clforge row only" \
   '[ $rc -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 1 ] && grep -q "\"provider\":\"clforge:" "$OUT" &&
    grep -q "\"status\":\"ok\"" "$OUT"'
+
+# KV caches: a q8_0 row after its f16-KV base, and the paged row of each,
+# whose O must equal the contiguous one's bit for bit
+run "$BIN" bench attention --shapes 2,4,2,1,100,32 --dtype f16 --kv-dtype f16,q8_0 --paged 16 --peers none --no-peak --json
+check "bench attention --kv-dtype f16,q8_0 --paged 16: clforge, paged and read rows, all ok, q8_0 against f16-KV, paged against contiguous" \
+  '[ $rc -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 6 ] && [ "$(grep -c "\"status\":\"ok\"" "$OUT")" -eq 6 ] &&
+   grep -q "\"kv_dtype\":\"q8_0\".*\"provider\":\"clforge:fused" "$OUT" && grep -q "\"base\":\"f16-KV\"" "$OUT" &&
+   [ "$(grep -c "\"provider\":\"clforge:paged/16\".*\"base\":\"contiguous" "$OUT")" -eq 2 ]'
 
 # ------------------------------------------------------------ softmax
 run "$BIN" bench softmax --help

@@ -68,9 +68,7 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   const int shuf = strstr(ctx->info.platform_name, "Oclgrind") == NULL && (ctx->info.type & CL_DEVICE_TYPE_CPU);
   /* CPUs: prefetch 2 key blocks ahead into L1 (2x at Sk = 8192 f32 on
    * PoCL, 2 threads; 4 blocks or L2 hints were slower). */
-  const int pf = shuf && d->k.stride[3] == 1 && d->v.stride[3] == 1 && !d->page && (ctx->info.type & CL_DEVICE_TYPE_CPU)
-                     ? 2
-                     : 0;
+  const int pf = shuf && d->k.stride[3] == 1 && d->v.stride[3] == 1 && (ctx->info.type & CL_DEVICE_TYPE_CPU) ? 2 : 0;
   snprintf(extra, sizeof extra, "-DKV_UNIT=%d -DASKV_SHUF=%d -DASKV_PF=%d", d->k.stride[3] == 1 && d->v.stride[3] == 1,
            shuf, pf);
   /* SPLITS only sets the launch's chunk count (the kernel reads P from its
