@@ -30,6 +30,7 @@ check "$tmp/examples/convert_buffer"
 check "$tmp/examples/gemm_4096" 256
 check "$tmp/examples/conv_layer" 1 16 14 16
 check test -x "$tmp/examples/train_cnn" # run by the example_train_cnn test
+check "$tmp/examples/batched_decode" --kv f16 --seqs 5 --block 32 --check
 # a version the package does not satisfy is refused
 mkdir -p "$tmp/badver"
 printf 'cmake_minimum_required(VERSION 3.25)\nproject(v C)\nfind_package(clforge 99.0 REQUIRED)\n' > "$tmp/badver/CMakeLists.txt"
