@@ -8,6 +8,8 @@
 #define CLFORGE_DT_F32 1
 #define CLFORGE_DT_F16 2
 #define CLFORGE_DT_BF16 3
+#define CLFORGE_DT_S8 4
+#define CLFORGE_DT_U8 5
 #define CLFORGE_DT_Q8_0 7 // ggml's q8_0 blocks (32 values: f16 scale, 32 s8), read as bytes
 
 // Conversions between f32 and the 16-bit storage formats, all on bit

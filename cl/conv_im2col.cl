@@ -9,15 +9,24 @@
 //   0: col[img][j][pixel] (y NCHW: y[n] = w * col[n]).
 // NDRange: dim 0 runs along a line of the matrix (VW elements per
 // work-item), dim 1 over the lines of one image, dim 2 over the images.
-// Parameters: VW (elements per work-item); the problem's X_T.
+// Parameters: VW (elements per work-item); the problem's X_T, and PAD: the
+// value padding reads (int8 convolution: x's zero point, so that padding
+// adds nothing to the integer sums; 0 otherwise).
 // (Remainders as x - q * y: the compiler's div/rem pairing would emit an
 // LLVM `freeze`, which Oclgrind cannot run.)
 
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
 #if X_T == CLFORGE_DT_F32
 #define XS float
-#else
+#elif X_T == CLFORGE_DT_F16 || X_T == CLFORGE_DT_BF16
 #define XS ushort
+#elif X_T == CLFORGE_DT_S8 // (clforge_conv2d_quantized)
+#define XS char
+#else
+#define XS uchar
+#endif
+#ifndef PAD
+#define PAD 0
 #endif
 #define CLFORGE_UNROLL_(x) _Pragma(#x)
 #define UNROLL(n) CLFORGE_UNROLL_(unroll n)
@@ -66,7 +75,7 @@ kernel void clforge_conv_im2col(const global x_t *restrict X, const ulong x_off,
       const uint fr = rs / s, fs = rs - fr * s;
       const int ih = (int)op * g.sh - g.pt + (int)fr * g.dh;
       const int iw = (int)oq * g.sw - g.pl + (int)fs * g.dw;
-      xv_t v = (xv_t)0;
+      xv_t v = (xv_t)(PAD);
       if (ih >= 0 && ih < g.h && iw >= 0 && iw < g.w) {
         const global x_t *src = X + n * sxn + (ulong)(grp * cg + c) * sxc + (ulong)ih * sxh + (ulong)iw * sxw;
         if (sxc == 1) {
@@ -108,7 +117,7 @@ kernel void clforge_conv_im2col(const global x_t *restrict X, const ulong x_off,
       const int ih = (int)op * g.sh - g.pt + (int)fr * g.dh;
       const int iw = (int)oq * g.sw - g.pl + (int)fs * g.dw;
       const int iw_last = iw + (VW - 1) * g.sw;
-      xv_t v = (xv_t)0;
+      xv_t v = (xv_t)(PAD);
       if (ih >= 0 && ih < g.h) {
         const global x_t *src = X + n * sxn + (ulong)(grp * cg + c) * sxc + (ulong)ih * sxh;
         if (iw >= 0 && iw_last < g.w && g.sw == 1 && sxw == 1) {
@@ -118,7 +127,7 @@ kernel void clforge_conv_im2col(const global x_t *restrict X, const ulong x_off,
           UNROLL(VW)
           for (int i = 0; i < VW; ++i) {
             const int x_w = iw + i * g.sw;
-            t[i] = x_w >= 0 && x_w < g.w ? src[(ulong)x_w * sxw] : (x_t)0;
+            t[i] = x_w >= 0 && x_w < g.w ? src[(ulong)x_w * sxw] : (x_t)(PAD);
           }
           v = VLOADX(t);
         }
@@ -152,7 +161,7 @@ kernel void clforge_conv_im2col(const global x_t *restrict X, const ulong x_off,
       const int ih = (int)op * g.sh - g.pt + (int)fr * g.dh, iw = (int)oq * g.sw - g.pl + (int)fs * g.dw;
       out[i] = ih >= 0 && ih < g.h && iw >= 0 && iw < g.w
                    ? X[xn + (ulong)(grp * cg + c) * sxc + (ulong)ih * sxh + (ulong)iw * sxw]
-                   : (x_t)0;
+                   : (x_t)(PAD);
 #if ROWS && KRSC
       if (++c == cg) {
         c = 0;

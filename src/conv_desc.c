@@ -50,8 +50,18 @@ static size_t out_size(size_t in, size_t pa, size_t pb, size_t f, size_t dil, si
   return padded < span ? 0 : (padded - span) / stride + 1;
 }
 
+/* int8 convolution's types: x and w s8/u8, y s32, s8/u8 or a float type
+ * (0 = f32), bias a float type. */
+static int int8_types_ok(clforge__conv *d) {
+  if (d->y.type == 0) d->y.type = CLFORGE_F32;
+  if (d->bias.type == 0) d->bias.type = CLFORGE_F32;
+  return clforge__dtype_is_int8(d->x.type) && clforge__dtype_is_int8(d->w_.type) &&
+         (clforge__float_dtype_size(d->y.type) || clforge__dtype_is_int8(d->y.type) || d->y.type == CLFORGE_S32) &&
+         clforge__float_dtype_size(d->bias.type) && d->aux.type == 0;
+}
+
 static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias, int allow_aux,
-                              clforge__conv *d) {
+                              int int8, clforge__conv *d) {
   memset(d, 0, sizeof *d);
   if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: desc is NULL");
   if ((unsigned)desc->kind > CLFORGE_CONV_BACKWARD_FILTER)
@@ -109,8 +119,13 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
   if (st != CLFORGE_SUCCESS) return st;
   d->x.type = desc->x_type, d->w_.type = desc->w_type, d->y.type = desc->y_type, d->bias.type = desc->bias_type;
   d->aux.type = desc->aux_type;
-  if (!dtype_ok(&d->x.type) || !dtype_ok(&d->w_.type) || !dtype_ok(&d->y.type) || !dtype_ok(&d->bias.type) ||
-      !dtype_ok(&d->aux.type))
+  if (int8 && !int8_types_ok(d))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d_quantized: x and w must be s8 or u8, y s32, s8, u8 or a float type, bias a float type "
+                         "(x %d, w %d, y %d, bias %d)",
+                         (int)desc->x_type, (int)desc->w_type, (int)desc->y_type, (int)desc->bias_type);
+  if (!int8 && (!dtype_ok(&d->x.type) || !dtype_ok(&d->w_.type) || !dtype_ok(&d->y.type) || !dtype_ok(&d->bias.type) ||
+                !dtype_ok(&d->aux.type)))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "conv2d: unknown storage type or not a float one (x %d, w %d, y %d, bias %d, aux %d)", (int)desc->x_type,
                          (int)desc->w_type, (int)desc->y_type, (int)desc->bias_type, (int)desc->aux_type);
@@ -188,12 +203,17 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
 
 clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
                                      clforge__conv *d) {
-  return resolve(ctx, desc, has_bias, 0, d);
+  return resolve(ctx, desc, has_bias, 0, 0, d);
+}
+
+clforge_status clforge__conv_resolve_int8(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
+                                          clforge__conv *d) {
+  return resolve(ctx, desc, has_bias, 0, 1, d);
 }
 
 clforge_status clforge__conv_resolve_aux(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
                                          clforge__conv *d) {
-  return resolve(ctx, desc, has_bias, 1, d);
+  return resolve(ctx, desc, has_bias, 1, 0, d);
 }
 
 clforge__footprint clforge__conv_footprint(const clforge__conv_tensor *t) {

@@ -51,6 +51,11 @@ clforge_status clforge__conv_resolve(clforge_context ctx, const clforge_conv2d_d
 clforge_status clforge__conv_resolve_aux(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
                                          clforge__conv *d);
 
+/* clforge__conv_resolve for clforge_conv2d_quantized: s8/u8 x and w, y
+ * s32, s8/u8 or float, bias float (the float calls refuse integer types). */
+clforge_status clforge__conv_resolve_int8(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
+                                          clforge__conv *d);
+
 /* The elements tensor t touches, in bytes from the start of its buffer. */
 clforge__footprint clforge__conv_footprint(const clforge__conv_tensor *t);
 

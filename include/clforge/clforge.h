@@ -722,6 +722,35 @@ CLFORGE_API clforge_status clforge_conv2d(clforge_context ctx, const clforge_con
                                           cl_mem bias, cl_mem y, cl_uint num_events_in_wait_list,
                                           const cl_event *event_wait_list, cl_event *event);
 
+/** The quantization of an int8 convolution (clforge_conv2d_quantized):
+ *  x per tensor, w per tensor or per output channel, y as
+ *  clforge_gemm_quantized's C (s32 raw; float dequantized; s8/u8
+ *  requantized with y_scale and y_zero_point). */
+typedef struct clforge_conv_quant {
+  clforge_quant_scheme w_scheme; /* PER_TENSOR, or PER_ROW: one scale per output channel k */
+  cl_mem x_scale, w_scale;       /* f32 scales (1, and 1 or K); NULL for an s32 y */
+  size_t x_scale_offset, w_scale_offset;
+  int32_t x_zero_point, w_zero_point; /* within x's and w's value ranges; padding reads x_zero_point */
+  float y_scale;                 /* s8/u8 y: the output's scale (> 0, finite) */
+  int32_t y_zero_point;          /* s8/u8 y: within y's range */
+  void *reserved[4];             /* leave zero (refused otherwise) */
+} clforge_conv_quant;
+
+/** An int8 convolution: desc as for clforge_conv2d (forward; NHWC x and y;
+ *  KRSC or KCRS filters; groups 1; any stride, dilation and padding; bias,
+ *  activation, alpha, beta as the int8 GEMM's epilogue) with s8/u8 x and w
+ *  and the quantization in quant. Padding contributes nothing (it reads as
+ *  x's zero point). Runs as the int8 GEMM: 1x1 filters at stride 1
+ *  without padding read x in place; other shapes write the int8 column
+ *  matrix (im2col, in passes that keep the context's workspace bounded)
+ *  first. Exact as clforge_gemm_quantized is: equal to
+ *  clforge_ref_conv2d_quantized bit for bit (GELU aside). Checked before
+ *  anything is enqueued; y untouched on an error. n or k of 0 is a no-op. */
+CLFORGE_API clforge_status clforge_conv2d_quantized(clforge_context ctx, const clforge_conv2d_desc *desc,
+                                                    const clforge_conv_quant *quant, cl_mem x, cl_mem w,
+                                                    cl_mem bias, cl_mem y, cl_uint num_events_in_wait_list,
+                                                    const cl_event *event_wait_list, cl_event *event);
+
 /** Filters transformed once for the algorithm a descriptor runs (Winograd
  *  tiles, FFT spectra, GEMM layouts) and reused across calls: inference
  *  runs one layer many times. Tied to one context and to the descriptor's
@@ -1396,6 +1425,14 @@ CLFORGE_API clforge_status clforge_ref_optimizer_step(const clforge_optimizer_de
 CLFORGE_API clforge_status clforge_ref_attention(const clforge_attention_desc *desc, const void *q, const void *k,
                                                  const void *v, const void *mask, const int32_t *kv_lens,
                                                  const int32_t *q_lens, void *o, float *lse);
+
+/** Reference twin of clforge_conv2d_quantized on host arrays (the exact
+ *  integer sums, then the int8 GEMM's epilogue in its order); x_scale and
+ *  w_scale are the host copies of quant's scales (unused for an s32 y). */
+CLFORGE_API clforge_status clforge_ref_conv2d_quantized(const clforge_conv2d_desc *desc,
+                                                        const clforge_conv_quant *quant, const void *x, const void *w,
+                                                        const void *bias, void *y, const float *x_scale,
+                                                        const float *w_scale);
 
 /** clforge_ref_attention for a paged KV cache: block_table is the host
  *  copy of the int32 table (desc's block_table_offset applies); NULL for

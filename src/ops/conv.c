@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../context.h"
+#include "../dtype.h"
 #include "../error.h"
 #include "../kernels/conv_classes.h"
 #include "../log.h"
@@ -560,7 +561,9 @@ clforge_status clforge_conv2d_output_size(const clforge_conv2d_desc *desc, size_
   clforge__clear_error(NULL);
   if (!p || !q) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_output_size: p or q is NULL");
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve(NULL, desc, 0, &d);
+  /* the int8 convolution's types too: the size does not depend on them */
+  const int int8 = desc && (clforge__dtype_is_int8(desc->x_type) || clforge__dtype_is_int8(desc->w_type));
+  clforge_status st = int8 ? clforge__conv_resolve_int8(NULL, desc, 0, &d) : clforge__conv_resolve(NULL, desc, 0, &d);
   if (st != CLFORGE_SUCCESS) return st;
   *p = d.p, *q = d.q;
   return CLFORGE_SUCCESS;

@@ -142,9 +142,13 @@ clforge_status clforge__conv_col_kernel(clforge_context ctx, const clforge__conv
    * program serves every epilogue, output type, pass size and GEMM route. */
   const clforge__family *f = &clforge__family_conv_im2col;
   const size_t wg = (size_t)v[CI2C_WG];
-  char opts[128];
+  char opts[160];
   snprintf(opts, sizeof opts, "-DVW=%d -DX_T=%d -DROWS=%d -DKRSC=%d", v[CI2C_VW], (int)d->x.type, p->rows,
            d->w_layout == CLFORGE_KRSC);
+  if (p->pad) { /* int8 x: padding reads its zero point (a program per zero point in use) */
+    const size_t used = strlen(opts);
+    snprintf(opts + used, sizeof opts - used, " -DPAD=%d", p->pad);
+  }
   clforge_status st = clforge__kernel_get(ctx, f->sources, opts, f->kernel, kern);
   size_t kmax = 0;
   if (st == CLFORGE_SUCCESS &&

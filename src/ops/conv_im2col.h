@@ -12,6 +12,7 @@ typedef struct clforge__col_plan {
   size_t es;           /* bytes of a column element (x's storage) */
   size_t imgs, pix;    /* per pass: images, and pixels of each (pq unless imgs is 1) */
   size_t bytes;        /* the workspace of a pass */
+  int pad;             /* what padding reads: 0, or x's zero point (int8 convolution) */
 } clforge__col_plan;
 
 /* The passes of d with conv_im2col values v (NULL: one image per pass); 0

@@ -1,0 +1,228 @@
+/* clforge_conv2d_quantized: an int8 convolution as the int8 GEMM. A 1x1
+ * filter at stride 1 without padding reads x in place; any other shape
+ * writes the int8 column matrix first with the im2col algorithm's kernel
+ * and passes (src/ops/conv_im2col.c: padding reads x's zero point), each
+ * pass's GEMM waiting for its columns and the next pass's columns for that
+ * GEMM (they share the workspace). Validation mode checks y against
+ * clforge_ref_conv2d_quantized bit for bit. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../context.h"
+#include "../conv_quant_desc.h"
+#include "../error.h"
+#include "../kernels/families.h"
+#include "../validate.h"
+#include "../workspace.h"
+#include "buffer_check.h"
+#include "conv_im2col.h"
+
+#define OP "conv2d_quantized"
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+/* Every buffer holds its elements with the access it needs, and y shares no
+ * byte with anything read. */
+static clforge_status check_buffers(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
+                                    cl_mem x, cl_mem w, cl_mem y, cl_mem bias) {
+  const clforge__conv *d = &q->d;
+  const int scaled = d->y.type != CLFORGE_S32;
+  const size_t ws = quant->w_scheme == CLFORGE_QUANT_PER_ROW ? d->k : 1;
+  const clforge__conv_tensor *t[3] = {&d->x, &d->w_, &d->bias};
+  const cl_mem in[5] = {x, w, d->has_bias ? bias : NULL, scaled ? quant->x_scale : NULL, scaled ? quant->w_scale : NULL};
+  const char *name[5] = {"x", "w", "bias", "x_scale", "w_scale"};
+  const size_t off[5] = {d->x.offset, d->w_.offset, d->bias.offset, quant->x_scale_offset, quant->w_scale_offset};
+  const size_t count[5] = {d->x.count, d->w_.count, d->k, 1, ws};
+  size_t es[5];
+  for (int i = 0; i < 3; ++i) es[i] = clforge_dtype_size(t[i]->type);
+  es[3] = es[4] = sizeof(float);
+  const size_t yes = clforge_dtype_size(d->y.type);
+  clforge_status st = clforge__check_buffer(ctx, OP, "y", y, d->y.offset, d->y.count, yes,
+                                            CLFORGE_ACCESS_WRITE | (d->beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
+  clforge__byte_range ry, r;
+  if (st == CLFORGE_SUCCESS) st = clforge__buffer_range(ctx, y, d->y.offset * yes, d->y.count * yes, &ry);
+  for (int i = 0; i < 5 && st == CLFORGE_SUCCESS; ++i) {
+    if (i >= 2 && !in[i]) {
+      if (i >= 3 && scaled)
+        return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": x_scale and w_scale are needed for an %s y",
+                             clforge_dtype_name(d->y.type));
+      continue;
+    }
+    st = clforge__check_buffer(ctx, OP, name[i], in[i], off[i], count[i], es[i], CLFORGE_ACCESS_READ);
+    if (st == CLFORGE_SUCCESS) st = clforge__buffer_range(ctx, in[i], off[i] * es[i], count[i] * es[i], &r);
+    if (st == CLFORGE_SUCCESS && clforge__ranges_alias(&ry, &r))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": y overlaps %s", name[i]);
+  }
+  return st;
+}
+
+/* ------------------------------------------------------------- validation */
+
+typedef struct {
+  void *x, *w, *y, *bias;
+  float *xs, *ws;
+} copies;
+
+static clforge_status read_copy(clforge_context ctx, cl_mem buf, size_t offset, size_t count, size_t es, void **out) {
+  *out = calloc(offset + count + 1, es);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP " validation: no memory");
+  return buf && count ? clforge__read_buffer(ctx, buf, offset * es, count * es, (char *)*out + offset * es)
+                      : CLFORGE_SUCCESS;
+}
+
+static clforge_status read_inputs(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
+                                  cl_mem x, cl_mem w, cl_mem y, cl_mem bias, copies *h) {
+  const clforge__conv *d = &q->d;
+  const int scaled = d->y.type != CLFORGE_S32;
+  clforge_status st = read_copy(ctx, x, d->x.offset, d->x.count, 1, &h->x);
+  if (st == CLFORGE_SUCCESS) st = read_copy(ctx, w, d->w_.offset, d->w_.count, 1, &h->w);
+  if (st == CLFORGE_SUCCESS) /* y as it was: beta reads it */
+    st = read_copy(ctx, d->beta != 0.0f ? y : NULL, d->y.offset, d->y.count, clforge_dtype_size(d->y.type), &h->y);
+  if (st == CLFORGE_SUCCESS && d->has_bias)
+    st = read_copy(ctx, bias, d->bias.offset, d->k, clforge_dtype_size(d->bias.type), &h->bias);
+  if (st == CLFORGE_SUCCESS && scaled)
+    st = read_copy(ctx, quant->x_scale, quant->x_scale_offset, 1, sizeof(float), (void **)&h->xs);
+  if (st == CLFORGE_SUCCESS && scaled)
+    st = read_copy(ctx, quant->w_scale, quant->w_scale_offset,
+                   quant->w_scheme == CLFORGE_QUANT_PER_ROW ? d->k : 1, sizeof(float), (void **)&h->ws);
+  return st;
+}
+
+static clforge_status validate(clforge_context ctx, const clforge_conv2d_desc *desc, const clforge__conv_q *q,
+                               const clforge_conv_quant *quant, cl_mem y, copies *h) {
+  const clforge__conv *d = &q->d;
+  const size_t es = clforge_dtype_size(d->y.type), n = d->y.count;
+  if (clforge__test_fault_armed(ctx, OP)) { /* tests only: flip a bit of y's first element */
+    unsigned char byte;
+    clforge_status r = clforge__read_buffer(ctx, y, d->y.offset * es, 1, &byte);
+    if (r != CLFORGE_SUCCESS) return r;
+    byte ^= 0x01;
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, y, CL_TRUE, d->y.offset * es, 1, &byte, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "test fault injection");
+  }
+  void *got = NULL;
+  clforge_status st = read_copy(ctx, y, d->y.offset, n, es, &got);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_ref_conv2d_quantized(desc, quant, h->x, h->w, d->has_bias ? h->bias : NULL, h->y, h->xs, h->ws);
+  if (st != CLFORGE_SUCCESS && !clforge_last_error(ctx)[0])
+    st = clforge__fail(ctx, st, OP " validation: the reference failed: %s", clforge_last_error(NULL));
+  const int gelu = d->act == CLFORGE_ACT_GELU_TANH || d->act == CLFORGE_ACT_GELU_ERF;
+  const unsigned char *g = (const unsigned char *)got + d->y.offset * es, *want = (const unsigned char *)h->y + d->y.offset * es;
+  for (size_t i = 0; st == CLFORGE_SUCCESS && i < n * es; ++i)
+    if (g[i] != want[i]) {
+      if (gelu && (clforge_dtype_size(d->y.type) != 1)) { /* tanh/erf: the float tolerance (s32 y has none) */
+        if (d->y.type != CLFORGE_S32) st = clforge__validate(ctx, OP, d->y.type, n, g, want, clforge__tolerance_for(d->y.type));
+        break;
+      }
+      const int s8 = d->y.type == CLFORGE_S8;
+      const int gv = s8 ? (int)(int8_t)g[i] : (int)g[i], wv = s8 ? (int)(int8_t)want[i] : (int)want[i];
+      if (gelu && abs(gv - wv) <= 1) continue; /* requantized GELU: one step */
+      st = clforge__fail(ctx, CLFORGE_VALIDATION_FAILED,
+                         OP ": validation failed: element %zu of y differs from the reference (byte %zu: 0x%02x, the "
+                            "reference's 0x%02x)",
+                         i / es, i % es, g[i], want[i]);
+    }
+  free(got);
+  return st;
+}
+
+/* ------------------------------------------------------------------- call */
+
+/* The passes of an im2col route: the column matrix of each, then its GEMM. */
+static clforge_status run_passes(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
+                                 cl_mem x, cl_mem w, cl_mem y, cl_mem bias, cl_uint nwait, const cl_event *wait,
+                                 cl_event *done) {
+  const clforge__conv *d = &q->d;
+  int v[CLFORGE_MAX_PARAMS];
+  clforge_status st = clforge__family_select(ctx, &clforge__family_conv_im2col, 0, NULL, v, NULL);
+  clforge__col_plan p;
+  if (st == CLFORGE_SUCCESS && !clforge__conv_col_plan(ctx, d, v, &p))
+    return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
+                         OP ": a row of the column matrix (%zu bytes) exceeds the workspace bound of %zu bytes",
+                         q->rsc, clforge__workspace_cap(ctx));
+  if (st != CLFORGE_SUCCESS) return st;
+  p.pad = (int)(int8_t)(quant->x_zero_point & 0xFF); /* x_t's bits of the zero point */
+  if (d->x.type == CLFORGE_U8) p.pad = quant->x_zero_point;
+  cl_kernel kern;
+  st = clforge__conv_col_kernel(ctx, d, v, &p, &kern);
+  cl_mem ws = NULL;
+  cl_event busy = NULL;
+  if (st == CLFORGE_SUCCESS) st = clforge__workspace_get(ctx, p.bytes, &ws, &busy);
+  if (st != CLFORGE_SUCCESS) return st;
+  cl_event *first = malloc((nwait + 1) * sizeof *first);
+  if (!first) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
+  cl_uint nfirst = 0;
+  for (cl_uint i = 0; i < nwait; ++i) first[nfirst++] = wait[i];
+  if (busy) first[nfirst++] = busy;
+  cl_event prev = NULL;
+  for (size_t n0 = 0; n0 < d->n && st == CLFORGE_SUCCESS; n0 += p.imgs) {
+    const size_t imgs = min_size(p.imgs, d->n - n0);
+    for (size_t pix0 = 0; pix0 < p.pq && st == CLFORGE_SUCCESS; pix0 += p.pix) {
+      const size_t npix = min_size(p.pix, p.pq - pix0);
+      cl_event ev = NULL, gev = NULL;
+      st = clforge__conv_col_launch(ctx, kern, d, v, &p, x, ws, n0, imgs, pix0, npix, prev ? 1 : nfirst,
+                                    prev ? &prev : (nfirst ? first : NULL), &ev);
+      if (prev) clReleaseEvent(prev);
+      prev = ev;
+      if (st != CLFORGE_SUCCESS) break;
+      clforge_gemm_desc g;
+      clforge_gemm_quant gq;
+      clforge__conv_q_gemm(q, quant, n0, imgs, pix0, npix, &g, &gq);
+      st = clforge_gemm_quantized(ctx, &g, &gq, ws, w, y, bias, 1, &prev, &gev);
+      clReleaseEvent(prev);
+      prev = gev;
+    }
+  }
+  free(first);
+  if (prev) clforge__workspace_used(ctx, prev);
+  if (st == CLFORGE_SUCCESS) *done = prev;
+  else if (prev) clReleaseEvent(prev);
+  return st;
+}
+
+clforge_status clforge_conv2d_quantized(clforge_context ctx, const clforge_conv2d_desc *desc,
+                                        const clforge_conv_quant *quant, cl_mem x, cl_mem w, cl_mem bias, cl_mem y,
+                                        cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                        cl_event *event) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
+  clforge__clear_error(ctx);
+  if (event) *event = NULL;
+  clforge__conv_q q;
+  clforge_status st = clforge__conv_q_resolve(ctx, OP, desc, quant, bias != NULL, &q);
+  if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
+  if (st != CLFORGE_SUCCESS) return st;
+  const clforge__conv *d = &q.d;
+  if (d->n == 0 || d->k == 0) {
+    if (!event) return CLFORGE_SUCCESS;
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
+    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
+  }
+  st = check_buffers(ctx, &q, quant, x, w, y, bias);
+  if (st != CLFORGE_SUCCESS) return st;
+  copies h;
+  memset(&h, 0, sizeof h);
+  if (ctx->validate) {
+    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
+    st = err == CL_SUCCESS ? read_inputs(ctx, &q, quant, x, w, y, bias, &h)
+                           : clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+  }
+  cl_event done = NULL;
+  if (st == CLFORGE_SUCCESS && q.in_place) {
+    clforge_gemm_desc g;
+    clforge_gemm_quant gq;
+    clforge__conv_q_gemm(&q, quant, 0, d->n, 0, d->p * d->q, &g, &gq);
+    st = clforge_gemm_quantized(ctx, &g, &gq, x, w, y, bias, num_events_in_wait_list, event_wait_list, &done);
+  } else if (st == CLFORGE_SUCCESS) {
+    st = run_passes(ctx, &q, quant, x, w, y, bias, num_events_in_wait_list, event_wait_list, &done);
+  }
+  if (st == CLFORGE_SUCCESS && ctx->validate) {
+    cl_int err = clWaitForEvents(1, &done);
+    st = err == CL_SUCCESS ? validate(ctx, desc, &q, quant, y, &h)
+                           : clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
+  }
+  free(h.x), free(h.w), free(h.y), free(h.bias), free(h.xs), free(h.ws);
+  if (event && st == CLFORGE_SUCCESS) *event = done;
+  else if (done) clReleaseEvent(done);
+  return st;
+}
