@@ -82,12 +82,20 @@ int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, clforge_
   return -1;
 }
 
+int clforge_bench_onednn_conv_create_u8s8s32(const clforge_bench_conv_shape *s, const uint8_t *x, const int8_t *w,
+                                             clforge_bench_onednn_conv **out, char *why, size_t cap) {
+  (void)s, (void)x, (void)w;
+  *out = NULL;
+  snprintf(why, cap, "n/a: oneDNN not built in");
+  return -1;
+}
+
 int clforge_bench_onednn_conv_run(clforge_bench_onednn_conv *c) {
   (void)c;
   return -1;
 }
 
-int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, float *y, char *why, size_t cap) {
+int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, void *y, char *why, size_t cap) {
   (void)c, (void)y;
   snprintf(why, cap, "n/a: oneDNN not built in");
   return -1;
@@ -197,9 +205,14 @@ static int create_md_mem(clforge_bench_onednn_conv *c, dnnl_query_t what, dnnl_m
   return st == dnnl_success ? 0 : failed("dnnl_memory_create", st, why, cap);
 }
 
-int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, clforge_conv_kind pass, const float *a,
-                                     const float *b, clforge_bench_onednn_conv **out, char *why, size_t cap) {
+/* The pass in f32, or (int8) the forward with u8 src, s8 weights and s32
+ * dst (the inputs 1 byte an element). */
+static int create(const clforge_bench_conv_shape *s, clforge_conv_kind pass, int int8, const void *a, const void *b,
+                  clforge_bench_onednn_conv **out, char *why, size_t cap) {
   *out = NULL;
+  const dnnl_data_type_t src_t = int8 ? dnnl_u8 : dnnl_f32, wei_t = int8 ? dnnl_s8 : dnnl_f32,
+                         dst_t = int8 ? dnnl_s32 : dnnl_f32;
+  const size_t in_es = int8 ? 1 : sizeof(float);
   clforge_bench_onednn_conv *c = calloc(1, sizeof *c);
   if (!c) {
     snprintf(why, cap, "out of host memory");
@@ -224,12 +237,12 @@ int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, clforge_
   if ((st = dnnl_engine_create(&c->engine, dnnl_cpu, 0)) != dnnl_success) rc = failed("dnnl_engine_create", st, why, cap);
   if (!rc && (st = dnnl_stream_create(&c->stream, c->engine, dnnl_stream_default_flags)) != dnnl_success)
     rc = failed("dnnl_stream_create", st, why, cap);
-  if (!rc && ((st = dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, dnnl_f32, dnnl_format_tag_any)) != dnnl_success ||
-              (st = dnnl_memory_desc_init_by_tag(&wei_any, wei_nd, wd_dims, dnnl_f32, dnnl_format_tag_any)) != dnnl_success ||
-              (st = dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dnnl_f32, dnnl_format_tag_any)) != dnnl_success ||
-              (st = dnnl_memory_desc_init_by_tag(&user_src, 4, src_dims, dnnl_f32, dnnl_nchw)) != dnnl_success ||
-              (st = dnnl_memory_desc_init_by_tag(&user_wei, wei_nd, wd_dims, dnnl_f32, wei_tag)) != dnnl_success ||
-              (st = dnnl_memory_desc_init_by_tag(&user_dst, 4, dst_dims, dnnl_f32, dnnl_nchw)) != dnnl_success))
+  if (!rc && ((st = dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, src_t, dnnl_format_tag_any)) != dnnl_success ||
+              (st = dnnl_memory_desc_init_by_tag(&wei_any, wei_nd, wd_dims, wei_t, dnnl_format_tag_any)) != dnnl_success ||
+              (st = dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, dst_t, dnnl_format_tag_any)) != dnnl_success ||
+              (st = dnnl_memory_desc_init_by_tag(&user_src, 4, src_dims, src_t, dnnl_nchw)) != dnnl_success ||
+              (st = dnnl_memory_desc_init_by_tag(&user_wei, wei_nd, wd_dims, wei_t, wei_tag)) != dnnl_success ||
+              (st = dnnl_memory_desc_init_by_tag(&user_dst, 4, dst_dims, dst_t, dnnl_nchw)) != dnnl_success))
     rc = failed("dnnl_memory_desc_init_by_tag", st, why, cap);
   /* convolution_auto: oneDNN picks direct or Winograd itself, as a user's
    * framework would let it. Training's forward is the backward passes' hint. */
@@ -282,8 +295,8 @@ int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, clforge_
   }
   if (!rc && (st = dnnl_primitive_create(&c->conv, c->pd)) != dnnl_success)
     rc = failed("dnnl_primitive_create (convolution)", st, why, cap);
-  if (!rc) rc = reorder_in(c, user_in0, a, in0_elems * sizeof(float), c->in0, why, cap);
-  if (!rc) rc = reorder_in(c, user_in1, b, in1_elems * sizeof(float), c->in1, why, cap);
+  if (!rc) rc = reorder_in(c, user_in0, a, in0_elems * in_es, c->in0, why, cap);
+  if (!rc) rc = reorder_in(c, user_in1, b, in1_elems * in_es, c->in1, why, cap);
   if (rc) {
     clforge_bench_onednn_conv_destroy(c);
     return -1;
@@ -299,7 +312,7 @@ int clforge_bench_onednn_conv_run(clforge_bench_onednn_conv *c) {
   return st == dnnl_success ? 0 : -1;
 }
 
-int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, float *y, char *why, size_t cap) {
+int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, void *y, char *why, size_t cap) {
   dnnl_memory_t user = NULL;
   dnnl_primitive_desc_t rpd = NULL;
   dnnl_primitive_t r = NULL;
@@ -326,6 +339,21 @@ int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, float *y, cha
   if (rpd) dnnl_primitive_desc_destroy(rpd);
   if (user) dnnl_memory_destroy(user);
   return rc;
+}
+
+int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, clforge_conv_kind pass, const float *a,
+                                     const float *b, clforge_bench_onednn_conv **out, char *why, size_t cap) {
+  return create(s, pass, 0, a, b, out, why, cap);
+}
+
+int clforge_bench_onednn_conv_create_u8s8s32(const clforge_bench_conv_shape *s, const uint8_t *x, const int8_t *w,
+                                             clforge_bench_onednn_conv **out, char *why, size_t cap) {
+  *out = NULL;
+  if (s->groups != 1) {
+    snprintf(why, cap, "the int8 peer runs groups 1");
+    return -1;
+  }
+  return create(s, CLFORGE_CONV_FORWARD, 1, x, w, out, why, cap);
 }
 
 const char *clforge_bench_onednn_conv_impl(const clforge_bench_onednn_conv *c) { return c ? c->impl : ""; }

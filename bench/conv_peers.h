@@ -66,12 +66,17 @@ typedef struct clforge_bench_onednn_conv clforge_bench_onednn_conv;
 int clforge_bench_onednn_conv_create(const clforge_bench_conv_shape *s, clforge_conv_kind pass, const float *a,
                                      const float *b, clforge_bench_onednn_conv **out, char *why, size_t cap);
 
+/** The int8 forward (clforge bench conv --int8's peer): u8 x (NCHW) and s8
+ *  w (KCRS) without zero points, s32 y; groups 1. As _create otherwise. */
+int clforge_bench_onednn_conv_create_u8s8s32(const clforge_bench_conv_shape *s, const uint8_t *x, const int8_t *w,
+                                             clforge_bench_onednn_conv **out, char *why, size_t cap);
+
 /** Run the convolution once and wait for it (the timed part). Returns 0 or -1. */
 int clforge_bench_onednn_conv_run(clforge_bench_onednn_conv *c);
 
 /** The pass's output of the last run, reordered to NCHW (y, dx) or KCRS
- *  (dw) into y. Returns 0, or -1 with *why. */
-int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, float *y, char *why, size_t cap);
+ *  (dw) into y (f32, or s32 for the int8 forward). Returns 0, or -1 with *why. */
+int clforge_bench_onednn_conv_result(clforge_bench_onednn_conv *c, void *y, char *why, size_t cap);
 
 /** The implementation oneDNN chose, e.g. "brg:avx512_core" ("" if unknown). */
 const char *clforge_bench_onednn_conv_impl(const clforge_bench_onednn_conv *c);

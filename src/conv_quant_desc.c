@@ -61,13 +61,13 @@ clforge_status clforge__conv_q_resolve(clforge_context ctx, const char *op, cons
    * ranges, scales, k's bound for exact sums): its messages, with op's name. */
   clforge_gemm_desc g;
   clforge_gemm_quant gq;
-  clforge__conv_q_gemm(q, quant, 0, 1, 0, 1, &g, &gq);
+  clforge__conv_q_gemm(q, quant, 0, 1, 0, 1, 0, &g, &gq);
   clforge__gemm_q gqr;
   return clforge__gemm_q_resolve(ctx, op, &g, &gq, &gqr);
 }
 
 void clforge__conv_q_gemm(const clforge__conv_q *q, const clforge_conv_quant *quant, size_t n0, size_t imgs,
-                          size_t pix0, size_t npix, clforge_gemm_desc *g, clforge_gemm_quant *gq) {
+                          size_t pix0, size_t npix, int wt, clforge_gemm_desc *g, clforge_gemm_quant *gq) {
   const clforge__conv *d = &q->d;
   memset(g, 0, sizeof *g);
   memset(gq, 0, sizeof *gq);
@@ -81,7 +81,10 @@ void clforge__conv_q_gemm(const clforge__conv_q *q, const clforge_conv_quant *qu
   else
     g->a_offset = 0, g->lda = q->rsc;
   /* w: K rows of R*S*C in the filter's own order, which the column matrix follows */
-  g->trans_b = CLFORGE_TRANS, g->ldb = q->rsc, g->b_offset = d->w_.offset;
+  if (wt)
+    g->ldb = d->k;
+  else
+    g->trans_b = CLFORGE_TRANS, g->ldb = q->rsc, g->b_offset = d->w_.offset;
   g->c_offset = d->y.offset + n0 * d->y.stride[0] + pix0 * d->k, g->ldc = d->k;
   g->bias_mode = d->has_bias ? CLFORGE_BIAS_COLUMN : CLFORGE_BIAS_NONE, g->bias_offset = d->bias.offset;
   gq->a_scheme = CLFORGE_QUANT_PER_TENSOR;

@@ -23,8 +23,10 @@ clforge_status clforge__conv_q_resolve(clforge_context ctx, const char *op, cons
 /* The int8 GEMM of images n0 .. n0 + imgs, pixels pix0 .. pix0 + npix of
  * each (npix is P*Q when imgs > 1): y's rows of those pixels = A * w^T,
  * A being x in place (in_place) or the column matrix at offset 0 of its
- * own buffer (rows of R*S*C). */
+ * own buffer (rows of R*S*C); B the filter as it lies (K rows of R*S*C,
+ * read transposed), or with wt the filter transposed ([R*S*C][K] at offset
+ * 0 of its own buffer: the kernel's vector loads run along K). */
 void clforge__conv_q_gemm(const clforge__conv_q *q, const clforge_conv_quant *quant, size_t n0, size_t imgs,
-                          size_t pix0, size_t npix, clforge_gemm_desc *g, clforge_gemm_quant *gq);
+                          size_t pix0, size_t npix, int wt, clforge_gemm_desc *g, clforge_gemm_quant *gq);
 
 #endif

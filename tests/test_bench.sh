@@ -578,6 +578,12 @@ check "bench attention --kv-dtype f16,q8_0 --paged 16: clforge, paged and read r
    grep -q "\"kv_dtype\":\"q8_0\".*\"provider\":\"clforge:fused" "$OUT" && grep -q "\"base\":\"f16-KV\"" "$OUT" &&
    [ "$(grep -c "\"provider\":\"clforge:paged/16\".*\"base\":\"contiguous" "$OUT")" -eq 2 ]'
 
+# conv --int8: the int8 row after the f32 one, its y checked, oneDNN's (when built in) equal to it
+run "$BIN" bench conv --shape n=1,c=16,h=9,k=24,r=3,pad=1 --layout nhwc --algo auto --int8 --no-peak --json
+check "bench conv --int8: an f32 row and an ok u8 int8 row with its vs_clforge_f32" \
+  '[ $rc -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 2 ] && grep -q "\"dtype\":\"u8\".*\"status\":\"ok\"" "$OUT" &&
+   grep -q "\"vs_clforge_f32\":[0-9]" "$OUT" && ! grep -q "\"status\":\"error\"" "$OUT"'
+
 # ------------------------------------------------------------ softmax
 run "$BIN" bench softmax --help
 check "bench softmax --help exits 0 with its options" \

@@ -1,9 +1,11 @@
-/* clforge_conv2d_quantized: an int8 convolution as the int8 GEMM. A 1x1
- * filter at stride 1 without padding reads x in place; any other shape
- * writes the int8 column matrix first with the im2col algorithm's kernel
- * and passes (src/ops/conv_im2col.c: padding reads x's zero point), each
- * pass's GEMM waiting for its columns and the next pass's columns for that
- * GEMM (they share the workspace). Validation mode checks y against
+/* clforge_conv2d_quantized: an int8 convolution as the int8 GEMM. The
+ * filter is first transposed to [R*S*C][K] (the GEMM's vector loads run
+ * along K; read transposed it was 20x slower). A 1x1 filter at stride 1
+ * without padding reads x in place; any other shape writes the int8 column
+ * matrix first with the im2col algorithm's kernel and passes
+ * (src/ops/conv_im2col.c: padding reads x's zero point), each pass's GEMM
+ * waiting for its columns and the next pass's columns for that GEMM (they
+ * share the workspace). Validation mode checks y against
  * clforge_ref_conv2d_quantized bit for bit. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -129,55 +131,118 @@ static clforge_status validate(clforge_context ctx, const clforge_conv2d_desc *d
 
 /* ------------------------------------------------------------------- call */
 
-/* The passes of an im2col route: the column matrix of each, then its GEMM. */
+/* The filter transposed into ws ([R*S*C][K]): the im2col kernel on w seen
+ * as one 1 x K image of R*S*C channels, whose column matrix in the
+ * channels-first layout is exactly that. */
+static clforge_status transpose_filter(clforge_context ctx, const clforge__conv_q *q, const int *v, cl_mem w,
+                                       cl_mem ws, cl_uint nwait, const cl_event *wait, cl_event *done) {
+  const clforge__conv *d = &q->d;
+  clforge__conv t = *d;
+  t.n = t.h = t.r = t.s = t.p = 1, t.w = t.q = d->k, t.c = t.cg = q->rsc, t.k = t.kg = 1, t.groups = 1;
+  t.stride_h = t.stride_w = t.dil_h = t.dil_w = 1, t.pad_t = t.pad_b = t.pad_l = t.pad_r = 0;
+  t.x_layout = CLFORGE_NHWC, t.y_layout = CLFORGE_NCHW, t.w_layout = CLFORGE_KRSC;
+  t.x = d->w_;
+  t.x.stride[0] = t.x.stride[2] = q->rsc * d->k, t.x.stride[1] = 1, t.x.stride[3] = q->rsc; /* (n, c, h, w) */
+  clforge__col_plan tp;
+  memset(&tp, 0, sizeof tp);
+  tp.rows = 0, tp.pq = d->k, tp.rsc = tp.rscg = q->rsc, tp.es = 1, tp.imgs = 1, tp.pix = d->k;
+  tp.bytes = d->k * q->rsc;
+  cl_kernel kern;
+  clforge_status st = clforge__conv_col_kernel(ctx, &t, v, &tp, &kern);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__conv_col_launch(ctx, kern, &t, v, &tp, w, ws, 0, 1, 0, d->k, nwait, wait, done);
+  return st;
+}
+
+/* The column matrix of each pass, then its GEMM (pass by pass: they share
+ * the workspace), after `wait`. */
 static clforge_status run_passes(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
-                                 cl_mem x, cl_mem w, cl_mem y, cl_mem bias, cl_uint nwait, const cl_event *wait,
+                                 const int *v, const clforge__col_plan *p, cl_kernel kern, cl_mem x, cl_mem wb, int wt,
+                                 cl_mem col, cl_mem y, cl_mem bias, cl_uint nwait, const cl_event *wait,
                                  cl_event *done) {
   const clforge__conv *d = &q->d;
-  int v[CLFORGE_MAX_PARAMS];
-  clforge_status st = clforge__family_select(ctx, &clforge__family_conv_im2col, 0, NULL, v, NULL);
-  clforge__col_plan p;
-  if (st == CLFORGE_SUCCESS && !clforge__conv_col_plan(ctx, d, v, &p))
-    return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
-                         OP ": a row of the column matrix (%zu bytes) exceeds the workspace bound of %zu bytes",
-                         q->rsc, clforge__workspace_cap(ctx));
-  if (st != CLFORGE_SUCCESS) return st;
-  p.pad = (int)(int8_t)(quant->x_zero_point & 0xFF); /* x_t's bits of the zero point */
-  if (d->x.type == CLFORGE_U8) p.pad = quant->x_zero_point;
-  cl_kernel kern;
-  st = clforge__conv_col_kernel(ctx, d, v, &p, &kern);
-  cl_mem ws = NULL;
-  cl_event busy = NULL;
-  if (st == CLFORGE_SUCCESS) st = clforge__workspace_get(ctx, p.bytes, &ws, &busy);
-  if (st != CLFORGE_SUCCESS) return st;
-  cl_event *first = malloc((nwait + 1) * sizeof *first);
-  if (!first) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
-  cl_uint nfirst = 0;
-  for (cl_uint i = 0; i < nwait; ++i) first[nfirst++] = wait[i];
-  if (busy) first[nfirst++] = busy;
+  clforge_status st = CLFORGE_SUCCESS;
   cl_event prev = NULL;
-  for (size_t n0 = 0; n0 < d->n && st == CLFORGE_SUCCESS; n0 += p.imgs) {
-    const size_t imgs = min_size(p.imgs, d->n - n0);
-    for (size_t pix0 = 0; pix0 < p.pq && st == CLFORGE_SUCCESS; pix0 += p.pix) {
-      const size_t npix = min_size(p.pix, p.pq - pix0);
+  for (size_t n0 = 0; n0 < d->n && st == CLFORGE_SUCCESS; n0 += p->imgs) {
+    const size_t imgs = min_size(p->imgs, d->n - n0);
+    for (size_t pix0 = 0; pix0 < p->pq && st == CLFORGE_SUCCESS; pix0 += p->pix) {
+      const size_t npix = min_size(p->pix, p->pq - pix0);
       cl_event ev = NULL, gev = NULL;
-      st = clforge__conv_col_launch(ctx, kern, d, v, &p, x, ws, n0, imgs, pix0, npix, prev ? 1 : nfirst,
-                                    prev ? &prev : (nfirst ? first : NULL), &ev);
+      st = clforge__conv_col_launch(ctx, kern, d, v, p, x, col, n0, imgs, pix0, npix, prev ? 1 : nwait,
+                                    prev ? &prev : wait, &ev);
       if (prev) clReleaseEvent(prev);
       prev = ev;
       if (st != CLFORGE_SUCCESS) break;
       clforge_gemm_desc g;
       clforge_gemm_quant gq;
-      clforge__conv_q_gemm(q, quant, n0, imgs, pix0, npix, &g, &gq);
-      st = clforge_gemm_quantized(ctx, &g, &gq, ws, w, y, bias, 1, &prev, &gev);
+      clforge__conv_q_gemm(q, quant, n0, imgs, pix0, npix, wt, &g, &gq);
+      st = clforge_gemm_quantized(ctx, &g, &gq, col, wb, y, bias, 1, &prev, &gev);
       clReleaseEvent(prev);
       prev = gev;
     }
   }
-  free(first);
-  if (prev) clforge__workspace_used(ctx, prev);
   if (st == CLFORGE_SUCCESS) *done = prev;
   else if (prev) clReleaseEvent(prev);
+  return st;
+}
+
+/* The whole call after the wait list: the filter transposed (when it fits
+ * the workspace bound: else the GEMM reads it transposed, slower), then x
+ * in place or the passes of column matrices, each GEMM after its inputs. */
+static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant, cl_mem x,
+                          cl_mem w, cl_mem y, cl_mem bias, cl_uint nwait, const cl_event *wait, cl_event *done) {
+  const clforge__conv *d = &q->d;
+  int v[CLFORGE_MAX_PARAMS];
+  clforge_status st = clforge__family_select(ctx, &clforge__family_conv_im2col, 0, NULL, v, NULL);
+  if (st != CLFORGE_SUCCESS) return st;
+  clforge__col_plan p;
+  memset(&p, 0, sizeof p);
+  cl_kernel kern = NULL;
+  if (!q->in_place) {
+    if (!clforge__conv_col_plan(ctx, d, v, &p))
+      return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
+                           OP ": a row of the column matrix (%zu bytes) exceeds the workspace bound of %zu bytes",
+                           q->rsc, clforge__workspace_cap(ctx));
+    /* padding reads x's zero point (its bits in x's type) */
+    p.pad = d->x.type == CLFORGE_S8 ? (int)(int8_t)(quant->x_zero_point & 0xFF) : quant->x_zero_point;
+    st = clforge__conv_col_kernel(ctx, d, v, &p, &kern);
+  }
+  /* The transposed filter lives in the GEMM workspace (the int8 GEMM uses
+   * none), the column matrix in convolution's. */
+  const int wt = d->k * q->rsc <= clforge__workspace_cap(ctx);
+  cl_mem wsw = NULL, wsc = NULL;
+  cl_event busy_w = NULL, busy_c = NULL;
+  if (st == CLFORGE_SUCCESS && wt) st = clforge__workspace_get(ctx, d->k * q->rsc, &wsw, &busy_w);
+  if (st == CLFORGE_SUCCESS && !q->in_place)
+    st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, p.bytes, &wsc, &busy_c);
+  if (st != CLFORGE_SUCCESS) return st;
+  cl_event *first = malloc((nwait + 2) * sizeof *first);
+  if (!first) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
+  cl_uint nfirst = 0;
+  for (cl_uint i = 0; i < nwait; ++i) first[nfirst++] = wait[i];
+  if (busy_w) first[nfirst++] = busy_w;
+  if (busy_c) first[nfirst++] = busy_c;
+  cl_event after = NULL, last = NULL;
+  if (wt) st = transpose_filter(ctx, q, v, w, wsw, nfirst, nfirst ? first : NULL, &after);
+  const cl_uint na = after ? 1 : nfirst;
+  const cl_event *wa = after ? &after : (nfirst ? first : NULL);
+  if (st == CLFORGE_SUCCESS && q->in_place) {
+    clforge_gemm_desc g;
+    clforge_gemm_quant gq;
+    clforge__conv_q_gemm(q, quant, 0, d->n, 0, d->p * d->q, wt, &g, &gq);
+    st = clforge_gemm_quantized(ctx, &g, &gq, x, wt ? wsw : w, y, bias, na, wa, &last);
+  } else if (st == CLFORGE_SUCCESS) {
+    st = run_passes(ctx, q, quant, v, &p, kern, x, wt ? wsw : w, wt, wsc, y, bias, na, wa, &last);
+  }
+  free(first);
+  if (after) clReleaseEvent(after);
+  if (st == CLFORGE_SUCCESS) {
+    if (wt) clforge__workspace_used(ctx, last);
+    if (!q->in_place) clforge__workspace_used_by(&ctx->conv_workspace, last);
+    *done = last;
+  } else if (last) {
+    clReleaseEvent(last);
+  }
   return st;
 }
 
@@ -208,14 +273,7 @@ clforge_status clforge_conv2d_quantized(clforge_context ctx, const clforge_conv2
                            : clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
   }
   cl_event done = NULL;
-  if (st == CLFORGE_SUCCESS && q.in_place) {
-    clforge_gemm_desc g;
-    clforge_gemm_quant gq;
-    clforge__conv_q_gemm(&q, quant, 0, d->n, 0, d->p * d->q, &g, &gq);
-    st = clforge_gemm_quantized(ctx, &g, &gq, x, w, y, bias, num_events_in_wait_list, event_wait_list, &done);
-  } else if (st == CLFORGE_SUCCESS) {
-    st = run_passes(ctx, &q, quant, x, w, y, bias, num_events_in_wait_list, event_wait_list, &done);
-  }
+  if (st == CLFORGE_SUCCESS) st = run(ctx, &q, quant, x, w, y, bias, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
     cl_int err = clWaitForEvents(1, &done);
     st = err == CL_SUCCESS ? validate(ctx, desc, &q, quant, y, &h)

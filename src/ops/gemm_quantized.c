@@ -50,8 +50,19 @@ static clforge_status check_scales(clforge_context ctx, const clforge__gemm_q *q
 }
 
 static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *q, int *v, clforge_kernel_choice *c) {
-  (void)q; /* not tuned yet: the device class's defaults, or an override */
-  return clforge__family_select(ctx, &clforge__family_gemm_int8, 0, NULL, v, c);
+  /* not tuned yet: the device class's defaults, or an override */
+  clforge_kernel_choice own;
+  if (!c) c = &own;
+  clforge_status st = clforge__family_select(ctx, &clforge__family_gemm_int8, 0, NULL, v, c);
+  if (st != CLFORGE_SUCCESS || c->source == CLFORGE_PARAMS_FROM_API || c->source == CLFORGE_PARAMS_FROM_ENV) return st;
+  /* A group much wider (taller) than C: its work-items past the last column
+   * repeat it on the scalar load path (a conv layer's K = 64 under the CPU
+   * default's 256 columns ran 15x slower), so the group narrows to C. */
+  while (v[GEMMI_NDIM] > 1 && (size_t)(v[GEMMI_NDIM] / 2) * (size_t)v[GEMMI_NWI] * (size_t)v[GEMMI_VW] >= q->g.n)
+    v[GEMMI_NDIM] /= 2;
+  while (v[GEMMI_MDIM] > 1 && (size_t)(v[GEMMI_MDIM] / 2) * (size_t)v[GEMMI_MWI] >= q->g.m) v[GEMMI_MDIM] /= 2;
+  for (int i = 0; i < c->nparams && i < CLFORGE_MAX_KERNEL_PARAMS; ++i) c->values[i] = v[i];
+  return st;
 }
 
 /* k: the family's kernel built for q (before anything was enqueued). */

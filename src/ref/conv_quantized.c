@@ -45,7 +45,7 @@ clforge_status clforge_ref_conv2d_quantized(const clforge_conv2d_desc *desc, con
     cq.in_place = 0; /* A is the column matrix */
     clforge_gemm_desc g;
     clforge_gemm_quant gq;
-    clforge__conv_q_gemm(&cq, quant, n, 1, 0, pq, &g, &gq);
+    clforge__conv_q_gemm(&cq, quant, n, 1, 0, pq, 0, &g, &gq);
     st = clforge_ref_gemm_quantized(&g, &gq, col, w, y, bias, x_scale, w_scale);
   }
   free(col);
