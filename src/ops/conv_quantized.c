@@ -19,6 +19,7 @@
 #include "../workspace.h"
 #include "buffer_check.h"
 #include "conv_im2col.h"
+#include "quant_check.h"
 
 #define OP "conv2d_quantized"
 
@@ -66,27 +67,20 @@ typedef struct {
   float *xs, *ws;
 } copies;
 
-static clforge_status read_copy(clforge_context ctx, cl_mem buf, size_t offset, size_t count, size_t es, void **out) {
-  *out = calloc(offset + count + 1, es);
-  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP " validation: no memory");
-  return buf && count ? clforge__read_buffer(ctx, buf, offset * es, count * es, (char *)*out + offset * es)
-                      : CLFORGE_SUCCESS;
-}
-
 static clforge_status read_inputs(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
                                   cl_mem x, cl_mem w, cl_mem y, cl_mem bias, copies *h) {
   const clforge__conv *d = &q->d;
   const int scaled = d->y.type != CLFORGE_S32;
-  clforge_status st = read_copy(ctx, x, d->x.offset, d->x.count, 1, &h->x);
-  if (st == CLFORGE_SUCCESS) st = read_copy(ctx, w, d->w_.offset, d->w_.count, 1, &h->w);
+  clforge_status st = clforge__quant_read_copy(ctx, OP, x, d->x.offset, d->x.count, 1, &h->x);
+  if (st == CLFORGE_SUCCESS) st = clforge__quant_read_copy(ctx, OP, w, d->w_.offset, d->w_.count, 1, &h->w);
   if (st == CLFORGE_SUCCESS) /* y as it was: beta reads it */
-    st = read_copy(ctx, d->beta != 0.0f ? y : NULL, d->y.offset, d->y.count, clforge_dtype_size(d->y.type), &h->y);
+    st = clforge__quant_read_copy(ctx, OP, d->beta != 0.0f ? y : NULL, d->y.offset, d->y.count, clforge_dtype_size(d->y.type), &h->y);
   if (st == CLFORGE_SUCCESS && d->has_bias)
-    st = read_copy(ctx, bias, d->bias.offset, d->k, clforge_dtype_size(d->bias.type), &h->bias);
+    st = clforge__quant_read_copy(ctx, OP, bias, d->bias.offset, d->k, clforge_dtype_size(d->bias.type), &h->bias);
   if (st == CLFORGE_SUCCESS && scaled)
-    st = read_copy(ctx, quant->x_scale, quant->x_scale_offset, 1, sizeof(float), (void **)&h->xs);
+    st = clforge__quant_read_copy(ctx, OP, quant->x_scale, quant->x_scale_offset, 1, sizeof(float), (void **)&h->xs);
   if (st == CLFORGE_SUCCESS && scaled)
-    st = read_copy(ctx, quant->w_scale, quant->w_scale_offset,
+    st = clforge__quant_read_copy(ctx, OP, quant->w_scale, quant->w_scale_offset,
                    quant->w_scheme == CLFORGE_QUANT_PER_ROW ? d->k : 1, sizeof(float), (void **)&h->ws);
   return st;
 }
@@ -95,36 +89,17 @@ static clforge_status validate(clforge_context ctx, const clforge_conv2d_desc *d
                                const clforge_conv_quant *quant, cl_mem y, copies *h) {
   const clforge__conv *d = &q->d;
   const size_t es = clforge_dtype_size(d->y.type), n = d->y.count;
-  if (clforge__test_fault_armed(ctx, OP)) { /* tests only: flip a bit of y's first element */
-    unsigned char byte;
-    clforge_status r = clforge__read_buffer(ctx, y, d->y.offset * es, 1, &byte);
-    if (r != CLFORGE_SUCCESS) return r;
-    byte ^= 0x01;
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, y, CL_TRUE, d->y.offset * es, 1, &byte, 0, NULL, NULL);
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "test fault injection");
-  }
+  clforge_status st = clforge__quant_fault(ctx, OP, y, d->y.offset * es); /* tests only */
   void *got = NULL;
-  clforge_status st = read_copy(ctx, y, d->y.offset, n, es, &got);
+  if (st == CLFORGE_SUCCESS) st = clforge__quant_read_copy(ctx, OP, y, d->y.offset, n, es, &got);
   if (st == CLFORGE_SUCCESS)
     st = clforge_ref_conv2d_quantized(desc, quant, h->x, h->w, d->has_bias ? h->bias : NULL, h->y, h->xs, h->ws);
   if (st != CLFORGE_SUCCESS && !clforge_last_error(ctx)[0])
     st = clforge__fail(ctx, st, OP " validation: the reference failed: %s", clforge_last_error(NULL));
   const int gelu = d->act == CLFORGE_ACT_GELU_TANH || d->act == CLFORGE_ACT_GELU_ERF;
-  const unsigned char *g = (const unsigned char *)got + d->y.offset * es, *want = (const unsigned char *)h->y + d->y.offset * es;
-  for (size_t i = 0; st == CLFORGE_SUCCESS && i < n * es; ++i)
-    if (g[i] != want[i]) {
-      if (gelu && (clforge_dtype_size(d->y.type) != 1)) { /* tanh/erf: the float tolerance (s32 y has none) */
-        if (d->y.type != CLFORGE_S32) st = clforge__validate(ctx, OP, d->y.type, n, g, want, clforge__tolerance_for(d->y.type));
-        break;
-      }
-      const int s8 = d->y.type == CLFORGE_S8;
-      const int gv = s8 ? (int)(int8_t)g[i] : (int)g[i], wv = s8 ? (int)(int8_t)want[i] : (int)want[i];
-      if (gelu && abs(gv - wv) <= 1) continue; /* requantized GELU: one step */
-      st = clforge__fail(ctx, CLFORGE_VALIDATION_FAILED,
-                         OP ": validation failed: element %zu of y differs from the reference (byte %zu: 0x%02x, the "
-                            "reference's 0x%02x)",
-                         i / es, i % es, g[i], want[i]);
-    }
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__quant_compare(ctx, OP, "y", d->y.type, gelu, n, (const unsigned char *)got + d->y.offset * es,
+                                (const unsigned char *)h->y + d->y.offset * es);
   free(got);
   return st;
 }

@@ -15,6 +15,7 @@
 #include "../validate.h"
 #include "buffer_check.h"
 #include "gemm_launch.h"
+#include "quant_check.h"
 
 #define OP "gemm_quantized"
 
@@ -99,19 +100,13 @@ static clforge_status launch(clforge_context ctx, const clforge__gemm_q *q, cons
 }
 
 /* A host copy of operand o's elements (from 0, so the reference's offsets
- * apply), or of n floats of a scale buffer. */
-static clforge_status read_copy(clforge_context ctx, cl_mem buf, size_t offset, size_t count, size_t es, void **out) {
-  *out = calloc(offset + count + 1, es);
-  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP " validation: no memory");
-  return count ? clforge__read_buffer(ctx, buf, offset * es, count * es, (char *)*out + offset * es) : CLFORGE_SUCCESS;
-}
-
+ * apply). */
 static clforge_status read_operand(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf, void **out) {
   if (o->extent == o->offset) {
     *out = NULL;
     return CLFORGE_SUCCESS;
   }
-  return read_copy(ctx, buf, o->offset, o->extent - o->offset, clforge_dtype_size(o->type), out);
+  return clforge__quant_read_copy(ctx, OP, buf, o->offset, o->extent - o->offset, clforge_dtype_size(o->type), out);
 }
 
 typedef struct {
@@ -128,8 +123,8 @@ static clforge_status read_inputs(clforge_context ctx, const clforge__gemm_q *q,
   if (st == CLFORGE_SUCCESS && q->out != CLFORGE__QOUT_S32) { /* the user's a_scale and b_scale */
     const size_t na = q->row_scale_from_b ? q->col_scales : q->row_scales;
     const size_t nb = q->row_scale_from_b ? q->row_scales : q->col_scales;
-    st = read_copy(ctx, quant->a_scale, quant->a_scale_offset, na, 4, &h->as);
-    if (st == CLFORGE_SUCCESS) st = read_copy(ctx, quant->b_scale, quant->b_scale_offset, nb, 4, &h->bs);
+    st = clforge__quant_read_copy(ctx, OP, quant->a_scale, quant->a_scale_offset, na, 4, &h->as);
+    if (st == CLFORGE_SUCCESS) st = clforge__quant_read_copy(ctx, OP, quant->b_scale, quant->b_scale_offset, nb, 4, &h->bs);
   }
   return st;
 }
@@ -138,37 +133,18 @@ static clforge_status validate(clforge_context ctx, const clforge_gemm_desc *des
                                const clforge__gemm_q *q, const clforge__gemm_buffers *bf, copies *h) {
   const clforge__gemm_operand *c = &q->g.c;
   const size_t es = clforge_dtype_size(c->type), n = c->extent - c->offset;
-  if (clforge__test_fault_armed(ctx, OP)) { /* tests only: flip a bit of C's first element */
-    unsigned char byte;
-    clforge_status r = clforge__read_buffer(ctx, bf->c, c->offset * es, 1, &byte);
-    if (r != CLFORGE_SUCCESS) return r;
-    byte ^= 0x01;
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, bf->c, CL_TRUE, c->offset * es, 1, &byte, 0, NULL, NULL);
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "test fault injection");
-  }
+  clforge_status st = clforge__quant_fault(ctx, OP, bf->c, c->offset * es); /* tests only */
   void *got = NULL;
-  clforge_status st = read_copy(ctx, bf->c, c->offset, n, es, &got);
+  if (st == CLFORGE_SUCCESS) st = clforge__quant_read_copy(ctx, OP, bf->c, c->offset, n, es, &got);
   /* the user's A and B, as the reference takes them */
   const void *ua = q->g.swapped ? h->b : h->a, *ub = q->g.swapped ? h->a : h->b;
   if (st == CLFORGE_SUCCESS) st = clforge_ref_gemm_quantized(desc, quant, ua, ub, h->c, h->bias, h->as, h->bs);
   if (st != CLFORGE_SUCCESS && !clforge_last_error(ctx)[0])
     st = clforge__fail(ctx, st, OP " validation: the reference failed: %s", clforge_last_error(NULL));
-  const unsigned char *g = (const unsigned char *)got + c->offset * es, *w = (const unsigned char *)h->c + c->offset * es;
-  for (size_t i = 0; st == CLFORGE_SUCCESS && i < n * es; ++i)
-    if (g[i] != w[i]) {
-      const int gelu = q->g.act == CLFORGE_ACT_GELU_TANH || q->g.act == CLFORGE_ACT_GELU_ERF;
-      if (gelu && q->out == CLFORGE__QOUT_FLOAT) { /* tanh/erf: the float tolerance */
-        st = clforge__validate(ctx, OP, c->type, n, g, w, clforge__tolerance_for(c->type));
-        break;
-      }
-      const int s8 = c->type == CLFORGE_S8;
-      const int gv = s8 ? (int)(int8_t)g[i] : (int)g[i], wv = s8 ? (int)(int8_t)w[i] : (int)w[i];
-      if (gelu && q->out == CLFORGE__QOUT_INT8 && abs(gv - wv) <= 1) continue;
-      st = clforge__fail(ctx, CLFORGE_VALIDATION_FAILED,
-                         OP ": validation failed: element %zu of C differs from the reference (byte %zu: 0x%02x, "
-                            "the reference's 0x%02x)",
-                         i / es, i % es, g[i], w[i]);
-    }
+  const int gelu = q->g.act == CLFORGE_ACT_GELU_TANH || q->g.act == CLFORGE_ACT_GELU_ERF;
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__quant_compare(ctx, OP, "C", c->type, gelu, n, (const unsigned char *)got + c->offset * es,
+                                (const unsigned char *)h->c + c->offset * es);
   free(got);
   return st;
 }
