@@ -52,6 +52,9 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
 // where it lies, rows row-stride apart, no copy; the rows of a last,
 // partial block past its end repeat its last row (their scores are masked,
 // so they weigh 0).
+#if KV_DIRECT && PAGED
+#error "KV_DIRECT reads rows where they lie: a paged cache's go through the table (the host turns it off)"
+#endif
 #if STAGE
 #define KV_AS local
 #elif KV_DIRECT

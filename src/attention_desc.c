@@ -99,10 +99,12 @@ static clforge_status kv_cache(clforge_context ctx, const clforge_attention_desc
   d->bt_offset = desc->block_table_offset;
   if (d->bt_stride < need)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                         "attention: block_table_stride = %zu holds fewer blocks than Sk = %zu needs (%zu of %zu keys)",
+                         "attention: block_table_stride = %zu holds fewer blocks than Sk = %zu needs (%zu blocks of %zu "
+                         "keys)",
                          d->bt_stride, d->sk, need, d->page);
-  if (d->bt_stride > INT32_MAX || d->bt_offset > SIZE_MAX / 8 ||
-      (d->b - 1) > (SIZE_MAX / 8 - d->bt_offset - need) / d->bt_stride)
+  /* (Sk = 0 reads no table: a stride of 0 then) */
+  if (d->bt_stride > INT32_MAX || d->bt_offset > SIZE_MAX / 8 - need ||
+      (d->bt_stride && (d->b - 1) > (SIZE_MAX / 8 - d->bt_offset - need) / d->bt_stride))
     return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "attention: the block table's extent overflows");
   if (d->sk && !d->pages)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: a paged KV cache of Sk = %zu keys has kv_num_blocks = 0",

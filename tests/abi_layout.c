@@ -347,5 +347,16 @@ int main(void) {
   FIELD(clforge_gemm_quant, c_scale);
   FIELD(clforge_gemm_quant, c_zero_point);
   FIELD(clforge_gemm_quant, reserved);
+  SIZE(clforge_conv_quant);
+  FIELD(clforge_conv_quant, w_scheme);
+  FIELD(clforge_conv_quant, x_scale);
+  FIELD(clforge_conv_quant, w_scale);
+  FIELD(clforge_conv_quant, x_scale_offset);
+  FIELD(clforge_conv_quant, w_scale_offset);
+  FIELD(clforge_conv_quant, x_zero_point);
+  FIELD(clforge_conv_quant, w_zero_point);
+  FIELD(clforge_conv_quant, y_scale);
+  FIELD(clforge_conv_quant, y_zero_point);
+  FIELD(clforge_conv_quant, reserved);
   return 0;
 }

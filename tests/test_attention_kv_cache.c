@@ -24,12 +24,16 @@ typedef struct {
   size_t b, hq, hkv, sq, sk, d, bs;
   clforge_dtype q, kv;
   clforge_attention_algo algo;
+  size_t dv;    /* 0: d */
+  int no_lens;  /* every sequence Sk long, no kv_lens buffer */
+  int validate; /* the paged call in validation mode */
 } kv_case;
 
 /* Everything one case builds on the host. */
 typedef struct {
   kv_case c;
-  size_t row;             /* bytes of one stored K / V row */
+  size_t dv;              /* V's head size */
+  size_t row, rowv;       /* bytes of one stored K row, V row */
   size_t stride, nblocks; /* table stride (entries) and pool blocks */
   float *xk, *xv;         /* the f32 values, [B, Hkv, Sk, D] */
   unsigned char *q, *k, *v, *pk, *pv; /* storage: Q, contiguous K V, pooled K V */
@@ -53,16 +57,15 @@ static void store_rows(const float *x, size_t rows, size_t d, clforge_dtype t, u
 static void build(kv_host *h, kv_case c, unsigned seed) {
   memset(h, 0, sizeof *h);
   h->c = c;
-  h->row = row_bytes(c.kv, c.d);
+  h->dv = c.dv ? c.dv : c.d;
+  h->row = row_bytes(c.kv, c.d), h->rowv = row_bytes(c.kv, h->dv);
   const size_t nrow = c.b * c.hkv * c.sk;
-  h->xk = malloc(nrow * c.d * sizeof(float)), h->xv = malloc(nrow * c.d * sizeof(float));
-  for (size_t i = 0; i < nrow * c.d; ++i) {
-    h->xk[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
-    h->xv[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
-  }
-  h->k = malloc(nrow * h->row), h->v = malloc(nrow * h->row);
+  h->xk = malloc(nrow * c.d * sizeof(float)), h->xv = malloc(nrow * h->dv * sizeof(float));
+  for (size_t i = 0; i < nrow * c.d; ++i) h->xk[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
+  for (size_t i = 0; i < nrow * h->dv; ++i) h->xv[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
+  h->k = malloc(nrow * h->row), h->v = malloc(nrow * h->rowv);
   store_rows(h->xk, nrow, c.d, c.kv, h->k);
-  store_rows(h->xv, nrow, c.d, c.kv, h->v);
+  store_rows(h->xv, nrow, h->dv, c.kv, h->v);
   const size_t nq = c.b * c.hq * c.sq * c.d;
   h->qbytes = nq * clforge_dtype_size(c.q);
   h->q = malloc(h->qbytes);
@@ -71,7 +74,7 @@ static void build(kv_host *h, kv_case c, unsigned seed) {
   h->lens = malloc(c.b * sizeof *h->lens), h->qlens = malloc(c.b * sizeof *h->qlens);
   const int32_t pick[] = {(int32_t)c.sk, (int32_t)c.sk - 7, 0, 1, (int32_t)c.sk / 2 + 3, (int32_t)c.bs};
   for (size_t b = 0; b < c.b; ++b) {
-    h->lens[b] = pick[b % 6] < 0 ? 0 : pick[b % 6];
+    h->lens[b] = c.no_lens ? (int32_t)c.sk : pick[b % 6] < 0 ? 0 : pick[b % 6];
     h->qlens[b] = (int32_t)(c.sq - b % c.sq);
   }
   /* the pool: every used block at a shuffled place, two spare blocks, the
@@ -89,9 +92,9 @@ static void build(kv_host *h, kv_case c, unsigned seed) {
   }
   h->table = malloc((2 + c.b * h->stride) * sizeof *h->table);
   for (size_t i = 0; i < 2 + c.b * h->stride; ++i) h->table[i] = i % 2 ? -1 : INT32_MAX; /* never read */
-  const size_t pool = h->nblocks * c.hkv * c.bs * h->row;
-  h->pk = malloc(pool), h->pv = malloc(pool);
-  memset(h->pk, 0xFF, pool), memset(h->pv, 0xFF, pool);
+  const size_t pool = h->nblocks * c.hkv * c.bs * h->row, poolv = h->nblocks * c.hkv * c.bs * h->rowv;
+  h->pk = malloc(pool), h->pv = malloc(poolv);
+  memset(h->pk, 0xFF, pool), memset(h->pv, 0xFF, poolv);
   size_t next = 0;
   for (size_t b = 0; b < c.b; ++b) {
     const size_t nb = ((size_t)h->lens[b] + c.bs - 1) / c.bs;
@@ -99,9 +102,9 @@ static void build(kv_host *h, kv_case c, unsigned seed) {
     for (size_t hh = 0; hh < c.hkv; ++hh)
       for (size_t j = 0; j < (size_t)h->lens[b]; ++j) {
         const size_t blk = (size_t)h->table[2 + b * h->stride + j / c.bs];
-        const size_t src = ((b * c.hkv + hh) * c.sk + j) * h->row, dst = ((blk * c.hkv + hh) * c.bs + j % c.bs) * h->row;
-        memcpy(h->pk + dst, h->k + src, h->row);
-        memcpy(h->pv + dst, h->v + src, h->row);
+        const size_t src = (b * c.hkv + hh) * c.sk + j, dst = (blk * c.hkv + hh) * c.bs + j % c.bs; /* rows */
+        memcpy(h->pk + dst * h->row, h->k + src * h->row, h->row);
+        memcpy(h->pv + dst * h->rowv, h->v + src * h->rowv, h->rowv);
       }
   }
   free(perm);
@@ -116,6 +119,7 @@ static clforge_attention_desc desc_of(const kv_host *h, int paged) {
   const kv_case *c = &h->c;
   clforge_attention_desc d = {0};
   d.batch = c->b, d.heads_q = c->hq, d.heads_kv = c->hkv, d.seq_q = c->sq, d.seq_kv = c->sk, d.head_dim = c->d;
+  d.head_dim_v = h->dv;
   d.q_type = c->q, d.kv_type = c->kv, d.o_type = CLFORGE_F32;
   d.causal = CLFORGE_CAUSAL_BOTTOM_RIGHT, d.algo = c->algo;
   if (paged) {
@@ -129,23 +133,28 @@ static clforge_attention_desc desc_of(const kv_host *h, int paged) {
 static clforge_status run_call(const kv_host *h, int paged, float *out) {
   const kv_case *c = &h->c;
   const clforge_attention_desc d = desc_of(h, paged);
-  const size_t kvb = paged ? h->nblocks * c->hkv * c->bs * h->row : c->b * c->hkv * c->sk * h->row;
-  const size_t ob = c->b * c->hq * c->sq * c->d * sizeof(float), tb = (2 + c->b * h->stride) * sizeof(int32_t);
-  cl_mem q = tu_buffer(ctx, h->qbytes), k = tu_buffer(ctx, kvb), v = tu_buffer(ctx, kvb), o = tu_buffer(ctx, ob);
+  const size_t rows = paged ? h->nblocks * c->hkv * c->bs : c->b * c->hkv * c->sk;
+  const size_t kb = rows * h->row, vb = rows * h->rowv;
+  const size_t ob = c->b * c->hq * c->sq * h->dv * sizeof(float), tb = (2 + c->b * h->stride) * sizeof(int32_t);
+  cl_mem q = tu_buffer(ctx, h->qbytes), k = tu_buffer(ctx, kb), v = tu_buffer(ctx, vb), o = tu_buffer(ctx, ob);
   cl_mem lens = tu_buffer(ctx, c->b * sizeof(int32_t)), ql = tu_buffer(ctx, c->b * sizeof(int32_t));
   cl_mem bt = tu_buffer(ctx, tb);
   for (size_t i = 0; i < ob / sizeof(float); ++i) out[i] = 7.0f;
   tu_write(ctx, q, 0, h->qbytes, h->q);
-  tu_write(ctx, k, 0, kvb, paged ? h->pk : h->k);
-  tu_write(ctx, v, 0, kvb, paged ? h->pv : h->v);
+  tu_write(ctx, k, 0, kb, paged ? h->pk : h->k);
+  tu_write(ctx, v, 0, vb, paged ? h->pv : h->v);
   tu_write(ctx, o, 0, ob, out);
   tu_write(ctx, lens, 0, c->b * sizeof(int32_t), h->lens);
   tu_write(ctx, ql, 0, c->b * sizeof(int32_t), h->qlens);
   tu_write(ctx, bt, 0, tb, h->table);
   clforge_attention_buffers x = {0};
-  x.kv_lens = lens, x.q_lens = ql;
+  x.kv_lens = c->no_lens ? NULL : lens, x.q_lens = ql;
   if (paged) x.block_table = bt;
+  int was = 0;
+  clforge_context_get_validation(ctx, &was);
+  if (paged && c->validate) clforge_context_set_validation(ctx, 1); /* the reference through the table, on the device's copies */
   const clforge_status st = clforge_attention(ctx, &d, q, k, v, o, &x, 0, NULL, NULL);
+  clforge_context_set_validation(ctx, was);
   if (st == CLFORGE_SUCCESS) tu_read(ctx, o, 0, ob, out);
   const cl_mem all[] = {q, k, v, o, lens, ql, bt};
   for (int i = 0; i < 7; ++i) keep_release(all[i]);
@@ -153,9 +162,10 @@ static clforge_status run_call(const kv_host *h, int paged, float *out) {
 }
 
 static const char *name_of(const kv_case *c, char *buf, size_t cap) {
-  snprintf(buf, cap, "%s kv=%s q=%s B=%zu Hq=%zu Hkv=%zu Sq=%zu Sk=%zu D=%zu block=%zu",
+  snprintf(buf, cap, "%s kv=%s q=%s B=%zu Hq=%zu Hkv=%zu Sq=%zu Sk=%zu D=%zu Dv=%zu block=%zu%s%s",
            clforge_attention_algo_name(c->algo), clforge_dtype_name(c->kv), clforge_dtype_name(c->q), c->b, c->hq,
-           c->hkv, c->sq, c->sk, c->d, c->bs);
+           c->hkv, c->sq, c->sk, c->d, c->dv ? c->dv : c->d, c->bs, c->no_lens ? " no kv_lens" : "",
+           c->validate ? " validated" : "");
   return buf;
 }
 
@@ -184,7 +194,7 @@ static void run(kv_case c, unsigned seed) {
   name_of(&c, name, sizeof name);
   kv_host h;
   build(&h, c, seed);
-  const size_t n = c.b * c.hq * c.sq * c.d;
+  const size_t n = c.b * c.hq * c.sq * h.dv;
   float *contig = malloc(n * sizeof *contig), *paged = malloc(n * sizeof *paged), *ref = malloc(n * sizeof *ref);
   CHECK_OK(ctx, run_call(&h, 0, contig));
   CHECK_OK(ctx, run_call(&h, 1, paged));
@@ -195,7 +205,8 @@ static void run(kv_case c, unsigned seed) {
   /* against the reference (which reads q8_0 as the kernels do) */
   clforge_attention_desc d = desc_of(&h, 1);
   for (size_t i = 0; i < n; ++i) ref[i] = 7.0f;
-  CHECK_OK(NULL, clforge_ref_attention_paged(&d, h.q, h.pk, h.pv, NULL, h.lens, h.qlens, h.table, ref, NULL));
+  CHECK_OK(NULL, clforge_ref_attention_paged(&d, h.q, h.pk, h.pv, NULL, c.no_lens ? NULL : h.lens, h.qlens, h.table, ref,
+                                             NULL));
   double worst = 0.0;
   for (size_t i = 0; i < n; ++i) {
     const double e = fabs((double)paged[i] - (double)ref[i]);
@@ -207,14 +218,14 @@ static void run(kv_case c, unsigned seed) {
     /* against the unquantized K and V (f32, contiguous) */
     clforge_attention_desc df = desc_of(&h, 0);
     df.kv_type = CLFORGE_F32;
-    CHECK_OK(NULL, clforge_ref_attention(&df, h.q, h.xk, h.xv, NULL, h.lens, h.qlens, ref, NULL));
+    CHECK_OK(NULL, clforge_ref_attention(&df, h.q, h.xk, h.xv, NULL, c.no_lens ? NULL : h.lens, h.qlens, ref, NULL));
     double ratio = 0.0, seen = 0.0;
     for (size_t b = 0; b < c.b; ++b)
       for (size_t hh = 0; hh < c.hq; ++hh)
         for (size_t i = 0; i < (size_t)h.qlens[b]; ++i) {
           const double bound = q8_bound(&h, b, hh, i);
-          for (size_t t = 0; t < c.d; ++t) {
-            const size_t at = ((b * c.hq + hh) * c.sq + i) * c.d + t;
+          for (size_t t = 0; t < h.dv; ++t) {
+            const size_t at = ((b * c.hq + hh) * c.sq + i) * h.dv + t;
             const double e = fabs((double)paged[at] - (double)ref[at]);
             if (!(e <= ratio * bound)) ratio = e / bound;
             if (e > seen) seen = e;
@@ -230,7 +241,7 @@ static void run(kv_case c, unsigned seed) {
 /* ------------------------------------------------------------ bad inputs */
 
 static void bad_inputs(void) {
-  const kv_case c = {2, 2, 1, 1, 40, 32, 16, CLFORGE_F32, CLFORGE_F32, CLFORGE_ATTENTION_ALGO_SPLIT_KV};
+  const kv_case c = {2, 2, 1, 1, 40, 32, 16, CLFORGE_F32, CLFORGE_F32, CLFORGE_ATTENTION_ALGO_SPLIT_KV, 0, 0, 0};
   kv_host h;
   build(&h, c, 5);
   const size_t kvb = h.nblocks * c.hkv * c.bs * h.row, ob = c.b * c.hq * c.sq * c.d * sizeof(float);
@@ -288,9 +299,18 @@ static void bad_inputs(void) {
        d.block_table_offset = 0, d.kv_type = CLFORGE_Q8_0, x.block_table = NULL),
       CLFORGE_INVALID_ARGUMENT, "forward only");
 #undef BAD
-#undef RESET
   tu_read(ctx, o, 0, ob, after);
   CHECK(!memcmp(fill, after, ob), "%s", "a refused call changed O");
+  /* Sk = 0 reads no table (and needs no entry): every row has no key, O is zeros */
+  RESET();
+  d.seq_kv = 0, d.block_table_stride = 0, x.kv_lens = NULL;
+  CHECK_OK(ctx, clforge_attention(ctx, &d, q, k, v, o, &x, 0, NULL, NULL));
+  tu_read(ctx, o, 0, ob, after);
+  int zeros = 1;
+  for (size_t i = 0; i < ob / sizeof(float); ++i) zeros &= ((float *)after)[i] == 0.0f;
+  CHECK(zeros, "%s", "Sk = 0: O is not all zeros");
+  CHECK_OK(NULL, clforge_ref_attention_paged(&d, h.q, h.pk, h.pv, NULL, NULL, NULL, NULL, after, NULL));
+#undef RESET
   free(fill), free(after), free(t);
   const cl_mem all[] = {q, k, v, o, lens, bt, small_bt};
   for (int i = 0; i < 7; ++i) keep_release(all[i]);
@@ -306,22 +326,28 @@ int main(int argc, char **argv) {
   const clforge_attention_algo split = CLFORGE_ATTENTION_ALGO_SPLIT_KV, fused = CLFORGE_ATTENTION_ALGO_FUSED;
   if (small) {
     /* decode and a chunk of prefill, q8_0 and f16 (Oclgrind: every read checked) */
-    run((kv_case){3, 2, 1, 1, 37, 32, 8, CLFORGE_F16, CLFORGE_Q8_0, split}, 1);
-    run((kv_case){2, 2, 2, 3, 21, 32, 4, CLFORGE_F32, CLFORGE_F16, fused}, 2);
-    run((kv_case){2, 2, 1, 2, 19, 32, 16, CLFORGE_F32, CLFORGE_Q8_0, fused}, 3);
+    run((kv_case){3, 2, 1, 1, 37, 32, 8, CLFORGE_F16, CLFORGE_Q8_0, split, 0, 0, 0}, 1);
+    run((kv_case){2, 2, 2, 3, 21, 32, 4, CLFORGE_F32, CLFORGE_F16, fused, 0, 0, 0}, 2);
+    run((kv_case){2, 2, 1, 2, 19, 32, 16, CLFORGE_F32, CLFORGE_Q8_0, fused, 0, 0, 0}, 3);
   } else {
     /* decode (split-KV, GQA 4:1, the whole-block path: D = 64, blocks of
      * 16 keys) in every KV type, then a chunked prefill (fused, Sq = 5) */
     for (int i = 0; i < 4; ++i)
-      run((kv_case){6, 8, 2, 1, 300, 64, 16, kvs[i] == CLFORGE_Q8_0 ? CLFORGE_F16 : CLFORGE_F32, kvs[i], split},
+      run((kv_case){6, 8, 2, 1, 300, 64, 16, kvs[i] == CLFORGE_Q8_0 ? CLFORGE_F16 : CLFORGE_F32, kvs[i], split, 0, 0, 0},
           10u + (unsigned)i);
     /* (fused: the 16-bit and 8-bit caches; f32 and bf16 rows are staged as
      * f16's, and each program costs seconds to build) */
-    for (int i = 1; i < 4; i += 2) run((kv_case){4, 4, 2, 5, 150, 64, 32, CLFORGE_F32, kvs[i], fused}, 20u + (unsigned)i);
+    for (int i = 1; i < 4; i += 2) run((kv_case){4, 4, 2, 5, 150, 64, 32, CLFORGE_F32, kvs[i], fused, 0, 0, 0}, 20u + (unsigned)i);
     /* a block size that is not a power of two, and one key per block (the
      * decode loop's programs again) */
-    run((kv_case){3, 4, 4, 1, 77, 64, 5, CLFORGE_F32, CLFORGE_F16, split}, 30);
-    run((kv_case){2, 2, 1, 2, 9, 64, 1, CLFORGE_F16, CLFORGE_Q8_0, split}, 31);
+    run((kv_case){3, 4, 4, 1, 77, 64, 5, CLFORGE_F32, CLFORGE_F16, split, 0, 0, 0}, 30);
+    run((kv_case){2, 2, 1, 2, 9, 64, 1, CLFORGE_F16, CLFORGE_Q8_0, split, 0, 0, 0}, 31);
+    /* no kv_lens (every sequence Sk long), in validation mode; Dv != D in
+     * q8_0 (validated too); the fused kernel's paged f32 cache (its
+     * in-place path is off for paging) */
+    run((kv_case){3, 8, 2, 1, 90, 64, 16, CLFORGE_F32, CLFORGE_F16, split, 0, 1, 1}, 32);
+    run((kv_case){3, 4, 2, 1, 100, 64, 16, CLFORGE_F16, CLFORGE_Q8_0, split, 32, 0, 1}, 33);
+    run((kv_case){2, 4, 2, 5, 70, 64, 16, CLFORGE_F32, CLFORGE_F32, fused, 0, 0, 0}, 34);
   }
   if (small) keep_end(ctx);
   clforge_context_destroy(ctx);

@@ -220,6 +220,11 @@ int main(int argc, char **argv) {
       ctx->workspace.cap = caps[i];
       run_case(ctx, &cases[2], 40u + (unsigned)i);
     }
+    /* a bound below the filter (1x1 in place, 20 x 24 bytes): the GEMM
+     * reads it transposed where it lies */
+    ctx->workspace.cap = 100;
+    run_case(ctx, &cases[0], 42);
+    ctx->workspace.cap = 0;
   }
   if (small) keep_end(ctx);
   clforge_context_destroy(ctx);

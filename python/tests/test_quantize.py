@@ -122,3 +122,44 @@ def test_int_mm_exact(rng):
         clforge.int_mm(a.astype(np.float32), b)
     with pytest.raises(clforge.InvalidArgumentError, match="zero_point"):
         clforge.int_mm(a, b, a_zero_point=200)
+
+
+def np_conv_nhwc(x, w, zpx, zpw, stride, pad):
+    """int64 sums of (x - zpx)(w - zpw): x (N, H, W, C), w (K, C, R, S), symmetric padding."""
+    n, h, wd, c = x.shape
+    k, _, r, s = w.shape
+    xp = np.full((n, h + 2 * pad, wd + 2 * pad, c), zpx, np.int64)
+    xp[:, pad:pad + h, pad:pad + wd] = x
+    p, q = (h + 2 * pad - r) // stride + 1, (wd + 2 * pad - s) // stride + 1
+    y = np.zeros((n, p, q, k), np.int64)
+    for i in range(r):
+        for j in range(s):
+            patch = xp[:, i:i + stride * p:stride, j:j + stride * q:stride].astype(np.int64) - zpx
+            y += patch @ (w[:, :, i, j].astype(np.int64) - zpw).T
+    return y
+
+
+@pytest.mark.parametrize("stride,pad", [(1, 1), (2, 0)])
+def test_quantized_conv2d(rng, stride, pad):
+    x = rng.integers(0, 256, (2, 7, 6, 5)).astype(np.uint8)
+    w = rng.integers(-128, 128, (4, 5, 3, 3)).astype(np.int8)
+    want = np_conv_nhwc(x, w, 128, 0, stride, pad)
+    y = clforge.quantized_conv2d(x, w, stride=stride, padding=pad, input_zero_point=128)
+    assert y.dtype == np.int32 and y.shape == want.shape
+    assert (y == want).all()
+    # dequantized with per-channel scales and a bias, then ReLU; requantized to uint8
+    ws = np.array([0.01, 0.02, 0.005, 0.04], np.float32)
+    bias = np.array([0.5, -1.0, 0.0, 2.0], np.float32)
+    f = clforge.quantized_conv2d(x, w, bias, stride=stride, padding=pad, input_scale=0.05, input_zero_point=128,
+                                 weight_scale=ws, dtype=np.float32, activation="relu")
+    ref = np.maximum(want.astype(np.float32) * (np.float32(0.05) * ws) + bias, 0)
+    np.testing.assert_allclose(f, ref, rtol=1e-6, atol=1e-5)
+    u = clforge.quantized_conv2d(x, w, bias, stride=stride, padding=pad, input_scale=0.05, input_zero_point=128,
+                                 weight_scale=ws, dtype=np.uint8, activation="relu", output_scale=0.25,
+                                 output_zero_point=3)
+    assert u.dtype == np.uint8
+    assert np.abs(u.astype(int) - np.clip(np.rint(ref / 0.25) + 3, 0, 255)).max() <= 1  # f32 steps vs float64
+    with pytest.raises(ValueError, match="raw sums"):
+        clforge.quantized_conv2d(x, w, bias, padding=1)
+    with pytest.raises(TypeError, match="int8 or uint8"):
+        clforge.quantized_conv2d(x.astype(np.float32), w)

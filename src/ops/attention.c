@@ -147,7 +147,6 @@ static size_t table_len(const clforge__attn *d) {
 
 static clforge_status read_lens(clforge_context ctx, cl_mem buf, size_t offset, size_t b, int32_t **out);
 
-/* The elements of t, checked against buf (size, access, context). */
 /* O and LSE must not overlap themselves, each other, or anything read. */
 static clforge_status check_aliasing(clforge_context ctx, const clforge__attn *d, cl_mem q, cl_mem k, cl_mem v,
                                      cl_mem o, const clforge_attention_buffers *x) {
@@ -162,8 +161,8 @@ static clforge_status check_aliasing(clforge_context ctx, const clforge__attn *d
   /* kv_lens and q_lens as tensors of B int32 values */
   clforge__attn_tensor kvl = {"kv_lens", CLFORGE_F32, d->kv_lens_offset, {1, 0, 0, 0}, {d->b, 1, 1, 1}, 0};
   clforge__attn_tensor ql = {"q_lens", CLFORGE_F32, d->q_lens_offset, {1, 0, 0, 0}, {d->b, 1, 1, 1}, 0};
-  clforge__attn_tensor bt = {"block_table", CLFORGE_F32, d->bt_offset, {d->bt_stride, 1, 0, 0},
-                             {d->b, d->bt_stride, 1, 1}, 0};
+  /* the table as the range the call reads (its rows' gaps included) */
+  clforge__attn_tensor bt = {"block_table", CLFORGE_F32, d->bt_offset, {1, 0, 0, 0}, {table_len(d), 1, 1, 1}, 0};
   const clforge__attn_tensor *in[] = {&d->q, &d->k, &d->v, &d->mask, &kvl, &ql, &bt};
   const cl_mem inb[] = {q, k, v, x ? x->mask : NULL, x ? x->kv_lens : NULL, x ? x->q_lens : NULL,
                         d->has_table ? x->block_table : NULL};
@@ -218,23 +217,25 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__attn *d,
 
 /* A paged call's table and lengths, read back (after the wait list) and
  * checked before anything is enqueued: an entry outside the pool would
- * otherwise be a read outside K and V. The table stays for validation. */
+ * otherwise be a read outside K and V. The table stays for validation, as
+ * read: from the offset on (*host is d with bt_offset 0, its problem). */
 static clforge_status read_pages(clforge_context ctx, const clforge__attn *d, const clforge_attention_buffers *x,
-                                 cl_uint nwait, const cl_event *wait, int32_t **table) {
+                                 cl_uint nwait, const cl_event *wait, int32_t **table, clforge__attn *host) {
   *table = NULL;
+  *host = *d;
+  host->bt_offset = 0;
   if (!d->page) return CLFORGE_SUCCESS;
   cl_int err = nwait ? clWaitForEvents(nwait, wait) : CL_SUCCESS;
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "attention: waiting for the wait list (the block table)");
-  const size_t n = d->bt_offset + table_len(d);
+  const size_t n = table_len(d);
   int32_t *lens = NULL;
-  *table = malloc(n * sizeof **table);
+  *table = malloc((n ? n : 1) * sizeof **table);
   clforge_status st = *table ? CLFORGE_SUCCESS
                              : clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "attention: no memory for the block table");
-  if (st == CLFORGE_SUCCESS)
-    st = clforge__read_buffer(ctx, x->block_table, d->bt_offset * sizeof **table, table_len(d) * sizeof **table,
-                              *table + d->bt_offset);
+  if (st == CLFORGE_SUCCESS && n)
+    st = clforge__read_buffer(ctx, x->block_table, d->bt_offset * sizeof **table, n * sizeof **table, *table);
   if (st == CLFORGE_SUCCESS && d->has_kv_lens) st = read_lens(ctx, x->kv_lens, d->kv_lens_offset, d->b, &lens);
-  if (st == CLFORGE_SUCCESS) st = clforge__attn_check_pages(ctx, d, lens, *table);
+  if (st == CLFORGE_SUCCESS) st = clforge__attn_check_pages(ctx, host, lens, *table);
   free(lens);
   if (st != CLFORGE_SUCCESS) free(*table), *table = NULL;
   return st;
@@ -351,26 +352,27 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
   if (d.sq == 0) return enqueue_marker(ctx, num_events_in_wait_list, event_wait_list, event);
   st = check_buffers(ctx, &d, q, k, v, o, extra);
   if (st != CLFORGE_SUCCESS) return st;
+  /* a paged call's table and lengths first: a refused call takes no workspace */
+  host_inputs h;
+  memset(&h, 0, sizeof h);
+  clforge__attn hd; /* d for the host copy of the table (validation) */
+  st = read_pages(ctx, &d, extra, num_events_in_wait_list, event_wait_list, &h.table, &hd);
+  if (st != CLFORGE_SUCCESS) return st;
 
   attn_plan p;
   st = make_plan(ctx, &d, &p);
-  if (st != CLFORGE_SUCCESS) return st;
-  const size_t need = p.choice.workspace_bytes;
+  const size_t need = st == CLFORGE_SUCCESS ? p.choice.workspace_bytes : 0;
   cl_mem ws = NULL;
   cl_event busy = NULL;
-  if (need) {
-    if (need > clforge__workspace_cap(ctx))
-      return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
-                           "attention: %s needs %zu bytes of workspace, above the bound of %zu",
-                           clforge_attention_algo_name(p.choice.algo), need, clforge__workspace_cap(ctx));
-    st = clforge__workspace_get(ctx, need, &ws, &busy);
-    if (st != CLFORGE_SUCCESS) return st;
+  if (need > clforge__workspace_cap(ctx))
+    st = clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
+                       "attention: %s needs %zu bytes of workspace, above the bound of %zu",
+                       clforge_attention_algo_name(p.choice.algo), need, clforge__workspace_cap(ctx));
+  if (st == CLFORGE_SUCCESS && need) st = clforge__workspace_get(ctx, need, &ws, &busy);
+  if (st != CLFORGE_SUCCESS) {
+    free_inputs(&h);
+    return st;
   }
-
-  host_inputs h;
-  memset(&h, 0, sizeof h);
-  st = read_pages(ctx, &d, extra, num_events_in_wait_list, event_wait_list, &h.table);
-  if (st != CLFORGE_SUCCESS) return st;
   if (ctx->validate) { /* inputs as they are when the kernels will run */
     cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
     if (err != CL_SUCCESS) {
@@ -420,7 +422,7 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
   if (st == CLFORGE_SUCCESS && ctx->validate) {
     cl_int err = clWaitForEvents(1, &done);
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "attention: waiting for the result to validate");
-    if (st == CLFORGE_SUCCESS) st = validate_attention(ctx, &d, &h, o, d.has_lse ? extra->lse : NULL);
+    if (st == CLFORGE_SUCCESS) st = validate_attention(ctx, &hd, &h, o, d.has_lse ? extra->lse : NULL);
   }
   free_inputs(&h);
   if (event && st == CLFORGE_SUCCESS) *event = done;

@@ -86,7 +86,7 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
      * calls differing in the rest share it. */
     clforge__attn dc = *d;
     dc.q.type = dc.k.type = dc.v.type = dc.mask.type = CLFORGE_F32;
-    dc.d = dc.dv = 1, dc.has_mask = 0, dc.softcap = 0.0f, dc.causal = CLFORGE_CAUSAL_NONE;
+    dc.d = dc.dv = 1, dc.has_mask = 0, dc.softcap = 0.0f, dc.causal = CLFORGE_CAUSAL_NONE, dc.page = 0;
     st = clforge__attn_kernel(ctx, &clforge__family_attention_combine, "clforge_attention_combine", v2, &dc, NULL, cwg,
                               &kc);
     if (st != CLFORGE_SUCCESS) return st;

@@ -74,6 +74,10 @@ static clforge_status attn_setup(clforge_context ctx, const char *dtypes, const 
                          layout);
   }
   clforge_status st = clforge__attn_resolve(ctx, &p->desc, NULL, &p->d);
+  /* (random bytes are no q8_0 blocks; its calls take their dtypes' defaults) */
+  if (st == CLFORGE_SUCCESS && p->d.kv_q8)
+    st = clforge__fail(ctx, CLFORGE_UNSUPPORTED, "tune attention: a q8_0 K/V cache is not tuned (dtypes \"%s\")",
+                       dtypes);
   if (st != CLFORGE_SUCCESS) {
     free(p);
     return st;

@@ -19,6 +19,7 @@
 #include "../workspace.h"
 #include "buffer_check.h"
 #include "conv_im2col.h"
+#include "gemm_quantized.h"
 #include "quant_check.h"
 
 #define OP "conv2d_quantized"
@@ -190,6 +191,23 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   if (st == CLFORGE_SUCCESS && wt) st = clforge__workspace_get(ctx, d->k * q->rsc, &wsw, &busy_w);
   if (st == CLFORGE_SUCCESS && !q->in_place)
     st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, p.bytes, &wsc, &busy_c);
+  /* Every GEMM of the call checked and built before anything is enqueued
+   * (the passes have two shapes at most: a full one and the last), so an
+   * error leaves y untouched. */
+  clforge_gemm_desc g;
+  clforge_gemm_quant gq;
+  if (st == CLFORGE_SUCCESS && q->in_place) {
+    clforge__conv_q_gemm(q, quant, 0, d->n, 0, d->p * d->q, wt, &g, &gq);
+    st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, x, wt ? wsw : w, y, bias);
+  } else if (st == CLFORGE_SUCCESS) {
+    const size_t last_n = (d->n - 1) / p.imgs * p.imgs, last_pix = (p.pq - 1) / p.pix * p.pix;
+    const size_t shapes[2][4] = {{0, p.imgs < d->n ? p.imgs : d->n, 0, p.pix},
+                                 {last_n, d->n - last_n, last_pix, p.pq - last_pix}};
+    for (int i = 0; i < 2 && st == CLFORGE_SUCCESS; ++i) {
+      clforge__conv_q_gemm(q, quant, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], wt, &g, &gq);
+      st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, wsc, wt ? wsw : w, y, bias);
+    }
+  }
   if (st != CLFORGE_SUCCESS) return st;
   cl_event *first = malloc((nwait + 2) * sizeof *first);
   if (!first) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
@@ -210,6 +228,7 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
     st = run_passes(ctx, q, quant, v, &p, kern, x, wt ? wsw : w, wt, wsc, y, bias, na, wa, &last);
   }
   free(first);
+  if (after && st != CLFORGE_SUCCESS) clforge__workspace_used(ctx, after); /* the transpose may still run */
   if (after) clReleaseEvent(after);
   if (st == CLFORGE_SUCCESS) {
     if (wt) clforge__workspace_used(ctx, last);

@@ -15,6 +15,7 @@
 #include "../validate.h"
 #include "buffer_check.h"
 #include "gemm_launch.h"
+#include "gemm_quantized.h"
 #include "quant_check.h"
 
 #define OP "gemm_quantized"
@@ -149,6 +150,30 @@ static clforge_status validate(clforge_context ctx, const clforge_gemm_desc *des
   return st;
 }
 
+/* Everything but the launch: buffers, scales, parameters, the kernel built. */
+static clforge_status prepare(clforge_context ctx, const clforge__gemm_q *q, const clforge_gemm_quant *quant,
+                              const clforge__gemm_buffers *bf, int *v, cl_kernel *k) {
+  clforge_status st = clforge__gemm_check_buffers(ctx, &q->g, bf);
+  if (st == CLFORGE_SUCCESS) st = check_scales(ctx, q, quant, bf->c);
+  if (st == CLFORGE_SUCCESS) st = select_params(ctx, q, v, NULL);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__gemm_kernel(ctx, &clforge__family_gemm_int8, clforge__family_gemm_int8.kernel, v, &q->g,
+                              (size_t)v[GEMMI_MDIM] * (size_t)v[GEMMI_NDIM], k);
+  return st;
+}
+
+clforge_status clforge__gemm_quantized_check(clforge_context ctx, const char *op, const clforge_gemm_desc *desc,
+                                             const clforge_gemm_quant *quant, cl_mem a, cl_mem b, cl_mem c,
+                                             cl_mem bias) {
+  clforge__gemm_q q;
+  clforge_status st = clforge__gemm_q_resolve(ctx, op, desc, quant, &q);
+  if (st != CLFORGE_SUCCESS || q.g.m == 0 || q.g.n == 0) return st;
+  const clforge__gemm_buffers bf = {q.g.swapped ? b : a, q.g.swapped ? a : b, c, bias, NULL};
+  int v[CLFORGE_MAX_PARAMS];
+  cl_kernel k;
+  return prepare(ctx, &q, quant, &bf, v, &k);
+}
+
 clforge_status clforge_gemm_quantized(clforge_context ctx, const clforge_gemm_desc *desc,
                                       const clforge_gemm_quant *quant, cl_mem a, cl_mem b, cl_mem c, cl_mem bias,
                                       cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
@@ -167,14 +192,9 @@ clforge_status clforge_gemm_quantized(clforge_context ctx, const clforge_gemm_de
     return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
   }
   const clforge__gemm_buffers bf = {g->swapped ? b : a, g->swapped ? a : b, c, bias, NULL};
-  st = clforge__gemm_check_buffers(ctx, g, &bf);
-  if (st == CLFORGE_SUCCESS) st = check_scales(ctx, &q, quant, c);
   int v[CLFORGE_MAX_PARAMS];
-  if (st == CLFORGE_SUCCESS) st = select_params(ctx, &q, v, NULL);
   cl_kernel k; /* built before anything is enqueued */
-  if (st == CLFORGE_SUCCESS)
-    st = clforge__gemm_kernel(ctx, &clforge__family_gemm_int8, clforge__family_gemm_int8.kernel, v, g,
-                              (size_t)v[GEMMI_MDIM] * (size_t)v[GEMMI_NDIM], &k);
+  st = prepare(ctx, &q, quant, &bf, v, &k);
   if (st != CLFORGE_SUCCESS) return st;
   copies h = {NULL, NULL, NULL, NULL, NULL, NULL};
   if (ctx->validate) {

@@ -86,7 +86,7 @@ clforge_status clforge_ref_attention_paged(const clforge_attention_desc *desc, c
   if (st != CLFORGE_SUCCESS) return st;
   if ((!q || !k || !v) && d.sq && d.sk) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: q, k or v is NULL");
   if (!o && d.sq) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: o is NULL");
-  if (d.page && !block_table && d.sq && d.sk)
+  if (d.page && !block_table && clforge__attn_blocks_used(&d, d.sk))
     return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "ref_attention: a paged desc needs its block_table");
   /* the device op's checks of the lengths and the table entries */
   st = clforge__attn_check_pages(NULL, &d, kv_lens, block_table);

@@ -24,15 +24,16 @@ from .norm import layer_norm, norm_backward, rms_norm  # noqa: E402
 __all__ += ["layer_norm", "rms_norm", "norm_backward"]
 from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward  # noqa: E402
 from .attention import scaled_dot_product_attention  # noqa: E402
+from .kv_cache import flash_attn_with_kvcache  # noqa: E402
 from .convert import convert  # noqa: E402
 from .loss import cross_entropy  # noqa: E402
 from . import optim  # noqa: E402  (clforge.optim.AdamW, clforge.optim.SGD)
 __all__ += ["log_softmax", "log_softmax_backward", "softmax", "softmax_backward", "scaled_dot_product_attention",
-            "convert", "cross_entropy", "optim"]
+            "flash_attn_with_kvcache", "convert", "cross_entropy", "optim"]
 from .explain import explain  # noqa: E402
 from .tuning import tune  # noqa: E402
 __all__ += ["explain", "tune"]
 from .quantize import (dequantize, dequantize_q8_0, int_mm, quantize_per_channel, quantize_per_tensor,  # noqa: E402
-                       quantize_per_tensor_dynamic, quantize_q8_0)
-__all__ += ["int_mm", "quantize_per_tensor", "quantize_per_tensor_dynamic", "quantize_per_channel", "dequantize",
-            "quantize_q8_0", "dequantize_q8_0"]
+                       quantize_per_tensor_dynamic, quantize_q8_0, quantized_conv2d)
+__all__ += ["int_mm", "quantized_conv2d", "quantize_per_tensor", "quantize_per_tensor_dynamic", "quantize_per_channel",
+            "dequantize", "quantize_q8_0", "dequantize_q8_0"]

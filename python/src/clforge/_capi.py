@@ -55,6 +55,12 @@ class GemmQuant(Structure):
                 ("reserved", c_void_p * 4)]
 
 
+class ConvQuant(Structure):
+    _fields_ = [("w_scheme", c_int), ("x_scale", c_void_p), ("w_scale", c_void_p), ("x_scale_offset", c_size_t),
+                ("w_scale_offset", c_size_t), ("x_zero_point", ctypes.c_int32), ("w_zero_point", ctypes.c_int32),
+                ("y_scale", c_float), ("y_zero_point", ctypes.c_int32), ("reserved", c_void_p * 4)]
+
+
 class NormDesc(Structure):
     _fields_ = [("kind", c_int), ("rows", c_size_t), ("n", c_size_t), ("eps", c_float),
                 ("x_type", c_int), ("y_type", c_int), ("param_type", c_int),
@@ -187,7 +193,7 @@ STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_attention_buffers": AttentionBuffers, "clforge_attention_choice": AttentionChoice,
            "clforge_device_info": DeviceInfo, "clforge_cache_stats": CacheStats,
            "clforge_tune_event": TuneEvent, "clforge_tune_options": TuneOptions, "clforge_quant_desc": QuantDesc,
-           "clforge_gemm_quant": GemmQuant}
+           "clforge_gemm_quant": GemmQuant, "clforge_conv_quant": ConvQuant}
 
 # ------------------------------------------------------------ the library
 _WAIT = (c_uint, POINTER(cl_event), POINTER(cl_event))  # wait list in, event out
@@ -228,6 +234,8 @@ _PROTOTYPES = {
     "clforge_conv_algo_source_name": (c_char_p, (c_int,)),
     "clforge_conv2d_output_size": (status_t, (POINTER(ConvDesc), POINTER(c_size_t), POINTER(c_size_t))),
     "clforge_conv2d": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_conv2d_quantized": (status_t, (c_void_p, POINTER(ConvDesc), POINTER(ConvQuant), cl_mem, cl_mem, cl_mem,
+                                            cl_mem) + _WAIT),
     "clforge_conv2d_ex": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, cl_mem, c_void_p, cl_mem, cl_mem,
                                      cl_mem, c_size_t) + _WAIT),
     "clforge_conv2d_weights_create": (status_t, (c_void_p, POINTER(ConvDesc), cl_mem, c_uint, POINTER(cl_event),

@@ -10,8 +10,9 @@ from ctypes import byref, c_void_p
 import numpy as np
 
 from ._arrays import Call, as_dtype, dtype_code
-from ._capi import GemmDesc, GemmQuant, QuantDesc, lib
-from .conv2d import _tight
+from ._capi import ConvQuant, GemmDesc, GemmQuant, QuantDesc, lib
+from .conv2d import _build_desc, _out_size, _tight, _x_layout
+from .matmul import activation_code
 from .errors import check
 
 PER_TENSOR, PER_ROW, PER_COLUMN, Q8_0 = 0, 1, 2, 3
@@ -205,3 +206,65 @@ def int_mm(a, b, *, a_zero_point=0, b_zero_point=0, out=None, ctx=None):
         check(lib.clforge_gemm_quantized(call.handle, byref(d), byref(q), A.buf, B.buf, C.buf, None, nw, wl,
                                          byref(event)), call.handle)
         return call.finish(event, C)
+
+
+def quantized_conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, *, input_scale=1.0,
+                     input_zero_point=0, weight_scale=1.0, weight_zero_point=0, output_scale=None,
+                     output_zero_point=0, dtype=np.int32, activation=None, out=None, ctx=None):
+    """An int8 convolution (clforge_conv2d_quantized): the arithmetic of
+    ``torch.ao.nn.quantized.functional.conv2d`` on plain integer arrays.
+
+    ``input`` (N, H, W, C) uint8 or int8, channels-last (NHWC); ``weight``
+    (K, C, R, S) int8 or uint8, contiguous or channels-last; groups 1;
+    stride, padding, dilation as conv2d's (padding reads input_zero_point).
+    ``weight_scale``: one number, or K (per output channel). ``dtype``:
+    np.int32, the exact sums of (x - input_zero_point)(w - weight_zero_point)
+    (no scales, bias or activation); float32/float16/bfloat16, those sums
+    dequantized (input_scale * weight_scale), plus bias, then activation; or
+    uint8/int8, that value requantized with output_scale and
+    output_zero_point (halves to even). The result is NHWC (N, P, Q, K)."""
+    op = "quantized_conv2d"
+    act = activation_code(activation, op)
+    with Call(op, (input, weight, bias, out), ctx) as call:
+        X = call.operand(input, "input", ints=True)
+        W = call.operand(weight, "weight", ints=True)
+        if X.code not in (4, 5) or W.code not in (4, 5):
+            raise TypeError("%s: input and weight must be int8 or uint8, got %s and %s" % (op, X.dtype, W.dtype))
+        if len(X.shape) != 4:
+            raise ValueError("%s: input must be (N, H, W, C), got %s" % (op, X.shape))
+        xshape, xl = _x_layout(X.shape, X.strides, "NHWC", "input")
+        d = _build_desc(X, W, xshape, xl, 1, stride, padding, dilation, "auto", act)
+        p, q = _out_size(d)
+        yt = as_dtype(dtype)
+        s32 = yt == np.dtype(np.int32)
+        Y = call.output((d.n, p, q, d.k), yt if out is None else out.dtype, out, ints=True)
+        d.y_type, d.y_offset = Y.code, Y.offset
+        if s32 and (act or bias is not None):
+            raise ValueError("%s: an int32 result holds the raw sums: no bias or activation" % op)
+        quant = ConvQuant(x_zero_point=int(input_zero_point), w_zero_point=int(weight_zero_point),
+                          y_zero_point=int(output_zero_point))
+        if Y.code in (4, 5):
+            if output_scale is None:
+                raise ValueError("%s: an %s result needs output_scale" % (op, Y.dtype))
+            quant.y_scale = float(output_scale)
+        if not s32:
+            ws = np.ascontiguousarray(np.asarray(weight_scale, np.float32).reshape(-1))
+            if ws.size not in (1, d.k):
+                raise ValueError("%s: weight_scale must be one value or %d (out_channels), got %d" % (op, d.k, ws.size))
+            quant.w_scheme = 1 if ws.size > 1 else 0
+            quant.x_scale = call.operand(np.array([input_scale], np.float32), "input_scale").buf
+            quant.w_scale = call.operand(ws, "weight_scale").buf
+        bias_buf = None
+        if bias is not None:
+            Bi = call.operand(bias, "bias")
+            if Bi.shape != (d.k,) or (d.k > 1 and Bi.strides[0] != 1):
+                raise ValueError("%s: bias must be %d contiguous values (out_channels), got shape %s" % (op, d.k, Bi.shape))
+            d.bias_type, d.bias_offset, bias_buf = Bi.code, Bi.offset, Bi.buf
+        event = c_void_p()
+        if d.n == 0 or d.k == 0:
+            return call.finish(event, Y)
+        nw, wl = call.wait_list()
+        check(lib.clforge_conv2d_quantized(call.handle, byref(d), byref(quant), X.buf, W.buf, bias_buf, Y.buf, nw, wl,
+                                           byref(event)), call.handle)
+        return call.finish(event, Y)
+

@@ -1,0 +1,105 @@
+"""flash_attn_with_kvcache: FlashAttention's KV-cache call over clforge_attention
+(a contiguous or a paged cache, in f32/f16/bf16 or ggml's q8_0 blocks)."""
+import math
+from ctypes import byref, c_void_p
+
+import numpy as np
+
+from ._arrays import Call
+from ._capi import AttentionBuffers, AttentionDesc, lib
+from .attention import _lens
+from .errors import check
+
+Q8_0 = 7  # clforge_dtype's CLFORGE_Q8_0
+
+
+def _bhsd(strides, shape):
+    """(b, s, h, d) strides as the C API's (b, h, s, d); size-1 axes get the
+    tight stride, so that an all-zero array (the C API's "tight") never
+    arises by accident."""
+    st = (strides[0], strides[2], strides[1], strides[3])
+    n = (shape[0], shape[2], shape[1], shape[3])
+    tight = [n[1] * n[2] * n[3], n[2] * n[3], n[3], 1]
+    return [s if k > 1 else t for s, k, t in zip(st, n, tight)]
+
+
+def flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=None, block_table=None, softmax_scale=None,
+                            causal=False, softcap=0.0, kv_dtype=None, out=None, ctx=None):
+    """``flash_attn.flash_attn_with_kvcache``'s attention over a KV cache
+    (the cache is read, not appended to; no rotary embedding).
+
+    ``q`` (B, Sq, Hq, D); ``k_cache``, ``v_cache`` (B, S_cache, Hkv, D), or
+    with ``block_table`` a paged pool (num_blocks, block_size, Hkv, D) and
+    ``block_table`` (B, max_blocks) int32 the pool blocks of each sequence in
+    order. ``cache_seqlens`` (B,) int32: each sequence's keys (default: the
+    whole cache; with a table, it is checked against the table, and a block
+    number a sequence uses outside the pool is an error). ``causal``
+    aligns bottom-right, the last query with the last key: a chunk of Sq new
+    tokens over the cache (chunked prefill), or Sq = 1 (decode).
+    ``kv_dtype="q8_0"``: the caches are uint8 arrays whose last axis holds
+    D/32 blocks of 34 bytes (``clforge.quantize_q8_0``'s output) and D is
+    q's. Returns (B, Sq, Hq, D) in q's dtype (or ``out``)."""
+    op = "flash_attn_with_kvcache"
+    if kv_dtype not in (None, "q8_0"):
+        raise ValueError("%s: kv_dtype must be None (the caches' own dtype) or 'q8_0'" % op)
+    q8 = kv_dtype == "q8_0"
+    with Call(op, (q, k_cache, v_cache, out), ctx) as call:
+        Q = call.operand(q, "q")
+        K, V = call.operand(k_cache, "k_cache", ints=q8), call.operand(v_cache, "v_cache", ints=q8)
+        if len(Q.shape) != 4 or len(K.shape) != 4 or len(V.shape) != 4:
+            raise ValueError("%s: q, k_cache and v_cache must be 4-D (B, S, H, D)" % op)
+        b, sq, hq, d = Q.shape
+        if K.shape != V.shape:
+            raise ValueError("%s: k_cache %s and v_cache %s differ" % (op, K.shape, V.shape))
+        if q8:
+            if np.dtype(K.dtype) != np.uint8 or np.dtype(V.dtype) != np.uint8:
+                raise TypeError("%s: q8_0 caches are uint8 bytes (clforge.quantize_q8_0)" % op)
+            if d % 32 or K.shape[3] != d // 32 * 34:
+                raise ValueError("%s: q8_0 caches need D a multiple of 32 and a last axis of D/32*34 = %d bytes, "
+                                 "got D %d and %d" % (op, d // 32 * 34, d, K.shape[3]))
+        elif K.shape[3] != d:
+            raise ValueError("%s: q's head size %d differs from the caches' %d" % (op, d, K.shape[3]))
+        elif K.code != V.code:
+            raise TypeError("%s: k_cache and v_cache must have one dtype (%s, %s)" % (op, K.dtype, V.dtype))
+        hkv = K.shape[2]
+        if hq % hkv:
+            raise ValueError("%s: query heads (%d) must be a multiple of the caches' heads (%d)" % (op, hq, hkv))
+        dsc = AttentionDesc()
+        bufs = AttentionBuffers()
+        if block_table is not None:
+            T = call.operand(block_table, "block_table", ints=True)
+            if np.dtype(T.dtype) != np.int32 or len(T.shape) != 2 or T.shape[0] != b:
+                raise ValueError("%s: block_table must be int32 of shape (B, max_blocks) = (%d, ...)" % (op, b))
+            if T.shape[1] > 1 and T.strides[1] != 1:
+                raise ValueError("%s: block_table's rows must be contiguous" % op)
+            sk = T.shape[1] * K.shape[1]
+            dsc.kv_block_size, dsc.kv_num_blocks = K.shape[1], K.shape[0]
+            dsc.block_table_stride = T.strides[0] if b > 1 else max(T.shape[1], 1)
+            dsc.block_table_offset = T.offset
+            bufs.block_table = T.buf
+        else:
+            if K.shape[0] != b:
+                raise ValueError("%s: the caches hold %d sequences, q %d" % (op, K.shape[0], b))
+            sk = K.shape[1]
+        O = call.output((b, sq, hq, d), Q.dtype if out is None else out.dtype, out)
+        dsc.batch, dsc.heads_q, dsc.heads_kv, dsc.seq_q, dsc.seq_kv, dsc.head_dim = b, hq, hkv, sq, sk, d
+        dsc.q_type, dsc.kv_type, dsc.o_type = Q.code, Q8_0 if q8 else K.code, O.code
+        dsc.q_offset, dsc.k_offset, dsc.v_offset, dsc.o_offset = Q.offset, K.offset, V.offset, O.offset
+        dsc.q_strides[:] = _bhsd(Q.strides, Q.shape)
+        dsc.k_strides[:] = _bhsd(K.strides, K.shape)
+        dsc.v_strides[:] = _bhsd(V.strides, V.shape)
+        dsc.o_strides[:] = _bhsd(O.strides, O.shape)
+        dsc.scale = (1.0 / math.sqrt(d)) if softmax_scale is None else float(softmax_scale)
+        if softmax_scale is not None and dsc.scale == 0.0:
+            raise ValueError("%s: softmax_scale 0 is read as the default 1/sqrt(D) by clforge" % op)
+        dsc.softcap = float(softcap or 0.0)
+        dsc.causal = 2 if causal else 0
+        if cache_seqlens is not None:
+            bufs.kv_lens, dsc.kv_lens_offset = _lens(call, cache_seqlens, b, "cache_seqlens")
+        event = c_void_p()
+        if b == 0 or sq == 0 or hq == 0:
+            return call.finish(event, O)
+        nw, wl = call.wait_list()
+        check(lib.clforge_attention(call.handle, byref(dsc), Q.buf, K.buf, V.buf, O.buf, byref(bufs), nw, wl,
+                                    byref(event)), call.handle)
+        return call.finish(event, O)
