@@ -7,6 +7,9 @@
  * validation mode. --small: the short run under Oclgrind. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "../src/context.h"
 #include "oclgrind_keep.h"
@@ -234,6 +237,42 @@ static void validation(clforge_context ctx) {
   keep_release(a), keep_release(b), keep_release(c), keep_release(s);
 }
 
+/* The tuner on the int8 GEMM (src/ops/gemm_quantized_tune.c): a wrong
+ * candidate is discarded, the winner saved under the call's key, and a
+ * fresh context's call of that shape class runs it, exactly. */
+static void tuner(void) {
+  char dir[] = "/tmp/clforge-tq-XXXXXX", file[64];
+  if (!mkdtemp(dir)) {
+    CHECK(0, "%s", "mkdtemp failed");
+    return;
+  }
+  snprintf(file, sizeof file, "%s/tuning.json", dir);
+  clforge_context ctx = tu_context();
+  clforge_tune_options o = {0};
+  o.ops = "gemm_quantized", o.shapes = "skinny_n", o.budget_s = 600, o.max_evals = 4, o.file = file;
+  o.skip_peers = 1, o.space = "gemm_int8:VW=4|16,STAGE=0";
+  clforge__test_set_fault(ctx, "tune"); /* the first candidate's C corrupted: it must not be saved */
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  clforge__test_set_fault(ctx, NULL);
+  clforge_context_destroy(ctx);
+  FILE *f = fopen(file, "r");
+  char text[8192] = "";
+  size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  text[got] = '\0';
+  if (f) fclose(f);
+  CHECK(strstr(text, "\"gemm_int8\"") && strstr(text, "\"skinny_n\"") && strstr(text, "\"u8,s8,s32\""),
+        "no gemm_int8 skinny_n u8,s8,s32 entry saved: %.300s", text);
+  /* a call of that class with the file: its parameters, the exact result */
+  setenv("CLFORGE_TUNING_FILE", file, 1);
+  clforge_context c2 = tu_context();
+  qg_case t = {CLFORGE_U8, CLFORGE_S8, CLFORGE_S32, 0, 0, 0, 300, 40, 500, 1, 0, 0, 128, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+  CHECK(run_case(c2, &t, 5) == 0, "%s", "a call with the tuned entry is wrong");
+  clforge_context_destroy(c2);
+  unsetenv("CLFORGE_TUNING_FILE");
+  unlink(file);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
@@ -280,6 +319,7 @@ int main(int argc, char **argv) {
     fails += run_case(ctx, &t, seed++);
   }
   unsetenv("CLFORGE_PARAMS");
+  if (!small) tuner();
   printf("%zu cases, %d failing\n", ncases, fails);
   clforge_context_destroy(ctx);
   return tu_summary();

@@ -21,6 +21,7 @@ const clforge__family *const clforge__tunable_families[] = {
     &clforge__family_attention_fused,
     &clforge__family_attention_split_kv,
     &clforge__family_attention_backward,
+    &clforge__family_gemm_int8,
     NULL,
 };
 

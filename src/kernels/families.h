@@ -28,6 +28,7 @@ int clforge__gemm_half_allowed(int half, int interval, const clforge_device_info
 
 /* How the tuner runs GEMM (src/ops/gemm_tune.c). */
 extern const struct clforge__tune_op clforge__tune_gemm;
+extern const struct clforge__tune_op clforge__tune_gemm_quantized; /* src/ops/gemm_quantized_tune.c */
 
 /* Tiled GEMM: parameter indices into values[] */
 enum { GEMM_MWG, GEMM_NWG, GEMM_MWI, GEMM_NWI, GEMM_KWG, GEMM_VW, GEMM_SA, GEMM_SB, GEMM_KU, GEMM_KSYNC, GEMM_HALF,

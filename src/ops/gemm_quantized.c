@@ -52,11 +52,21 @@ static clforge_status check_scales(clforge_context ctx, const clforge__gemm_q *q
 }
 
 static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *q, int *v, clforge_kernel_choice *c) {
-  /* not tuned yet: the device class's defaults, or an override */
+  /* a tuning entry of the call's key (src/ops/gemm_quantized_tune.c), an override, or the defaults */
   clforge_kernel_choice own;
   if (!c) c = &own;
-  clforge_status st = clforge__family_select(ctx, &clforge__family_gemm_int8, 0, NULL, v, c);
-  if (st != CLFORGE_SUCCESS || c->source == CLFORGE_PARAMS_FROM_API || c->source == CLFORGE_PARAMS_FROM_ENV) return st;
+  char dtypes[32], layout[3] = {q->g.a.trans ? 't' : 'n', q->g.b.trans ? 't' : 'n', '\0'};
+  snprintf(dtypes, sizeof dtypes, "%s,%s,%s", clforge_dtype_name(q->g.a.type), clforge_dtype_name(q->g.b.type),
+           clforge_dtype_name(q->g.c.type));
+  clforge__problem_key key = {dtypes, layout, clforge__gemm_shape_class(q->g.m, q->g.n, q->g.k), 3,
+                              {q->g.m, q->g.n, q->g.k}};
+  clforge_status st = clforge__family_select(ctx, &clforge__family_gemm_int8, 0, &key, v, c);
+  /* a forced set (or the tuner's candidate) is taken as it is; the defaults
+   * and tuning entries (whose shape may be another, and which may hold the
+   * defaults the tuner could not beat) narrow to C below */
+  if (st != CLFORGE_SUCCESS || c->source == CLFORGE_PARAMS_FROM_API || c->source == CLFORGE_PARAMS_FROM_ENV ||
+      c->source == CLFORGE_PARAMS_FROM_TUNER)
+    return st;
   /* A group much wider (taller) than C: its work-items past the last column
    * repeat it on the scalar load path (a conv layer's K = 64 under the CPU
    * default's 256 columns ran 15x slower), so the group narrows to C. */
