@@ -8,7 +8,8 @@
  * with HALF 1 and 2 under each compute type against the double reference within the
  * bound docs/inference-precision.md gives, results that differ from f32's
  * (the half kernel did run), and a strict-f32 call given HALF=2 by an
- * override running the f32 kernel bit for bit (explain proves it). */
+ * override running the f32 kernel bit for bit (explain proves it). Last,
+ * convolution's GEMM algorithms under the context's compute type. */
 #include <math.h>
 #include <stdint.h>
 
@@ -49,6 +50,59 @@ static double rel_err(const float *a, const float *b, const float *c) {
       if (!(e <= worst)) worst = e; /* NaN sticks */
     }
   return worst;
+}
+
+/* Convolution's GEMM algorithms run the context's compute type: a 1x1
+ * layer (NHWC, 16 pixels x 32 channels from 80) through gemm_1x1 with HALF
+ * forced on both GEMM families: strict f32 runs f32's bits, a context that
+ * allows f16 products gets them within their bound (and explain says so),
+ * validation mode takes that bound. */
+static void conv_half(clforge_context ctx) {
+  enum { C = 80, HW = 16, KO = 32 };
+  float x[HW * C], w[KO * C], y[HW * KO], y32[HW * KO];
+  unsigned seed = 3;
+  for (int i = 0; i < HW * C; ++i) x[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
+  for (int i = 0; i < KO * C; ++i) w[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
+  const clforge_conv2d_desc d = {.n = 1, .c = C, .h = 4, .w = 4, .k = KO, .r = 1, .s = 1, .x_layout = CLFORGE_NHWC,
+                                 .y_layout = CLFORGE_NHWC, .w_layout = CLFORGE_KRSC,
+                                 .algo = CLFORGE_CONV_ALGO_GEMM_1X1};
+  cl_mem bx = tu_buffer(ctx, sizeof x), bw = tu_buffer(ctx, sizeof w), by = tu_buffer(ctx, sizeof y);
+  tu_write(ctx, bx, 0, sizeof x, x), tu_write(ctx, bw, 0, sizeof w, w);
+  const char *force = "gemm_direct:HALF=1;gemm:HALF=1";
+  const clforge_compute_type cts[3] = {CLFORGE_COMPUTE_32F, CLFORGE_COMPUTE_32F, CLFORGE_COMPUTE_32F_FAST_16F};
+  for (int i = 0; i < 3; ++i) {
+    CHECK_OK(ctx, clforge_context_set_compute_type(ctx, cts[i]));
+    CHECK_OK(ctx, clforge_context_set_params(ctx, i ? force : ""));
+    clforge_conv_choice ch;
+    CHECK_OK(ctx, clforge_conv2d_explain(ctx, &d, &ch));
+    int g = -1; /* the GEMM's entry (after the algorithm's own) */
+    for (int j = 0; j < ch.nkernels && g < 0; ++j)
+      if (!strncmp(ch.kernels[j].family, "gemm", 4)) g = j;
+    CHECK(g >= 0 && ch.kernels[g].compute_type == (i == 2 ? CLFORGE_COMPUTE_32F_FAST_16F : CLFORGE_COMPUTE_32F),
+          "conv 1x1 under %s: its GEMM's arithmetic is %d", clforge_compute_type_name(cts[i]),
+          g >= 0 ? (int)ch.kernels[g].compute_type : -1);
+    CHECK_OK(ctx, clforge_conv2d(ctx, &d, bx, bw, NULL, by, 0, NULL, NULL));
+    tu_read(ctx, by, 0, sizeof y, i ? y : y32);
+    if (i == 1) CHECK(!memcmp(y, y32, sizeof y), "%s", "conv 1x1, strict f32 with HALF forced: not f32's bits");
+    if (i == 2) {
+      double worst = 0;
+      for (int p = 0; p < HW; ++p)
+        for (int k = 0; k < KO; ++k) {
+          double ref = 0, mag = 0;
+          for (int c = 0; c < C; ++c) ref += (double)x[p * C + c] * w[k * C + c], mag += fabs((double)x[p * C + c] * w[k * C + c]);
+          const double e = fabs(y[p * KO + k] - ref) / mag;
+          if (!(e <= worst)) worst = e;
+        }
+      CHECK(worst <= 3 * 0x1p-11 && memcmp(y, y32, sizeof y), "conv 1x1 under 32F_FAST_16F: error %g (bound %g), "
+            "f32's bits %d", worst, 3 * 0x1p-11, !memcmp(y, y32, sizeof y));
+      CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
+      CHECK_OK(ctx, clforge_conv2d(ctx, &d, bx, bw, NULL, by, 0, NULL, NULL));
+      CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
+    }
+  }
+  CHECK_OK(ctx, clforge_context_set_params(ctx, ""));
+  CHECK_OK(ctx, clforge_context_set_compute_type(ctx, CLFORGE_COMPUTE_32F));
+  keep_release(bx), keep_release(bw), keep_release(by);
 }
 
 static void context_default(void) {
@@ -153,6 +207,7 @@ int main(void) {
     }
   }
   unsetenv("CLFORGE_GEMM_PATH");
+  conv_half(ctx); /* (cl_khr_fp16 on: native, or emulated as above) */
   ctx->info.caps = info.caps;
   free(a), free(b), free(c32), free(c);
   clforge_context_destroy(ctx);

@@ -238,8 +238,9 @@ typedef enum clforge_compute_type {
 /** "32f", "32f_fast_16f", "16f" (NULL for DEFAULT or an unknown value). */
 CLFORGE_API const char *clforge_compute_type_name(clforge_compute_type type);
 /** The context's default compute type, which descriptors leaving
- *  compute_type 0 get. It starts as CLFORGE_COMPUTE_TYPE says (32f,
- *  32f_fast_16f or 16f; unset: 32F). DEFAULT resets it to 32F. */
+ *  compute_type 0 get, and convolution's GEMM algorithms (1x1, im2col)
+ *  use. It starts as CLFORGE_COMPUTE_TYPE says (32f, 32f_fast_16f or 16f;
+ *  unset: 32F). DEFAULT resets it to 32F. */
 CLFORGE_API clforge_status clforge_context_set_compute_type(clforge_context ctx, clforge_compute_type type);
 CLFORGE_API clforge_status clforge_context_get_compute_type(clforge_context ctx, clforge_compute_type *type);
 

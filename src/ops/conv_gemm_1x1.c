@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../compute_type.h"
 #include "../error.h"
 #include "../kernels/conv_gemm_1x1.h"
 #include "../kernels/families.h"
@@ -86,7 +87,8 @@ static clforge_status resolve(clforge_context ctx, const gemm_plan *p, const int
   clforge_gemm_desc g = p->g;
   g.a_offset += i * p->a_step, g.b_offset += i * p->b_step, g.c_offset += i * p->c_step;
   g.bias_offset += i * p->bias_step;
-  g.compute_type = CLFORGE_COMPUTE_32F; /* convolution has no compute type of its own yet */
+  g.compute_type = clforge__context_compute_type(ctx); /* convolution's descriptor has none: the
+                                                       context's (a half variant where it allows) */
   clforge_status st = clforge__gemm_resolve(ctx, &g, out);
   if (st == CLFORGE_SUCCESS) out->route = v ? v[CG1_PATH] : 0;
   return st;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../compute_type.h"
 #include "../context.h"
 #include "../error.h"
 #include "../kernels/conv_im2col.h"
@@ -89,7 +90,8 @@ static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, con
     g.stride_c = d->y.stride[0], g.batch = imgs;
     g.bias_mode = d->has_bias ? CLFORGE_BIAS_ROW : CLFORGE_BIAS_NONE;
   }
-  g.compute_type = CLFORGE_COMPUTE_32F; /* convolution has no compute type of its own yet */
+  g.compute_type = clforge__context_compute_type(ctx); /* convolution's descriptor has none: the
+                                                       context's (a half variant where it allows) */
   clforge_status st = clforge__gemm_resolve(ctx, &g, out);
   if (st == CLFORGE_SUCCESS) out->route = v ? v[CI2C_PATH] : 0;
   return st;
