@@ -1057,7 +1057,7 @@ static double interleaved_ratio(attn_case *c, paged_call *p, int rounds) {
 /* The paged row: the same problem through a block table; its O must be the
  * contiguous call's (`want`) bit for bit. vs_base: the contiguous call's
  * median over this one's, timed interleaved with it. */
-static void measure_paged(attn_case *c, attn_row *r, const attn_row *contiguous, const float *want, float *scratch) {
+static void measure_paged(attn_case *c, attn_row *r, const float *want, float *scratch) {
   bench_env *env = c->env;
   paged_call p;
   char err[300];
@@ -1094,7 +1094,6 @@ static void measure_paged(attn_case *c, attn_row *r, const attn_row *contiguous,
              c->o_elems);
     return;
   }
-  (void)contiguous;
   r->base = ratio > 0 ? "contiguous (interleaved runs)" : NULL;
   r->vs_base = ratio;
   snprintf(r->note, sizeof r->note,
@@ -1302,7 +1301,7 @@ static int run_case(bench_env *env, const attn_shape *s, clforge_dtype qt, clfor
                        rows[P_CLFORGE].note);
   }
   base_of(env, &rows[P_CLFORGE]);
-  if (o->paged && have_want) measure_paged(&c, &rows[P_PAGED], &rows[P_CLFORGE], want, scratch);
+  if (o->paged && have_want) measure_paged(&c, &rows[P_PAGED], want, scratch);
   else if (o->paged) {
     rows[P_PAGED].status = ROW_NA;
     snprintf(rows[P_PAGED].note, sizeof rows[P_PAGED].note, "not run: no correct contiguous result to compare with");

@@ -212,12 +212,11 @@ static inline float hsum(floatv v) { return HSUM(v); }
 #define CONVERT_FLOATV(x) CLFORGE_CAT(convert_float, VW)(x)
 #endif
 
-// VW contiguous storage elements from p as f32 (the caller knows they exist).
+// VW contiguous storage elements from p as f32 (the caller knows they exist);
+// not for q8_0, whose vectors need their block's scale (load_kv_vec).
+#if KV_T != CLFORGE_DT_Q8_0
 static inline floatv vload_kv(const __global kv_t *p) {
-#if KV_T == CLFORGE_DT_Q8_0
-  (void)p; // (q8_0 rows load through kv_row_vec: their vectors need the block's scale)
-  return (floatv)0.0f;
-#elif KV_T == CLFORGE_DT_F32
+#if KV_T == CLFORGE_DT_F32
   return VLOAD(p);
 #elif KV_T == CLFORGE_DT_F16 && HCVT
   // the builtin: one instruction per vector where the CPU converts f16
@@ -233,6 +232,7 @@ static inline floatv vload_kv(const __global kv_t *p) {
   return CLFORGE_CAT(as_, FLOATV)(CVT_UINTV(VLOAD(p)) << 16);
 #endif
 }
+#endif
 
 // Vector vd of a K or V row (n = D or Dv valid elements, stride sd between
 // them): a vector load when whole and contiguous, else element by element
