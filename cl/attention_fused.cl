@@ -19,7 +19,8 @@
 //
 // Tuned parameters (-D, src/kernels/attention_fused.c): VW, QW, WGQ, TK,
 // DCH (Dv accumulators kept in registers at a time in P*V), KU (unroll of
-// the D loop in Q*K^T), STAGE. Problem options: attention_common.cl, plus
+// the D loop in Q*K^T), STAGE, HALF (below). Problem options:
+// attention_common.cl, plus
 // K_UNIT / V_UNIT (1 when K's / V's d stride is 1: rows load as vectors)
 // and KV_DIRECT (below).
 
@@ -48,6 +49,58 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
 #define WLOAD16_3(p) as_float16(convert_uint16(vload16(0, p)) << 16)
 #define WLOAD16(T, p) CLFORGE_CAT(WLOAD16_, T)(p)
 
+// Half arithmetic (HALF, gated by the call's compute type in
+// src/ops/attention.c). Q (scaled), K, V and the softmax weights P are
+// rounded to f16 and both products, Q*K^T and P*V, are f16 multiplies:
+// HALF 1 adds each product into the f32 scores / accumulators; HALF 2 sums
+// them in f16, added into f32 every 32 elements of D (Q*K^T) and at the end
+// of each key block (P*V, TK <= 32 keys). The max, exp and sums of the
+// online softmax stay f32, and the weights stay at most 1 (RESCALE_GAP 0
+// below), so f16 partial sums of P*V stay within 32 * max|V|. Native half
+// types where the device has cl_khr_fp16; elsewhere (tests only) the same
+// steps on f32 values rounded to f16, as the GEMM variants
+// (cl/gemm_common.cl). K and V are staged in f16, halving the block.
+#ifndef HALF
+#define HALF 0
+#endif
+#if VW == 1
+#define AVSUF
+#else
+#define AVSUF VW
+#endif
+#if HALF && CLFORGE_HALF_NATIVE
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half st_t;                       // a staged K/V element
+typedef CLFORGE_CAT(half, AVSUF) qv_t;   // Q^T, a broadcast K/V element, P
+#define TO_QV(x) CLFORGE_CAT(convert_half, AVSUF)(x)
+#define TO_FV(x) CLFORGE_CAT(convert_float, AVSUF)(x)
+#define ST16(x) convert_half16(x)
+#define ST1(x) convert_half(x)
+#define HMUL(a, b) ((a) * (b))
+#define HFMA(a, b, c) fma(a, b, c)
+#elif HALF
+typedef float st_t;
+typedef floatv qv_t;
+#define TO_QV(x) CLFORGE_F16_ROUND(AVSUF, x)
+#define TO_FV(x) (x)
+#define ST16(x) CLFORGE_F16_ROUND(16, x)
+#define ST1(x) CLFORGE_F16_ROUND(, (float)(x))
+#define HMUL(a, b) TO_QV((a) * (b))
+#define HFMA(a, b, c) TO_QV(fma(a, b, c))
+#else
+typedef float st_t;
+typedef floatv qv_t;
+#define TO_QV(x) (x)
+#define ST16(x) (x)
+#define ST1(x) (x)
+#endif
+#if HALF && KV_DIRECT
+#error "KV_DIRECT reads f32 rows where they lie: the half variants stage f16 rows (the host turns it off)"
+#endif
+#if HALF == 2 && TK > 32
+#error "HALF 2 sums a key block's P*V in f16: TK must be at most 32"
+#endif
+
 // KV_DIRECT (f32 K and V with unit d strides, STAGE 0): the block is read
 // where it lies, rows row-stride apart, no copy; the rows of a last,
 // partial block past its end repeat its last row (their scores are masked,
@@ -72,7 +125,7 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
     if (!(valid)) {                                                              \
       for (int c_ = 0; c_ < (n); ++c_) (dst)[c_] = 0.0f;                         \
     } else {                                                                     \
-      for (int c_ = 0; c_ < (n); c_ += 16) vstore16(attn_q8_16(src, c_), 0, (dst) + c_); \
+      for (int c_ = 0; c_ < (n); c_ += 16) vstore16(ST16(attn_q8_16(src, c_)), 0, (dst) + c_); \
     }                                                                            \
   } while (0)
 #else
@@ -82,10 +135,10 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
       for (int c_ = 0; c_ < (n); ++c_) (dst)[c_] = 0.0f;                         \
     } else if (UNIT) {                                                           \
       int c_ = 0;                                                                \
-      for (; c_ + 16 <= (n); c_ += 16) vstore16(WLOAD16(KV_T, (src) + c_), 0, (dst) + c_); \
-      for (; c_ < (n); ++c_) (dst)[c_] = LOAD1(KV_T, src, c_);                   \
+      for (; c_ + 16 <= (n); c_ += 16) vstore16(ST16(WLOAD16(KV_T, (src) + c_)), 0, (dst) + c_); \
+      for (; c_ < (n); ++c_) (dst)[c_] = ST1(LOAD1(KV_T, src, c_));             \
     } else {                                                                     \
-      for (int c_ = 0; c_ < (n); ++c_) (dst)[c_] = LOAD1(KV_T, src, (aidx)c_ * (sd)); \
+      for (int c_ = 0; c_ < (n); ++c_) (dst)[c_] = ST1(LOAD1(KV_T, src, (aidx)c_ * (sd))); \
     }                                                                            \
   } while (0)
 #endif
@@ -102,7 +155,7 @@ typedef struct {
 // Stage keys [j0, j0 + TK) (those below jend; the rest zeros, so that no
 // garbage, NaN included, meets a zero weight) into kb and vb; work-item
 // `first` of `step` takes every step-th row.
-static inline void stage_block(KV_AS float *kb, KV_AS float *vb, const kv_rows *kr_, const aidx k_sd,
+static inline void stage_block(KV_AS st_t *kb, KV_AS st_t *vb, const kv_rows *kr_, const aidx k_sd,
                                const aidx v_sd, const int j0, const int jend, const int first, const int step) {
   for (int r = first; r < TK; r += step) {
     const int j = j0 + r;
@@ -117,30 +170,64 @@ static inline void stage_block(KV_AS float *kb, KV_AS float *vb, const kv_rows *
 }
 
 // Add P^T * V for the block's keys to the accumulators of Dv elements
-// [dc, dc + n), n of them in registers at a time.
+// [dc, dc + n), n of them in registers at a time: PV_T partial sums started
+// by PV_INIT from acc, one multiply-add per key (PV_MAC with P's vector
+// PW), added back by PV_DONE.
+#if HALF == 2
+#define PV_T qv_t
+#define PV_INIT(a) ((qv_t)0)
+#define PV_MAC(s_, v, p) ((s_) = HFMA(v, p, s_))
+#define PV_DONE(a, s_) ((a) += TO_FV(s_))
+#elif HALF
+#define PV_T floatv
+#define PV_INIT(a) (a)
+#define PV_MAC(s_, v, p) ((s_) += TO_FV(HMUL(v, p)))
+#define PV_DONE(a, s_) ((a) = (s_))
+#else
+#define PV_T floatv
+#define PV_INIT(a) (a)
+#define PV_MAC(s_, v, p) ((s_) = fma(v, p, s_))
+#define PV_DONE(a, s_) ((a) = (s_))
+#endif
+#if HALF
+#define PW ph // the weights rounded to f16
+#else
+#define PW s
+#endif
 #define PV_CHUNK(dc, n)                                                          \
   do {                                                                           \
-    floatv a_[n][QW];                                                            \
+    PV_T a_[n][QW];                                                              \
     UNROLL(n)                                                                    \
     for (int c = 0; c < (n); ++c) {                                              \
       UNROLL(QW)                                                                 \
-      for (int w = 0; w < QW; ++w) a_[c][w] = acc[(dc) + c][w];                  \
+      for (int w = 0; w < QW; ++w) a_[c][w] = PV_INIT(acc[(dc) + c][w]);         \
     }                                                                            \
     UNROLL(TK)                                                                   \
     for (int k = 0; k < TK; ++k) {                                               \
       UNROLL(n)                                                                  \
       for (int c = 0; c < (n); ++c) {                                            \
-        const floatv vv = (floatv)vb[vo[k] + (dc) + c];                          \
+        const qv_t vv = (qv_t)vb[vo[k] + (dc) + c];                              \
         UNROLL(QW)                                                               \
-        for (int w = 0; w < QW; ++w) a_[c][w] = fma(vv, s[k][w], a_[c][w]);      \
+        for (int w = 0; w < QW; ++w) PV_MAC(a_[c][w], vv, PW[k][w]);             \
       }                                                                          \
     }                                                                            \
     UNROLL(n)                                                                    \
     for (int c = 0; c < (n); ++c) {                                              \
       UNROLL(QW)                                                                 \
-      for (int w = 0; w < QW; ++w) acc[(dc) + c][w] = a_[c][w];                  \
+      for (int w = 0; w < QW; ++w) PV_DONE(acc[(dc) + c][w], a_[c][w]);          \
     }                                                                            \
   } while (0)
+
+// One multiply-add of Q*K^T into the score s_ (HALF 2: its f16 partial
+// sum hs_, added into s_ by QK_FLUSH every 32 elements of D).
+#if HALF == 2
+#define QK_MAC(s_, hs_, kv, q) ((hs_) = HFMA(kv, q, hs_))
+#define QK_FLUSH(s_, hs_) ((s_) += TO_FV(hs_), (hs_) = (qv_t)0)
+#elif HALF
+#define QK_MAC(s_, hs_, kv, q) ((s_) += TO_FV(HMUL(kv, q)))
+#else
+#define QK_MAC(s_, hs_, kv, q) ((s_) = fma(kv, q, s_))
+#endif
 
 // Lazy rescaling: the weights are taken against a reference max m that
 // moves only when some row's block max exceeds it by more than RESCALE_GAP
@@ -148,7 +235,11 @@ static inline void stage_block(KV_AS float *kb, KV_AS float *vb, const kv_rows *
 // against the same m, stay exact; after the first blocks the max rarely
 // moves that far, and the multiply of every accumulator by alpha (a
 // load, a multiply and a store per accumulator and block) is skipped.
+#if HALF
+#define RESCALE_GAP 0.0f // weights <= 1: f16 products and sums of P*V cannot overflow
+#else
 #define RESCALE_GAP 8.0f
+#endif
 #if VW == 1
 #define ANYV(x) (x)
 #else
@@ -161,7 +252,7 @@ static inline void stage_block(KV_AS float *kb, KV_AS float *vb, const kv_rows *
 // kb, vb: the block's first K and V rows, rows krs and vrs floats apart,
 // nk of them (the rest repeat the last).
 static inline __attribute__((always_inline)) void fused_block(
-    floatv qt[HEAD_D][QW], const KV_AS float *kb, const KV_AS float *vb, const aidx krs, const aidx vrs, const int nk,
+    qv_t qt[HEAD_D][QW], const KV_AS st_t *kb, const KV_AS st_t *vb, const aidx krs, const aidx vrs, const int nk,
     floatv acc[HEAD_DV][QW], floatv m[QW], floatv l[QW], const int j0, const int masked, const intv lo[QW],
     const intv hi[QW], const global mask_t *M, const aidx m_si, const aidx m_sj, const int i0, const int sq,
     const int sk, const float softcap) {
@@ -169,10 +260,21 @@ static inline __attribute__((always_inline)) void fused_block(
   UNROLL(TK)
   for (int k = 0; k < TK; ++k) ko[k] = (aidx)min(k, nk - 1) * krs, vo[k] = (aidx)min(k, nk - 1) * vrs;
   floatv s[TK][QW];
+#if HALF == 2
+  qv_t hs[TK][QW]; // f16 partial sums (KU divides 32: flushed every 32 d)
+#define HS(k, w) hs[k][w]
+#else
+#define HS(k, w) s[k][w] // (not used)
+#endif
   UNROLL(TK)
   for (int k = 0; k < TK; ++k) {
     UNROLL(QW)
-    for (int w = 0; w < QW; ++w) s[k][w] = (floatv)0.0f;
+    for (int w = 0; w < QW; ++w) {
+      s[k][w] = (floatv)0.0f;
+#if HALF == 2
+      hs[k][w] = (qv_t)0;
+#endif
+    }
   }
   int d = 0;
   for (; d + KU <= HEAD_D; d += KU) {
@@ -180,20 +282,37 @@ static inline __attribute__((always_inline)) void fused_block(
     for (int u = 0; u < KU; ++u) {
       UNROLL(TK)
       for (int k = 0; k < TK; ++k) {
-        const floatv kv = (floatv)kb[ko[k] + d + u];
+        const qv_t kv = (qv_t)kb[ko[k] + d + u];
         UNROLL(QW)
-        for (int w = 0; w < QW; ++w) s[k][w] = fma(kv, qt[d + u][w], s[k][w]);
+        for (int w = 0; w < QW; ++w) QK_MAC(s[k][w], HS(k, w), kv, qt[d + u][w]);
       }
     }
+#if HALF == 2
+    if ((d + KU) % 32 == 0) {
+      UNROLL(TK)
+      for (int k = 0; k < TK; ++k) {
+        UNROLL(QW)
+        for (int w = 0; w < QW; ++w) QK_FLUSH(s[k][w], hs[k][w]);
+      }
+    }
+#endif
   }
   for (; d < HEAD_D; ++d) {
     UNROLL(TK)
     for (int k = 0; k < TK; ++k) {
-      const floatv kv = (floatv)kb[ko[k] + d];
+      const qv_t kv = (qv_t)kb[ko[k] + d];
       UNROLL(QW)
-      for (int w = 0; w < QW; ++w) s[k][w] = fma(kv, qt[d][w], s[k][w]);
+      for (int w = 0; w < QW; ++w) QK_MAC(s[k][w], HS(k, w), kv, qt[d][w]);
     }
   }
+#if HALF == 2
+  UNROLL(TK)
+  for (int k = 0; k < TK; ++k) {
+    UNROLL(QW)
+    for (int w = 0; w < QW; ++w) QK_FLUSH(s[k][w], hs[k][w]);
+  }
+#endif
+#undef HS
 
   // Soft cap and mask in natural units, then to the log2 domain (without
   // either, the scale on Q already includes log2(e)).
@@ -256,6 +375,9 @@ static inline __attribute__((always_inline)) void fused_block(
       for (int w = 0; w < QW; ++w) acc[dd][w] *= alpha[w];
     }
   }
+#if HALF
+  qv_t ph[TK][QW];
+#endif
   UNROLL(QW)
   for (int w = 0; w < QW; ++w) {
     const floatv ms = select(m[w], (floatv)0.0f, m[w] == (floatv)(-INFINITY));
@@ -264,6 +386,9 @@ static inline __attribute__((always_inline)) void fused_block(
     for (int k = 0; k < TK; ++k) {
       s[k][w] = exp2(s[k][w] - ms);
       rs += s[k][w];
+#if HALF
+      ph[k][w] = TO_QV(s[k][w]);
+#endif
     }
     l[w] += rs;
   }
@@ -334,15 +459,15 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
   int wlo, whi;
   attn_key_range(wi0, kv_len, q_len, window, &wlo, &t0);
   attn_key_range(min(wi0 + BQ, q_len) - 1, kv_len, q_len, window, &t1, &whi);
-  local float kb[TK * HEAD_D];
-  local float vb[TK * HEAD_DV];
+  local st_t kb[TK * HEAD_D];
+  local st_t vb[TK * HEAD_DV];
 #else
   if (!active) return;
   const int wlo = ulo, whi = uhi;
   (void)t0, (void)t1;
 #if !KV_DIRECT
-  float kb[TK * HEAD_D];
-  float vb[TK * HEAD_DV];
+  st_t kb[TK * HEAD_D];
+  st_t vb[TK * HEAD_DV];
 #endif
 #endif
 
@@ -353,7 +478,7 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
 #else
   const float qs = scale * LOG2E;
 #endif
-  floatv qt[HEAD_D][QW];
+  qv_t qt[HEAD_D][QW];
   for (int dd = 0; dd < HEAD_D; ++dd) {
     UNROLL(QW)
     for (int w = 0; w < QW; ++w) {
@@ -363,7 +488,7 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
         const int i = i0 + w * VW + e;
         t[e] = i < (int)sq ? LOAD1(Q_T, Q, (aidx)i * (aidx)q_ss + (aidx)dd * (aidx)q_sd) : 0.0f;
       }
-      qt[dd][w] = VLOADV(t) * qs;
+      qt[dd][w] = TO_QV(VLOADV(t) * qs);
     }
   }
   floatv acc[HEAD_DV][QW], m[QW], l[QW];

@@ -80,6 +80,12 @@ CLFORGE_DEFINE_WIDENING(uint4, float4)
 CLFORGE_DEFINE_WIDENING(uint8, float8)
 CLFORGE_DEFINE_WIDENING(uint16, float16)
 
+// f32 values rounded to the nearest f16 value and kept in f32 (sfx: the
+// vector width, empty for a scalar): the emulated arithmetic of the HALF
+// variants on devices without cl_khr_fp16 (tests only; cl/gemm_common.cl).
+#define CLFORGE_F16_ROUND(sfx, x)                                                        \
+  CLFORGE_CAT(clforge_f32_from_f16_bits_uint, sfx)(CLFORGE_CAT(clforge_f16_bits_uint, sfx)(CLFORGE_CAT(as_uint, sfx)(x)))
+
 // What every op's kernels share on top: one storage type per code (f32 as
 // float, f16 and bf16 as their bits in a ushort), scalar loads and stores
 // through the conversions above, and the activation of the fused epilogue

@@ -81,8 +81,8 @@ typedef CLFORGE_CAT(half, VSUF) halfv;
 #elif HALF
 typedef float half1_t;
 typedef floatv halfv;
-#define HALF1(x) clforge_f32_from_f16_bits_uint(clforge_f16_bits_uint(as_uint((float)(x))))
-#define HALFV(x) CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VSUF)(CLFORGE_CAT(clforge_f16_bits_uint, VSUF)(CLFORGE_CAT(as_uint, VSUF)(x)))
+#define HALF1(x) CLFORGE_F16_ROUND(, (float)(x))
+#define HALFV(x) CLFORGE_F16_ROUND(VSUF, x)
 #define FLOATV_OF(x) (x)
 #if HALF == 1
 #define GEMM_HMAC(acc, hacc, a, bh) ((acc) += HALFV((floatv)(a) * (bh)))

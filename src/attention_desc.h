@@ -30,6 +30,7 @@ typedef struct clforge__attn {
   clforge_causal causal;
   size_t window;                     /* 0: none */
   clforge_attention_algo algo;       /* as asked (AUTO: choose) */
+  clforge_compute_type compute_type; /* resolved (the context's for 0) */
   clforge__attn_tensor q, k, v, o, mask, lse;
   /* Set from the buffers given (clforge__attn_resolve's extra). */
   int has_mask, has_kv_lens, has_q_lens, has_lse;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "error.h"
 
 const char *clforge_compute_type_name(clforge_compute_type type) {
@@ -36,6 +37,13 @@ int clforge__half_level_allowed(clforge_compute_type type) {
 
 clforge_compute_type clforge__compute_type_of_half(int half) {
   return half >= 2 ? CLFORGE_COMPUTE_16F : half == 1 ? CLFORGE_COMPUTE_32F_FAST_16F : CLFORGE_COMPUTE_32F;
+}
+
+void clforge__gate_half(clforge_context ctx, clforge_compute_type type, int *v, int param, clforge_kernel_choice *c) {
+  const int limit = (ctx->info.caps & CLFORGE_CAP_FP16) ? clforge__half_level_allowed(type) : 0;
+  if (v[param] > limit) v[param] = limit == 1 && v[param] == 2 ? 1 : 0;
+  c->values[param] = v[param];
+  c->compute_type = clforge__compute_type_of_half(v[param]);
 }
 
 clforge__tolerance clforge__tolerance_for_compute(clforge_dtype dtype, clforge_compute_type type) {

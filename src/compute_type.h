@@ -21,6 +21,13 @@ clforge_compute_type clforge__context_compute_type(clforge_context ctx);
  * products (3 * 2^-11 of each sum's magnitude) and f16 sums (35 * 2^-11). */
 clforge__tolerance clforge__tolerance_for_compute(clforge_dtype dtype, clforge_compute_type type);
 
+/* The gate of a family's HALF parameter v[param], whatever chose its value
+ * (a tuning entry, an override): at most what a call of compute type
+ * `type` (resolved) allows, 2 becoming 1 where only f16 products are, and 0
+ * on a device without cl_khr_fp16 (a precision hint, not an error). c
+ * records the value and the arithmetic that runs. */
+void clforge__gate_half(clforge_context ctx, clforge_compute_type type, int *v, int param, clforge_kernel_choice *c);
+
 /* The compute type a kernel with HALF = half runs. */
 clforge_compute_type clforge__compute_type_of_half(int half);
 

@@ -235,6 +235,7 @@ int main(void) {
   FIELD(clforge_attention_desc, kv_num_blocks);
   FIELD(clforge_attention_desc, block_table_stride);
   FIELD(clforge_attention_desc, block_table_offset);
+  FIELD(clforge_attention_desc, compute_type);
   FIELD(clforge_attention_desc, reserved_sizes);
   FIELD(clforge_attention_desc, reserved);
   SIZE(clforge_attention_buffers);

@@ -69,12 +69,13 @@ int main(void) {
   BAD(d.kind = CLFORGE_ATTENTION_BACKWARD, CLFORGE_INVALID_ARGUMENT, "clforge_attention_backward");
   BAD(d.causal = (clforge_causal)3, CLFORGE_INVALID_ARGUMENT, "causal = 3");
   BAD(d.algo = CLFORGE_ATTENTION_ALGO_COUNT, CLFORGE_INVALID_ARGUMENT, "algo = 3");
+  BAD(d.compute_type = (clforge_compute_type)4, CLFORGE_INVALID_ARGUMENT, "compute_type = 4");
   BAD(d.q_type = (clforge_dtype)8, CLFORGE_INVALID_ARGUMENT, "unknown dtype");
   BAD(d.q_type = CLFORGE_Q8_0, CLFORGE_INVALID_ARGUMENT, "not a float one"); /* q8_0 is K/V's only */
   BAD(d.mask_type = (clforge_dtype)-1, CLFORGE_INVALID_ARGUMENT, "unknown dtype");
   /* every reserved field, set alone */
   for (int i = 0; i < 7; ++i) {
-    if (i < 4) {
+    if (i < (int)(sizeof d.reserved_sizes / sizeof d.reserved_sizes[0])) {
       d = good;
       d.reserved_sizes[i] = 1;
       refused_reserved(ctx, d, NULL, q, k, v, o, "reserved_sizes", i);

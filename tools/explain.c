@@ -50,6 +50,8 @@ void clforge_cli_explain_print_kernel(const clforge_kernel_choice *k) {
   printf("\n  %-18s", "");
   for (int p = 0; p < k->nparams; ++p) printf(" %s=%d", k->names[p], k->values[p]);
   printf("\n");
+  /* the families with half variants say which arithmetic runs (CLFORGE_COMPUTE_TYPE allows it) */
+  if (k->compute_type) printf("  %-18s arithmetic: %s\n", "", clforge_compute_type_name(k->compute_type));
 }
 
 static int parse_size(const char *s, size_t *out) {

@@ -1255,9 +1255,19 @@ typedef struct clforge_attention_desc {
   size_t kv_num_blocks;                /* blocks in the pool */
   size_t block_table_stride;           /* int32 entries between batch items' rows; 0 = ceil(Sk / kv_block_size) */
   size_t block_table_offset;           /* int32 elements */
+  /* The arithmetic the forward may use (clforge_compute_type; 0: the
+   * context's, strict f32 unless set): a call allowing f16 may run the fused
+   * kernel's half variant where the device has cl_khr_fp16
+   * (docs/inference-precision.md has its error bound). The backward and the
+   * split-KV decode run f32. In a size_t's room: the ABI of the reserved
+   * size it took. */
+  union {
+    clforge_compute_type compute_type;
+    size_t compute_type_room_;
+  };
   /* Room for ALiBi slopes and more without breaking the ABI; leave zero
    * (refused otherwise). */
-  size_t reserved_sizes[4];
+  size_t reserved_sizes[3];
   void *reserved[4];
 } clforge_attention_desc;
 

@@ -66,6 +66,8 @@ const clforge__family clforge__family_attention_fused = {
         [ATTF_DCH] = {"DCH", 5, {1, 2, 4, 8, 16}},
         [ATTF_KU] = {"KU", 4, {1, 2, 4, 8}},
         [ATTF_STAGE] = {"STAGE", 2, {0, 1}},
+        /* 0 f32; 1 f16 products summed in f32; 2 f16 sums (cl/attention_fused.cl) */
+        [ATTF_HALF] = {"HALF", 3, {0, 1, 2}},
     },
     /* CPUs: one work-item per work-group holding two vectors of 16 queries
      * against blocks of 8 keys, staged privately (no barriers): 16 score
@@ -73,16 +75,17 @@ const clforge__family clforge__family_attention_fused = {
      * (Zen 5, D = 64 and 128, S = 2048; CPU time): QW=1,TK=16 11-17%
      * slower, QW=4,TK=4 the same at D = 64 and 2% slower at 128; DCH, KU,
      * WGQ and local staging within 3%. GPUs: a work-group of 64 queries,
-     * one per work-item, sharing K/V blocks in local memory.
-     *                                    VW QW WGQ TK DCH KU STAGE */
+     * one per work-item, sharing K/V blocks in local memory. HALF 0
+     * everywhere: a precision choice (gated by the call's compute type).
+     *                                    VW QW WGQ TK DCH KU STAGE HALF */
     .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {1, 1, 64, 16, 4, 4, 1},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 2, 1, 8, 4, 2, 0},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 1, 64, 16, 4, 4, 1},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 1, 64, 16, 4, 4, 1},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1, 1, 64, 16, 4, 4, 1},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {1, 1, 32, 16, 4, 4, 1},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {1, 1, 32, 16, 4, 4, 1},
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {1, 1, 64, 16, 4, 4, 1, 0},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 2, 1, 8, 4, 2, 0, 0},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 1, 64, 16, 4, 4, 1, 0},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 1, 64, 16, 4, 4, 1, 0},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1, 1, 64, 16, 4, 4, 1, 0},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {1, 1, 32, 16, 4, 4, 1, 0},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {1, 1, 32, 16, 4, 4, 1, 0},
     },
     /* CPUs, f16/bf16 Q or K/V: the K/V rows are widened into the private
      * block, so more queries share each widening (4 x 16 against blocks of
@@ -93,6 +96,7 @@ const clforge__family clforge__family_attention_fused = {
         {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__ATTN_VARIANT_HALF, CLFORGE__ATTN_VARIANT_HALF, ATTF_KU, 4},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = fused_allowed,
+    .precision_params = 1u << ATTF_HALF,
     .tune = &clforge__tune_attention,
     .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_PREFILL_D64_S512, CLFORGE_ATTN_CLASS_PREFILL_D64_S2048,
                                               CLFORGE_ATTN_CLASS_PREFILL_D128_S512,

@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compute_type.h"
 #include "../context.h"
 #include "../error.h"
 #include "../kernels/attention_classes.h"
+#include "../kernels/attention_fused.h"
+#include "../kernels/families.h"
 #include "../ref/attention.h"
 #include "../ref/compare.h"
 #include "../validate.h"
@@ -76,8 +79,14 @@ static clforge_status select_params(clforge_context ctx, const clforge__attn *d,
   clforge_status st = clforge__family_select(ctx, p->impl->family, variant, &key.key, p->v, &c->kernels[c->nkernels++]);
   if (st == CLFORGE_SUCCESS && p->impl->family2)
     st = clforge__family_select(ctx, p->impl->family2, variant, &key.key, p->v2, &c->kernels[c->nkernels++]);
-  for (int k = 0; k < c->nkernels; ++k)
+  for (int k = 0; k < c->nkernels; ++k) {
     snprintf(c->kernels[k].route, sizeof c->kernels[k].route, "%.47s", c->why);
+    c->kernels[k].compute_type = CLFORGE_COMPUTE_32F;
+  }
+  /* The fused kernel's half variant runs only where the call allows it and
+   * the device has f16 arithmetic, whatever chose it (src/compute_type.c). */
+  if (st == CLFORGE_SUCCESS && p->impl->family == &clforge__family_attention_fused)
+    clforge__gate_half(ctx, d->compute_type, p->v, ATTF_HALF, &c->kernels[0]);
   return st;
 }
 
@@ -287,7 +296,7 @@ static size_t at(const clforge__attn_tensor *t, size_t a0, size_t a1, size_t a2,
 
 /* Every written element of O (and LSE) against the reference's. */
 static clforge_status validate_attention(clforge_context ctx, const clforge__attn *d, const host_inputs *h, cl_mem o,
-                                         cl_mem lse) {
+                                         cl_mem lse, clforge_compute_type ran) {
   const size_t os = clforge_dtype_size(d->o.type);
   const size_t rows = d->b * d->hq * d->sq;
   unsigned char *ho = malloc(d->o.extent * os);
@@ -320,9 +329,12 @@ static clforge_status validate_attention(clforge_context ctx, const clforge__att
         if (hl) gl[nl] = hl[at(&d->lse, b, hh, i, 0)], wl[nl] = (float)l, ++nl;
       }
   }
-  if (st == CLFORGE_SUCCESS) st = clforge__validate(ctx, "attention", CLFORGE_F32, n, got, want, clforge__tolerance_for(d->o.type));
+  /* a half variant's error is its compute type's (docs/inference-precision.md) */
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__validate(ctx, "attention", CLFORGE_F32, n, got, want, clforge__tolerance_for_compute(d->o.type, ran));
   if (st == CLFORGE_SUCCESS && nl)
-    st = clforge__validate(ctx, "attention (lse)", CLFORGE_F32, nl, gl, wl, clforge__tolerance_for(CLFORGE_F32));
+    st = clforge__validate(ctx, "attention (lse)", CLFORGE_F32, nl, gl, wl,
+                           clforge__tolerance_for_compute(CLFORGE_F32, ran));
   free(ho), free(hl), free(got), free(want), free(row), free(scores);
   return st;
 }
@@ -422,7 +434,8 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
   if (st == CLFORGE_SUCCESS && ctx->validate) {
     cl_int err = clWaitForEvents(1, &done);
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "attention: waiting for the result to validate");
-    if (st == CLFORGE_SUCCESS) st = validate_attention(ctx, &hd, &h, o, d.has_lse ? extra->lse : NULL);
+    if (st == CLFORGE_SUCCESS) st = validate_attention(ctx, &hd, &h, o, d.has_lse ? extra->lse : NULL,
+                                                          p.choice.kernels[0].compute_type);
   }
   free_inputs(&h);
   if (event && st == CLFORGE_SUCCESS) *event = done;

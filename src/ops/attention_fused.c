@@ -43,7 +43,8 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   /* Unit d strides let the staging load rows as vectors; f32 rows with
    * them need no private copy at all (measured 12% at D = 128). */
   const int ku = d->k.stride[3] == 1, vu = d->v.stride[3] == 1;
-  const int direct = ku && vu && d->k.type == CLFORGE_F32 && !v[ATTF_STAGE] && !d->page; /* paged rows: staged */
+  /* paged rows and the half variant's f16 rows are staged */
+  const int direct = ku && vu && d->k.type == CLFORGE_F32 && !v[ATTF_STAGE] && !d->page && !v[ATTF_HALF];
   char extra[64];
   /* CPUs widen f16 with vload_half (one instruction with F16C); other
    * drivers keep cl/common.cl's integer route (vload_half is a slow

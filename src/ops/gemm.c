@@ -333,17 +333,6 @@ static void gemm_key(const clforge__gemm *g, clforge__problem_key *key, char *dt
   key->shape[0] = g->m, key->shape[1] = g->n, key->shape[2] = g->k, key->shape[3] = 0;
 }
 
-/* The compute type and the device decide, whatever chose the parameters (a
- * tuning entry, an override): a half variant runs only where the call
- * allows its arithmetic and the device has it (cl_khr_fp16); otherwise the
- * kernel is the same one in f32. The choice records the arithmetic that runs. */
-static void gate_half(clforge_context ctx, const clforge__gemm *g, int *v, int param, clforge_kernel_choice *c) {
-  const int limit = (ctx->info.caps & CLFORGE_CAP_FP16) ? clforge__half_level_allowed(g->compute_type) : 0;
-  if (v[param] > limit) v[param] = limit == 1 && v[param] == 2 ? 1 : 0;
-  c->values[param] = v[param];
-  c->compute_type = clforge__compute_type_of_half(v[param]);
-}
-
 static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gemm_plan *p) {
   gemm_path path;
   char dtypes[32], layout[4];
@@ -357,8 +346,8 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   if (st == CLFORGE_SUCCESS)
     st = clforge__family_select(ctx, &clforge__family_gemm_direct, variant, &key, p->vd, &p->cd);
   if (st != CLFORGE_SUCCESS) return st;
-  gate_half(ctx, g, p->vt, GEMM_HALF, &p->ct);
-  gate_half(ctx, g, p->vd, GEMMD_HALF, &p->cd);
+  clforge__gate_half(ctx, g->compute_type, p->vt, GEMM_HALF, &p->ct); /* the arithmetic the call allows */
+  clforge__gate_half(ctx, g->compute_type, p->vd, GEMMD_HALF, &p->cd);
   /* The packed family only matters where the route can be packed: a bad
    * gemm_packed override, or a device its defaults do not fit, fails the
    * calls that would pack, not every GEMM. */

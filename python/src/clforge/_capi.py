@@ -124,6 +124,11 @@ class OptimizerDesc(Structure):
                 ("reserved", c_void_p * 4)]
 
 
+class _ComputeTypeRoom(ctypes.Union):
+    """clforge_attention_desc's compute_type: an enum in a size_t's room."""
+    _fields_ = [("compute_type", c_int), ("compute_type_room_", c_size_t)]
+
+
 class AttentionDesc(Structure):
     _fields_ = [("kind", c_int), ("batch", c_size_t), ("heads_q", c_size_t), ("heads_kv", c_size_t),
                 ("seq_q", c_size_t), ("seq_kv", c_size_t), ("head_dim", c_size_t), ("head_dim_v", c_size_t),
@@ -136,7 +141,9 @@ class AttentionDesc(Structure):
                 ("scale", c_float), ("softcap", c_float), ("causal", c_int), ("window", c_size_t),
                 ("algo", c_int), ("kv_block_size", c_size_t), ("kv_num_blocks", c_size_t),
                 ("block_table_stride", c_size_t), ("block_table_offset", c_size_t),
-                ("reserved_sizes", c_size_t * 4), ("reserved", c_void_p * 4)]
+                ("compute_type_u", _ComputeTypeRoom),
+                ("reserved_sizes", c_size_t * 3), ("reserved", c_void_p * 4)]
+    _anonymous_ = ("compute_type_u",)
 
 
 class AttentionBuffers(Structure):
