@@ -321,6 +321,7 @@ int main(void) {
   FIELD(clforge_tune_options, progress);
   FIELD(clforge_tune_options, user);
   FIELD(clforge_tune_options, stop);
+  FIELD(clforge_tune_options, compute_type);
   FIELD(clforge_tune_options, reserved);
   SIZE(clforge_quant_desc);
   FIELD(clforge_quant_desc, scheme);

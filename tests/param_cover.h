@@ -62,7 +62,7 @@ static inline size_t cover_sample_given(const clforge__family *f, const clforge_
                                  const int *req, size_t nreq, size_t min_sets, const param_set *given, size_t ngiven,
                                  int (*cost)(const int *v), param_set *out, size_t cap) {
   cover_list l = {f, NULL, 0, 0};
-  clforge__family_enumerate(f, dev, cover_collect, &l);
+  clforge__family_enumerate(f, dev, 0, cover_collect, &l);
   const size_t np = (size_t)f->nparams;
   size_t *order = malloc((l.n ? l.n : 1) * sizeof *order);
   for (size_t i = 0; i < l.n; ++i) order[i] = i;
@@ -131,7 +131,7 @@ static inline size_t cover_sample(const clforge__family *f, const clforge_device
  * the values missed printed. */
 static inline int cover_complete(const clforge__family *f, const clforge_device_info *dev, const param_set *sets, size_t n) {
   cover_list l = {f, NULL, 0, 0};
-  clforge__family_enumerate(f, dev, cover_collect, &l);
+  clforge__family_enumerate(f, dev, 0, cover_collect, &l);
   int held[CLFORGE_MAX_PARAMS][CLFORGE_MAX_CANDIDATES], ok = 1;
   cover_held(&l, held);
   free(l.all);

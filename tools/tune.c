@@ -50,6 +50,9 @@ void clforge_cli_tune_help(FILE *f) {
           "                      attention: bhsd; softmax, its backward and\n"
           "                      cross_entropy: rows; optimizer: adamw, sgd\n"
           "                      (default nn,nchw,bhsd,rows,adamw; 'all' tunes every case)\n"
+          "  --compute-type T    32f (default): strict calls; 32f_fast_16f or 16f: the\n"
+          "                      half variants (GEMM, fused attention) for calls of\n"
+          "                      that compute type, on devices with cl_khr_fp16\n"
           "  --strategy S        auto, exhaustive, random or anneal (default auto:\n"
           "                      exhaustive for small spaces, else random + local search)\n"
           "  --space SPEC        restrict the candidates, e.g. \"gemm:MWG=64|128,VW=8|16\"\n"
@@ -305,6 +308,15 @@ int clforge_cli_tune(int argc, char **argv) {
         fprintf(stderr, "clforge tune: --strategy is auto, exhaustive, random or anneal, not '%s'\n", v);
         return EXIT_USAGE;
       }
+    } else if (!strcmp(a, "--compute-type")) {
+      o.compute_type = CLFORGE_COMPUTE_DEFAULT;
+      for (int t = CLFORGE_COMPUTE_32F; v && t <= CLFORGE_COMPUTE_16F; ++t)
+        if (!strcmp(v, clforge_compute_type_name((clforge_compute_type)t))) o.compute_type = (clforge_compute_type)t;
+      if (o.compute_type == CLFORGE_COMPUTE_DEFAULT) {
+        fprintf(stderr, "clforge tune: --compute-type is 32f, 32f_fast_16f or 16f, not '%s'\n", v ? v : "");
+        return EXIT_USAGE;
+      }
+      ++i;
     } else if (!strcmp(a, "--budget")) {
       if (parse_number(a, v, 0.001, 1e7, &d)) return EXIT_USAGE;
       o.budget_s = d, ++i;

@@ -603,7 +603,18 @@ typedef struct clforge_tune_options {
   /* When it becomes nonzero (a signal handler may set it) the run ends after
    * the current candidate, keeping what it measured. */
   const volatile sig_atomic_t *stop;
-  void *reserved[8];        /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+  /* 0 or CLFORGE_COMPUTE_32F: tune strict calls (every family). 32F_FAST_16F
+   * or 16F: tune the families with half variants (GEMM's, the fused
+   * attention) for calls of that compute type, their f16 arithmetic among
+   * the candidates, each checked with the compute type's tolerance; the
+   * entries are keyed by it ("f16,f16,f16@16f") and only such calls read
+   * them. Needs a device with cl_khr_fp16. (In a pointer's room: the ABI of
+   * the reserved pointer it took.) */
+  union {
+    clforge_compute_type compute_type;
+    void *compute_type_room_;
+  };
+  void *reserved[7];        /* room to grow without breaking the ABI; leave zero (refused otherwise) */
 } clforge_tune_options;
 
 /** Tune ctx's device: for each problem (op family x shape class x dtypes x

@@ -79,6 +79,12 @@ def test_tune_writes_the_tuning_file(tmp_path):
         os.environ["CLFORGE_TUNING_FILE"] = old
     with pytest.raises(ValueError, match="strategy"):
         clforge.tune(budget=1, strategy="greedy")
+    with pytest.raises(ValueError, match="compute_type"):
+        clforge.tune(budget=1, compute_type="fp16")
+    if "fp16" not in clforge.default_context().device["caps"]:
+        # no f16 arithmetic to measure: the C library refuses, Python raises its error
+        with pytest.raises(clforge.UnsupportedError, match="cl_khr_fp16"):
+            clforge.tune(budget=1, ops="gemm", compute_type="16f", dry_run=True)
 
 
 def test_devices_and_contexts():

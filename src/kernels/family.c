@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compute_type.h"
 #include "../context.h"
 #include "../error.h"
 #include "../log.h"
@@ -192,13 +193,33 @@ clforge_status clforge__family_select(clforge_context ctx, const clforge__family
                            f->name, why);
   }
   if (key && key->dtypes) {
-    const int m = clforge__family_lookup(ctx, f, key, &entry);
-    int tuned[CLFORGE_MAX_PARAMS];
-    if (m != CLFORGE__TUNING_NONE && clforge__family_entry_values(f, entry, &ctx->info, tuned, why, sizeof why) == 0) {
-      memcpy(values, tuned, sizeof(int) * (size_t)f->nparams);
-      src = m == CLFORGE__TUNING_EXACT ? CLFORGE_PARAMS_FROM_TUNED : CLFORGE_PARAMS_FROM_NEAREST;
-    } else {
-      entry = NULL;
+    /* A call allowing f16 arithmetic on a device with it: the entries tuned
+     * for its compute type first (of its class, then the plain key's class,
+     * then the nearest of each), else the strict entries. */
+    char half_dtypes[64];
+    clforge__problem_key half_key = *key;
+    const int half = f->precision_params && (ctx->info.caps & CLFORGE_CAP_FP16) &&
+                     clforge__half_level_allowed(key->compute_type) > 0;
+    if (half) {
+      snprintf(half_dtypes, sizeof half_dtypes, "%s@%s", key->dtypes, clforge_compute_type_name(key->compute_type));
+      half_key.dtypes = half_dtypes;
+    }
+    const clforge__tuning_entry *e[2] = {NULL, NULL};
+    int m[2] = {CLFORGE__TUNING_NONE, CLFORGE__TUNING_NONE}, tuned[2][CLFORGE_MAX_PARAMS];
+    for (int i = half ? 0 : 1; i < 2; ++i) {
+      m[i] = clforge__family_lookup(ctx, f, i ? key : &half_key, &e[i]);
+      if (m[i] != CLFORGE__TUNING_NONE && clforge__family_entry_values(f, e[i], &ctx->info, tuned[i], why, sizeof why))
+        m[i] = CLFORGE__TUNING_NONE;
+    }
+    const int pick = m[0] == CLFORGE__TUNING_EXACT                                      ? 0
+                     : m[1] == CLFORGE__TUNING_EXACT                                    ? 1
+                     : m[0] != CLFORGE__TUNING_NONE                                     ? 0
+                     : m[1] != CLFORGE__TUNING_NONE                                     ? 1
+                                                                                        : -1;
+    if (pick >= 0) {
+      memcpy(values, tuned[pick], sizeof(int) * (size_t)f->nparams);
+      entry = e[pick];
+      src = m[pick] == CLFORGE__TUNING_EXACT ? CLFORGE_PARAMS_FROM_TUNED : CLFORGE_PARAMS_FROM_NEAREST;
     }
   }
   /* Overrides, the environment's and then the API's on top; parameters
@@ -263,7 +284,7 @@ clforge_status clforge__params_validate(clforge_context ctx, const char *spec, c
   return CLFORGE_SUCCESS;
 }
 
-size_t clforge__family_enumerate(const clforge__family *f, const clforge_device_info *dev,
+size_t clforge__family_enumerate(const clforge__family *f, const clforge_device_info *dev, int precision_max,
                                  int (*visit)(const int *values, void *user), void *user) {
   int idx[CLFORGE_MAX_PARAMS] = {0}, values[CLFORGE_MAX_PARAMS];
   size_t visited = 0;
@@ -277,8 +298,11 @@ size_t clforge__family_enumerate(const clforge__family *f, const clforge_device_
       ++visited;
       if (visit(values, user)) return visited;
     }
-    int p = 0; /* odometer increment; precision parameters stay at their first value */
-    while (p < f->nparams && ++idx[p] >= ((f->precision_params >> p & 1u) ? 1 : f->params[p].count)) idx[p++] = 0;
+    int p = 0; /* odometer increment; precision parameters up to precision_max */
+    while (p < f->nparams &&
+           ++idx[p] >= ((f->precision_params >> p & 1u) && precision_max + 1 < f->params[p].count ? precision_max + 1
+                                                                                                  : f->params[p].count))
+      idx[p++] = 0;
     if (p == f->nparams) return visited;
   }
 }

@@ -70,6 +70,10 @@ typedef struct clforge__problem_key {
   const char *dtypes, *layout, *shape_class;
   int ndims;
   size_t shape[8];
+  /* The call's compute type (0: strict). A family with half variants, on a
+   * device with cl_khr_fp16, first reads the entries tuned for it
+   * ("<dtypes>@<compute type>", clforge_tune_options.compute_type). */
+  clforge_compute_type compute_type;
 } clforge__problem_key;
 
 /* An allowed() callback's reason for refusing a set, written only when its
@@ -150,9 +154,10 @@ void clforge__family_canonical(const clforge__family *f, int *values);
 void clforge__family_default(const clforge__family *f, clforge_device_class cls, int variant, int *values);
 
 /* Visit every combination of candidate values that passes the family's
- * check on dev (the tuner's search space, and the tests' sweep). `visit`
- * returns nonzero to stop. Returns the number of combinations visited. */
-size_t clforge__family_enumerate(const clforge__family *f, const clforge_device_info *dev,
+ * check on dev (the tuner's search space, and the tests' sweep), precision
+ * parameters (HALF) among their first precision_max + 1 values (0: held at
+ * f32). `visit` returns nonzero to stop. Returns the number visited. */
+size_t clforge__family_enumerate(const clforge__family *f, const clforge_device_info *dev, int precision_max,
                                  int (*visit)(const int *values, void *user), void *user);
 
 #endif

@@ -66,6 +66,7 @@ void clforge__attn_make_key(const clforge__attn *d, clforge__attn_key *k) {
   k->key.dtypes = k->dtypes, k->key.layout = k->layout, k->key.shape_class = k->shape_class;
   k->key.ndims = CLFORGE_ATTN_NDIMS;
   memcpy(k->key.shape, s, sizeof s);
+  k->key.compute_type = d->compute_type;
 }
 
 int clforge__attn_variant(const clforge__attn *d) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compute_type.h"
 #include "../context.h"
 #include "../error.h"
 #include "../kernels/attention_classes.h"
@@ -36,6 +37,7 @@ int clforge__attn_tune_parse_key(const char *dtypes, const char *layout, clforge
   clforge_dtype t[3];
   if (clforge__tune_parse_dtypes(dtypes, t) || strcmp(layout, "bhsd")) return -1;
   d->q_type = t[0], d->kv_type = t[1], d->o_type = t[2];
+  d->compute_type = clforge__tune_compute_type(dtypes); /* strict unless the key names one */
   return 0;
 }
 
@@ -156,7 +158,8 @@ static clforge_status attn_check(void *state, int corrupt, char *why, size_t why
   }
   if (st == CLFORGE_SUCCESS && corrupt) sample[0] = 12345.0f; /* tests only */
   if (st == CLFORGE_SUCCESS)
-    st = clforge__validate(p->ctx, "tune attention", CLFORGE_F32, n, sample, p->want, clforge__tolerance_for(d->o.type));
+    st = clforge__validate(p->ctx, "tune attention", CLFORGE_F32, n, sample, p->want,
+                           clforge__tolerance_for_compute(d->o.type, d->compute_type));
   if (st != CLFORGE_SUCCESS) snprintf(why, why_cap, "%s", clforge_last_error(p->ctx));
   free(got);
   free(sample);

@@ -30,7 +30,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__ce *d, plan 
   char dtypes[32];
   clforge__ce_dtypes_key(d, dtypes, sizeof dtypes);
   clforge__problem_key key = {dtypes, "rows", clforge__ce_shape_class(d->rows, d->n), CLFORGE_CE_NDIMS,
-                              {d->rows, d->n}};
+                              {d->rows, d->n}, CLFORGE_COMPUTE_DEFAULT};
   clforge_status st = clforge__family_select(ctx, &clforge__family_cross_entropy, d->n <= 512 ? CE_VAR_SHORT : 0,
                                              &key, p->v, &p->choice);
   if (st == CLFORGE_SUCCESS)

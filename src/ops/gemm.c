@@ -331,6 +331,7 @@ static void gemm_key(const clforge__gemm *g, clforge__problem_key *key, char *dt
   key->shape_class = clforge__gemm_shape_class(g->m, g->n, g->k);
   key->ndims = 3;
   key->shape[0] = g->m, key->shape[1] = g->n, key->shape[2] = g->k, key->shape[3] = 0;
+  key->compute_type = g->compute_type; /* its half variants' entries first (src/kernels/family.c) */
 }
 
 static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gemm_plan *p) {

@@ -59,7 +59,7 @@ static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *
   snprintf(dtypes, sizeof dtypes, "%s,%s,%s", clforge_dtype_name(q->g.a.type), clforge_dtype_name(q->g.b.type),
            clforge_dtype_name(q->g.c.type));
   clforge__problem_key key = {dtypes, layout, clforge__gemm_shape_class(q->g.m, q->g.n, q->g.k), 3,
-                              {q->g.m, q->g.n, q->g.k}};
+                              {q->g.m, q->g.n, q->g.k}, CLFORGE_COMPUTE_DEFAULT};
   clforge_status st = clforge__family_select(ctx, &clforge__family_gemm_int8, 0, &key, v, c);
   /* a forced set (or the tuner's candidate) is taken as it is; the defaults
    * and tuning entries (whose shape may be another, and which may hold the

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compute_type.h"
 #include "../context.h"
 #include "../error.h"
 #include "../kernels/families.h"
@@ -53,7 +54,9 @@ static clforge_status gemm_setup(clforge_context ctx, const char *dtypes, const 
   p->desc = (clforge_gemm_desc){.trans_a = layout[0] == 't' ? CLFORGE_TRANS : CLFORGE_NO_TRANS,
                                 .trans_b = layout[1] == 't' ? CLFORGE_TRANS : CLFORGE_NO_TRANS,
                                 .m = m, .n = n, .k = k, .alpha = 1.0f, .beta = 0.0f,
-                                .a_type = t[0], .b_type = t[1], .c_type = t[2]};
+                                .a_type = t[0], .b_type = t[1], .c_type = t[2],
+                                /* strict unless the key names a compute type (its half variants) */
+                                .compute_type = clforge__tune_compute_type(dtypes)};
   p->desc.lda = layout[0] == 't' ? m : k;
   p->desc.ldb = layout[1] == 't' ? k : n;
   p->desc.ldc = n;
@@ -128,7 +131,7 @@ static clforge_status gemm_check(void *state, int corrupt, char *why, size_t why
   }
   if (st == CLFORGE_SUCCESS)
     st = clforge__validate(p->ctx, "tune gemm", p->desc.c_type, p->nrows * n, got, p->want,
-                           clforge__tolerance_for(p->desc.c_type));
+                           clforge__tolerance_for_compute(p->desc.c_type, p->desc.compute_type));
   if (st != CLFORGE_SUCCESS) snprintf(why, why_cap, "%s", clforge_last_error(p->ctx));
   free(got);
   return st;

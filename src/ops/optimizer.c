@@ -51,7 +51,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__opt *d, cons
   char dtypes[32];
   snprintf(dtypes, sizeof dtypes, "%s,%s", clforge_dtype_name(r->param_type), clforge_dtype_name(r->grad_type));
   clforge__problem_key key = {dtypes, d->kind == CLFORGE_OPTIMIZER_ADAMW ? "adamw" : "sgd",
-                              clforge__opt_shape_class(count), CLFORGE_OPT_NDIMS, {count}};
+                              clforge__opt_shape_class(count), CLFORGE_OPT_NDIMS, {count}, CLFORGE_COMPUTE_DEFAULT};
   clforge_status st = clforge__family_select(ctx, &clforge__family_optimizer, 0, &key, p->v, &p->choice);
   if (st == CLFORGE_SUCCESS)
     snprintf(p->choice.route, sizeof p->choice.route, "%zu elements: class %s", count, key.shape_class);

@@ -16,7 +16,7 @@ clforge_status clforge__softmax_plan_make(clforge_context ctx, const clforge__so
   char dtypes[32];
   clforge__softmax_dtypes_key(d, dtypes, sizeof dtypes);
   clforge__problem_key key = {dtypes, "rows", clforge__softmax_shape_class(d->rows, d->n), CLFORGE_SOFTMAX_NDIMS,
-                              {d->rows, d->n}};
+                              {d->rows, d->n}, CLFORGE_COMPUTE_DEFAULT};
   const int variant = d->n <= 512 ? SOFTMAX_VAR_SHORT : 0;
   clforge_status st = clforge__family_select(ctx, f, variant, &key, p->v, &p->choice);
   if (st == CLFORGE_SUCCESS)

@@ -156,8 +156,8 @@ clforge_status clforge__space_validate(clforge_context ctx, const char *spec) {
 }
 
 clforge_status clforge__space_build(clforge_context ctx, const clforge__family *f, const clforge__tune_op *op,
-                                    const size_t *shape, const char *restrict_spec, clforge__space_cache *cache,
-                                    clforge__search_space *s) {
+                                    const size_t *shape, const char *restrict_spec, int precision_max,
+                                    clforge__space_cache *cache, clforge__search_space *s) {
   memset(s, 0, sizeof *s);
   build_ctx b = {f, op, shape, s, 0, 0, 0, {0}};
   char why[256];
@@ -175,7 +175,7 @@ clforge_status clforge__space_build(clforge_context ctx, const clforge__family *
     if (cache->e[i].f == f || !cache->e[i].f) slot = i;
   if (slot >= 0 && !cache->e[slot].f) { /* walk the combinations once, keep the allowed */
     clforge__space_codes c = {f, NULL, 0, 0};
-    const size_t n = clforge__family_enumerate(f, &ctx->info, cache_code, &c);
+    const size_t n = clforge__family_enumerate(f, &ctx->info, precision_max, cache_code, &c);
     if (n != c.count) {
       free(c.codes);
       return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory for the search space");
@@ -189,7 +189,7 @@ clforge_status clforge__space_build(clforge_context ctx, const clforge__family *
       add_candidate(v, &b);
     }
   } else {
-    clforge__family_enumerate(f, &ctx->info, add_candidate, &b);
+    clforge__family_enumerate(f, &ctx->info, precision_max, add_candidate, &b);
   }
   if (b.unsorted) {
     clforge__space_free(s);

@@ -36,12 +36,13 @@ void clforge__space_cache_free(clforge__space_cache *c);
 
 /* The candidates of f that pass its checks on ctx's device and the op's
  * applicability to shape, restricted by `restrict_spec` (may be NULL; the
- * syntax of clforge_tune_options.space). cache (may be NULL) keeps the
+ * syntax of clforge_tune_options.space), precision parameters up to
+ * precision_max (clforge__family_enumerate). cache (may be NULL) keeps the
  * family's allowed sets for the next build of the same family on the same
- * context. */
+ * context (one precision_max per run). */
 clforge_status clforge__space_build(clforge_context ctx, const clforge__family *f, const clforge__tune_op *op,
-                                    const size_t *shape, const char *restrict_spec, clforge__space_cache *cache,
-                                    clforge__search_space *s);
+                                    const size_t *shape, const char *restrict_spec, int precision_max,
+                                    clforge__space_cache *cache, clforge__search_space *s);
 void clforge__space_free(clforge__search_space *s);
 
 typedef struct clforge__search_hooks {

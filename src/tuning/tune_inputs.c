@@ -25,10 +25,19 @@ void *clforge__random_storage(size_t n, clforge_dtype t, uint32_t seed) {
 }
 
 /* "a,b,c" storage types; each name is copied out for clforge_dtype_from_name. */
+clforge_compute_type clforge__tune_compute_type(const char *dtypes) {
+  const char *at = strchr(dtypes, '@');
+  if (!at) return CLFORGE_COMPUTE_32F;
+  for (int t = CLFORGE_COMPUTE_32F_FAST_16F; t <= CLFORGE_COMPUTE_16F; ++t)
+    if (!strcmp(at + 1, clforge_compute_type_name((clforge_compute_type)t))) return (clforge_compute_type)t;
+  return CLFORGE_COMPUTE_DEFAULT;
+}
+
 int clforge__tune_parse_dtypes(const char *s, clforge_dtype t[3]) {
+  if (clforge__tune_compute_type(s) == CLFORGE_COMPUTE_DEFAULT) return -1;
   for (int i = 0; i < 3; ++i) {
     const char *end = strchr(s, ',');
-    size_t len = end ? (size_t)(end - s) : strlen(s);
+    size_t len = end ? (size_t)(end - s) : strcspn(s, "@");
     char name[8] = ""; /* zero-filled: the copied token stays terminated */
     if (len >= sizeof name || (i < 2) != (end != NULL)) return -1;
     memcpy(name, s, len);

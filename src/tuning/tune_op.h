@@ -44,9 +44,14 @@ typedef struct clforge__tune_op {
   void (*teardown)(void *state);
 } clforge__tune_op;
 
-/* "a,b,c": three storage type names (a tuning key's dtypes) into t; 0, or
- * -1 when it is not that. */
+/* "a,b,c": three storage type names (a tuning key's dtypes, perhaps with a
+ * compute type's "@16f") into t; 0, or -1 when it is not that. */
 int clforge__tune_parse_dtypes(const char *s, clforge_dtype t[3]);
+
+/* The compute type a key's dtypes are tuned for: "...@32f_fast_16f" or
+ * "...@16f" (clforge_tune_options.compute_type), else 32F; DEFAULT (0) for
+ * an unknown suffix. */
+clforge_compute_type clforge__tune_compute_type(const char *dtypes);
 
 /* n values in [-1, 1) from a fixed LCG seeded with seed, stored as t
  * (malloc'd; NULL when out of memory): the tuner's problems' inputs. */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../compute_type.h"
 #include "../context.h"
 #include "../error.h"
 #include "../kernels/families.h"
@@ -35,6 +36,7 @@ typedef struct {
   const clforge__family *family;
   const clforge__shape_class *cls;
   const char *dtypes, *layout;
+  char half_dtypes[48];      /* a compute type's key, "<dtypes>@<type>" (dtypes points here) */
   int dtype_index, layout_index, seq; /* for the order of the run */
   double weight;
   int preference;            /* the op's rank hook (tune_op.h) */
@@ -132,7 +134,10 @@ static int by_baseline(const void *a, const void *b) {
   return x->rank - y->rank;
 }
 
+/* The problems of a run: for a compute type allowing f16 (options'
+ * compute_type), only the families with half variants, keyed by it. */
 static clforge_status make_problems(clforge_context ctx, const clforge_tune_options *o, problem **out, int *count) {
+  const int half = clforge__half_level_allowed(o->compute_type) > 0;
   int n = 0;
   for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
     for (const clforge__shape_class *c = (*f)->classes; c->name; ++c)
@@ -143,12 +148,18 @@ static clforge_status make_problems(clforge_context ctx, const clforge_tune_opti
   n = 0;
   for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
     for (const clforge__shape_class *c = (*f)->classes; c->name; ++c)
-      for (int di = 0; (*f)->tune->dtypes[di]; ++di)
-        for (int li = 0; (*f)->tune->layouts[li]; ++li, ++n)
+      for (int di = 0; (*f)->tune->dtypes[di] && (!half || (*f)->precision_params); ++di)
+        for (int li = 0; (*f)->tune->layouts[li]; ++li, ++n) {
           /* The op's first dtype (f32) is the most used: three times the share. */
           p[n] = (problem){.family = *f, .cls = c, .dtypes = (*f)->tune->dtypes[di],
                            .layout = (*f)->tune->layouts[li], .dtype_index = di, .layout_index = li, .seq = n,
                            .weight = (di == 0 ? 3.0 : 1.0) * c->weight};
+          if (half) {
+            snprintf(p[n].half_dtypes, sizeof p[n].half_dtypes, "%s@%s", p[n].dtypes,
+                     clforge_compute_type_name(o->compute_type));
+            p[n].dtypes = p[n].half_dtypes;
+          }
+        }
   clforge_status st = check_list(ctx, "op", o->ops, p, n, FIELD_OP);
   if (st == CLFORGE_SUCCESS) st = check_list(ctx, "shape class", o->shapes, p, n, FIELD_CLASS);
   if (st == CLFORGE_SUCCESS) st = check_list(ctx, "dtype", o->dtypes, p, n, FIELD_DTYPES);
@@ -156,8 +167,11 @@ static clforge_status make_problems(clforge_context ctx, const clforge_tune_opti
   int kept = 0;
   for (int i = 0; st == CLFORGE_SUCCESS && i < n; ++i)
     if (listed(o->ops, p[i].family->tune->op) && listed(o->shapes, p[i].cls->name) && listed(o->dtypes, p[i].dtypes) &&
-        listed(o->layouts, p[i].layout))
-      p[kept++] = p[i];
+        listed(o->layouts, p[i].layout)) {
+      p[kept] = p[i];
+      if (half) p[kept].dtypes = p[kept].half_dtypes; /* (moved with its problem) */
+      ++kept;
+    }
   if (st == CLFORGE_SUCCESS && kept == 0)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: the options select no problem to tune");
   if (st != CLFORGE_SUCCESS) {
@@ -165,6 +179,7 @@ static clforge_status make_problems(clforge_context ctx, const clforge_tune_opti
     return st;
   }
   qsort(p, (size_t)kept, sizeof *p, by_order);
+  for (int i = 0; half && i < kept; ++i) p[i].dtypes = p[i].half_dtypes;
   rank_problems(ctx, p, kept);
   *out = p;
   *count = kept;
@@ -475,7 +490,8 @@ static clforge_status tune_problem(tuner *t, int index, int count) {
   clforge_tune_event ev = problem_event(t, CLFORGE_TUNE_PROBLEM_START, index, count);
 
   clforge__search_space space;
-  clforge_status st = clforge__space_build(ctx, f, op, pb->cls->shape, t->o->space, &t->spaces, &space);
+  clforge_status st = clforge__space_build(ctx, f, op, pb->cls->shape, t->o->space,
+                                           clforge__half_level_allowed(t->o->compute_type), &t->spaces, &space);
   if (st != CLFORGE_SUCCESS) return st;
   ev.total = space.count;
   t->ev = ev;
@@ -606,6 +622,14 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
   clforge_status rst =
       clforge__check_reserved_ptrs(ctx, "tune", "clforge_tune_options.reserved", o.reserved, CLFORGE_COUNT_OF(o.reserved));
   if (rst != CLFORGE_SUCCESS) return rst;
+  if ((unsigned)o.compute_type > CLFORGE_COMPUTE_16F)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: compute_type %d (0 or 32f: strict calls; 32f_fast_16f, 16f)",
+                         (int)o.compute_type);
+  if (clforge__half_level_allowed(o.compute_type) > 0 && !(ctx->info.caps & CLFORGE_CAP_FP16))
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED,
+                         "tune: compute type %s: %s has no cl_khr_fp16, so no f16 arithmetic to measure (its calls "
+                         "of that compute type run f32 with the strict entries)",
+                         clforge_compute_type_name(o.compute_type), ctx->info.name);
   if (o.budget_s == 0) o.budget_s = DEFAULT_BUDGET_S;
   char path[4096];
   size_t need;

@@ -184,12 +184,18 @@ class TuneEvent(Structure):
 TUNE_PROGRESS = CFUNCTYPE(None, POINTER(TuneEvent), c_void_p)
 
 
+class _TuneComputeTypeRoom(ctypes.Union):
+    """clforge_tune_options's compute_type: an enum in a pointer's room."""
+    _fields_ = [("compute_type", c_int), ("compute_type_room_", c_void_p)]
+
+
 class TuneOptions(Structure):
     _fields_ = [("ops", c_char_p), ("shapes", c_char_p), ("dtypes", c_char_p), ("layouts", c_char_p),
                 ("strategy", c_int), ("budget_s", c_double), ("max_evals", c_int), ("seed", c_uint),
                 ("space", c_char_p), ("file", c_char_p), ("dry_run", c_int), ("skip_peers", c_int),
                 ("progress", TUNE_PROGRESS), ("user", c_void_p), ("stop", c_void_p),
-                ("reserved", c_void_p * 8)]
+                ("compute_type_u", _TuneComputeTypeRoom), ("reserved", c_void_p * 7)]
+    _anonymous_ = ("compute_type_u",)
 
 
 STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,

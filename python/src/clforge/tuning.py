@@ -5,7 +5,7 @@ import threading
 from ctypes import byref
 
 from ._capi import TUNE_PROGRESS, TuneOptions, lib, text
-from .context import default_context
+from .context import Context, default_context
 from .errors import check
 
 _STRATEGIES = {"auto": 0, "exhaustive": 1, "random": 2, "anneal": 3}
@@ -34,12 +34,14 @@ def _csv(v):
 
 
 def tune(budget=120.0, ops=None, *, shapes=None, dtypes=None, layouts=None, strategy="auto", max_evals=0, seed=0,
-         space=None, file=None, dry_run=False, peers=True, progress=None, ctx=None):
+         space=None, file=None, dry_run=False, peers=True, progress=None, compute_type=None, ctx=None):
     """Tune the context's device (clforge_tune): every candidate checked against
     the CPU reference, winners saved to the tuning file (``file``, else the
     user's, the one `clforge tune` writes). ``progress(event_dict)`` sees each
     event; returns the list of problem results (problem_done / not_reached).
-    Ctrl-C stops after the current candidate, keeping what was measured."""
+    Ctrl-C stops after the current candidate, keeping what was measured.
+    ``compute_type="32f_fast_16f"`` or ``"16f"`` tunes the half variants for
+    calls of that compute type (a device with cl_khr_fp16 only)."""
     ctx = ctx or default_context()
     results = []
     errors = []
@@ -66,6 +68,10 @@ def tune(budget=120.0, ops=None, *, shapes=None, dtypes=None, layouts=None, stra
     o.space = space.encode() if space else None
     o.file = str(file).encode() if file else None
     o.dry_run, o.skip_peers = int(bool(dry_run)), int(not peers)
+    if compute_type is not None:
+        if compute_type not in Context._COMPUTE:
+            raise ValueError("tune: compute_type must be one of %s, got %r" % (", ".join(Context._COMPUTE), compute_type))
+        o.compute_type = Context._COMPUTE[compute_type]
     o.progress = cb
     o.stop = ctypes.cast(byref(stop), ctypes.c_void_p)
     old = None
