@@ -10,8 +10,15 @@
 // product (PoCL cannot emit VNNI: docs/inference-precision.md); each
 // block's sum is then added into an s32 accumulator.
 //
+// DOT 1 (devices with cl_khr_integer_dot_product) takes the raw bytes
+// instead: four k of a row of A and of a column of B packed in a uint, one
+// packed dot product for four multiply-adds, summed in uint (mod 2^32), and
+// the zero points applied at the end from the rows' and columns' sums:
+// sum (a - za)(b - zb) = sum ab - zb sum a - za sum b + k za zb, exact mod
+// 2^32 and so exact (the op refuses a k whose true sum could pass s32).
+//
 // Parameters (src/kernels/gemm_int8.c): MWI, NWI, VW, MDIM, NDIM, KSYNC,
-// STAGE (A and B widened once per work-group into local memory).
+// STAGE (A and B widened once per work-group into local memory), DOT.
 // Problem options: A_T, B_T (4 s8, 5 u8), C_T (1-3 float, 4/5 s8/u8
 // requantized, 6 s32), TA, TB, BIAS, BIAS_T, ACT, IDX64.
 // (gemm_base.cl and gemm_operands.cl ahead: idx_t, UNROLL, the operand
@@ -28,10 +35,12 @@
 #if VW == 1
 #define VSUF
 #define VLOADF(p) (*(p))
+#define VLOADF_U(p) (*(p))
 #define VSTORE_INT(x, p) (*(p) = (x))
 #else
 #define VSUF VW
 #define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
+#define VLOADF_U(p) CLFORGE_CAT(vload, VW)(0, p)
 #define VSTORE_INT(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
 #endif
 typedef CLFORGE_CAT(float, VSUF) floatv;
@@ -58,6 +67,59 @@ static inline floatv load_b_int8(const global b_t *B, uint ldb, uint p, uint col
   for (int v = 0; v < VW; ++v) t[v] = (float)((int)B[B_AT(p, min(col + v, cols - 1))] - zpb);
   return VLOADF(t);
 }
+
+#ifndef DOT
+#define DOT 0
+#endif
+#if DOT
+#if STAGE
+#error "DOT reads A and B packed from global memory (STAGE 0)"
+#endif
+typedef CLFORGE_CAT(uint, VSUF) uintv;
+// Byte i of a packed uint as a value of operand type T (4 s8, 5 u8);
+// shifts, not vector casts (Oclgrind's uninitialized-value checker stops
+// on the casts).
+#define BYTE_4(x, i) ((int)(char)((x) >> (8 * (i))))
+#define BYTE_5(x, i) ((int)(((x) >> (8 * (i))) & 0xFFu))
+#define BYTE(T, x, i) CLFORGE_CAT(BYTE_, T)(x, i)
+#define SUM4(T, x) ((uint)(BYTE(T, x, 0) + BYTE(T, x, 1) + BYTE(T, x, 2) + BYTE(T, x, 3)))
+#if CLFORGE_INT_DOT_NATIVE && defined(__opencl_c_integer_dot_product_input_4x8bit_packed)
+#pragma OPENCL EXTENSION cl_khr_integer_dot_product : enable
+// the packed builtins: u/s per operand
+#define DOT4_4_4(a, b) ((uint)dot_4x8packed_ss_int(a, b))
+#define DOT4_4_5(a, b) ((uint)dot_4x8packed_su_int(a, b))
+#define DOT4_5_4(a, b) ((uint)dot_4x8packed_us_int(a, b))
+#define DOT4_5_5(a, b) dot_4x8packed_uu_uint(a, b)
+#define DOT4_(ta, tb) DOT4_##ta##_##tb
+#define DOT4_X(ta, tb) DOT4_(ta, tb)
+#define DOT4(a, b) DOT4_X(A_T, B_T)(a, b)
+#else
+// emulated (tests only: the op needs the extension for DOT 1)
+#define DOT4(a, b)                                                                                  \
+  ((uint)(BYTE(A_T, a, 0) * BYTE(B_T, b, 0) + BYTE(A_T, a, 1) * BYTE(B_T, b, 1) + BYTE(A_T, a, 2) * BYTE(B_T, b, 2) + \
+          BYTE(A_T, a, 3) * BYTE(B_T, b, 3)))
+#endif
+
+// Four bytes of A's row r from k = p (past kend: zeros, which add nothing).
+static inline uint pack_a(const global a_t *A, uint lda, uint r, uint p, uint kend) {
+#if TA == 0
+  if (p + 4 <= kend) return as_uint(vload4(0, A + A_AT(r, p)));
+#endif
+  uint x = 0;
+  for (uint i = 0; i < 4; ++i) x |= p + i < kend ? (uint)(uchar)A[A_AT(r, p + i)] << (8 * i) : 0u;
+  return x;
+}
+
+// Four bytes of op(B)'s column c from k = p.
+static inline uint pack_b(const global b_t *B, uint ldb, uint c, uint p, uint kend) {
+#if TB == 1
+  if (p + 4 <= kend) return as_uint(vload4(0, B + B_AT(p, c)));
+#endif
+  uint x = 0;
+  for (uint i = 0; i < 4; ++i) x |= p + i < kend ? (uint)(uchar)B[B_AT(p + i, c)] << (8 * i) : 0u;
+  return x;
+}
+#endif
 
 kernel __attribute__((reqd_work_group_size(NDIM, MDIM, 1)))
 void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const float alpha, const float beta,
@@ -96,8 +158,47 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
   const uint lid = ly * NDIM + lx;
   const uint row0 = get_group_id(1) * WGR, col0 = get_group_id(0) * WGC;
 #endif
+#if DOT
+  uintv raw[MWI][NWI], csum[NWI]; // sum ab, and sum b per column
+  uint rsum[MWI];                 // sum a per row
+  UNROLL(MWI)
+  for (int s = 0; s < MWI; ++s) {
+    rsum[s] = 0;
+    UNROLL(NWI)
+    for (int t = 0; t < NWI; ++t) raw[s][t] = (uintv)0;
+  }
+  UNROLL(NWI)
+  for (int t = 0; t < NWI; ++t) csum[t] = (uintv)0;
+#endif
   for (uint k0 = 0; k0 < k; k0 += KBLOCK) {
     const uint kend = min(k, k0 + KBLOCK);
+#if DOT
+    for (uint p = k0; p < kend; p += 4) {
+      uint bp[NWI][VW];
+      UNROLL(NWI)
+      for (int t = 0; t < NWI; ++t) {
+        uint cs[VW];
+        UNROLL(VW)
+        for (int v = 0; v < VW; ++v) {
+          bp[t][v] = pack_b(B, ldb, min(cv[t] + v, cols - 1), p, kend);
+          cs[v] = SUM4(B_T, bp[t][v]);
+        }
+        csum[t] += VLOADF_U(cs);
+      }
+      UNROLL(MWI)
+      for (int s = 0; s < MWI; ++s) {
+        const uint ap = pack_a(A, lda, ra[s], p, kend);
+        rsum[s] += SUM4(A_T, ap);
+        UNROLL(NWI)
+        for (int t = 0; t < NWI; ++t) {
+          uint d[VW];
+          UNROLL(VW)
+          for (int v = 0; v < VW; ++v) d[v] = DOT4(ap, bp[t][v]);
+          raw[s][t] += VLOADF_U(d);
+        }
+      }
+    }
+#else
     floatv facc[MWI][NWI];
     UNROLL(MWI)
     for (int s = 0; s < MWI; ++s) {
@@ -147,6 +248,7 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
       UNROLL(NWI)
       for (int t = 0; t < NWI; ++t) iacc[s][t] += CONVERT_INTV(facc[s][t]);
     }
+#endif
 #if KSYNC
     // the whole work-group finishes this k-block before the next: on CPUs
     // (PoCL) the block's rows of A and B stay in cache (cl/gemm.cl's KSYNC)
@@ -154,6 +256,16 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
 #endif
   }
 
+#if DOT
+  // the zero points, in uint (mod 2^32): exact where the true sum fits s32
+  UNROLL(MWI)
+  for (int s = 0; s < MWI; ++s) {
+    UNROLL(NWI)
+    for (int t = 0; t < NWI; ++t)
+      iacc[s][t] = CLFORGE_CAT(as_int, VSUF)(raw[s][t] - (uint)zpb * rsum[s] - (uint)zpa * csum[t] +
+                                             (uintv)(k * (uint)zpa * (uint)zpb));
+  }
+#endif
   // The epilogue is not unrolled: MWI * NWI * VW copies of it (256 with the
   // CPU's defaults) made each build take 15 s on PoCL, for O(m n) work.
   for (int s = 0; s < MWI; ++s) {

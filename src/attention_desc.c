@@ -208,12 +208,8 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: algo = %d (0 auto, 1 fused, 2 split_kv)",
                          (int)desc->algo);
   d->algo = desc->algo;
-  if ((unsigned)desc->compute_type > CLFORGE_COMPUTE_16F)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: compute_type = %d (0 the context's, 1 32f, "
-                         "2 32f_fast_16f, 3 16f)", (int)desc->compute_type);
-  d->compute_type = desc->compute_type      ? desc->compute_type
-                    : ctx                   ? clforge__context_compute_type(ctx)
-                                            : CLFORGE_COMPUTE_32F;
+  st = clforge__resolve_compute_type(ctx, "attention", desc->compute_type, &d->compute_type);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!isfinite(desc->scale) || !isfinite(desc->softcap) || desc->softcap < 0.0f)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: scale = %g, softcap = %g (finite; softcap >= 0)",
                          (double)desc->scale, (double)desc->softcap);

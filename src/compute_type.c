@@ -31,6 +31,15 @@ clforge_status clforge__compute_type_env(clforge_compute_type *out) {
                        v);
 }
 
+clforge_status clforge__resolve_compute_type(clforge_context ctx, const char *op, clforge_compute_type given,
+                                             clforge_compute_type *out) {
+  if ((unsigned)given > CLFORGE_COMPUTE_16F)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "%s: compute_type = %d (0 the context's, 1 32f, 2 32f_fast_16f, 3 16f)", op, (int)given);
+  *out = given ? given : ctx ? ctx->compute_type : CLFORGE_COMPUTE_32F;
+  return CLFORGE_SUCCESS;
+}
+
 int clforge__half_level_allowed(clforge_compute_type type) {
   return type == CLFORGE_COMPUTE_16F ? 2 : type == CLFORGE_COMPUTE_32F_FAST_16F ? 1 : 0;
 }

@@ -9,6 +9,11 @@
 /* CLFORGE_COMPUTE_TYPE (unset or empty: 32F); an unknown name fails. */
 clforge_status clforge__compute_type_env(clforge_compute_type *out);
 
+/* A descriptor's compute_type checked and resolved: given, or ctx's
+ * default for 0 (32F without a context: the reference). */
+clforge_status clforge__resolve_compute_type(clforge_context ctx, const char *op, clforge_compute_type given,
+                                             clforge_compute_type *out);
+
 /* The largest HALF value (0 f32, 1 f16 products with f32 sums, 2 f16
  * partial sums) a call of compute type `type` (resolved, not DEFAULT) may run. */
 int clforge__half_level_allowed(clforge_compute_type type);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compute_type.h"
 #include "dtype.h"
 #include "error.h"
 #include "reserved.h"
@@ -138,6 +139,8 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
   d->x_layout = desc->x_layout, d->y_layout = desc->y_layout, d->w_layout = desc->w_layout;
   d->act = (int)desc->activation;
   d->algo = desc->algo;
+  clforge_status cst = clforge__resolve_compute_type(ctx, "conv2d", desc->compute_type, &d->compute_type);
+  if (cst != CLFORGE_SUCCESS) return cst;
   d->alpha = desc->alpha;
   if (desc->alpha_mode == CLFORGE_ALPHA_DEFAULT_ONE && desc->alpha == 0.0f && !signbit(desc->alpha)) d->alpha = 1.0f;
   d->beta = desc->beta;

@@ -32,6 +32,7 @@ typedef struct clforge__conv {
   int act;                           /* CLFORGE_ACT_* */
   int has_bias;                      /* set by the op from the bias buffer (NULL: 0) */
   clforge_conv_algo algo;            /* as asked (AUTO: choose) */
+  clforge_compute_type compute_type; /* resolved (the context's for 0): the forward GEMM algorithms' */
   clforge__conv_tensor x, w_, y, bias;
   int aux_mode;                      /* CLFORGE_GEMM_AUX_* (only through the _aux calls) */
   clforge__conv_tensor aux;          /* y's shape (AUX_STORE) or dx's (AUX_BACKWARD), in its own buffer */

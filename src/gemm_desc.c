@@ -78,7 +78,7 @@ clforge_status clforge__gemm_resolve_types(clforge_context ctx, const clforge_ge
                          "alpha_mode %d, aux_mode %d, compute_type %d)",
                          (int)d->layout, (int)d->trans_a, (int)d->trans_b, (int)d->bias_mode, (int)d->activation,
                          (int)d->alpha_mode, (int)d->aux_mode, (int)d->compute_type);
-  g->compute_type = d->compute_type ? d->compute_type : ctx ? clforge__context_compute_type(ctx) : CLFORGE_COMPUTE_32F;
+  clforge__resolve_compute_type(ctx, "gemm", d->compute_type, &g->compute_type); /* (checked above) */
   clforge_status st = clforge__check_reserved_ptrs(ctx, "gemm", "clforge_gemm_desc.reserved", d->reserved,
                                                    CLFORGE_COUNT_OF(d->reserved));
   if (st != CLFORGE_SUCCESS) return st;

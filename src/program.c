@@ -47,9 +47,12 @@ void clforge__program_cache_init(clforge_context ctx) {
   cl_device_fp_config fp = 0;
   clGetDeviceInfo(ctx->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
   c->fp32_div_rn = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
-  /* Half arithmetic: native where cl_khr_fp16 is (cl/gemm_common.cl). */
-  snprintf(c->device_options, sizeof c->device_options, "-DCLFORGE_F32_DENORMS=%d -DCLFORGE_HALF_NATIVE=%d",
-           (fp & CL_FP_DENORM) ? 1 : 0, (ctx->info.caps & CLFORGE_CAP_FP16) ? 1 : 0);
+  /* Half arithmetic and packed integer dot products: native where
+   * cl_khr_fp16 / cl_khr_integer_dot_product are (cl/gemm_common.cl,
+   * cl/gemm_int8.cl), emulated elsewhere (tests). */
+  snprintf(c->device_options, sizeof c->device_options,
+           "-DCLFORGE_F32_DENORMS=%d -DCLFORGE_HALF_NATIVE=%d -DCLFORGE_INT_DOT_NATIVE=%d", (fp & CL_FP_DENORM) ? 1 : 0,
+           (ctx->info.caps & CLFORGE_CAP_FP16) ? 1 : 0, (ctx->info.caps & CLFORGE_CAP_INTEGER_DOT) ? 1 : 0);
   char dir[sizeof c->disk_dir], why[512];
   size_t need;
   int r = clforge__path(CLFORGE_PATH_BINARY_CACHE, dir, sizeof dir, &need);

@@ -18,7 +18,7 @@ struct clforge__first_launch {
 typedef struct clforge__program_cache {
   clforge__program_entry *head;
   char disk_dir[4096];      /* "" when the on-disk cache is off */
-  char device_options[64];  /* build options every program gets on this device */
+  char device_options[128]; /* build options every program gets on this device */
   int fp32_div_rn;          /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: -cl-fp32-correctly-rounded-divide-sqrt builds */
   clforge_cache_stats stats;
   double build_seconds;     /* spent in clBuildProgram (CLFORGE_LOG=info reports it) */

@@ -93,6 +93,7 @@ int main(void) {
   FIELD(clforge_conv2d_desc, alpha_mode);
   FIELD(clforge_conv2d_desc, activation);
   FIELD(clforge_conv2d_desc, algo);
+  FIELD(clforge_conv2d_desc, compute_type);
   FIELD(clforge_conv2d_desc, reserved_sizes);
   FIELD(clforge_conv2d_desc, aux_mode);
   FIELD(clforge_conv2d_desc, aux_type);

@@ -55,13 +55,14 @@ int main(void) {
   BAD(d.w_layout = (clforge_filter_layout)5, CLFORGE_INVALID_ARGUMENT, "filter layout 5");
   BAD(d.activation = (clforge_activation)9, CLFORGE_INVALID_ARGUMENT, "activation 9");
   BAD(d.algo = CLFORGE_CONV_ALGO_COUNT, CLFORGE_INVALID_ARGUMENT, "algo 9");
+  BAD(d.compute_type = (clforge_compute_type)4, CLFORGE_INVALID_ARGUMENT, "compute_type = 4");
   BAD(d.alpha_mode = (clforge_alpha_mode)3, CLFORGE_INVALID_ARGUMENT, "alpha_mode 3");
   BAD(d.kind = (clforge_conv_kind)3, CLFORGE_INVALID_ARGUMENT, "kind 3");
   BAD(d.kind = CLFORGE_CONV_BACKWARD_DATA, CLFORGE_INVALID_ARGUMENT, "clforge_conv2d_backward_data");
   BAD(d.kind = CLFORGE_CONV_BACKWARD_FILTER, CLFORGE_INVALID_ARGUMENT, "clforge_conv2d_backward_filter");
   BAD(d.spatial_dims = 3, CLFORGE_INVALID_ARGUMENT, "spatial_dims = 3");
   /* every reserved field, set alone */
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < (int)(sizeof d.reserved_sizes / sizeof d.reserved_sizes[0]); ++i) {
     d = good;
     d.reserved_sizes[i] = 1;
     refused_reserved(ctx, d, x, w, bias, y, "reserved_sizes", i);

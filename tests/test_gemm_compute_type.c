@@ -9,7 +9,7 @@
  * bound docs/inference-precision.md gives, results that differ from f32's
  * (the half kernel did run), and a strict-f32 call given HALF=2 by an
  * override running the f32 kernel bit for bit (explain proves it). Last,
- * convolution's GEMM algorithms under the context's compute type. */
+ * convolution's GEMM algorithms under the descriptor's or the context's compute type. */
 #include <math.h>
 #include <stdint.h>
 
@@ -52,25 +52,32 @@ static double rel_err(const float *a, const float *b, const float *c) {
   return worst;
 }
 
-/* Convolution's GEMM algorithms run the context's compute type: a 1x1
- * layer (NHWC, 16 pixels x 32 channels from 80) through gemm_1x1 with HALF
- * forced on both GEMM families: strict f32 runs f32's bits, a context that
- * allows f16 products gets them within their bound (and explain says so),
- * validation mode takes that bound. */
+/* Convolution's GEMM algorithms run the call's compute type (the
+ * descriptor's, else the context's): a 1x1 layer (NHWC, 16 pixels x 32
+ * channels from 80) through gemm_1x1 with HALF forced on both GEMM
+ * families: strict f32 runs f32's bits (a strict descriptor in a context
+ * that allows f16 too), a context or a descriptor that allows f16 products
+ * gets them within their bound (and explain says so), validation mode
+ * takes that bound. */
 static void conv_half(clforge_context ctx) {
   enum { C = 80, HW = 16, KO = 32 };
   float x[HW * C], w[KO * C], y[HW * KO], y32[HW * KO];
   unsigned seed = 3;
   for (int i = 0; i < HW * C; ++i) x[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
   for (int i = 0; i < KO * C; ++i) w[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
-  const clforge_conv2d_desc d = {.n = 1, .c = C, .h = 4, .w = 4, .k = KO, .r = 1, .s = 1, .x_layout = CLFORGE_NHWC,
+  clforge_conv2d_desc d = {.n = 1, .c = C, .h = 4, .w = 4, .k = KO, .r = 1, .s = 1, .x_layout = CLFORGE_NHWC,
                                  .y_layout = CLFORGE_NHWC, .w_layout = CLFORGE_KRSC,
                                  .algo = CLFORGE_CONV_ALGO_GEMM_1X1};
   cl_mem bx = tu_buffer(ctx, sizeof x), bw = tu_buffer(ctx, sizeof w), by = tu_buffer(ctx, sizeof y);
   tu_write(ctx, bx, 0, sizeof x, x), tu_write(ctx, bw, 0, sizeof w, w);
   const char *force = "gemm_direct:HALF=1;gemm:HALF=1";
-  const clforge_compute_type cts[3] = {CLFORGE_COMPUTE_32F, CLFORGE_COMPUTE_32F, CLFORGE_COMPUTE_32F_FAST_16F};
-  for (int i = 0; i < 3; ++i) {
+  /* the context's, the descriptor's (0: the context's); case 0 is f32 unforced */
+  const clforge_compute_type cts[5] = {CLFORGE_COMPUTE_32F, CLFORGE_COMPUTE_32F, CLFORGE_COMPUTE_32F_FAST_16F,
+                                       CLFORGE_COMPUTE_32F, CLFORGE_COMPUTE_32F_FAST_16F};
+  const clforge_compute_type dts[5] = {0, 0, 0, CLFORGE_COMPUTE_32F_FAST_16F, CLFORGE_COMPUTE_32F};
+  for (int i = 0; i < 5; ++i) {
+    const int half = i == 2 || i == 3;
+    d.compute_type = dts[i];
     CHECK_OK(ctx, clforge_context_set_compute_type(ctx, cts[i]));
     CHECK_OK(ctx, clforge_context_set_params(ctx, i ? force : ""));
     clforge_conv_choice ch;
@@ -78,13 +85,13 @@ static void conv_half(clforge_context ctx) {
     int g = -1; /* the GEMM's entry (after the algorithm's own) */
     for (int j = 0; j < ch.nkernels && g < 0; ++j)
       if (!strncmp(ch.kernels[j].family, "gemm", 4)) g = j;
-    CHECK(g >= 0 && ch.kernels[g].compute_type == (i == 2 ? CLFORGE_COMPUTE_32F_FAST_16F : CLFORGE_COMPUTE_32F),
-          "conv 1x1 under %s: its GEMM's arithmetic is %d", clforge_compute_type_name(cts[i]),
-          g >= 0 ? (int)ch.kernels[g].compute_type : -1);
+    CHECK(g >= 0 && ch.kernels[g].compute_type == (half ? CLFORGE_COMPUTE_32F_FAST_16F : CLFORGE_COMPUTE_32F),
+          "conv 1x1, case %d (context %s, desc %d): its GEMM's arithmetic is %d", i, clforge_compute_type_name(cts[i]),
+          (int)dts[i], g >= 0 ? (int)ch.kernels[g].compute_type : -1);
     CHECK_OK(ctx, clforge_conv2d(ctx, &d, bx, bw, NULL, by, 0, NULL, NULL));
     tu_read(ctx, by, 0, sizeof y, i ? y : y32);
-    if (i == 1) CHECK(!memcmp(y, y32, sizeof y), "%s", "conv 1x1, strict f32 with HALF forced: not f32's bits");
-    if (i == 2) {
+    if (i && !half) CHECK(!memcmp(y, y32, sizeof y), "conv 1x1, case %d: strict f32 with HALF forced: not f32's bits", i);
+    if (half) {
       double worst = 0;
       for (int p = 0; p < HW; ++p)
         for (int k = 0; k < KO; ++k) {

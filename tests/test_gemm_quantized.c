@@ -237,6 +237,27 @@ static void validation(clforge_context ctx) {
   keep_release(a), keep_release(b), keep_release(c), keep_release(s);
 }
 
+/* A device without cl_khr_integer_dot_product refuses a forced DOT=1 (it
+ * would only run an emulation), C untouched. */
+static void dot_refused(clforge_context ctx) {
+  enum { M = 4, N = 4, K = 8 };
+  unsigned char ab[M * K + K * N] = {0};
+  int32_t before[M * N], after[M * N];
+  for (int i = 0; i < M * N; ++i) before[i] = 1000 + i;
+  cl_mem a = tu_buffer(ctx, M * K), b = tu_buffer(ctx, K * N), c = tu_buffer(ctx, sizeof before);
+  tu_write(ctx, a, 0, M * K, ab), tu_write(ctx, b, 0, K * N, ab + M * K), tu_write(ctx, c, 0, sizeof before, before);
+  const clforge_gemm_desc d = {.m = M, .n = N, .k = K, .a_type = CLFORGE_U8, .b_type = CLFORGE_S8,
+                               .c_type = CLFORGE_S32};
+  const clforge_gemm_quant q = {.a_zero_point = 128};
+  CHECK_OK(ctx, clforge_context_set_params(ctx, "gemm_int8:DOT=1"));
+  CHECK_FAILS(ctx, clforge_gemm_quantized(ctx, &d, &q, a, b, c, NULL, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "cl_khr_integer_dot_product");
+  CHECK_OK(ctx, clforge_context_set_params(ctx, ""));
+  tu_read(ctx, c, 0, sizeof after, after);
+  CHECK(!memcmp(before, after, sizeof before), "%s", "a refused DOT=1 call wrote C");
+  keep_release(a), keep_release(b), keep_release(c);
+}
+
 /* The tuner on the int8 GEMM (src/ops/gemm_quantized_tune.c): a wrong
  * candidate is discarded, the winner saved under the call's key, and a
  * fresh context's call of that shape class runs it, exactly. */
@@ -319,8 +340,35 @@ int main(int argc, char **argv) {
     fails += run_case(ctx, &t, seed++);
   }
   unsetenv("CLFORGE_PARAMS");
+  /* The packed integer dot products (DOT=1: raw bytes, the zero points from
+   * row and column sums in uint at the end), emulated where the device has
+   * no cl_khr_integer_dot_product (the bit turned on for the op's check;
+   * the program was built without it): each signedness pair, packed loads
+   * (A k-contiguous, B's columns k-contiguous) and byte gathers, k past
+   * multiples of 4, zero points at the range ends, extreme values, and
+   * requantized / float epilogues. */
+  const unsigned caps = ctx->info.caps;
+  ctx->info.caps |= CLFORGE_CAP_INTEGER_DOT;
+  setenv("CLFORGE_PARAMS", "gemm_int8:DOT=1,STAGE=0,MWI=2,NWI=2,VW=4,MDIM=4,NDIM=4", 1);
+  const qg_case dots[] = {
+      {U8, S8, CLFORGE_S32, 0, 0, 1, 37, 45, 301, 2, 3, 5, 128, -128, 0, 0, 0, 0, 1, 0, 0, 0, 1},
+      {S8, S8, CLFORGE_S32, 0, 1, 0, 19, 21, 65, 1, 1, 0, -5, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0},
+      {S8, U8, CLFORGE_F32, 0, 0, 1, 18, 50, 90, 1, 0, 0, 127, 255, CLFORGE_QUANT_PER_ROW, CLFORGE_QUANT_PER_COLUMN,
+       CLFORGE_BIAS_COLUMN, CLFORGE_ACT_RELU, 1.5f, 0.5f, 0, 0, 0},
+      {U8, U8, CLFORGE_U8, CLFORGE_COL_MAJOR, 0, 1, 21, 30, 203, 1, 0, 0, 0, 250, CLFORGE_QUANT_PER_ROW,
+       CLFORGE_QUANT_PER_COLUMN, 0, 0, 1.0f, 0, 0.02f, 128, 1},
+  };
+  const size_t ndots = sizeof dots / sizeof dots[0];
+  for (size_t i = 0; i < ndots; ++i) {
+    qg_case t = dots[i];
+    if (small) t.m = nsmall[i % 3][0], t.n = nsmall[i % 3][1], t.k = nsmall[i % 3][2] + 1, t.batch = 1;
+    fails += run_case(ctx, &t, seed++);
+  }
+  unsetenv("CLFORGE_PARAMS");
+  ctx->info.caps = caps;
+  if (!(caps & CLFORGE_CAP_INTEGER_DOT)) dot_refused(ctx);
   if (!small) tuner();
-  printf("%zu cases, %d failing\n", ncases, fails);
+  printf("%zu cases (%zu with DOT=1), %d failing\n", ncases + ndots, ndots, fails);
   clforge_context_destroy(ctx);
   return tu_summary();
 }

@@ -238,8 +238,7 @@ typedef enum clforge_compute_type {
 /** "32f", "32f_fast_16f", "16f" (NULL for DEFAULT or an unknown value). */
 CLFORGE_API const char *clforge_compute_type_name(clforge_compute_type type);
 /** The context's default compute type, which descriptors leaving
- *  compute_type 0 get, and convolution's GEMM algorithms (1x1, im2col)
- *  use. It starts as CLFORGE_COMPUTE_TYPE says (32f, 32f_fast_16f or 16f;
+ *  compute_type 0 get (GEMM, convolution, attention). It starts as CLFORGE_COMPUTE_TYPE says (32f, 32f_fast_16f or 16f;
  *  unset: 32F). DEFAULT resets it to 32F. */
 CLFORGE_API clforge_status clforge_context_set_compute_type(clforge_context ctx, clforge_compute_type type);
 CLFORGE_API clforge_status clforge_context_get_compute_type(clforge_context ctx, clforge_compute_type *type);
@@ -707,7 +706,16 @@ typedef struct clforge_conv2d_desc {
   clforge_activation activation;
   clforge_conv_algo algo;        /* 0 = automatic; a forced algorithm that cannot do the
                                     shape fails with CLFORGE_UNSUPPORTED saying why */
-  size_t reserved_sizes[8];      /* room for 3-D and transposed convolution; leave zero (refused otherwise) */
+  /* The arithmetic the forward's GEMM algorithms (1x1, im2col) may use
+   * (clforge_compute_type; 0: the context's): f16 where the device has
+   * cl_khr_fp16 and the GEMM families' half variants are chosen (tuned for
+   * the compute type or forced). The other algorithms and the backward run
+   * f32. In a size_t's room: the ABI of the reserved size it took. */
+  union {
+    clforge_compute_type compute_type;
+    size_t compute_type_room_;
+  };
+  size_t reserved_sizes[7];      /* room for 3-D and transposed convolution; leave zero (refused otherwise) */
   /* The auxiliary tensor of clforge_conv2d_aux (AUX_STORE: y's shape and
    * layout) and clforge_conv2d_backward_data_aux (AUX_BACKWARD: dx's);
    * 0 (none) for every other call. */

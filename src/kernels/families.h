@@ -40,7 +40,7 @@ enum { GEMMD_MWI, GEMMD_NWI, GEMMD_MDIM, GEMMD_NDIM, GEMMD_KU, GEMMD_VW, GEMMD_H
 extern const clforge__family clforge__family_gemm_direct;
 
 /* int8 GEMM (clforge_gemm_quantized) */
-enum { GEMMI_MWI, GEMMI_NWI, GEMMI_VW, GEMMI_MDIM, GEMMI_NDIM, GEMMI_KSYNC, GEMMI_STAGE, GEMMI_NPARAMS };
+enum { GEMMI_MWI, GEMMI_NWI, GEMMI_VW, GEMMI_MDIM, GEMMI_NDIM, GEMMI_KSYNC, GEMMI_STAGE, GEMMI_DOT, GEMMI_NPARAMS };
 extern const clforge__family clforge__family_gemm_int8;
 
 /* Packed GEMM (pack kernels + micro-kernel): MR x NR register block of VW

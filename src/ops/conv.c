@@ -431,10 +431,10 @@ static clforge_status validate_conv(clforge_context ctx, const clforge_conv2d_de
   rd.algo = CLFORGE_CONV_ALGO_AUTO;
   if (st == CLFORGE_SUCCESS) st = clforge_ref_conv2d(&rd, h->x, h->w, h->bias, h->y);
   clforge__tolerance tol = clforge__conv_algo_tolerance(algo, d->y.type);
-  /* The GEMM algorithms run the context's compute type: a half variant may
+  /* The GEMM algorithms run the call's compute type: a half variant may
    * have run where it allows f16 arithmetic (and the device has it). */
   if ((algo == CLFORGE_CONV_ALGO_GEMM_1X1 || algo == CLFORGE_CONV_ALGO_IM2COL) && (ctx->info.caps & CLFORGE_CAP_FP16)) {
-    const clforge__tolerance half = clforge__tolerance_for_compute(d->y.type, clforge__context_compute_type(ctx));
+    const clforge__tolerance half = clforge__tolerance_for_compute(d->y.type, d->compute_type);
     if (half.nrmse > tol.nrmse) tol.nrmse = half.nrmse;
     if (half.max_abs_scaled > tol.max_abs_scaled) tol.max_abs_scaled = half.max_abs_scaled;
   }

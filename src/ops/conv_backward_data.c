@@ -104,7 +104,7 @@ static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, con
     g.ldc = npix, g.c_offset = grp * c->rscg * npix, g.stride_c = c->rsc * npix;
     g.batch = imgs;
   }
-  g.compute_type = CLFORGE_COMPUTE_32F; /* convolution has no compute type of its own yet */
+  g.compute_type = CLFORGE_COMPUTE_32F; /* the backward runs f32 */
   return clforge__gemm_resolve(ctx, &g, out);
 }
 

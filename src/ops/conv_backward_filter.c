@@ -270,7 +270,7 @@ static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, con
     g.b_offset = direct_x ? d->x.offset + (n0 + img) * d->x.stride[0] + grp * d->cg * c->pq + pix0
                           : img * c->rsc * npix + grp * c->rscg * npix;
   }
-  g.compute_type = CLFORGE_COMPUTE_32F; /* convolution has no compute type of its own yet */
+  g.compute_type = CLFORGE_COMPUTE_32F; /* the backward runs f32 */
   return clforge__gemm_resolve(ctx, &g, out);
 }
 

@@ -40,6 +40,7 @@ static void make_plan(const clforge__conv *d, gemm_plan *p) {
   g->layout = CLFORGE_ROW_MAJOR;
   g->alpha = d->alpha, g->alpha_mode = CLFORGE_ALPHA_AS_GIVEN, g->beta = d->beta;
   g->activation = (clforge_activation)d->act;
+  g->compute_type = d->compute_type;
   g->c_type = d->y.type, g->bias_type = d->bias.type;
   g->c_offset = d->y.offset, g->bias_offset = d->bias.offset;
   p->launches = G, p->bias_step = kg;
@@ -87,8 +88,6 @@ static clforge_status resolve(clforge_context ctx, const gemm_plan *p, const int
   clforge_gemm_desc g = p->g;
   g.a_offset += i * p->a_step, g.b_offset += i * p->b_step, g.c_offset += i * p->c_step;
   g.bias_offset += i * p->bias_step;
-  g.compute_type = clforge__context_compute_type(ctx); /* convolution's descriptor has none: the
-                                                       context's (a half variant where it allows) */
   clforge_status st = clforge__gemm_resolve(ctx, &g, out);
   if (st == CLFORGE_SUCCESS) out->route = v ? v[CG1_PATH] : 0;
   return st;

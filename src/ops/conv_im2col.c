@@ -90,8 +90,7 @@ static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, con
     g.stride_c = d->y.stride[0], g.batch = imgs;
     g.bias_mode = d->has_bias ? CLFORGE_BIAS_ROW : CLFORGE_BIAS_NONE;
   }
-  g.compute_type = clforge__context_compute_type(ctx); /* convolution's descriptor has none: the
-                                                       context's (a half variant where it allows) */
+  g.compute_type = d->compute_type; /* the conv call's (a half variant where it allows) */
   clforge_status st = clforge__gemm_resolve(ctx, &g, out);
   if (st == CLFORGE_SUCCESS) out->route = v ? v[CI2C_PATH] : 0;
   return st;

@@ -36,6 +36,7 @@ static int parse_key(const char *dtypes, const char *layout, clforge_conv2d_desc
   clforge_dtype t[3];
   if (clforge__tune_parse_dtypes(dtypes, t)) return -1;
   d->x_type = t[0], d->w_type = t[1], d->y_type = t[2];
+  d->compute_type = CLFORGE_COMPUTE_32F; /* strict, whatever the context allows (the tuned families have no half variant) */
   if (!strcmp(layout, "nchw,kcrs")) d->x_layout = d->y_layout = CLFORGE_NCHW, d->w_layout = CLFORGE_KCRS;
   else if (!strcmp(layout, "nhwc,krsc")) d->x_layout = d->y_layout = CLFORGE_NHWC, d->w_layout = CLFORGE_KRSC;
   else return -1;

@@ -268,7 +268,7 @@ static clforge_status gemm_of(clforge_context ctx, const clforge__conv *d, const
   gd.ldc = kg;
   gd.c_offset = m_off, gd.stride_c = cap * kg;
   gd.alpha_mode = CLFORGE_ALPHA_AS_GIVEN;
-  gd.compute_type = CLFORGE_COMPUTE_32F; /* convolution has no compute type of its own yet */
+  gd.compute_type = CLFORGE_COMPUTE_32F; /* Winograd's transform GEMMs run f32 */
   clforge_status st = clforge__gemm_resolve(ctx, &gd, g);
   if (st == CLFORGE_SUCCESS) g->route = v[WINO_PATH];
   return st;

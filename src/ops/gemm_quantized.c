@@ -67,6 +67,12 @@ static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *
   if (st != CLFORGE_SUCCESS || c->source == CLFORGE_PARAMS_FROM_API || c->source == CLFORGE_PARAMS_FROM_ENV ||
       c->source == CLFORGE_PARAMS_FROM_TUNER)
     return st;
+  /* The packed integer dot products where the device has them, except on
+   * CPUs (Intel's CPU runtime ran them slower than plain code, intel/llvm
+   * #18212): the default's hint; a tuning entry says what was measured. */
+  if ((c->source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT || c->source == CLFORGE_PARAMS_FROM_GENERIC_DEFAULT) &&
+      (ctx->info.caps & CLFORGE_CAP_INTEGER_DOT) && ctx->info.device_class != CLFORGE_DEVICE_CLASS_CPU)
+    v[GEMMI_DOT] = 1, v[GEMMI_STAGE] = 0;
   /* A group much wider (taller) than C: its work-items past the last column
    * repeat it on the scalar load path (a conv layer's K = 64 under the CPU
    * default's 256 columns ran 15x slower), so the group narrows to C. */

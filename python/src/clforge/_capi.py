@@ -71,6 +71,11 @@ class NormDesc(Structure):
                 ("dweight_offset", c_size_t), ("dbias_offset", c_size_t), ("reserved", c_void_p * 4)]
 
 
+class _ComputeTypeRoom(ctypes.Union):
+    """The descriptors' compute_type: an enum in a size_t's room (conv2d, attention)."""
+    _fields_ = [("compute_type", c_int), ("compute_type_room_", c_size_t)]
+
+
 class ConvDesc(Structure):
     _fields_ = [("kind", c_int), ("spatial_dims", c_uint),
                 ("n", c_size_t), ("c", c_size_t), ("h", c_size_t), ("w", c_size_t),
@@ -81,8 +86,10 @@ class ConvDesc(Structure):
                 ("x_type", c_int), ("w_type", c_int), ("y_type", c_int), ("bias_type", c_int),
                 ("x_offset", c_size_t), ("w_offset", c_size_t), ("y_offset", c_size_t), ("bias_offset", c_size_t),
                 ("alpha", c_float), ("beta", c_float), ("alpha_mode", c_int), ("activation", c_int),
-                ("algo", c_int), ("reserved_sizes", c_size_t * 8), ("aux_mode", c_int), ("aux_type", c_int),
+                ("algo", c_int), ("compute_type_u", _ComputeTypeRoom), ("reserved_sizes", c_size_t * 7),
+                ("aux_mode", c_int), ("aux_type", c_int),
                 ("aux_offset", c_size_t), ("reserved", c_void_p * 2)]
+    _anonymous_ = ("compute_type_u",)
 
 
 class ConvChoice(Structure):
@@ -122,11 +129,6 @@ class OptimizerDesc(Structure):
                 ("weight_decay", c_float), ("loss_scaling", c_int), ("growth_factor", c_float),
                 ("backoff_factor", c_float), ("growth_interval", c_int), ("state_offset", c_size_t),
                 ("reserved", c_void_p * 4)]
-
-
-class _ComputeTypeRoom(ctypes.Union):
-    """clforge_attention_desc's compute_type: an enum in a size_t's room."""
-    _fields_ = [("compute_type", c_int), ("compute_type_room_", c_size_t)]
 
 
 class AttentionDesc(Structure):
