@@ -1396,8 +1396,10 @@ static void emit(bench_env *env, conv_row *r) {
 /* ------------------------------------------------------------------- int8 */
 
 /* --int8: one row of clforge_conv2d_quantized (u8 NHWC x, s8 KRSC w, s32 y,
- * zero points 0), its sampled outputs against exact sums, oneDNN's
- * u8s8s32 convolution on the same values (y equal to clforge's). */
+ * zero points 0) with prepared weights (as inference runs a layer, and as
+ * oneDNN's primitive holds its reordered filter), its sampled outputs
+ * against exact sums, oneDNN's u8s8s32 convolution on the same values (y
+ * equal to clforge's). */
 typedef struct {
   bench_env *env;
   clforge_bench_conv_shape s;
@@ -1407,13 +1409,15 @@ typedef struct {
   cl_mem dx, dw, dy;
   clforge_conv2d_desc desc;
   clforge_conv_quant quant;
+  clforge_conv2d_quantized_weights weights;
   clforge_bench_onednn_conv *onednn;
 } int8_conv;
 
 static int enqueue_int8(void *user, cl_command_queue queue) {
   int8_conv *c = user;
   (void)queue;
-  return clforge_conv2d_quantized(c->env->s.ctx, &c->desc, &c->quant, c->dx, c->dw, NULL, c->dy, 0, NULL, NULL);
+  return clforge_conv2d_quantized_ex(c->env->s.ctx, &c->desc, &c->quant, c->dx, NULL, c->weights, NULL, c->dy, 0, NULL,
+                                     NULL);
 }
 
 static void run_onednn_int8(void *user) {
@@ -1484,8 +1488,10 @@ static int int8_row(bench_env *env, const conv_spec *sp, size_t n, double f32_ms
   } else {
     clforge_bench_progress(&env->s, "%s n=%zu int8: clforge", sp->name, n);
     clforge_bench_timing t;
-    const char *where = "";
-    int rc = time_device(env, enqueue_int8, &c, &t, &where);
+    const char *where = "clforge_conv2d_quantized_weights_create";
+    int rc = clforge_conv2d_quantized_weights_create(env->s.ctx, &c.desc, c.dw, 0, NULL, &c.weights);
+    r.prepared = 1;
+    if (rc == CLFORGE_SUCCESS) rc = time_device(env, enqueue_int8, &c, &t, &where);
     clforge_bench_stats st;
     if (rc || clforge_bench_summarize(t.seconds, (size_t)t.runs, &st)) {
       r.status = ROW_ERROR;
@@ -1569,6 +1575,7 @@ static int int8_row(bench_env *env, const conv_spec *sp, size_t n, double f32_ms
     env->int8s[env->nint8++] = (struct int8_summary){sp->name, n, r.vs_f32,
                                                      pr->ok && pr->gflops > 0 ? r.gflops / pr->gflops : 0};
   clforge_bench_onednn_conv_destroy(c.onednn);
+  clforge_conv2d_quantized_weights_release(c.weights);
   if (c.dx) clReleaseMemObject(c.dx);
   if (c.dw) clReleaseMemObject(c.dw);
   if (c.dy) clReleaseMemObject(c.dy);

@@ -5,8 +5,11 @@
  * asymmetric padding, stride and dilation, a 3-channel 7x7 stem, KRSC and
  * KCRS filters, u8 and s8 x with their zero points, per-tensor and
  * per-channel weight scales, bias, ReLU, alpha and beta, guard regions
- * around y, a workspace bound that forces passes of pixel ranges; then bad
- * inputs with y untouched and validation mode. --small: Oclgrind's run. */
+ * around y, a workspace bound that forces passes of pixel ranges; every
+ * case again with prepared weights (clforge_conv2d_quantized_ex, w NULL and
+ * its buffer overwritten after the weights were made: the same bytes);
+ * then bad inputs with y untouched (weights of another filter included) and
+ * validation mode (with prepared weights too). --small: Oclgrind's run. */
 #include <stdint.h>
 
 #include "../src/context.h"
@@ -111,6 +114,17 @@ static void run_case(clforge_context ctx, const qc_case *t, unsigned seed) {
         "(first: element %zu)", t->r, t->s, t->sh, t->dh, t->pt, t->pb, t->pl, t->pr, t->c, t->k,
         clforge_dtype_name(t->xt), clforge_dtype_name(t->yt), bad, first / es);
   if (t->yt == CLFORGE_S32) direct_ok(t, &d, x, w, (const int32_t *)got, p, q);
+  /* prepared weights: the same bytes without reading w again */
+  clforge_conv2d_quantized_weights pw = NULL;
+  CHECK_OK(ctx, clforge_conv2d_quantized_weights_create(ctx, &d, bw, 0, NULL, &pw));
+  clFinish(ctx->queue);
+  memset(w, 0x7F, nw);
+  tu_write(ctx, bw, 0, nw, w), tu_write(ctx, by, 0, ny * es, y0);
+  CHECK_OK(ctx, clforge_conv2d_quantized_ex(ctx, &d, &cq, bx, NULL, pw, t->bias ? bb : NULL, by, 0, NULL, NULL));
+  tu_read(ctx, by, 0, ny * es, got);
+  CHECK(!memcmp(got, want, ny * es), "%zux%zu C %zu K %zu: prepared weights give other bytes", t->r, t->s, t->c,
+        t->k);
+  CHECK_OK(ctx, clforge_conv2d_quantized_weights_release(pw));
   keep_release(bx), keep_release(bw), keep_release(by), keep_release(bs), keep_release(bxs), keep_release(bb);
   free(x), free(w), free(y0), free(want), free(got);
 }
@@ -176,11 +190,55 @@ static void bad_inputs(clforge_context ctx) {
   keep_release(x), keep_release(w), keep_release(y), keep_release(s);
 }
 
+/* Prepared weights of another filter are refused (y untouched), a NULL
+ * weights pointer or an empty filter too; validation mode checks a call
+ * with prepared weights against the filter they were made from. */
+static void prepared_checks(clforge_context ctx) {
+  enum { C = 8, K = 6, HW = 16 };
+  const clforge_conv2d_desc d = {.n = 1, .c = C, .h = 4, .w = 4, .k = K, .r = 1, .s = 1, .x_layout = CLFORGE_NHWC,
+                                 .y_layout = CLFORGE_NHWC, .w_layout = CLFORGE_KRSC, .x_type = CLFORGE_U8,
+                                 .w_type = CLFORGE_S8, .y_type = CLFORGE_S32};
+  uint8_t x[HW * C], w[K * C];
+  int32_t y0[HW * K], y[HW * K];
+  unsigned seed = 5;
+  for (size_t i = 0; i < sizeof x; ++i) x[i] = (uint8_t)tu_rand(&seed);
+  for (size_t i = 0; i < sizeof w; ++i) w[i] = (uint8_t)tu_rand(&seed);
+  for (int i = 0; i < HW * K; ++i) y0[i] = -7 - i;
+  cl_mem bx = tu_buffer(ctx, sizeof x), bw = tu_buffer(ctx, sizeof w), by = tu_buffer(ctx, sizeof y);
+  tu_write(ctx, bx, 0, sizeof x, x), tu_write(ctx, bw, 0, sizeof w, w), tu_write(ctx, by, 0, sizeof y0, y0);
+  const clforge_conv_quant cq = {.x_zero_point = 128};
+  clforge_conv2d_quantized_weights pw = NULL;
+  CHECK_FAILS(ctx, clforge_conv2d_quantized_weights_create(ctx, &d, bw, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "weights is NULL");
+  clforge_conv2d_desc e = d;
+  e.k = 0;
+  CHECK_FAILS(ctx, clforge_conv2d_quantized_weights_create(ctx, &e, bw, 0, NULL, &pw), CLFORGE_INVALID_ARGUMENT,
+              "empty");
+  CHECK_OK(ctx, clforge_conv2d_quantized_weights_create(ctx, &d, bw, 0, NULL, &pw));
+  e = d;
+  e.k = K - 2; /* another filter: K differs */
+  CHECK_FAILS(ctx, clforge_conv2d_quantized_ex(ctx, &e, &cq, bx, NULL, pw, NULL, by, 0, NULL, NULL),
+              CLFORGE_INVALID_ARGUMENT, "prepared weights are for");
+  e = d;
+  e.w_layout = CLFORGE_KCRS;
+  CHECK_FAILS(ctx, clforge_conv2d_quantized_ex(ctx, &e, &cq, bx, NULL, pw, NULL, by, 0, NULL, NULL),
+              CLFORGE_INVALID_ARGUMENT, "KRSC");
+  tu_read(ctx, by, 0, sizeof y, y);
+  CHECK(!memcmp(y, y0, sizeof y), "%s", "a refused call with prepared weights wrote y");
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
+  CHECK_OK(ctx, clforge_conv2d_quantized_ex(ctx, &d, &cq, bx, NULL, pw, NULL, by, 0, NULL, NULL));
+  CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
+  CHECK_OK(ctx, clforge_conv2d_quantized_weights_release(pw));
+  CHECK_OK(ctx, clforge_conv2d_quantized_weights_release(NULL));
+  keep_release(bx), keep_release(bw), keep_release(by);
+}
+
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
   if (small) keep_start_sized(ctx, (size_t)64 << 10);
   bad_inputs(ctx);
+  prepared_checks(ctx);
   const clforge_dtype U8 = CLFORGE_U8, S8 = CLFORGE_S8, S32 = CLFORGE_S32, F32 = CLFORGE_F32;
   const clforge_filter_layout KRSC = CLFORGE_KRSC, KCRS = CLFORGE_KCRS;
   const clforge_quant_scheme PT = CLFORGE_QUANT_PER_TENSOR, PR = CLFORGE_QUANT_PER_ROW;

@@ -771,6 +771,31 @@ CLFORGE_API clforge_status clforge_conv2d_quantized(clforge_context ctx, const c
                                                     cl_mem bias, cl_mem y, cl_uint num_events_in_wait_list,
                                                     const cl_event *event_wait_list, cl_event *event);
 
+/** An int8 filter prepared once for clforge_conv2d_quantized_ex: transposed
+ *  to the int8 GEMM's [R*S*C][K] layout in a buffer of its own, so that a
+ *  call neither transposes it again nor takes workspace for it. Tied to one
+ *  context and to desc's filter (K, C, R, S, w_type, w_layout); x, y, bias,
+ *  N, H, W, strides, dilation, padding, the epilogue and the quantization
+ *  may change between calls. The transpose is enqueued after the wait
+ *  list; calls that use the weights are ordered after it on the context's
+ *  queue, and w may be reused once it has run. */
+typedef struct clforge_conv2d_quantized_weights_s *clforge_conv2d_quantized_weights;
+CLFORGE_API clforge_status clforge_conv2d_quantized_weights_create(clforge_context ctx,
+                                                                   const clforge_conv2d_desc *desc, cl_mem w,
+                                                                   cl_uint num_events_in_wait_list,
+                                                                   const cl_event *event_wait_list,
+                                                                   clforge_conv2d_quantized_weights *weights);
+/** Free prepared int8 weights (NULL is fine). Waits for calls that use them. */
+CLFORGE_API clforge_status clforge_conv2d_quantized_weights_release(clforge_conv2d_quantized_weights weights);
+/** clforge_conv2d_quantized with prepared weights (w may then be NULL;
+ *  weights NULL: clforge_conv2d_quantized). Weights made for another
+ *  context or filter are refused. */
+CLFORGE_API clforge_status clforge_conv2d_quantized_ex(clforge_context ctx, const clforge_conv2d_desc *desc,
+                                                       const clforge_conv_quant *quant, cl_mem x, cl_mem w,
+                                                       clforge_conv2d_quantized_weights weights, cl_mem bias,
+                                                       cl_mem y, cl_uint num_events_in_wait_list,
+                                                       const cl_event *event_wait_list, cl_event *event);
+
 /** Filters transformed once for the algorithm a descriptor runs (Winograd
  *  tiles, FFT spectra, GEMM layouts) and reused across calls: inference
  *  runs one layer many times. Tied to one context and to the descriptor's

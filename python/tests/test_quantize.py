@@ -163,3 +163,22 @@ def test_quantized_conv2d(rng, stride, pad):
         clforge.quantized_conv2d(x, w, bias, padding=1)
     with pytest.raises(TypeError, match="int8 or uint8"):
         clforge.quantized_conv2d(x.astype(np.float32), w)
+
+
+def test_quantized_conv2d_prepared_weights(rng):
+    x = rng.integers(0, 256, (2, 7, 6, 5)).astype(np.uint8)
+    w = rng.integers(-128, 128, (4, 5, 3, 3)).astype(np.int8)
+    want = np_conv_nhwc(x, w, 128, 0, 1, 1)
+    for weight in (w, np.ascontiguousarray(w.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)):  # KCRS, channels-last
+        pw = clforge.QuantizedConv2dWeights(weight)
+        y = clforge.quantized_conv2d(x, pw, padding=1, input_zero_point=128)
+        assert (y == want).all()
+        # other inputs, strides and epilogues with the same prepared filter
+        y2 = clforge.quantized_conv2d(x[:1], pw, stride=2, input_zero_point=128)
+        assert (y2 == np_conv_nhwc(x[:1], w, 128, 0, 2, 0)).all()
+        pw.release()
+    with pytest.raises(TypeError, match="int8 or uint8"):
+        clforge.QuantizedConv2dWeights(w.astype(np.float32))
+    pw = clforge.QuantizedConv2dWeights(w)
+    with pytest.raises(ValueError, match="to have 5 channels"):
+        clforge.quantized_conv2d(x[..., :4], pw, input_zero_point=128)  # the prepared filter's C is 5

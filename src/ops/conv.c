@@ -673,10 +673,7 @@ clforge_status clforge_conv2d_weights_algo(clforge_conv2d_weights weights, clfor
 
 clforge_status clforge_conv2d_weights_release(clforge_conv2d_weights weights) {
   if (!weights) return CLFORGE_SUCCESS;
-  if (weights->ctx) clFinish(weights->ctx->queue); /* calls that use them may still run */
-  if (weights->ready) clReleaseEvent(weights->ready);
-  if (weights->buf) clReleaseMemObject(weights->buf);
-  free(weights->host_w);
+  clforge__conv_weights_free(weights->ctx, weights->ready, weights->buf, weights->host_w);
   free(weights);
   return CLFORGE_SUCCESS;
 }

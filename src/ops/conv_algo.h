@@ -54,6 +54,10 @@ extern const clforge__conv_algo_impl clforge__conv_direct, clforge__conv_implici
     clforge__conv_depthwise;
 const clforge__conv_algo_impl *clforge__conv_algo_impl_of(clforge_conv_algo algo);
 
+/* Free a prepared filter's parts (float or int8 weights): after the
+ * context's queue drains (calls that use it may still run). */
+void clforge__conv_weights_free(clforge_context ctx, cl_event ready, cl_mem buf, void *host_w);
+
 /* The tolerance a result of `algo` stored as `dtype` is checked with
  * (validation mode, the tuner, the tests): clforge__tolerance_for, widened
  * for the transforms that lose f32 precision (Winograd F(4x4,3x3), FFT;

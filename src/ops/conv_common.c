@@ -42,6 +42,13 @@ const char *clforge_conv_algo_source_name(clforge_conv_algo_source source) {
   return (unsigned)source < sizeof names / sizeof names[0] ? names[source] : "?";
 }
 
+void clforge__conv_weights_free(clforge_context ctx, cl_event ready, cl_mem buf, void *host_w) {
+  if (ctx) clFinish(ctx->queue);
+  if (ready) clReleaseEvent(ready);
+  if (buf) clReleaseMemObject(buf);
+  free(host_w);
+}
+
 const clforge__conv_algo_impl *clforge__conv_algo_impl_of(clforge_conv_algo algo) {
   static const clforge__conv_algo_impl *const table[CLFORGE_CONV_ALGO_COUNT] = {
       NULL,

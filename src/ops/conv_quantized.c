@@ -18,18 +18,31 @@
 #include "../validate.h"
 #include "../workspace.h"
 #include "buffer_check.h"
+#include "conv_algo.h"
 #include "conv_im2col.h"
 #include "gemm_quantized.h"
 #include "quant_check.h"
 
 #define OP "conv2d_quantized"
 
+/* Prepared weights: the filter transposed once ([R*S*C][K]). */
+struct clforge_conv2d_quantized_weights_s {
+  clforge_context ctx;
+  size_t k, c, r, s;
+  clforge_dtype type;
+  clforge_filter_layout layout;
+  cl_mem buf;   /* [R*S*C][K] */
+  cl_event ready; /* the transpose */
+  void *host_w; /* the filter as given, tight (validation mode's reference) */
+};
+typedef struct clforge_conv2d_quantized_weights_s prepared;
+
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
 /* Every buffer holds its elements with the access it needs, and y shares no
  * byte with anything read. */
 static clforge_status check_buffers(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
-                                    cl_mem x, cl_mem w, cl_mem y, cl_mem bias) {
+                                    cl_mem x, cl_mem w, const prepared *pw, cl_mem y, cl_mem bias) {
   const clforge__conv *d = &q->d;
   const int scaled = d->y.type != CLFORGE_S32;
   const size_t ws = quant->w_scheme == CLFORGE_QUANT_PER_ROW ? d->k : 1;
@@ -47,6 +60,7 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__conv_q *
   clforge__byte_range ry, r;
   if (st == CLFORGE_SUCCESS) st = clforge__buffer_range(ctx, y, d->y.offset * yes, d->y.count * yes, &ry);
   for (int i = 0; i < 5 && st == CLFORGE_SUCCESS; ++i) {
+    if (i == 1 && pw) continue; /* the prepared filter: checked when it was made */
     if (i >= 2 && !in[i]) {
       if (i >= 3 && scaled)
         return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": x_scale and w_scale are needed for an %s y",
@@ -69,11 +83,12 @@ typedef struct {
 } copies;
 
 static clforge_status read_inputs(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
-                                  cl_mem x, cl_mem w, cl_mem y, cl_mem bias, copies *h) {
+                                  cl_mem x, cl_mem w, const prepared *pw, cl_mem y, cl_mem bias, copies *h) {
   const clforge__conv *d = &q->d;
   const int scaled = d->y.type != CLFORGE_S32;
   clforge_status st = clforge__quant_read_copy(ctx, OP, x, d->x.offset, d->x.count, 1, &h->x);
-  if (st == CLFORGE_SUCCESS) st = clforge__quant_read_copy(ctx, OP, w, d->w_.offset, d->w_.count, 1, &h->w);
+  if (st == CLFORGE_SUCCESS) st = clforge__quant_read_copy(ctx, OP, pw ? NULL : w, d->w_.offset, d->w_.count, 1, &h->w);
+  if (st == CLFORGE_SUCCESS && pw) memcpy((char *)h->w + d->w_.offset, pw->host_w, d->w_.count); /* as the call sees it */
   if (st == CLFORGE_SUCCESS) /* y as it was: beta reads it */
     st = clforge__quant_read_copy(ctx, OP, d->beta != 0.0f ? y : NULL, d->y.offset, d->y.count, clforge_dtype_size(d->y.type), &h->y);
   if (st == CLFORGE_SUCCESS && d->has_bias)
@@ -166,7 +181,8 @@ static clforge_status run_passes(clforge_context ctx, const clforge__conv_q *q, 
  * the workspace bound: else the GEMM reads it transposed, slower), then x
  * in place or the passes of column matrices, each GEMM after its inputs. */
 static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant, cl_mem x,
-                          cl_mem w, cl_mem y, cl_mem bias, cl_uint nwait, const cl_event *wait, cl_event *done) {
+                          cl_mem w, const prepared *pw, cl_mem y, cl_mem bias, cl_uint nwait, const cl_event *wait,
+                          cl_event *done) {
   const clforge__conv *d = &q->d;
   int v[CLFORGE_MAX_PARAMS];
   clforge_status st = clforge__family_select(ctx, &clforge__family_conv_im2col, 0, NULL, v, NULL);
@@ -184,11 +200,12 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
     st = clforge__conv_col_kernel(ctx, d, v, &p, &kern);
   }
   /* The transposed filter lives in the GEMM workspace (the int8 GEMM uses
-   * none), the column matrix in convolution's. */
-  const int wt = d->k * q->rsc <= clforge__workspace_cap(ctx);
-  cl_mem wsw = NULL, wsc = NULL;
-  cl_event busy_w = NULL, busy_c = NULL;
-  if (st == CLFORGE_SUCCESS && wt) st = clforge__workspace_get(ctx, d->k * q->rsc, &wsw, &busy_w);
+   * none), the column matrix in convolution's; prepared weights hold their
+   * own. */
+  const int wt = pw || d->k * q->rsc <= clforge__workspace_cap(ctx);
+  cl_mem wsw = pw ? pw->buf : NULL, wsc = NULL;
+  cl_event busy_w = pw ? pw->ready : NULL, busy_c = NULL;
+  if (st == CLFORGE_SUCCESS && wt && !pw) st = clforge__workspace_get(ctx, d->k * q->rsc, &wsw, &busy_w);
   if (st == CLFORGE_SUCCESS && !q->in_place)
     st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, p.bytes, &wsc, &busy_c);
   /* Every GEMM of the call checked and built before anything is enqueued
@@ -216,7 +233,7 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   if (busy_w) first[nfirst++] = busy_w;
   if (busy_c) first[nfirst++] = busy_c;
   cl_event after = NULL, last = NULL;
-  if (wt) st = transpose_filter(ctx, q, v, w, wsw, nfirst, nfirst ? first : NULL, &after);
+  if (wt && !pw) st = transpose_filter(ctx, q, v, w, wsw, nfirst, nfirst ? first : NULL, &after);
   const cl_uint na = after ? 1 : nfirst;
   const cl_event *wa = after ? &after : (nfirst ? first : NULL);
   if (st == CLFORGE_SUCCESS && q->in_place) {
@@ -231,7 +248,7 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   if (after && st != CLFORGE_SUCCESS) clforge__workspace_used(ctx, after); /* the transpose may still run */
   if (after) clReleaseEvent(after);
   if (st == CLFORGE_SUCCESS) {
-    if (wt) clforge__workspace_used(ctx, last);
+    if (wt && !pw) clforge__workspace_used(ctx, last);
     if (!q->in_place) clforge__workspace_used_by(&ctx->conv_workspace, last);
     *done = last;
   } else if (last) {
@@ -244,12 +261,30 @@ clforge_status clforge_conv2d_quantized(clforge_context ctx, const clforge_conv2
                                         const clforge_conv_quant *quant, cl_mem x, cl_mem w, cl_mem bias, cl_mem y,
                                         cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                         cl_event *event) {
+  return clforge_conv2d_quantized_ex(ctx, desc, quant, x, w, NULL, bias, y, num_events_in_wait_list, event_wait_list,
+                                     event);
+}
+
+clforge_status clforge_conv2d_quantized_ex(clforge_context ctx, const clforge_conv2d_desc *desc,
+                                           const clforge_conv_quant *quant, cl_mem x, cl_mem w,
+                                           clforge_conv2d_quantized_weights weights, cl_mem bias, cl_mem y,
+                                           cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                           cl_event *event) {
   if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
   clforge__clear_error(ctx);
   if (event) *event = NULL;
   clforge__conv_q q;
   clforge_status st = clforge__conv_q_resolve(ctx, OP, desc, quant, bias != NULL, &q);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
+  if (st == CLFORGE_SUCCESS && weights &&
+      (weights->ctx != ctx || weights->k != q.d.k || weights->c != q.d.c || weights->r != q.d.r ||
+       weights->s != q.d.s || weights->type != q.d.w_.type || weights->layout != q.d.w_layout))
+    st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                       OP ": the prepared weights are for %s K=%zu C=%zu R=%zu S=%zu %s on %s context, the call "
+                          "has K=%zu C=%zu R=%zu S=%zu %s",
+                       clforge_dtype_name(weights->type), weights->k, weights->c, weights->r, weights->s,
+                       weights->layout == CLFORGE_KRSC ? "KRSC" : "KCRS", weights->ctx == ctx ? "this" : "another",
+                       q.d.k, q.d.c, q.d.r, q.d.s, q.d.w_layout == CLFORGE_KRSC ? "KRSC" : "KCRS");
   if (st != CLFORGE_SUCCESS) return st;
   const clforge__conv *d = &q.d;
   if (d->n == 0 || d->k == 0) {
@@ -257,17 +292,18 @@ clforge_status clforge_conv2d_quantized(clforge_context ctx, const clforge_conv2
     cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
     return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
   }
-  st = check_buffers(ctx, &q, quant, x, w, y, bias);
+  st = check_buffers(ctx, &q, quant, x, w, weights, y, bias);
   if (st != CLFORGE_SUCCESS) return st;
   copies h;
   memset(&h, 0, sizeof h);
   if (ctx->validate) {
     cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    st = err == CL_SUCCESS ? read_inputs(ctx, &q, quant, x, w, y, bias, &h)
+    st = err == CL_SUCCESS ? read_inputs(ctx, &q, quant, x, w, weights, y, bias, &h)
                            : clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
   }
   cl_event done = NULL;
-  if (st == CLFORGE_SUCCESS) st = run(ctx, &q, quant, x, w, y, bias, num_events_in_wait_list, event_wait_list, &done);
+  if (st == CLFORGE_SUCCESS)
+    st = run(ctx, &q, quant, x, w, weights, y, bias, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
     cl_int err = clWaitForEvents(1, &done);
     st = err == CL_SUCCESS ? validate(ctx, desc, &q, quant, y, &h)
@@ -277,4 +313,61 @@ clforge_status clforge_conv2d_quantized(clforge_context ctx, const clforge_conv2
   if (event && st == CLFORGE_SUCCESS) *event = done;
   else if (done) clReleaseEvent(done);
   return st;
+}
+
+/* ------------------------------------------------------- prepared weights */
+
+clforge_status clforge_conv2d_quantized_weights_create(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem w,
+                                                       cl_uint num_events_in_wait_list,
+                                                       const cl_event *event_wait_list,
+                                                       clforge_conv2d_quantized_weights *weights) {
+  static const char *const op = OP "_weights_create";
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: context is NULL", op);
+  clforge__clear_error(ctx);
+  if (!weights) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: weights is NULL", op);
+  *weights = NULL;
+  if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: desc is NULL", op);
+  /* only the filter matters: y as raw sums, no epilogue */
+  clforge_conv2d_desc fd = *desc;
+  fd.y_type = CLFORGE_S32, fd.bias_type = 0, fd.activation = CLFORGE_ACT_NONE, fd.beta = 0.0f;
+  fd.alpha = 0.0f, fd.alpha_mode = CLFORGE_ALPHA_DEFAULT_ONE;
+  const clforge_conv_quant none = {0};
+  clforge__conv_q q;
+  clforge_status st = clforge__conv_q_resolve(ctx, op, &fd, &none, 0, &q);
+  if (st == CLFORGE_SUCCESS && q.d.k == 0)
+    st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: the filter is empty (k is 0)", op);
+  if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, op, num_events_in_wait_list, event_wait_list);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__check_buffer(ctx, op, "w", w, q.d.w_.offset, q.d.w_.count, 1, CLFORGE_ACCESS_READ);
+  int v[CLFORGE_MAX_PARAMS];
+  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_conv_im2col, 0, NULL, v, NULL);
+  if (st != CLFORGE_SUCCESS) return st;
+  prepared *pw = calloc(1, sizeof *pw);
+  if (!pw) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s: no memory", op);
+  pw->ctx = ctx, pw->k = q.d.k, pw->c = q.d.c, pw->r = q.d.r, pw->s = q.d.s;
+  pw->type = q.d.w_.type, pw->layout = q.d.w_layout;
+  pw->host_w = malloc(q.d.w_.count);
+  if (!pw->host_w) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s: no memory", op);
+  if (st == CLFORGE_SUCCESS && num_events_in_wait_list) {
+    cl_int err = clWaitForEvents(num_events_in_wait_list, event_wait_list);
+    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "conv2d_quantized_weights_create: waiting for the wait list");
+  }
+  if (st == CLFORGE_SUCCESS) st = clforge__read_buffer(ctx, w, q.d.w_.offset, q.d.w_.count, pw->host_w);
+  cl_int err = CL_SUCCESS;
+  if (st == CLFORGE_SUCCESS) pw->buf = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, q.d.k * q.rsc, NULL, &err);
+  if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clCreateBuffer (conv2d_quantized prepared weights)");
+  if (st == CLFORGE_SUCCESS) st = transpose_filter(ctx, &q, v, w, pw->buf, 0, NULL, &pw->ready);
+  if (st != CLFORGE_SUCCESS) {
+    clforge_conv2d_quantized_weights_release(pw);
+    return st;
+  }
+  *weights = pw;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_conv2d_quantized_weights_release(clforge_conv2d_quantized_weights weights) {
+  if (!weights) return CLFORGE_SUCCESS;
+  clforge__conv_weights_free(weights->ctx, weights->ready, weights->buf, weights->host_w);
+  free(weights);
+  return CLFORGE_SUCCESS;
 }

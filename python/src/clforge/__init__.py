@@ -33,7 +33,8 @@ __all__ += ["log_softmax", "log_softmax_backward", "softmax", "softmax_backward"
 from .explain import explain  # noqa: E402
 from .tuning import tune  # noqa: E402
 __all__ += ["explain", "tune"]
-from .quantize import (dequantize, dequantize_q8_0, int_mm, quantize_per_channel, quantize_per_tensor,  # noqa: E402
-                       quantize_per_tensor_dynamic, quantize_q8_0, quantized_conv2d)
-__all__ += ["int_mm", "quantized_conv2d", "quantize_per_tensor", "quantize_per_tensor_dynamic", "quantize_per_channel",
+from .quantize import (QuantizedConv2dWeights, dequantize, dequantize_q8_0, int_mm,  # noqa: E402
+                       quantize_per_channel, quantize_per_tensor, quantize_per_tensor_dynamic, quantize_q8_0,
+                       quantized_conv2d)
+__all__ += ["int_mm", "quantized_conv2d", "QuantizedConv2dWeights", "quantize_per_tensor", "quantize_per_tensor_dynamic", "quantize_per_channel",
             "dequantize", "quantize_q8_0", "dequantize_q8_0"]

@@ -10,8 +10,10 @@ from ctypes import byref, c_void_p
 import numpy as np
 
 from ._arrays import Call, as_dtype, dtype_code
-from ._capi import ConvQuant, GemmDesc, GemmQuant, QuantDesc, lib
-from .conv2d import _build_desc, _out_size, _tight, _x_layout
+from types import SimpleNamespace
+
+from ._capi import ConvQuant, GemmDesc, GemmQuant, OwnedHandle, QuantDesc, lib
+from .conv2d import _build_desc, _out_size, _tight, _w_layout, _x_layout
 from .matmul import activation_code
 from .errors import check
 
@@ -208,6 +210,54 @@ def int_mm(a, b, *, a_zero_point=0, b_zero_point=0, out=None, ctx=None):
         return call.finish(event, C)
 
 
+class QuantizedConv2dWeights(OwnedHandle):
+    """An int8 filter prepared once (clforge_conv2d_quantized_weights_create:
+    transposed to the int8 GEMM's layout): pass it to quantized_conv2d as
+    ``weight`` and the call neither transposes the filter again nor reads
+    the original. ``weight`` (K, C, R, S) int8 or uint8, contiguous or
+    channels-last, as quantized_conv2d takes it. Tied to its context."""
+
+    _destroy = "clforge_conv2d_quantized_weights_release"
+
+    def __init__(self, weight, *, ctx=None):
+        self._handle = c_void_p()
+        with Call("QuantizedConv2dWeights", (weight,), ctx) as call:
+            W = call.operand(weight, "weight", ints=True)
+            if W.code not in (4, 5) or len(W.shape) != 4:
+                raise TypeError("QuantizedConv2dWeights: weight must be 4-D int8 or uint8, got %s %s"
+                                % (W.dtype, W.shape))
+            k, c, r, s = W.shape
+            d = _build_desc(None, W, (1, c, r, s), 1, 1, 1, 0, 1, "auto", 0)
+            d.x_type, d.y_type = 5, 6  # (any int8 input; the raw sums)
+            nw, wl = call.wait_list()
+            check(lib.clforge_conv2d_quantized_weights_create(call.handle, byref(d), W.buf, nw, wl,
+                                                              byref(self._handle)), call.handle)
+            if not call.device:
+                call.ctx.finish()  # the upload of w is freed on leaving
+        self.ctx = call.ctx
+        self.shape = tuple(W.shape)
+        self.code = W.code
+        self.dtype = W.dtype
+        self.layout = _w_layout(W.shape, W.strides)
+
+    def _lock(self):
+        ctx = getattr(self, "ctx", None)  # None while __init__ has not finished
+        return ctx.lock if ctx is not None else None
+
+    def release(self):
+        """Free the prepared filter now (also done when collected)."""
+        self.close()
+
+    def _as_operand(self):
+        """What the descriptor needs of the filter: shape, layout (as strides), type."""
+        k, c, r, s = self.shape
+        strides = (c * r * s, r * s, s, 1) if self.layout == 0 else (r * s * c, 1, s * c, c)
+        return SimpleNamespace(shape=self.shape, strides=strides, code=self.code, offset=0, buf=None)
+
+    def __repr__(self):
+        return "<clforge.QuantizedConv2dWeights %s %s>" % (self.shape, self.dtype)
+
+
 def quantized_conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, *, input_scale=1.0,
                      input_zero_point=0, weight_scale=1.0, weight_zero_point=0, output_scale=None,
                      output_zero_point=0, dtype=np.int32, activation=None, out=None, ctx=None):
@@ -222,12 +272,18 @@ def quantized_conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, 
     (no scales, bias or activation); float32/float16/bfloat16, those sums
     dequantized (input_scale * weight_scale), plus bias, then activation; or
     uint8/int8, that value requantized with output_scale and
-    output_zero_point (halves to even). The result is NHWC (N, P, Q, K)."""
+    output_zero_point (halves to even). The result is NHWC (N, P, Q, K).
+    ``weight`` may be a QuantizedConv2dWeights (the filter prepared once)."""
     op = "quantized_conv2d"
     act = activation_code(activation, op)
-    with Call(op, (input, weight, bias, out), ctx) as call:
+    prepared = weight if isinstance(weight, QuantizedConv2dWeights) else None
+    if prepared is not None:
+        ctx = prepared.ctx if ctx is None else ctx
+    with Call(op, (input, bias, out) if prepared else (input, weight, bias, out), ctx) as call:
         X = call.operand(input, "input", ints=True)
-        W = call.operand(weight, "weight", ints=True)
+        if prepared is not None and prepared.ctx is not call.ctx:
+            raise ValueError("%s: the prepared weights belong to another context" % op)
+        W = prepared._as_operand() if prepared is not None else call.operand(weight, "weight", ints=True)
         if X.code not in (4, 5) or W.code not in (4, 5):
             raise TypeError("%s: input and weight must be int8 or uint8, got %s and %s" % (op, X.dtype, W.dtype))
         if len(X.shape) != 4:
@@ -264,7 +320,8 @@ def quantized_conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, 
         if d.n == 0 or d.k == 0:
             return call.finish(event, Y)
         nw, wl = call.wait_list()
-        check(lib.clforge_conv2d_quantized(call.handle, byref(d), byref(quant), X.buf, W.buf, bias_buf, Y.buf, nw, wl,
-                                           byref(event)), call.handle)
+        check(lib.clforge_conv2d_quantized_ex(call.handle, byref(d), byref(quant), X.buf, W.buf,
+                                              prepared._handle if prepared is not None else None, bias_buf, Y.buf,
+                                              nw, wl, byref(event)), call.handle)
         return call.finish(event, Y)
 
