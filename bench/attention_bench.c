@@ -115,7 +115,8 @@ void clforge_bench_attention_help(FILE *f) {
           "(halved for causal, every row the same count) / median; GB/s = bytes of Q, K, V\n"
           "read and O written once / median (read K+V: its bytes); extra = device memory the\n"
           "call needs beyond Q, K, V and O (clforge_attention_workspace_size; the composite's\n"
-          "S buffer and causal mask); %% flop = GFLOP/s / the device's f32 peak and %% bw = GB/s\n"
+          "S buffer and causal mask); %% flop = GFLOP/s / the device's f32 peak (f16's for\n"
+          "f16 arithmetic) and %% bw = GB/s\n"
           "/ its streaming bandwidth ('clforge bench peak'); %% read = GB/s / the same case's\n"
           "read K+V (decode); vs = clforge's rate over the row's (GFLOP/s; GB/s against\n"
           "read K+V): above 1, clforge is faster.\n"
@@ -301,6 +302,7 @@ typedef struct {
   const char *algo;  /* clforge's choice (JSON); NULL for the others */
   int splits;
   char why[96];      /* clforge_attention_explain's reason for it */
+  int arith;         /* the arithmetic clforge's kernel ran (clforge_compute_type; % flop's denominator) */
   row_status status;
   char note[512]; /* why n/a or error; a remark when ok */
   double median_ms, p95_ms, gflops, gbps, flops, bytes;
@@ -429,7 +431,8 @@ static void table_row(bench_env *env, const attn_row *r) {
                               (double)r->extra_bytes / (1024.0 * 1024.0));
   else snprintf(buf, sizeof buf, "-");
   clforge_bench_table_cell(t, buf);
-  if (t->peak_columns) clforge_bench_table_peak_cells(t, &env->s.peak, 1, r->gflops, r->gbps, r->bytes);
+  const clforge_bench_peaks pk = clforge_bench_peaks_for(&env->s.peak, r->arith); /* f16 rows: the f16 peak */
+  if (t->peak_columns) clforge_bench_table_peak_cells(t, &pk, 1, r->gflops, r->gbps, r->bytes);
   int k = read_note(r, note, sizeof note) ? clforge_bench_table_note(t, note) : 0;
   clforge_bench_fmt_percent(buf, sizeof buf, r->gbps, r->read_gbps, k);
   clforge_bench_table_cell(t, buf);
@@ -482,7 +485,8 @@ static int print_json(const attn_row *r, const bench_env *env) {
   clforge_bench_json_number(o, "flops", 1, r->flops);
   clforge_bench_json_number(o, "bytes", 1, r->bytes);
   clforge_bench_json_number(o, "extra_bytes", r->have_extra, (double)r->extra_bytes);
-  clforge_bench_json_peaks(o, &env->s.peak, ok, r->gflops, r->gbps, r->bytes);
+  const clforge_bench_peaks pk = clforge_bench_peaks_for(&env->s.peak, r->arith);
+  clforge_bench_json_peaks(o, &pk, ok, r->gflops, r->gbps, r->bytes);
   clforge_bench_json_number(o, "kv_read_gbps", r->read_gbps > 0, r->read_gbps);
   clforge_bench_json_number(o, "frac_kv_read", ok && r->read_gbps > 0, clforge_bench_fraction(r->gbps, r->read_gbps));
   char note[400];
@@ -765,6 +769,7 @@ static int measure_clforge(attn_case *c, attn_row *r, float *result) {
   }
   r->algo = clforge_attention_algo_name(ch.algo);
   r->splits = ch.splits;
+  r->arith = ch.nkernels ? ch.kernels[0].compute_type : 0;
   snprintf(r->why, sizeof r->why, "%s", ch.why);
   if (ch.algo == CLFORGE_ATTENTION_ALGO_SPLIT_KV)
     snprintf(r->provider, sizeof r->provider, "clforge:%s/%d", r->algo, ch.splits);

@@ -192,7 +192,8 @@ void clforge_bench_conv_help(FILE *f) {
           "events around each run; the host clock where profiling is unavailable);\n"
           "GFLOP/s = 2*N*K*(C/groups)*R*S*P*Q / median (the direct convolution's count, for\n"
           "every algorithm); GB/s = bytes of x and w read and y written once / median;\n"
-          "%% peak and %% bw: fractions of the device's f32 peak and streaming bandwidth\n"
+          "%% peak and %% bw: fractions of the device's f32 peak (f16's for f16 arithmetic)\n"
+          "and streaming bandwidth\n"
           "('clforge bench peak'); the workspace the algorithm uses; and clforge / peer\n"
           "GFLOP/s ratios. Peers: CLBlast convgemm takes NCHW, groups 1, f32 (f16 with\n"
           "cl_khr_fp16); oneDNN runs f32 in its preferred layouts (reorders untimed), timed\n"
@@ -508,6 +509,7 @@ typedef struct {
   clforge_conv_algo chosen; /* what ran (auto: explain's answer) */
   const char *source;       /* where the choice came from (explain) */
   char why[96];             /* explain's reason */
+  int arith;                /* the arithmetic its kernels ran (the widest; % peak's denominator) */
   char label[40];           /* the table's algo cell: "direct", "auto:winograd_4x4" */
   row_status status;
   char error[512];          /* why unsupported, or the failure */
@@ -609,8 +611,8 @@ static void table_row(bench_env *env, const conv_row *r) {
     clforge_bench_table_status(t, 5 + 2 * t->peak_columns, word, note);
   } else {
     clforge_bench_table_results(t, r->median_ms, r->p95_ms, r->timer, r->timer_note, 1, r->gflops, r->gbps);
-    if (t->peak_columns)
-      clforge_bench_table_peak_cells(t, &env->s.peak, 1, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+    const clforge_bench_peaks pk = clforge_bench_peaks_for(&env->s.peak, r->arith); /* f16 rows: the f16 peak */
+    if (t->peak_columns) clforge_bench_table_peak_cells(t, &pk, 1, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
     clforge_bench_table_cellf(t, "%zu", r->workspace);
   }
   for (int i = 0; i < NPEERS; ++i) clforge_bench_table_peer(t, &r->peers[i], r->status == ROW_OK, r->gflops);
@@ -646,7 +648,8 @@ static int print_json(const bench_env *env, const conv_row *r) {
   clforge_bench_json_times(o, ok, r->median_ms, r->p95_ms);
   clforge_bench_json_number(o, "gflops", ok, r->gflops);
   clforge_bench_json_number(o, "gbps", ok, r->gbps);
-  clforge_bench_json_peaks(o, &env->s.peak, ok, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+  const clforge_bench_peaks pk = clforge_bench_peaks_for(&env->s.peak, r->arith);
+  clforge_bench_json_peaks(o, &pk, ok, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
   clforge_bench_json_number(o, "workspace_bytes", r->have_ws, (double)r->workspace);
   clforge_bench_json_run(o, env->o->cli.runs, env->o->cli.warmup, ok ? r->timer : NULL, ok ? r->timer_note : NULL,
                          env->s.device);
@@ -1102,6 +1105,8 @@ static int explain_row(conv_case *c, conv_row *r, clforge_conv2d_desc *desc) {
   }
   r->chosen = ch.algo;
   r->source = clforge_conv_algo_source_name(ch.source);
+  for (int i = 0; i < ch.nkernels; ++i)
+    if ((int)ch.kernels[i].compute_type > r->arith) r->arith = (int)ch.kernels[i].compute_type;
   snprintf(r->why, sizeof r->why, "%s", ch.why);
   r->have_ws = 1;
   r->workspace = ch.workspace_bytes;

@@ -97,8 +97,9 @@ void clforge_bench_gemm_help(FILE *f) {
           "with the host clock. Reported: median and p95 (nearest rank) of the runs,\n"
           "GFLOP/s = 2*m*n*k*batch / median, GB/s = bytes of A + B read and C written\n"
           "(C read too when beta != 0) / median, and clforge / peer GFLOP/s ratios;\n"
-          "%% peak = GFLOP/s / the device's f32 peak and %% bw = GB/s / its streaming\n"
-          "bandwidth, both measured first by 'clforge bench peak' (a fraction of a second).\n"
+          "%% peak = GFLOP/s / the device's f32 peak (its f16 peak for a kernel that ran f16\n"
+          "arithmetic, CLFORGE_COMPUTE_TYPE) and %% bw = GB/s / its streaming bandwidth,\n"
+          "measured first by 'clforge bench peak' (a fraction of a second).\n"
           "\n"
           "The device is CLFORGE_DEVICE's choice (see 'clforge info'). Validation mode is\n"
           "off while timing. Exit status: 0 success, 1 a clforge case failed or no device,\n"
@@ -215,6 +216,7 @@ typedef struct {
   gemm_path path;
   const char *provider; /* "clforge", "clforge-tiled", ...; "clblast" where auto chose CLBlast */
   const char *params;   /* auto: where its parameters came from (tuning file, defaults, ...); NULL */
+  int arith;            /* the arithmetic its kernel ran (clforge_compute_type; % peak's denominator) */
   const char *label;    /* the dtype column when not one dtype ("u8s8s32"); NULL */
   int ok;               /* 0: clforge failed or was wrong: error says why */
   char error[512];
@@ -436,12 +438,13 @@ static int measure_clforge(gemm_case *c, gemm_row *r, float *result) {
     snprintf(r->error, sizeof r->error, "setenv(CLFORGE_GEMM_PATH) failed: %s", strerror(errno));
     return -1;
   }
-  if (r->path == PATH_AUTO) { /* which provider and parameters the call uses (tuning file, defaults, ...) */
+  { /* which provider, parameters (auto: tuning file, defaults, ...) and arithmetic the call uses */
     clforge_kernel_choice ch[2];
     int n = 0;
     if (clforge_gemm_explain(env->s.ctx, &c->desc, ch, 2, &n) == CLFORGE_SUCCESS && n > 0) {
-      if (!strcmp(ch[0].provider, "clblast")) r->provider = "clblast";
-      r->params = clforge_params_source_name(ch[0].source);
+      if (r->path == PATH_AUTO && !strcmp(ch[0].provider, "clblast")) r->provider = "clblast";
+      if (r->path == PATH_AUTO) r->params = clforge_params_source_name(ch[0].source);
+      r->arith = ch[0].compute_type;
     }
   }
   progress(env, c, r->provider);
@@ -584,7 +587,8 @@ static int print_json(const bench_env *env, const gemm_row *r) {
   clforge_bench_json_times(o, r->ok, r->median_ms, r->p95_ms);
   clforge_bench_json_number(o, "gflops", r->ok, r->gflops);
   clforge_bench_json_number(o, "gbps", r->ok, r->gbps);
-  clforge_bench_json_peaks(o, &env->s.peak, r->ok, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+  const clforge_bench_peaks pk = clforge_bench_peaks_for(&env->s.peak, r->arith);
+  clforge_bench_json_peaks(o, &pk, r->ok, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
   clforge_bench_json_run(o, cli->runs, cli->warmup, r->ok ? r->timer : NULL, r->ok ? r->timer_note : NULL,
                          env->s.device);
   clforge_bench_json_peers(o, r->peers, NPEERS, r->ok, r->gflops);
@@ -624,8 +628,8 @@ static void table_row(bench_env *env, const gemm_row *r) {
     clforge_bench_table_status(t, 4 + 2 * t->peak_columns, "error", note);
   } else {
     clforge_bench_table_results(t, r->median_ms, r->p95_ms, r->timer, r->timer_note, 1, r->gflops, r->gbps);
-    if (t->peak_columns)
-      clforge_bench_table_peak_cells(t, &env->s.peak, 1, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+    const clforge_bench_peaks pk = clforge_bench_peaks_for(&env->s.peak, r->arith); /* f16 rows: the f16 peak */
+    if (t->peak_columns) clforge_bench_table_peak_cells(t, &pk, 1, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
   }
   for (int i = 0; i < NPEERS; ++i) clforge_bench_table_peer(t, &r->peers[i], r->ok, r->gflops);
   clforge_bench_table_end_row(t);

@@ -351,7 +351,7 @@ double clforge_bench_peak_gbps(const clforge_bench_peak *p) {
 
 void clforge_bench_peak_denominators(const clforge_bench_peak *p, clforge_bench_peaks *out) {
   *out = (clforge_bench_peaks){clforge_bench_peak_gflops(p), clforge_bench_peak_gbps(p), p->host_gflops,
-                               p->cache_bytes};
+                               p->cache_bytes, p->f16_gflops > 0 ? p->f16_gflops : 0};
 }
 
 int clforge_bench_peak_recheck(clforge_context ctx, clforge_bench_peaks *pk, double gflops, double gbps, double bytes,

@@ -41,14 +41,14 @@ int clforge_bench_peak_load(const clforge_device_info *info, clforge_bench_peaks
   cJSON *o = cJSON_Parse(text);
   if (!o) return -1;
   const double g = number(o, "gflops"), b = number(o, "gbps"), h = number(o, "host_gflops"),
-               c = number(o, "cache_bytes"), at = number(o, "measured_unix");
+               c = number(o, "cache_bytes"), at = number(o, "measured_unix"), f16 = number(o, "f16_gflops");
   const cJSON *dev = cJSON_GetObjectItemCaseSensitive(o, "device");
   const int same = cJSON_IsString(dev) && !strcmp(dev->valuestring, info->name); /* the key's hash aside */
   cJSON_Delete(o);
   const double age = difftime(time(NULL), (time_t)at);
   if (!same || !(g > 0) || !(b > 0) || h < 0 || c < 0 || at < 0 || age < 0 || age > CLFORGE_BENCH_PEAK_KEEP_S)
     return -1;
-  *out = (clforge_bench_peaks){g, b, h, (unsigned long long)c};
+  *out = (clforge_bench_peaks){g, b, h, (unsigned long long)c, f16 > 0 ? f16 : 0}; /* (older files have no f16) */
   *age_s = age;
   return 0;
 }
@@ -75,6 +75,7 @@ void clforge_bench_peak_save(const clforge_device_info *info, const clforge_benc
   cJSON_AddNumberToObject(o, "gflops", p->gflops);
   cJSON_AddNumberToObject(o, "gbps", p->gbps);
   cJSON_AddNumberToObject(o, "host_gflops", p->host_gflops);
+  cJSON_AddNumberToObject(o, "f16_gflops", p->f16_gflops);
   cJSON_AddNumberToObject(o, "cache_bytes", (double)p->cache_bytes);
   cJSON_AddNumberToObject(o, "measured_unix", (double)time(NULL));
   char *text = cJSON_PrintUnformatted(o);

@@ -30,6 +30,12 @@ void clforge_bench_json_string(cJSON *o, const char *key, const char *s) {
   else cJSON_AddNullToObject(o, key);
 }
 
+clforge_bench_peaks clforge_bench_peaks_for(const clforge_bench_peaks *p, int arith) {
+  clforge_bench_peaks out = *p;
+  if (arith >= CLFORGE_COMPUTE_32F_FAST_16F) out.gflops = p->f16_gflops, out.host_gflops = 0; /* (the host loop is f32) */
+  return out;
+}
+
 void clforge_bench_json_peaks(cJSON *o, const clforge_bench_peaks *p, int ok, double gflops, double gbps,
                               double bytes) {
   clforge_bench_json_number(o, "peak_gflops", p->gflops > 0, p->gflops);

@@ -41,7 +41,14 @@ typedef struct clforge_bench_peaks {
   double gflops, gbps;            /* the OpenCL peak: "% peak", "% bw"; 0 = not measured */
   double host_gflops;             /* the host's own FMA loop on the same cores (CPU devices); 0 = none */
   unsigned long long cache_bytes; /* the device's global-memory cache; 0 = unknown */
+  double f16_gflops;              /* the f16 FMA peak (cl_khr_fp16 devices); 0 = not measured */
 } clforge_bench_peaks;
+
+/** The denominators of a row whose kernels ran `arith` (a
+ *  clforge_compute_type; 0 or 32F: f32): f16 arithmetic is measured
+ *  against the f16 FMA peak (none where it was not measured), f32 against
+ *  the f32 one. */
+clforge_bench_peaks clforge_bench_peaks_for(const clforge_bench_peaks *p, int arith);
 
 /** When gflops or gbps is above its peak: 1 and a note saying which
  *  denominator was low ("peak measured low: 120% of the OpenCL peak, 61% of

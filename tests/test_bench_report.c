@@ -51,6 +51,20 @@ static void peak_notes(void) {
   CHECK(!strcmp(cell, "-"), "cell \"%s\"", cell);
 }
 
+/* A row's denominators follow the arithmetic it ran: f16 rows the f16 FMA
+ * peak (none where it was not measured), f32 rows the f32 one. */
+static void peaks_by_arithmetic(void) {
+  const clforge_bench_peaks gpu = {.gflops = 100, .gbps = 40, .host_gflops = 0, .cache_bytes = 0, .f16_gflops = 200};
+  const clforge_bench_peaks cpu = {.gflops = 200, .gbps = 40, .host_gflops = 400, .cache_bytes = 0, .f16_gflops = 0};
+  CHECK(clforge_bench_peaks_for(&gpu, CLFORGE_COMPUTE_16F).gflops == 200 &&
+            clforge_bench_peaks_for(&gpu, CLFORGE_COMPUTE_32F_FAST_16F).gflops == 200 &&
+            clforge_bench_peaks_for(&gpu, CLFORGE_COMPUTE_32F).gflops == 100 && clforge_bench_peaks_for(&gpu, 0).gflops == 100,
+        "%s", "f16 rows must take the f16 peak, f32 rows the f32 one");
+  const clforge_bench_peaks h = clforge_bench_peaks_for(&cpu, CLFORGE_COMPUTE_16F);
+  CHECK(h.gflops == 0 && h.host_gflops == 0 && h.gbps == 40, "no f16 peak: %% peak must be absent (got %g, host %g)",
+        h.gflops, h.host_gflops);
+}
+
 static void host_loop(void) {
   const char *why = "";
   const clforge_bench_host_fma_build *b = &clforge_bench_host_fma_built;
@@ -156,6 +170,7 @@ static void network_totals(void) {
 
 int main(void) {
   peak_notes();
+  peaks_by_arithmetic();
   host_loop();
   network_totals();
   return tu_summary();
