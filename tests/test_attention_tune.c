@@ -121,6 +121,24 @@ static void tune_and_use(void) {
   CHECK(attn_run_case(ctx, &ac) == ATTN_RAN, "prefill with tuned parameters");
   clforge_context_destroy(ctx);
   unlink(file);
+  /* a q8_0 cache under f16 queries (the tuner writes valid blocks): a
+   * q8_0 decode call then reads its own entry */
+  done_count = wrong_count = 0;
+  ctx = tu_context();
+  o.shapes = "decode_sk1024", o.dtypes = "f16", o.max_evals = 1;
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  clforge_context_destroy(ctx);
+  CHECK(done_count >= 2 && wrong_count == 0, "q8_0 tune: %d problems done, %d wrong", done_count, wrong_count);
+  ctx = tu_context();
+  d = attn_desc(1, 32, 8, 1, 1000, 128, 128);
+  d.q_type = d.o_type = CLFORGE_F16, d.kv_type = CLFORGE_Q8_0;
+  c = explain(ctx, &d);
+  CHECK(c.algo == CLFORGE_ATTENTION_ALGO_SPLIT_KV && c.kernels[0].source == CLFORGE_PARAMS_FROM_TUNED &&
+            !strcmp(c.kernels[0].dtypes, "f16,q8_0,f16"),
+        "q8_0 decode after tuning: %s, parameters from %s (key %s)", clforge_attention_algo_name(c.algo),
+        clforge_params_source_name(c.kernels[0].source), c.kernels[0].dtypes);
+  clforge_context_destroy(ctx);
+  unlink(file);
 }
 
 int main(void) {

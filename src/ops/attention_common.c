@@ -50,7 +50,8 @@ void clforge__attn_make_key(const clforge__attn *d, clforge__attn_key *k) {
   memset(k, 0, sizeof *k);
   clforge__attn_dtypes_key(d, k->dtypes, sizeof k->dtypes);
   /* Tight rows of Q and K (BHSD) against any other strides (BSHD, packed). */
-  const int tight = d->q.stride[3] == 1 && d->q.stride[2] == d->d && d->k.stride[3] == 1 && d->k.stride[2] == d->d;
+  const size_t krow = d->kv_q8 ? d->d / 32 * 34 : d->d; /* (q8_0 strides count bytes) */
+  const int tight = d->q.stride[3] == 1 && d->q.stride[2] == d->d && d->k.stride[3] == 1 && d->k.stride[2] == krow;
   snprintf(k->layout, sizeof k->layout, "%s", tight ? "bhsd" : "strided");
   size_t s[CLFORGE_ATTN_NDIMS];
   call_shape(d, s);

@@ -63,6 +63,21 @@ cl_mem clforge__attn_tune_copy(clforge_context ctx, const void *host, size_t byt
   return clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)host, err);
 }
 
+/* A q8_0 cache of `bytes` (rows of d values): random values in [-1, 1)
+ * quantized by the reference, so that the blocks are what a cache holds
+ * (random bytes would make NaN or huge scales). NULL when out of memory. */
+static void *random_q8_0(size_t bytes, size_t d, uint32_t seed) {
+  const size_t row = d / 32 * 34, rows = bytes / row;
+  float *x = clforge__random_storage(rows * d, CLFORGE_F32, seed);
+  unsigned char *q = calloc(bytes ? bytes : 1, 1);
+  clforge_quant_desc qd = {0};
+  qd.scheme = CLFORGE_QUANT_Q8_0, qd.rows = rows, qd.cols = d;
+  if (x && q && clforge_ref_quantize(&qd, x, q, NULL, NULL) != CLFORGE_SUCCESS) free(q), q = NULL;
+  if (!x) free(q), q = NULL;
+  free(x);
+  return q;
+}
+
 static clforge_status attn_setup(clforge_context ctx, const char *dtypes, const char *layout, const size_t *shape,
                                  void **state) {
   *state = NULL;
@@ -76,18 +91,14 @@ static clforge_status attn_setup(clforge_context ctx, const char *dtypes, const 
                          layout);
   }
   clforge_status st = clforge__attn_resolve(ctx, &p->desc, NULL, &p->d);
-  /* (random bytes are no q8_0 blocks; its calls take their dtypes' defaults) */
-  if (st == CLFORGE_SUCCESS && p->d.kv_q8)
-    st = clforge__fail(ctx, CLFORGE_UNSUPPORTED, "tune attention: a q8_0 K/V cache is not tuned (dtypes \"%s\")",
-                       dtypes);
   if (st != CLFORGE_SUCCESS) {
     free(p);
     return st;
   }
   const clforge__attn *d = &p->d;
   void *hq = clforge__random_storage(d->q.extent, d->q.type, 1);
-  void *hk = clforge__random_storage(d->k.extent, d->k.type, 2);
-  void *hv = clforge__random_storage(d->v.extent, d->v.type, 3);
+  void *hk = d->kv_q8 ? random_q8_0(d->k.extent, d->d, 2) : clforge__random_storage(d->k.extent, d->k.type, 2);
+  void *hv = d->kv_q8 ? random_q8_0(d->v.extent, d->dv, 3) : clforge__random_storage(d->v.extent, d->v.type, 3);
   p->want = malloc(CHECKED_ROWS * d->dv * sizeof *p->want);
   double *row = malloc(d->dv * sizeof *row), *scores = malloc(d->sk * sizeof *scores);
   if (!hq || !hk || !hv || !p->want || !row || !scores)
@@ -109,8 +120,9 @@ static clforge_status attn_setup(clforge_context ctx, const char *dtypes, const 
   cl_int err = CL_SUCCESS;
   if (st == CLFORGE_SUCCESS) {
     p->q = clforge__attn_tune_copy(ctx, hq, d->q.extent * clforge_dtype_size(d->q.type), &err);
-    p->k = clforge__attn_tune_copy(ctx, hk, d->k.extent * clforge_dtype_size(d->k.type), &err);
-    p->v = clforge__attn_tune_copy(ctx, hv, d->v.extent * clforge_dtype_size(d->v.type), &err);
+    const size_t kvs = d->kv_q8 ? 1 : clforge_dtype_size(d->k.type); /* (q8_0 extents count bytes) */
+    p->k = clforge__attn_tune_copy(ctx, hk, d->k.extent * kvs, &err);
+    p->v = clforge__attn_tune_copy(ctx, hv, d->v.extent * kvs, &err);
     if (err == CL_SUCCESS)
       p->o = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, d->o.extent * clforge_dtype_size(d->o.type), NULL, &err);
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune attention: clCreateBuffer");
@@ -181,11 +193,12 @@ int clforge__attn_tune_variant(const char *dtypes, const char *layout, const siz
   return clforge__attn_resolve(NULL, &desc, NULL, &d) == CLFORGE_SUCCESS ? clforge__attn_variant(&d) : 0;
 }
 
-/* f32 throughout, an f16 KV cache under an f32 query (the decoder's), and
- * f16 throughout. */
+/* f32 throughout, an f16 KV cache under an f32 query (the decoder's), f16
+ * throughout, and a q8_0 cache under f16 (the quantized decoder's, last:
+ * a short budget reaches the others first). */
 const clforge__tune_op clforge__tune_attention = {
     .op = "attention",
-    .dtypes = (const char *const[]){"f32,f32,f32", "f32,f16,f32", "f16,f16,f16", NULL},
+    .dtypes = (const char *const[]){"f32,f32,f32", "f32,f16,f32", "f16,f16,f16", "f16,q8_0,f16", NULL},
     .layouts = (const char *const[]){"bhsd", NULL},
     .peer = NULL,
     .ndims = CLFORGE_ATTN_NDIMS,
