@@ -10,6 +10,7 @@
  * its buffer overwritten after the weights were made: the same bytes);
  * then bad inputs with y untouched (weights of another filter included) and
  * validation mode (with prepared weights too). --small: Oclgrind's run. */
+#include <math.h>
 #include <stdint.h>
 
 #include "../src/context.h"
@@ -29,35 +30,64 @@ typedef struct {
   clforge_activation act;
   float alpha, beta, y_scale;
   int32_t zpy;
+  size_t g; /* groups (0: 1) */
 } qc_case;
 
 static int32_t val(const void *p, clforge_dtype t, size_t i) {
   return t == CLFORGE_S8 ? (int32_t)((const int8_t *)p)[i] : (int32_t)((const uint8_t *)p)[i];
 }
 
-/* The s32 sums of a direct convolution (NHWC x, y; w in its layout). */
+/* The exact sum of output (n, op, oq, k) of a direct convolution (NHWC x,
+ * w in its layout, groups): written here, independent of the column
+ * matrix and the GEMMs the op and the reference share. */
+static int64_t direct_sum(const qc_case *t, const clforge_conv2d_desc *d, const uint8_t *x, const uint8_t *w,
+                          size_t n, size_t op, size_t oq, size_t k) {
+  const size_t g = t->g ? t->g : 1, cg = t->c / g, kg = t->k / g;
+  int64_t acc = 0;
+  for (size_t r = 0; r < t->r; ++r)
+    for (size_t s = 0; s < t->s; ++s) {
+      const long long ih = (long long)(op * t->sh + r * t->dh) - (long long)t->pt;
+      const long long iw = (long long)(oq * t->sw + s * t->dw) - (long long)t->pl;
+      if (ih < 0 || iw < 0 || ih >= (long long)t->h || iw >= (long long)t->w) continue;
+      for (size_t c = 0; c < cg; ++c) { /* the group's channels */
+        const size_t xi = d->x_offset + ((n * t->h + (size_t)ih) * t->w + (size_t)iw) * t->c + k / kg * cg + c;
+        const size_t wi = d->w_offset + (t->wl == CLFORGE_KRSC ? ((k * t->r + r) * t->s + s) * cg + c
+                                                              : ((k * cg + c) * t->r + r) * t->s + s);
+        acc += (int64_t)(val(x, t->xt, xi) - t->zpx) * (val(w, CLFORGE_S8, wi) - t->zpw);
+      }
+    }
+  return acc;
+}
+
+/* y against the direct sums: s32 exactly; f32 (the sums dequantized with
+ * x's and w's scales, alpha, beta * y, the bias, ReLU) within 1e-5 of the
+ * magnitude, which a wrong group's scale or bias offset exceeds. */
 static int direct_ok(const qc_case *t, const clforge_conv2d_desc *d, const uint8_t *x, const uint8_t *w,
-                     const int32_t *y, size_t p, size_t q) {
+                     const unsigned char *y, const unsigned char *y0, float xs, const float *wsc, const float *bias,
+                     size_t p, size_t q) {
   for (size_t n = 0; n < t->n; ++n)
     for (size_t op = 0; op < p; ++op)
       for (size_t oq = 0; oq < q; ++oq)
         for (size_t k = 0; k < t->k; ++k) {
-          int64_t acc = 0;
-          for (size_t r = 0; r < t->r; ++r)
-            for (size_t s = 0; s < t->s; ++s) {
-              const long long ih = (long long)(op * t->sh + r * t->dh) - (long long)t->pt;
-              const long long iw = (long long)(oq * t->sw + s * t->dw) - (long long)t->pl;
-              if (ih < 0 || iw < 0 || ih >= (long long)t->h || iw >= (long long)t->w) continue;
-              for (size_t c = 0; c < t->c; ++c) {
-                const size_t xi = d->x_offset + ((n * t->h + (size_t)ih) * t->w + (size_t)iw) * t->c + c;
-                const size_t wi = d->w_offset + (t->wl == CLFORGE_KRSC ? ((k * t->r + r) * t->s + s) * t->c + c
-                                                                      : ((k * t->c + c) * t->r + r) * t->s + s);
-                acc += (int64_t)(val(x, t->xt, xi) - t->zpx) * (val(w, CLFORGE_S8, wi) - t->zpw);
-              }
+          const int64_t acc = direct_sum(t, d, x, w, n, op, oq, k);
+          const size_t at = d->y_offset + ((n * p + op) * q + oq) * t->k + k;
+          if (t->yt == CLFORGE_S32) {
+            int32_t got;
+            memcpy(&got, y + at * 4, 4);
+            if (got != (int32_t)acc) {
+              CHECK(0, "direct sum at n %zu (%zu, %zu) k %zu: %d, expected %lld", n, op, oq, k, (int)got,
+                    (long long)acc);
+              return 0;
             }
-          const int32_t got = y[d->y_offset + ((n * p + op) * q + oq) * t->k + k];
-          if (got != (int32_t)acc) {
-            CHECK(0, "direct sum at n %zu (%zu, %zu) k %zu: %d, expected %lld", n, op, oq, k, (int)got, (long long)acc);
+            continue;
+          }
+          float got, before;
+          memcpy(&got, y + at * 4, 4), memcpy(&before, y0 + at * 4, 4);
+          double want = (double)t->alpha * xs * wsc[t->ws == CLFORGE_QUANT_PER_ROW ? k : 0] * (double)acc +
+                        t->beta * before + (t->bias ? bias[d->bias_offset + k] : 0.0);
+          if (t->act == CLFORGE_ACT_RELU && want < 0) want = 0;
+          if (!(fabs(got - want) <= 1e-5 * (1 + fabs(want)))) {
+            CHECK(0, "direct f32 at n %zu (%zu, %zu) k %zu: %g, expected %g", n, op, oq, k, (double)got, want);
             return 0;
           }
         }
@@ -71,10 +101,11 @@ static void run_case(clforge_context ctx, const qc_case *t, unsigned seed) {
                            .x_layout = CLFORGE_NHWC, .y_layout = CLFORGE_NHWC, .w_layout = t->wl,
                            .x_type = t->xt, .w_type = CLFORGE_S8, .y_type = t->yt, .x_offset = 3, .w_offset = 5,
                            .y_offset = GUARD, .bias_offset = 1, .alpha = t->alpha, .beta = t->beta,
-                           .activation = t->act};
+                           .activation = t->act, .groups = t->g};
   size_t p, q;
   CHECK_OK(NULL, clforge_conv2d_output_size(&d, &p, &q));
-  const size_t nx = d.x_offset + t->n * t->h * t->w * t->c, nw = d.w_offset + t->k * t->c * t->r * t->s;
+  const size_t nx = d.x_offset + t->n * t->h * t->w * t->c,
+               nw = d.w_offset + t->k * (t->c / (t->g ? t->g : 1)) * t->r * t->s;
   const size_t ny = GUARD + t->n * p * q * t->k + GUARD, es = clforge_dtype_size(t->yt);
   uint8_t *x = malloc(nx), *w = malloc(nw);
   unsigned char *y0 = malloc(ny * es), *want = malloc(ny * es), *got = malloc(ny * es);
@@ -113,7 +144,8 @@ static void run_case(clforge_context ctx, const qc_case *t, unsigned seed) {
   CHECK(bad == 0, "%zux%zu s%zu d%zu pad %zu/%zu/%zu/%zu C %zu K %zu x %s y %s: %zu bytes differ from the reference "
         "(first: element %zu)", t->r, t->s, t->sh, t->dh, t->pt, t->pb, t->pl, t->pr, t->c, t->k,
         clforge_dtype_name(t->xt), clforge_dtype_name(t->yt), bad, first / es);
-  if (t->yt == CLFORGE_S32) direct_ok(t, &d, x, w, (const int32_t *)got, p, q);
+  if (t->yt == CLFORGE_S32 || (t->yt == CLFORGE_F32 && t->act != CLFORGE_ACT_GELU_TANH && t->act != CLFORGE_ACT_GELU_ERF))
+    direct_ok(t, &d, x, w, got, y0, xs, wsc, bias, p, q);
   /* prepared weights: the same bytes without reading w again */
   clforge_conv2d_quantized_weights pw = NULL;
   CHECK_OK(ctx, clforge_conv2d_quantized_weights_create(ctx, &d, bw, 0, NULL, &pw));
@@ -154,7 +186,7 @@ static void bad_inputs(clforge_context ctx) {
   } while (0)
   BAD(d.x_layout = CLFORGE_NCHW, CLFORGE_UNSUPPORTED, "NHWC");
   BAD(d.y_layout = CLFORGE_NCHW, CLFORGE_UNSUPPORTED, "NHWC");
-  BAD((d.groups = 2, d.k = 4), CLFORGE_UNSUPPORTED, "groups = 2");
+  BAD((d.groups = 3, d.k = 6), CLFORGE_INVALID_ARGUMENT, "groups");
   BAD(d.x_type = CLFORGE_F32, CLFORGE_INVALID_ARGUMENT, "must be s8 or u8");
   BAD(d.w_type = CLFORGE_S32, CLFORGE_INVALID_ARGUMENT, "must be s8 or u8");
   BAD(d.bias_type = CLFORGE_S8, CLFORGE_INVALID_ARGUMENT, "bias a float type");
@@ -245,21 +277,28 @@ int main(int argc, char **argv) {
   /* n c h w k r s sh sw dh dw pt pb pl pr, wl, xt yt, zpx zpw, ws, bias act alpha beta y_scale zpy */
   const qc_case cases[] = {
       /* 1x1 in place, s32 */
-      {2, 24, 6, 7, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, KRSC, U8, S32, 128, 0, PT, 0, 0, 1, 0, 0, 0},
+      {2, 24, 6, 7, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, KRSC, U8, S32, 128, 0, PT, 0, 0, 1, 0, 0, 0, 1},
       /* 1x1 stride 2 (the column matrix), 3x3 padded, asymmetric pads with stride 2 and dilation 2 */
-      {2, 16, 7, 7, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, KRSC, U8, S32, 128, 0, PT, 0, 0, 1, 0, 0, 0},
-      {2, 13, 6, 5, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, S32, 131, 0, PT, 0, 0, 1, 0, 0, 0},
-      {1, 8, 9, 8, 6, 3, 3, 2, 2, 2, 2, 2, 0, 1, 3, KCRS, S8, S32, -3, 2, PT, 0, 0, 1, 0, 0, 0},
+      {2, 16, 7, 7, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, KRSC, U8, S32, 128, 0, PT, 0, 0, 1, 0, 0, 0, 1},
+      {2, 13, 6, 5, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, S32, 131, 0, PT, 0, 0, 1, 0, 0, 0, 1},
+      {1, 8, 9, 8, 6, 3, 3, 2, 2, 2, 2, 2, 0, 1, 3, KCRS, S8, S32, -3, 2, PT, 0, 0, 1, 0, 0, 0, 1},
       /* the stem: 3 channels, 7x7 stride 2 pad 3 */
-      {1, 3, 16, 16, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, KRSC, U8, S32, 128, 0, PT, 0, 0, 1, 0, 0, 0},
+      {1, 3, 16, 16, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, KRSC, U8, S32, 128, 0, PT, 0, 0, 1, 0, 0, 0, 1},
       /* dequantized f32 with per-channel scales, bias, ReLU, alpha, beta */
-      {2, 16, 6, 6, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, F32, 128, 0, PR, 1, CLFORGE_ACT_RELU, 1.5f, 0.5f, 0, 0},
-      {2, 32, 5, 5, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, KRSC, U8, F32, 128, 0, PR, 1, CLFORGE_ACT_RELU, 1.0f, 0, 0, 0},
+      {2, 16, 6, 6, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, F32, 128, 0, PR, 1, CLFORGE_ACT_RELU, 1.5f, 0.5f, 0, 0, 1},
+      {2, 32, 5, 5, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, KRSC, U8, F32, 128, 0, PR, 1, CLFORGE_ACT_RELU, 1.0f, 0, 0, 0, 1},
       /* requantized s8 and u8 */
-      {2, 16, 6, 6, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, S8, 128, 0, PR, 1, CLFORGE_ACT_RELU, 1, 0, 0.05f, -4},
-      {1, 12, 7, 6, 10, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, KCRS, S8, CLFORGE_U8, 0, 0, PT, 0, 0, 1, 0, 0.02f, 128},
+      {2, 16, 6, 6, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, S8, 128, 0, PR, 1, CLFORGE_ACT_RELU, 1, 0, 0.05f, -4, 1},
+      {1, 12, 7, 6, 10, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, KCRS, S8, CLFORGE_U8, 0, 0, PT, 0, 0, 1, 0, 0.02f, 128, 1},
       /* half outputs */
-      {1, 8, 5, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, CLFORGE_F16, 128, 0, PR, 1, 0, 1, 0, 0, 0},
+      {1, 8, 5, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, CLFORGE_F16, 128, 0, PR, 1, 0, 1, 0, 0, 0, 1},
+      /* grouped (2 groups, 3x3 padded, s32; per-channel scales, bias, ReLU), depthwise (multiplier 1
+       * and 2, stride 2, KCRS), grouped 1x1 in place */
+      {2, 12, 6, 5, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, S32, 128, 0, PT, 0, 0, 1, 0, 0, 0, 2},
+      {1, 12, 6, 6, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, F32, 128, 0, PR, 1, CLFORGE_ACT_RELU, 1, 0, 0, 0, 3},
+      {2, 8, 7, 7, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, S32, 131, 0, PT, 0, 0, 1, 0, 0, 0, 8},
+      {1, 6, 7, 6, 12, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, KCRS, S8, S32, -3, 2, PT, 0, 0, 1, 0, 0, 0, 6},
+      {2, 16, 4, 5, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, KRSC, U8, S8, 128, 0, PR, 1, 0, 1, 0, 0.05f, -4, 4},
   };
   const size_t ncases = sizeof cases / sizeof cases[0];
   unsigned seed = 7;

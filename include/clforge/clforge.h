@@ -757,7 +757,8 @@ typedef struct clforge_conv_quant {
 } clforge_conv_quant;
 
 /** An int8 convolution: desc as for clforge_conv2d (forward; NHWC x and y;
- *  KRSC or KCRS filters; groups 1; any stride, dilation and padding; bias,
+ *  KRSC or KCRS filters; any groups, one GEMM each: grouped and depthwise
+ *  layers are correct, not fast; any stride, dilation and padding; bias,
  *  activation, alpha, beta as the int8 GEMM's epilogue) with s8/u8 x and w
  *  and the quantization in quant. Padding contributes nothing (it reads as
  *  x's zero point). Runs as the int8 GEMM: 1x1 filters at stride 1
@@ -772,13 +773,16 @@ CLFORGE_API clforge_status clforge_conv2d_quantized(clforge_context ctx, const c
                                                     const cl_event *event_wait_list, cl_event *event);
 
 /** An int8 filter prepared once for clforge_conv2d_quantized_ex: transposed
- *  to the int8 GEMM's [R*S*C][K] layout in a buffer of its own, so that a
- *  call neither transposes it again nor takes workspace for it. Tied to one
- *  context and to desc's filter (K, C, R, S, w_type, w_layout); x, y, bias,
+ *  to the int8 GEMM's [R*S*C/groups][K] layout in a buffer of its own, so
+ *  that a call neither transposes it again nor takes workspace for it. Tied
+ *  to one context and to desc's filter (K, C/groups, R, S, w_type,
+ *  w_layout); x, y, bias,
  *  N, H, W, strides, dilation, padding, the epilogue and the quantization
  *  may change between calls. The transpose is enqueued after the wait
  *  list; calls that use the weights are ordered after it on the context's
- *  queue, and w may be reused once it has run. */
+ *  queue, and w may be reused once it has run. The filter is K rows of
+ *  R*S*C/groups: weights made with groups 1 and C/groups channels serve a
+ *  grouped call of that filter. */
 typedef struct clforge_conv2d_quantized_weights_s *clforge_conv2d_quantized_weights;
 CLFORGE_API clforge_status clforge_conv2d_quantized_weights_create(clforge_context ctx,
                                                                    const clforge_conv2d_desc *desc, cl_mem w,

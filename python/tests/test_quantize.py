@@ -182,3 +182,17 @@ def test_quantized_conv2d_prepared_weights(rng):
     pw = clforge.QuantizedConv2dWeights(w)
     with pytest.raises(ValueError, match="to have 5 channels"):
         clforge.quantized_conv2d(x[..., :4], pw, input_zero_point=128)  # the prepared filter's C is 5
+
+
+def test_quantized_conv2d_groups(rng):
+    """Grouped and depthwise int8 convolutions against numpy's per-group sums, prepared weights too."""
+    x = rng.integers(0, 256, (2, 6, 5, 8)).astype(np.uint8)
+    for groups, k in ((2, 6), (8, 8), (8, 16)):  # grouped, depthwise, depthwise with multiplier 2
+        w = rng.integers(-128, 128, (k, 8 // groups, 3, 3)).astype(np.int8)
+        kg, cg = k // groups, 8 // groups
+        want = np.concatenate([np_conv_nhwc(x[..., g * cg:(g + 1) * cg], w[g * kg:(g + 1) * kg], 128, 0, 1, 1)
+                               for g in range(groups)], axis=-1)
+        y = clforge.quantized_conv2d(x, w, padding=1, groups=groups, input_zero_point=128)
+        assert (y == want).all(), groups
+        pw = clforge.QuantizedConv2dWeights(w)
+        assert (clforge.quantized_conv2d(x, pw, padding=1, groups=groups, input_zero_point=128) == want).all()

@@ -1,4 +1,5 @@
-/* clforge_conv2d_quantized: an int8 convolution as the int8 GEMM. The
+/* clforge_conv2d_quantized: an int8 convolution as the int8 GEMM (one per
+ * group: grouped and depthwise convolutions are correct, not fast). The
  * filter is first transposed to [R*S*C][K] (the GEMM's vector loads run
  * along K; read transposed it was 20x slower). A 1x1 filter at stride 1
  * without padding reads x in place; any other shape writes the int8 column
@@ -28,7 +29,7 @@
 /* Prepared weights: the filter transposed once ([R*S*C][K]). */
 struct clforge_conv2d_quantized_weights_s {
   clforge_context ctx;
-  size_t k, c, r, s;
+  size_t k, cg, r, s; /* the filter: K rows of R*S*C/groups */
   clforge_dtype type;
   clforge_filter_layout layout;
   cl_mem buf;   /* [R*S*C][K] */
@@ -145,7 +146,27 @@ static clforge_status transpose_filter(clforge_context ctx, const clforge__conv_
   return st;
 }
 
-/* The column matrix of each pass, then its GEMM (pass by pass: they share
+/* The GEMMs of every group over images n0 .. n0 + imgs, pixels pix0 ..
+ * pix0 + npix (A: x in place, or the pass's column matrix), one after
+ * another from *prev (replaced by the last one's event; released). */
+static clforge_status group_gemms(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
+                                  cl_mem a, cl_mem wb, int wt, cl_mem y, cl_mem bias, size_t n0, size_t imgs,
+                                  size_t pix0, size_t npix, cl_uint nwait, const cl_event *wait, cl_event *prev) {
+  clforge_status st = CLFORGE_SUCCESS;
+  for (size_t grp = 0; grp < q->d.groups && st == CLFORGE_SUCCESS; ++grp) {
+    clforge_gemm_desc g;
+    clforge_gemm_quant gq;
+    clforge__conv_q_gemm(q, quant, n0, imgs, pix0, npix, grp, wt, &g, &gq);
+    cl_event ev = NULL;
+    st = *prev ? clforge_gemm_quantized(ctx, &g, &gq, a, wb, y, bias, 1, prev, &ev)
+               : clforge_gemm_quantized(ctx, &g, &gq, a, wb, y, bias, nwait, wait, &ev);
+    if (*prev) clReleaseEvent(*prev);
+    *prev = ev;
+  }
+  return st;
+}
+
+/* The column matrix of each pass, then its GEMMs (pass by pass: they share
  * the workspace), after `wait`. */
 static clforge_status run_passes(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
                                  const int *v, const clforge__col_plan *p, cl_kernel kern, cl_mem x, cl_mem wb, int wt,
@@ -158,18 +179,13 @@ static clforge_status run_passes(clforge_context ctx, const clforge__conv_q *q, 
     const size_t imgs = min_size(p->imgs, d->n - n0);
     for (size_t pix0 = 0; pix0 < p->pq && st == CLFORGE_SUCCESS; pix0 += p->pix) {
       const size_t npix = min_size(p->pix, p->pq - pix0);
-      cl_event ev = NULL, gev = NULL;
+      cl_event ev = NULL;
       st = clforge__conv_col_launch(ctx, kern, d, v, p, x, col, n0, imgs, pix0, npix, prev ? 1 : nwait,
                                     prev ? &prev : wait, &ev);
       if (prev) clReleaseEvent(prev);
       prev = ev;
       if (st != CLFORGE_SUCCESS) break;
-      clforge_gemm_desc g;
-      clforge_gemm_quant gq;
-      clforge__conv_q_gemm(q, quant, n0, imgs, pix0, npix, wt, &g, &gq);
-      st = clforge_gemm_quantized(ctx, &g, &gq, col, wb, y, bias, 1, &prev, &gev);
-      clReleaseEvent(prev);
-      prev = gev;
+      st = group_gemms(ctx, q, quant, col, wb, wt, y, bias, n0, imgs, pix0, npix, 0, NULL, &prev);
     }
   }
   if (st == CLFORGE_SUCCESS) *done = prev;
@@ -209,19 +225,24 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   if (st == CLFORGE_SUCCESS && !q->in_place)
     st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, p.bytes, &wsc, &busy_c);
   /* Every GEMM of the call checked and built before anything is enqueued
-   * (the passes have two shapes at most: a full one and the last), so an
-   * error leaves y untouched. */
+   * (the passes have two shapes at most: a full one and the last; the
+   * groups differ only in offsets: the first's and the last's checked), so
+   * an error leaves y untouched. */
   clforge_gemm_desc g;
   clforge_gemm_quant gq;
+  const size_t last_g = d->groups - 1;
   if (st == CLFORGE_SUCCESS && q->in_place) {
-    clforge__conv_q_gemm(q, quant, 0, d->n, 0, d->p * d->q, wt, &g, &gq);
-    st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, x, wt ? wsw : w, y, bias);
+    for (int gi = 0; gi < 2 && st == CLFORGE_SUCCESS; ++gi) {
+      clforge__conv_q_gemm(q, quant, 0, d->n, 0, d->p * d->q, gi ? last_g : 0, wt, &g, &gq);
+      st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, x, wt ? wsw : w, y, bias);
+    }
   } else if (st == CLFORGE_SUCCESS) {
     const size_t last_n = (d->n - 1) / p.imgs * p.imgs, last_pix = (p.pq - 1) / p.pix * p.pix;
     const size_t shapes[2][4] = {{0, p.imgs < d->n ? p.imgs : d->n, 0, p.pix},
                                  {last_n, d->n - last_n, last_pix, p.pq - last_pix}};
-    for (int i = 0; i < 2 && st == CLFORGE_SUCCESS; ++i) {
-      clforge__conv_q_gemm(q, quant, shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], wt, &g, &gq);
+    for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
+      const size_t *sh = shapes[i / 2];
+      clforge__conv_q_gemm(q, quant, sh[0], sh[1], sh[2], sh[3], i % 2 ? last_g : 0, wt, &g, &gq);
       st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, wsc, wt ? wsw : w, y, bias);
     }
   }
@@ -237,10 +258,7 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   const cl_uint na = after ? 1 : nfirst;
   const cl_event *wa = after ? &after : (nfirst ? first : NULL);
   if (st == CLFORGE_SUCCESS && q->in_place) {
-    clforge_gemm_desc g;
-    clforge_gemm_quant gq;
-    clforge__conv_q_gemm(q, quant, 0, d->n, 0, d->p * d->q, wt, &g, &gq);
-    st = clforge_gemm_quantized(ctx, &g, &gq, x, wt ? wsw : w, y, bias, na, wa, &last);
+    st = group_gemms(ctx, q, quant, x, wt ? wsw : w, wt, y, bias, 0, d->n, 0, d->p * d->q, na, wa, &last);
   } else if (st == CLFORGE_SUCCESS) {
     st = run_passes(ctx, q, quant, v, &p, kern, x, wt ? wsw : w, wt, wsc, y, bias, na, wa, &last);
   }
@@ -277,14 +295,14 @@ clforge_status clforge_conv2d_quantized_ex(clforge_context ctx, const clforge_co
   clforge_status st = clforge__conv_q_resolve(ctx, OP, desc, quant, bias != NULL, &q);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS && weights &&
-      (weights->ctx != ctx || weights->k != q.d.k || weights->c != q.d.c || weights->r != q.d.r ||
+      (weights->ctx != ctx || weights->k != q.d.k || weights->cg != q.d.cg || weights->r != q.d.r ||
        weights->s != q.d.s || weights->type != q.d.w_.type || weights->layout != q.d.w_layout))
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                       OP ": the prepared weights are for %s K=%zu C=%zu R=%zu S=%zu %s on %s context, the call "
-                          "has K=%zu C=%zu R=%zu S=%zu %s",
-                       clforge_dtype_name(weights->type), weights->k, weights->c, weights->r, weights->s,
+                       OP ": the prepared weights are for %s K=%zu C/groups=%zu R=%zu S=%zu %s on %s context, the "
+                          "call has K=%zu C/groups=%zu R=%zu S=%zu %s",
+                       clforge_dtype_name(weights->type), weights->k, weights->cg, weights->r, weights->s,
                        weights->layout == CLFORGE_KRSC ? "KRSC" : "KCRS", weights->ctx == ctx ? "this" : "another",
-                       q.d.k, q.d.c, q.d.r, q.d.s, q.d.w_layout == CLFORGE_KRSC ? "KRSC" : "KCRS");
+                       q.d.k, q.d.cg, q.d.r, q.d.s, q.d.w_layout == CLFORGE_KRSC ? "KRSC" : "KCRS");
   if (st != CLFORGE_SUCCESS) return st;
   const clforge__conv *d = &q.d;
   if (d->n == 0 || d->k == 0) {
@@ -344,7 +362,7 @@ clforge_status clforge_conv2d_quantized_weights_create(clforge_context ctx, cons
   if (st != CLFORGE_SUCCESS) return st;
   prepared *pw = calloc(1, sizeof *pw);
   if (!pw) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s: no memory", op);
-  pw->ctx = ctx, pw->k = q.d.k, pw->c = q.d.c, pw->r = q.d.r, pw->s = q.d.s;
+  pw->ctx = ctx, pw->k = q.d.k, pw->cg = q.d.cg, pw->r = q.d.r, pw->s = q.d.s;
   pw->type = q.d.w_.type, pw->layout = q.d.w_layout;
   pw->host_w = malloc(q.d.w_.count);
   if (!pw->host_w) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s: no memory", op);

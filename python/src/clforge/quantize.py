@@ -258,14 +258,15 @@ class QuantizedConv2dWeights(OwnedHandle):
         return "<clforge.QuantizedConv2dWeights %s %s>" % (self.shape, self.dtype)
 
 
-def quantized_conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, *, input_scale=1.0,
+def quantized_conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, input_scale=1.0,
                      input_zero_point=0, weight_scale=1.0, weight_zero_point=0, output_scale=None,
                      output_zero_point=0, dtype=np.int32, activation=None, out=None, ctx=None):
     """An int8 convolution (clforge_conv2d_quantized): the arithmetic of
     ``torch.ao.nn.quantized.functional.conv2d`` on plain integer arrays.
 
     ``input`` (N, H, W, C) uint8 or int8, channels-last (NHWC); ``weight``
-    (K, C, R, S) int8 or uint8, contiguous or channels-last; groups 1;
+    (K, C/groups, R, S) int8 or uint8, contiguous or channels-last; groups
+    (depthwise: groups = C) run one GEMM each: correct, not fast;
     stride, padding, dilation as conv2d's (padding reads input_zero_point).
     ``weight_scale``: one number, or K (per output channel). ``dtype``:
     np.int32, the exact sums of (x - input_zero_point)(w - weight_zero_point)
@@ -289,7 +290,7 @@ def quantized_conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, 
         if len(X.shape) != 4:
             raise ValueError("%s: input must be (N, H, W, C), got %s" % (op, X.shape))
         xshape, xl = _x_layout(X.shape, X.strides, "NHWC", "input")
-        d = _build_desc(X, W, xshape, xl, 1, stride, padding, dilation, "auto", act)
+        d = _build_desc(X, W, xshape, xl, groups, stride, padding, dilation, "auto", act)
         p, q = _out_size(d)
         yt = as_dtype(dtype)
         s32 = yt == np.dtype(np.int32)
