@@ -1112,7 +1112,7 @@ static void measure_paged(attn_case *c, attn_row *r, const float *want, float *s
  * against the same bytes, is the figure for those). */
 static void emit(bench_env *env, attn_row *r) {
   clforge_bench_progress_clear(&env->s);
-  if (r->status == ROW_OK) clforge_bench_session_recheck(&env->s, r->provider, r->gflops, r->gbps, r->bytes);
+  if (r->status == ROW_OK) clforge_bench_session_recheck(&env->s, r->provider, r->arith, r->gflops, r->gbps, r->bytes);
   if (env->o->cli.json) print_json(r, env);
   else table_row(env, r);
   if (env->nkept == env->kept_cap) {

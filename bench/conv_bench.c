@@ -1392,7 +1392,7 @@ static void emit(bench_env *env, conv_row *r) {
   if (r->status == ROW_OK) {
     char label[160];
     snprintf(label, sizeof label, "%s %s", r->layer, r->label);
-    clforge_bench_session_recheck(&env->s, label, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+    clforge_bench_session_recheck(&env->s, label, r->arith, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
   }
   if (env->o->cli.json) print_json(env, r);
   else table_row(env, r);

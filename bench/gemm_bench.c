@@ -640,7 +640,7 @@ static void emit(bench_env *env, gemm_row *r) {
   if (r->ok) {
     char label[96];
     snprintf(label, sizeof label, "%s %s", r->provider, clforge_dtype_name(r->dtype));
-    clforge_bench_session_recheck(&env->s, label, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
+    clforge_bench_session_recheck(&env->s, label, r->arith, r->gflops, r->gbps, r->gbps * r->median_ms * 1e6);
   }
   if (env->o->cli.json) print_json(env, r);
   else table_row(env, r);

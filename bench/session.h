@@ -48,9 +48,11 @@ void clforge_bench_warn(const clforge_bench_session *s, const char *fmt, ...)
 
 /** Before a measured row is written: when it passes a peak it cannot pass
  *  (clforge_bench_peak_recheck), measure the peak again, keep the larger
- *  and warn, naming the row by `label`. */
-void clforge_bench_session_recheck(clforge_bench_session *s, const char *label, double gflops, double gbps,
-                                   double bytes);
+ *  and warn, naming the row by `label`. A row that ran f16 arithmetic
+ *  (arith, a clforge_compute_type) has its bandwidth checked only: its
+ *  GFLOP/s may pass the f32 peak, and the f16 peak is not re-measured. */
+void clforge_bench_session_recheck(clforge_bench_session *s, const char *label, int arith, double gflops,
+                                   double gbps, double bytes);
 
 /** "clforge <version> bench <op> on <device> (<platform>)". */
 void clforge_bench_print_title(const clforge_bench_session *s);
