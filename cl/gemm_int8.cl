@@ -100,14 +100,18 @@ typedef CLFORGE_CAT(uint, VSUF) uintv;
           BYTE(A_T, a, 3) * BYTE(B_T, b, 3)))
 #endif
 
-// Four bytes of A's row r from k = p (past kend: zeros, which add nothing).
+// Four bytes of A's row r from k = p (past kend: zeros, which add nothing),
+// packed in memory order either way (a vector load, or four bytes put in a
+// vector), so that A's and B's lanes pair up on any byte order.
+#define PACK4(X, AT, i0)                                                                               \
+  as_uint((uchar4)(p < kend ? (uchar)X[AT(i0, p)] : (uchar)0, p + 1 < kend ? (uchar)X[AT(i0, p + 1)] : (uchar)0, \
+                   p + 2 < kend ? (uchar)X[AT(i0, p + 2)] : (uchar)0, p + 3 < kend ? (uchar)X[AT(i0, p + 3)] : (uchar)0))
 static inline uint pack_a(const global a_t *A, uint lda, uint r, uint p, uint kend) {
 #if TA == 0
   if (p + 4 <= kend) return as_uint(vload4(0, A + A_AT(r, p)));
 #endif
-  uint x = 0;
-  for (uint i = 0; i < 4; ++i) x |= p + i < kend ? (uint)(uchar)A[A_AT(r, p + i)] << (8 * i) : 0u;
-  return x;
+#define A_AT_RK(row, kk) A_AT(row, kk)
+  return PACK4(A, A_AT_RK, r);
 }
 
 // Four bytes of op(B)'s column c from k = p.
@@ -115,9 +119,8 @@ static inline uint pack_b(const global b_t *B, uint ldb, uint c, uint p, uint ke
 #if TB == 1
   if (p + 4 <= kend) return as_uint(vload4(0, B + B_AT(p, c)));
 #endif
-  uint x = 0;
-  for (uint i = 0; i < 4; ++i) x |= p + i < kend ? (uint)(uchar)B[B_AT(p + i, c)] << (8 * i) : 0u;
-  return x;
+#define B_AT_CK(col, kk) B_AT(kk, col)
+  return PACK4(B, B_AT_CK, c);
 }
 #endif
 

@@ -128,7 +128,12 @@ static clforge_status query_locked(cl_device_id d, clforge_device_info *info) {
     if (has_extension(ext, "cl_khr_fp64")) i.caps |= CLFORGE_CAP_FP64;
     if (has_extension(ext, "cl_khr_subgroups")) i.caps |= CLFORGE_CAP_SUBGROUPS_KHR;
     if (has_extension(ext, "cl_intel_subgroups")) i.caps |= CLFORGE_CAP_SUBGROUPS_INTEL;
-    if (has_extension(ext, "cl_khr_integer_dot_product")) i.caps |= CLFORGE_CAP_INTEGER_DOT;
+    /* the packed 4 x 8-bit form is the one the int8 GEMM's DOT=1 calls
+     * (CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR, 0x1073: bit 0) */
+    cl_bitfield dot = 0;
+    if (has_extension(ext, "cl_khr_integer_dot_product") &&
+        clGetDeviceInfo(d, 0x1073, sizeof dot, &dot, NULL) == CL_SUCCESS && (dot & 1u))
+      i.caps |= CLFORGE_CAP_INTEGER_DOT;
   }
   free(ext);
   i.caps |= CLFORGE_CAP_HALF_STORAGE; /* vload_half/vstore_half are core OpenCL */
