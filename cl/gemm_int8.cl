@@ -24,8 +24,6 @@
 // (gemm_base.cl and gemm_operands.cl ahead: idx_t, UNROLL, the operand
 // types, A_AT, B_AT.)
 
-#pragma OPENCL FP_CONTRACT OFF // the epilogue's f32 steps are the reference's, one rounding each
-
 #define KBLOCK 256 // 256 * 255 * 255 < 2^24
 #define KS 32       // k per staged chunk (STAGE), a divisor of KBLOCK
 #define WGR (MDIM * MWI)      // the group's rows
@@ -47,13 +45,6 @@ typedef CLFORGE_CAT(float, VSUF) floatv;
 typedef CLFORGE_CAT(int, VSUF) intv;
 #define CONVERT_INTV(x) CLFORGE_CAT(convert_int, VSUF)(x)
 
-#if C_T == 4
-#define QMIN (-128L)
-#define QMAX 127L
-#elif C_T == 5
-#define QMIN 0L
-#define QMAX 255L
-#endif
 
 // VW values of op(B) in row p from column col, minus zpb, as f32; columns
 // past the last read the last one (their results are not stored).
@@ -282,28 +273,17 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
         if (col >= cols) continue;
         const idx_t ci = (idx_t)row * ldc + col;
 #if C_T == 6
-        C[ci] = e[v];
+        int8_store(C, ci, e[v], 0.0f, 1, alpha, beta, 0.0f, inv_c, zpc);
 #else
         const float sc = rscale[rs_off + (row_per ? row : 0)] * cscale[cs_off + (col_per ? col : 0)];
-        float x = k ? alpha * ((float)e[v] * sc) : 0.0f; // (the reference's: no product term for k = 0)
-#if C_T <= 3
-        if (beta != 0.0f) x = fma(beta, LOAD1(C_T, C, ci), x);
-#endif
 #if BIAS == 1
-        x += LOAD1(BIAS_T, bias, bias_off + row);
+        const float bv = LOAD1(BIAS_T, bias, bias_off + row);
 #elif BIAS == 2
-        x += LOAD1(BIAS_T, bias, bias_off + col);
-#endif
-        x = ACTIVATE(x);
-#if C_T <= 3
-        STORE1(C_T, x, C, ci);
+        const float bv = LOAD1(BIAS_T, bias, bias_off + col);
 #else
-#if C_T == 4
-        C[ci] = as_char(clforge_quant_one(x, inv_c, zpc, QMIN, QMAX));
-#else
-        C[ci] = clforge_quant_one(x, inv_c, zpc, QMIN, QMAX);
+        const float bv = 0.0f;
 #endif
-#endif
+        int8_store(C, ci, e[v], sc, k != 0, alpha, beta, bv, inv_c, zpc);
 #endif
       }
     }

@@ -5,7 +5,8 @@
  * asymmetric padding, stride and dilation, a 3-channel 7x7 stem, KRSC and
  * KCRS filters, u8 and s8 x with their zero points, per-tensor and
  * per-channel weight scales, bias, ReLU, alpha and beta, guard regions
- * around y, a workspace bound that forces passes of pixel ranges; every
+ * around y, a workspace bound that forces passes of pixel ranges, groups
+ * (one GEMM each) and depthwise layers (their direct kernel); every
  * case again with prepared weights (clforge_conv2d_quantized_ex, w NULL and
  * its buffer overwritten after the weights were made: the same bytes);
  * then bad inputs with y untouched (weights of another filter included) and
@@ -299,6 +300,11 @@ int main(int argc, char **argv) {
       {2, 8, 7, 7, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, S32, 131, 0, PT, 0, 0, 1, 0, 0, 0, 8},
       {1, 6, 7, 6, 12, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, KCRS, S8, S32, -3, 2, PT, 0, 0, 1, 0, 0, 0, 6},
       {2, 16, 4, 5, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, KRSC, U8, S8, 128, 0, PR, 1, 0, 1, 0, 0.05f, -4, 4},
+      /* depthwise through its direct kernel's epilogue: f32 with per-channel scales, bias, ReLU, beta;
+       * requantized u8 with dilation */
+      {2, 8, 6, 6, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, KRSC, U8, F32, 128, 3, PR, 1, CLFORGE_ACT_RELU, 1.5f, 0.5f, 0, 0,
+       8},
+      {1, 12, 7, 7, 12, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, KCRS, S8, CLFORGE_U8, -1, 0, PT, 1, 0, 1, 0, 0.03f, 120, 12},
   };
   const size_t ncases = sizeof cases / sizeof cases[0];
   unsigned seed = 7;

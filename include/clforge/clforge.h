@@ -757,8 +757,8 @@ typedef struct clforge_conv_quant {
 } clforge_conv_quant;
 
 /** An int8 convolution: desc as for clforge_conv2d (forward; NHWC x and y;
- *  KRSC or KCRS filters; any groups, one GEMM each: grouped and depthwise
- *  layers are correct, not fast; any stride, dilation and padding; bias,
+ *  KRSC or KCRS filters; any groups (one GEMM each; a depthwise layer,
+ *  groups = C, runs a direct kernel); any stride, dilation and padding; bias,
  *  activation, alpha, beta as the int8 GEMM's epilogue) with s8/u8 x and w
  *  and the quantization in quant. Padding contributes nothing (it reads as
  *  x's zero point). Runs as the int8 GEMM: 1x1 filters at stride 1

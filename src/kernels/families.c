@@ -50,6 +50,7 @@ const clforge__family *const clforge__all_families[] = {
     &clforge__family_activation_backward,
     &clforge__family_quantize,
     &clforge__family_gemm_int8,
+    &clforge__family_conv_depthwise_int8,
     &clforge__family_norm,
     &clforge__family_attention_backward,
     NULL,

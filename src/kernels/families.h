@@ -41,6 +41,8 @@ extern const clforge__family clforge__family_gemm_direct;
 
 /* int8 GEMM (clforge_gemm_quantized) */
 enum { GEMMI_MWI, GEMMI_NWI, GEMMI_VW, GEMMI_MDIM, GEMMI_NDIM, GEMMI_KSYNC, GEMMI_STAGE, GEMMI_DOT, GEMMI_NPARAMS };
+/* conv_depthwise_int8 (cl/conv_depthwise_int8.cl) */
+enum { CDWI8_VW, CDWI8_WG, CDWI8_NPARAMS };
 extern const clforge__family clforge__family_gemm_int8;
 
 /* Packed GEMM (pack kernels + micro-kernel): MR x NR register block of VW
@@ -60,6 +62,7 @@ extern const clforge__family clforge__family_conv_winograd_2x2;
 extern const clforge__family clforge__family_conv_winograd_4x4;
 extern const clforge__family clforge__family_conv_fft;
 extern const clforge__family clforge__family_conv_depthwise;
+extern const clforge__family clforge__family_conv_depthwise_int8;
 extern const struct clforge__tune_op clforge__tune_conv;
 /* The backward passes' own kernels (src/kernels/conv_backward_*.c). */
 extern const clforge__family clforge__family_conv_bwd_data_direct, clforge__family_conv_bwd_filter_direct;

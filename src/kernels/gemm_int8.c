@@ -43,7 +43,7 @@ static void int8_canonical(int *v) {
 /* clang-format off */
 const clforge__family clforge__family_gemm_int8 = {
     .name = "gemm_int8",
-    .sources = (const char *const[]){"gemm_base", "gemm_operands", "gemm_int8", NULL},
+    .sources = (const char *const[]){"gemm_base", "gemm_operands", "int8_epilogue", "gemm_int8", NULL},
     .kernel = "clforge_gemm_int8",
     .nparams = GEMMI_NPARAMS,
     .params = {

@@ -1,5 +1,5 @@
 /* clforge_conv2d_quantized: an int8 convolution as the int8 GEMM (one per
- * group: grouped and depthwise convolutions are correct, not fast). The
+ * group; a depthwise layer runs its own kernel, below). The
  * filter is first transposed to [R*S*C][K] (the GEMM's vector loads run
  * along K; read transposed it was 20x slower). A 1x1 filter at stride 1
  * without padding reads x in place; any other shape writes the int8 column
@@ -9,13 +9,16 @@
  * share the workspace). Validation mode checks y against
  * clforge_ref_conv2d_quantized bit for bit. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../context.h"
 #include "../conv_quant_desc.h"
 #include "../error.h"
+#include "../gemm_quant_desc.h"
 #include "../kernels/families.h"
+#include "../program.h"
 #include "../validate.h"
 #include "../workspace.h"
 #include "buffer_check.h"
@@ -166,6 +169,72 @@ static clforge_status group_gemms(clforge_context ctx, const clforge__conv_q *q,
   return st;
 }
 
+/* A depthwise layer (groups == C): the direct int8 kernel over x and the
+ * transposed filter wb ([R*S][K]) instead of one GEMM per channel. */
+static int is_depthwise(const clforge__conv *d) { return d->groups > 1 && d->cg == 1; }
+
+static clforge_status depthwise_kernel(clforge_context ctx, const clforge__conv_q *q, int *v, cl_kernel *k) {
+  const clforge__conv *d = &q->d;
+  clforge_status st = clforge__family_select(ctx, &clforge__family_conv_depthwise_int8, 0, NULL, v, NULL);
+  if (st != CLFORGE_SUCCESS) return st;
+  char more[256];
+  snprintf(more, sizeof more, "-DX_T=%d -DW_T=%d -DC_T=%d -DBIAS=%d -DBIAS_T=%d -DACT=%d -DIDX64=%d -DMULT=%zu",
+           (int)d->x.type, (int)d->w_.type, (int)d->y.type, d->has_bias, d->has_bias ? (int)d->bias.type : 1, d->act,
+           d->idx64, d->kg);
+  return clforge__family_kernel(ctx, OP, &clforge__family_conv_depthwise_int8, "clforge_conv_depthwise_int8", v, more,
+                                (size_t)v[CDWI8_WG], k);
+}
+
+static clforge_status depthwise_launch(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
+                                       const int *v, cl_kernel k, cl_mem x, cl_mem wb, cl_mem y, cl_mem bias,
+                                       cl_uint nwait, const cl_event *wait, cl_event *done) {
+  const clforge__conv *d = &q->d;
+  /* the group-0 GEMM's view of the quantization: the requantization's 1 / y_scale as the GEMM computes it */
+  clforge_gemm_desc g;
+  clforge_gemm_quant gq;
+  clforge__gemm_q gqr;
+  clforge__conv_q_gemm(q, quant, 0, 1, 0, 1, 0, 1, &g, &gq);
+  clforge_status st = clforge__gemm_q_resolve(ctx, OP, &g, &gq, &gqr);
+  if (st != CLFORGE_SUCCESS) return st;
+  const int scaled = d->y.type != CLFORGE_S32;
+  const cl_mem xs = scaled ? quant->x_scale : y, ws = scaled ? quant->w_scale : y, bb = d->has_bias ? bias : y;
+  const cl_uint u[14] = {(cl_uint)d->h,        (cl_uint)d->w,        (cl_uint)d->c,       (cl_uint)d->k,
+                         (cl_uint)d->p,        (cl_uint)d->q,        (cl_uint)d->r,       (cl_uint)d->s,
+                         (cl_uint)d->stride_h, (cl_uint)d->stride_w, (cl_uint)d->dil_h,   (cl_uint)d->dil_w,
+                         (cl_uint)d->pad_t,    (cl_uint)d->pad_l};
+  const cl_ulong xo = d->x.offset, yo = d->y.offset, bo = d->bias.offset, xso = quant->x_scale_offset,
+                 wso = quant->w_scale_offset;
+  const cl_int wper = quant->w_scheme == CLFORGE_QUANT_PER_ROW, zpx = quant->x_zero_point, zpw = quant->w_zero_point,
+               zpc = quant->y_zero_point;
+  const cl_float alpha = d->alpha, beta = d->beta, inv_c = gqr.inv_c;
+  cl_uint a = 0;
+  cl_int err = CL_SUCCESS;
+  for (int i = 0; i < 14; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &x);
+  err |= clSetKernelArg(k, a++, sizeof xo, &xo);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &wb);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &y);
+  err |= clSetKernelArg(k, a++, sizeof yo, &yo);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &bb);
+  err |= clSetKernelArg(k, a++, sizeof bo, &bo);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &xs);
+  err |= clSetKernelArg(k, a++, sizeof xso, &xso);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &ws);
+  err |= clSetKernelArg(k, a++, sizeof wso, &wso);
+  err |= clSetKernelArg(k, a++, sizeof wper, &wper);
+  err |= clSetKernelArg(k, a++, sizeof zpx, &zpx);
+  err |= clSetKernelArg(k, a++, sizeof zpw, &zpw);
+  err |= clSetKernelArg(k, a++, sizeof alpha, &alpha);
+  err |= clSetKernelArg(k, a++, sizeof beta, &beta);
+  err |= clSetKernelArg(k, a++, sizeof inv_c, &inv_c);
+  err |= clSetKernelArg(k, a++, sizeof zpc, &zpc);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (" OP " depthwise)");
+  const size_t vw = (size_t)v[CDWI8_VW], wg = (size_t)v[CDWI8_WG], nk = (d->k + vw - 1) / vw;
+  const size_t global[3] = {(nk + wg - 1) / wg * wg, d->q, d->n * d->p};
+  const size_t local[3] = {wg, 1, 1};
+  return clforge__launch(ctx, k, 3, global, local, nwait, wait, done, "clEnqueueNDRangeKernel (" OP " depthwise)");
+}
+
 /* The column matrix of each pass, then its GEMMs (pass by pass: they share
  * the workspace), after `wait`. */
 static clforge_status run_passes(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
@@ -206,7 +275,15 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   clforge__col_plan p;
   memset(&p, 0, sizeof p);
   cl_kernel kern = NULL;
-  if (!q->in_place) {
+  const int dw = is_depthwise(d);
+  int vdw[CLFORGE_MAX_PARAMS];
+  if (dw) { /* (checked and built before anything is enqueued) */
+    if (d->k * q->rsc > clforge__workspace_cap(ctx) && !pw)
+      return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
+                           OP ": the depthwise filter (%zu bytes) exceeds the workspace bound of %zu bytes", d->k * q->rsc,
+                           clforge__workspace_cap(ctx));
+    st = depthwise_kernel(ctx, q, vdw, &kern);
+  } else if (!q->in_place) {
     if (!clforge__conv_col_plan(ctx, d, v, &p))
       return clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
                            OP ": a row of the column matrix (%zu bytes) exceeds the workspace bound of %zu bytes",
@@ -222,7 +299,7 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   cl_mem wsw = pw ? pw->buf : NULL, wsc = NULL;
   cl_event busy_w = pw ? pw->ready : NULL, busy_c = NULL;
   if (st == CLFORGE_SUCCESS && wt && !pw) st = clforge__workspace_get(ctx, d->k * q->rsc, &wsw, &busy_w);
-  if (st == CLFORGE_SUCCESS && !q->in_place)
+  if (st == CLFORGE_SUCCESS && !q->in_place && !dw)
     st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, p.bytes, &wsc, &busy_c);
   /* Every GEMM of the call checked and built before anything is enqueued
    * (the passes have two shapes at most: a full one and the last; the
@@ -231,7 +308,9 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   clforge_gemm_desc g;
   clforge_gemm_quant gq;
   const size_t last_g = d->groups - 1;
-  if (st == CLFORGE_SUCCESS && q->in_place) {
+  if (dw) {
+    /* one kernel: built above */
+  } else if (st == CLFORGE_SUCCESS && q->in_place) {
     for (int gi = 0; gi < 2 && st == CLFORGE_SUCCESS; ++gi) {
       clforge__conv_q_gemm(q, quant, 0, d->n, 0, d->p * d->q, gi ? last_g : 0, wt, &g, &gq);
       st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, x, wt ? wsw : w, y, bias);
@@ -257,7 +336,9 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   if (wt && !pw) st = transpose_filter(ctx, q, v, w, wsw, nfirst, nfirst ? first : NULL, &after);
   const cl_uint na = after ? 1 : nfirst;
   const cl_event *wa = after ? &after : (nfirst ? first : NULL);
-  if (st == CLFORGE_SUCCESS && q->in_place) {
+  if (st == CLFORGE_SUCCESS && dw) {
+    st = depthwise_launch(ctx, q, quant, vdw, kern, x, wsw, y, bias, na, wa, &last);
+  } else if (st == CLFORGE_SUCCESS && q->in_place) {
     st = group_gemms(ctx, q, quant, x, wt ? wsw : w, wt, y, bias, 0, d->n, 0, d->p * d->q, na, wa, &last);
   } else if (st == CLFORGE_SUCCESS) {
     st = run_passes(ctx, q, quant, v, &p, kern, x, wt ? wsw : w, wt, wsc, y, bias, na, wa, &last);
@@ -267,7 +348,7 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   if (after) clReleaseEvent(after);
   if (st == CLFORGE_SUCCESS) {
     if (wt && !pw) clforge__workspace_used(ctx, last);
-    if (!q->in_place) clforge__workspace_used_by(&ctx->conv_workspace, last);
+    if (!q->in_place && !dw) clforge__workspace_used_by(&ctx->conv_workspace, last);
     *done = last;
   } else if (last) {
     clReleaseEvent(last);

@@ -266,7 +266,7 @@ def quantized_conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, 
 
     ``input`` (N, H, W, C) uint8 or int8, channels-last (NHWC); ``weight``
     (K, C/groups, R, S) int8 or uint8, contiguous or channels-last; groups
-    (depthwise: groups = C) run one GEMM each: correct, not fast;
+    (one GEMM each; depthwise, groups = C, runs its own kernel);
     stride, padding, dilation as conv2d's (padding reads input_zero_point).
     ``weight_scale``: one number, or K (per output channel). ``dtype``:
     np.int32, the exact sums of (x - input_zero_point)(w - weight_zero_point)
