@@ -68,7 +68,7 @@ done
 # The int8 GEMM's packed dot products: each signedness pair, packed loads
 # and byte gathers (the builtins are declared for OpenCL C 2.0+ devices
 # with the feature; 1.2 drivers with the extension define the same macro).
-cat "$cl/common.cl" "$cl/gemm_base.cl" "$cl/gemm_operands.cl" "$cl/gemm_int8.cl" > "$tmp/int8.cl"
+cat "$cl/common.cl" "$cl/gemm_base.cl" "$cl/gemm_operands.cl" "$cl/int8_epilogue.cl" "$cl/gemm_int8.cl" > "$tmp/int8.cl"
 for types in "4 4 0 1" "5 4 0 1" "4 5 1 0" "5 5 0 0"; do
   set -- $types
   prob="-DA_T=$1 -DB_T=$2 -DC_T=6 -DTA=$3 -DTB=$4 -DBIAS=0 -DBIAS_T=1 -DACT=0 -DIDX64=0 -DCLFORGE_F32_DENORMS=1"
