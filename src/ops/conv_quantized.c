@@ -16,7 +16,7 @@
 #include "../context.h"
 #include "../conv_quant_desc.h"
 #include "../error.h"
-#include "../gemm_quant_desc.h"
+#include "../dtype.h"
 #include "../kernels/families.h"
 #include "../program.h"
 #include "../validate.h"
@@ -189,13 +189,6 @@ static clforge_status depthwise_launch(clforge_context ctx, const clforge__conv_
                                        const int *v, cl_kernel k, cl_mem x, cl_mem wb, cl_mem y, cl_mem bias,
                                        cl_uint nwait, const cl_event *wait, cl_event *done) {
   const clforge__conv *d = &q->d;
-  /* the group-0 GEMM's view of the quantization: the requantization's 1 / y_scale as the GEMM computes it */
-  clforge_gemm_desc g;
-  clforge_gemm_quant gq;
-  clforge__gemm_q gqr;
-  clforge__conv_q_gemm(q, quant, 0, 1, 0, 1, 0, 1, &g, &gq);
-  clforge_status st = clforge__gemm_q_resolve(ctx, OP, &g, &gq, &gqr);
-  if (st != CLFORGE_SUCCESS) return st;
   const int scaled = d->y.type != CLFORGE_S32;
   const cl_mem xs = scaled ? quant->x_scale : y, ws = scaled ? quant->w_scale : y, bb = d->has_bias ? bias : y;
   const cl_uint u[14] = {(cl_uint)d->h,        (cl_uint)d->w,        (cl_uint)d->c,       (cl_uint)d->k,
@@ -206,7 +199,9 @@ static clforge_status depthwise_launch(clforge_context ctx, const clforge__conv_
                  wso = quant->w_scale_offset;
   const cl_int wper = quant->w_scheme == CLFORGE_QUANT_PER_ROW, zpx = quant->x_zero_point, zpw = quant->w_zero_point,
                zpc = quant->y_zero_point;
-  const cl_float alpha = d->alpha, beta = d->beta, inv_c = gqr.inv_c;
+  /* requantization's 1 / y_scale: one f32 division, as the int8 GEMM's (src/gemm_quant_desc.c) */
+  const cl_float alpha = d->alpha, beta = d->beta,
+                 inv_c = clforge__dtype_is_int8(d->y.type) ? 1.0f / quant->y_scale : 0.0f;
   cl_uint a = 0;
   cl_int err = CL_SUCCESS;
   for (int i = 0; i < 14; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);
