@@ -564,12 +564,18 @@ __kernel void clforge_attention_split_kv(
 #endif
 #if STAGE
       // The block's K and V rows as f32, converted once for all the rows.
+      // A loop of KB trips with a guard, not one of jn trips: Intel's CPU
+      // compiler (2026.2, optimizing) staged the NEXT key's row when KB = 1
+      // with the jn-trip loop (docs/drivers.md); -cl-opt-disable or this
+      // form stage the right one, and both forms mean the same.
       floatv kbuf[KB][ND], vbuf[KB][NDV];
-      for (int jj = 0; jj < jn; ++jj) {
-        UNROLL(ND)
-        for (int d = 0; d < ND; ++d) kbuf[jj][d] = load_kv_vec(k, KOFF(jj), kd, d, HEAD_D);
-        UNROLL(NDV)
-        for (int d = 0; d < NDV; ++d) vbuf[jj][d] = load_kv_vec(v, VOFF(jj), vd_, d, HEAD_DV);
+      for (int jj = 0; jj < KB; ++jj) {
+        if (jj < jn) {
+          UNROLL(ND)
+          for (int d = 0; d < ND; ++d) kbuf[jj][d] = load_kv_vec(k, KOFF(jj), kd, d, HEAD_D);
+          UNROLL(NDV)
+          for (int d = 0; d < NDV; ++d) vbuf[jj][d] = load_kv_vec(v, VOFF(jj), vd_, d, HEAD_DV);
+        }
       }
 #define KROW(jj, d) kbuf[jj][d]
 #define VROW(jj, d) vbuf[jj][d]

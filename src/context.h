@@ -30,6 +30,13 @@ struct clforge_context_s {
      * path (packed or not) also when the built-in default is measured. */
     const struct clforge__family *path;
   } tune_force;
+  /* What this driver cannot run although the device's properties allow it
+   * (a dependency's kernels its compiler rejects), found once per context
+   * on first need: 0 not probed yet, 1 runs, -1 does not (why says why). */
+  struct {
+    int fft;
+    char fft_why[384];
+  } driver;
   int tuning_active;        /* clforge_tune is measuring: environment overrides do not apply */
   char *params_override;    /* clforge_context_set_params, wins over CLFORGE_PARAMS */
   char *last_error;         /* heap, grows to the longest message */

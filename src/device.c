@@ -147,7 +147,7 @@ typedef struct {
   cl_device_id device;
   cl_uint pi, di;
   cl_device_type type;
-  char name[256];
+  char name[256], platform_name[256], platform_vendor[256];
 } candidate;
 
 /* All devices of all platforms, in the order the ICD loader gives them.
@@ -190,6 +190,8 @@ static clforge_status enumerate_locked(candidate *out, size_t cap, size_t *count
       c->type = 0;
       clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof c->type, &c->type, NULL);
       get_string(devs[d], CL_DEVICE_NAME, c->name, sizeof c->name);
+      platform_string(platforms[p], CL_PLATFORM_NAME, c->platform_name, sizeof c->platform_name);
+      platform_string(platforms[p], CL_PLATFORM_VENDOR, c->platform_vendor, sizeof c->platform_vendor);
     }
   }
   if (n == 0)
@@ -199,11 +201,16 @@ static clforge_status enumerate_locked(candidate *out, size_t cap, size_t *count
   return CLFORGE_SUCCESS;
 }
 
+/* PoCL by its platform's vendor ("The pocl project") or name. */
+static int is_pocl(const candidate *c) {
+  return contains_ci(c->platform_vendor, "pocl") || contains_ci(c->platform_name, "Portable Computing Language");
+}
+
 static void list_devices(const candidate *c, size_t n, char *buf, size_t cap) {
   size_t used = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < n && used < cap; ++i) {
-    int w = snprintf(buf + used, cap - used, "\n  %u:%u  %s", c[i].pi, c[i].di, c[i].name);
+    int w = snprintf(buf + used, cap - used, "\n  %u:%u  %s (%s)", c[i].pi, c[i].di, c[i].name, c[i].platform_name);
     if (w < 0) break;
     used += (size_t)w;
   }
@@ -239,14 +246,19 @@ clforge_status clforge__device_select(const char *selector, const char *origin, 
   const char *sel = selector;
   while (sel && isspace((unsigned char)*sel)) ++sel;
   if (!sel || !*sel) {
+    /* First GPU, else accelerator, else CPU; among CPUs PoCL's first (the
+     * driver clforge's built-in defaults and published figures come from,
+     * so that installing a second CPU driver changes no result and no
+     * figure: CLFORGE_DEVICE picks the other), then the loader's order. */
     static const cl_device_type order[] = {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU};
     for (size_t t = 0; t < sizeof order / sizeof order[0]; ++t)
-      for (size_t i = 0; i < n; ++i)
-        if (c[i].type & order[t]) {
-          *platform = c[i].platform;
-          *device = c[i].device;
-          return CLFORGE_SUCCESS;
-        }
+      for (int pocl_pass = order[t] == CL_DEVICE_TYPE_CPU; pocl_pass >= 0; --pocl_pass)
+        for (size_t i = 0; i < n; ++i)
+          if ((c[i].type & order[t]) && (!pocl_pass || is_pocl(&c[i]))) {
+            *platform = c[i].platform;
+            *device = c[i].device;
+            return CLFORGE_SUCCESS;
+          }
     *platform = c[0].platform; /* e.g. only CL_DEVICE_TYPE_CUSTOM devices */
     *device = c[0].device;
     return CLFORGE_SUCCESS;
@@ -270,12 +282,18 @@ clforge_status clforge__device_select(const char *selector, const char *origin, 
     return clforge__fail(NULL, CLFORGE_DEVICE_NOT_FOUND, "%s \"%s\": no device %lu on platform %lu; devices:%s",
                          origin, sel, di, pi, listing);
   }
-  for (size_t i = 0; i < n; ++i)
-    if (contains_ci(c[i].name, sel)) {
-      *platform = c[i].platform;
-      *device = c[i].device;
-      return CLFORGE_SUCCESS;
-    }
-  return clforge__fail(NULL, CLFORGE_DEVICE_NOT_FOUND, "%s \"%s\" matches no device name (give \"P:D\" or part of a name); devices:%s", origin,
-                       sel, listing);
+  /* A driver's name first ("pocl", "intel": the platform's name or
+   * vendor), since two CPU drivers name the same CPU alike; then part of
+   * a device's name. */
+  for (int by_platform = 1; by_platform >= 0; --by_platform)
+    for (size_t i = 0; i < n; ++i)
+      if (by_platform ? contains_ci(c[i].platform_name, sel) || contains_ci(c[i].platform_vendor, sel)
+                      : contains_ci(c[i].name, sel)) {
+        *platform = c[i].platform;
+        *device = c[i].device;
+        return CLFORGE_SUCCESS;
+      }
+  return clforge__fail(NULL, CLFORGE_DEVICE_NOT_FOUND,
+                       "%s \"%s\" matches no platform or device name (give \"P:D\" or part of a name); devices:%s",
+                       origin, sel, listing);
 }

@@ -31,6 +31,21 @@ else()
   set(_log "CLFORGE_LOG=unset:")
 endif()
 
+# Every driver README command 1 installed (tools/install-intel-opencl.sh:
+# Intel's OpenCL CPU runtime beside the system's ICDs) is visible to every
+# test; PoCL stays the default device (src/device.c), CLFORGE_DEVICE=intel
+# runs the suite on the other (tests/run_on_driver.sh). Intel's runtime
+# takes a thread per core by default: one per test, as ctest -j2 runs two
+# tests on this project's 2-core machines (PoCL's threads are as many as
+# the cores too, and have long shared them this way).
+set(_drivers "${PROJECT_SOURCE_DIR}/_drivers/vendors")
+if(EXISTS "${_drivers}")
+  set(_icd "OCL_ICD_VENDORS=set:${_drivers}")
+else()
+  set(_icd "OCL_ICD_VENDORS=reset:")
+endif()
+set(CLFORGE_TEST_DRIVER_THREADS 1 CACHE STRING "threads of Intel's OpenCL CPU runtime per test (CL_CONFIG_CPU_TBB_NUM_WORKERS)")
+
 get_directory_property(_clforge_tests TESTS)
 add_test(NAME test_homes_reset
          COMMAND ${CMAKE_COMMAND} -DHOMES=${CLFORGE_TEST_HOMES} "-DTESTS=${_clforge_tests}"
@@ -44,7 +59,8 @@ foreach(t IN LISTS _clforge_tests)
     "CLFORGE_CACHE_DIR=unset:"
     "CLFORGE_TUNING_FILE=set:${_home}/.cache/clforge/tuning.json"
     "CLFORGE_SYSTEM_TUNING_FILE=set:${_home}/share/clforge/tuning.json"
-    "CLFORGE_PARAMS=unset:" "CLFORGE_GEMM_PATH=unset:" "CLFORGE_VALIDATE=unset:" "${_log}")
+    "CLFORGE_PARAMS=unset:" "CLFORGE_GEMM_PATH=unset:" "CLFORGE_VALIDATE=unset:" "${_log}" "${_icd}"
+    "CL_CONFIG_CPU_TBB_NUM_WORKERS=set:${CLFORGE_TEST_DRIVER_THREADS}")
   # The test's own settings (e.g. Oclgrind's CLFORGE_CACHE_DIR=off) come
   # after these and win: ENVIRONMENT_MODIFICATION is applied after
   # ENVIRONMENT, so its plain assignments move in here as set: entries.

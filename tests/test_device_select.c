@@ -87,7 +87,7 @@ int main(void) {
   clforge_context_destroy(ctx);
   CHECK_FAILS(NULL, clforge_context_create("0:", &ctx), CLFORGE_INVALID_ARGUMENT, "device argument");
   /* Digits alone are a name substring (model numbers), not an index. */
-  CHECK_FAILS(NULL, clforge_context_create("98765", &ctx), CLFORGE_DEVICE_NOT_FOUND, "matches no device name");
+  CHECK_FAILS(NULL, clforge_context_create("98765", &ctx), CLFORGE_DEVICE_NOT_FOUND, "matches no platform or device name");
   CHECK_FAILS(NULL, clforge_context_create("nothing-like-this", &ctx), CLFORGE_DEVICE_NOT_FOUND, "device argument");
   unsetenv("CLFORGE_DEVICE");
   CHECK_FAILS(NULL, clforge_context_create(NULL, NULL), CLFORGE_INVALID_ARGUMENT, "out is NULL");

@@ -64,3 +64,15 @@ if ! "$venv/bin/python" -c "import numpy, ml_dtypes, pyopencl, pytest" 2> /dev/n
   "$venv/bin/pip" install -q --disable-pip-version-check -c "$pin" pyclblast ||
     echo "install-deps: note: pyclblast did not install; python -m clforge bench gemm runs without it" >&2
 fi
+
+# Intel's OpenCL CPU runtime, the second driver the tests and benches run on
+# (tools/install-intel-opencl.sh: from PyPI into _drivers/, not registered
+# system-wide). Where it cannot be had (another architecture, no PyPI) PoCL
+# serves alone, with a note; CI requires it (CI=true).
+if ! "$here/tools/install-intel-opencl.sh" "$venv/bin/pip"; then
+  if [ "${CI:-}" = "true" ]; then
+    echo "install-deps: CI needs Intel's OpenCL CPU runtime (the second driver of every run)" >&2
+    exit 1
+  fi
+  echo "install-deps: note: Intel's OpenCL CPU runtime is not installed; clforge runs on PoCL alone" >&2
+fi

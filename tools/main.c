@@ -9,7 +9,9 @@
 #include <clforge/clforge.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bench.h"
 #include "cli_util.h"
@@ -58,7 +60,21 @@ static const command *find_command(const char *name) {
   return NULL;
 }
 
+/* The drivers README command 1 installed into the checkout
+ * (tools/install-intel-opencl.sh: Intel's OpenCL CPU runtime beside the
+ * system's ICDs) are shown to the command built there, so that `clforge
+ * info`, `tune` and `bench` see every driver; a user's own OCL_ICD_VENDORS
+ * wins, and an installed command whose checkout is gone sees the system's. */
+static void see_checkout_drivers(void) {
+#ifdef CLFORGE_CHECKOUT_ICD_VENDORS
+  struct stat st;
+  if (!getenv("OCL_ICD_VENDORS") && stat(CLFORGE_CHECKOUT_ICD_VENDORS, &st) == 0 && S_ISDIR(st.st_mode))
+    setenv("OCL_ICD_VENDORS", CLFORGE_CHECKOUT_ICD_VENDORS, 0);
+#endif
+}
+
 int main(int argc, char **argv) {
+  see_checkout_drivers();
   if (argc < 2) {
     usage(stderr);
     return EXIT_USAGE;

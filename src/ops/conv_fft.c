@@ -161,6 +161,33 @@ static clforge_status get_plan(clforge_context ctx, size_t fh, size_t fw, size_t
   return CLFORGE_SUCCESS;
 }
 
+/* Does this context's driver build clFFT's generated kernels? Intel's
+ * OpenCL CPU runtime rejects them (an implicit float2* to float4* pointer
+ * conversion, an error for its compiler) and clFFT has no way to pass build
+ * options, so the algorithm is a property of the driver: probed once per
+ * context by baking a small forward and inverse plan (kept: calls reuse
+ * them), before anything is enqueued. A failure for want of memory is not
+ * the driver's, and is probed again next time. */
+static int fft_builds_here(clforge_context ctx, char *why, size_t cap) {
+  if (test_dft) return 1; /* the stand-in runs no clFFT kernel */
+  if (ctx->driver.fft == 0) {
+    fft_plan *p;
+    clforge_status st = get_plan(ctx, 12, 12, 1, 0, &p);
+    if (st == CLFORGE_SUCCESS) st = get_plan(ctx, 12, 12, 1, 1, &p);
+    if (st == CLFORGE_OUT_OF_DEVICE_MEMORY || st == CLFORGE_OUT_OF_HOST_MEMORY) {
+      snprintf(why, cap, "fft: probing clFFT on this device ran out of memory: %s", clforge_last_error(ctx));
+      return 0;
+    }
+    ctx->driver.fft = st == CLFORGE_SUCCESS ? 1 : -1;
+    if (st != CLFORGE_SUCCESS)
+      snprintf(ctx->driver.fft_why, sizeof ctx->driver.fft_why,
+               "fft: clFFT's generated kernels do not build with this driver (%s, %s): %s",
+               ctx->info.platform_name, ctx->info.driver_version, clforge_last_error(ctx));
+  }
+  if (ctx->driver.fft < 0) snprintf(why, cap, "%s", ctx->driver.fft_why);
+  return ctx->driver.fft > 0;
+}
+
 /* --------------------------------------------------------------- geometry */
 
 enum { FFT_MAX_LEN = 8192 };
@@ -279,7 +306,7 @@ static int supports(clforge_context ctx, const clforge__conv *d, char *why, size
     snprintf(why, cap, "fft: the device aligns sub-buffers to %zu bytes, above 4096", base_align(ctx));
     return 0;
   }
-  return 1;
+  return !ctx || fft_builds_here(ctx, why, cap);
 }
 
 static size_t workspace(clforge_context ctx, const clforge__conv *d, const int *v) {
