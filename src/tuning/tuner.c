@@ -46,6 +46,7 @@ typedef struct {
   int preference;            /* the op's rank hook (tune_op.h) */
   int rank;                  /* in its class: 0 the heuristic's family, 1 its rival, 2 the others */
   int class_seq;             /* the seq of its class's first problem (the baseline's order) */
+  const void *heuristic;     /* the problem of its class's rank-0 family (itself for rank 0) */
   int searched;              /* its search ran */
   double base_default, base_tuned; /* GFLOP/s of its baseline (0: not measured) */
   char base_params[256];
@@ -123,6 +124,9 @@ static void rank_problems(clforge_context ctx, problem *p, int n) {
     }
     p[i].rank = before < 2 ? before : 2;
   }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (p[j].rank == 0 && same_class(&p[i], &p[j])) p[i].heuristic = &p[j];
 }
 
 /* The baseline's order: class by class, the heuristic's family and then its
@@ -245,6 +249,7 @@ typedef enum { RUN_DEFAULT, RUN_CANDIDATE, RUN_PEER } run_kind;
 
 typedef struct {
   run_kind kind;
+  const clforge__family *family; /* another family of the class (the heuristic's); NULL: the problem's */
   int values[CLFORGE_MAX_PARAMS];
   double samples[16];
   int n;
@@ -344,6 +349,7 @@ static double burst_of(tuner *t, const contender *c) {
   double burst[64], total = 0;
   int runs = 0;
   force(t, c->kind, c->values);
+  if (c->family) t->ctx->tune_force.family = t->ctx->tune_force.path = c->family;
   while (runs < 64 && (runs == 0 || total < 2e-3)) {
     if (clforge__timed_run(t->ctx, t->pb->family->tune, t->state, &burst[runs]) != CLFORGE_SUCCESS) break;
     total += burst[runs++];
@@ -402,8 +408,9 @@ static int confirm_winner(tuner *t, const contender *def, const contender *chall
   const uint64_t seed = (t->o->seed ? t->o->seed : 0x5eedu) ^ (0x9e3779b97f4a7c15u * (uint64_t)(t->pb->seq + 1));
   clforge__confirm_result r;
   clforge__confirm_run(&src, seed, &r);
-  snprintf(why, cap, "%s: median %.3fx the default, lower bound %.3fx over %d pairs (kept above %.2fx)",
-           r.accepted ? "confirmed" : "default kept", r.median, r.lower, r.pairs, CLFORGE__CONFIRM_MIN_GAIN);
+  snprintf(why, cap, "%s: median %.3fx %s, lower bound %.3fx over %d pairs (kept above %.2fx)",
+           r.accepted ? "confirmed" : def->family ? "heuristic kept" : "default kept", r.median,
+           def->family ? def->family->name : "the default", r.lower, r.pairs, CLFORGE__CONFIRM_MIN_GAIN);
   clforge__log(CLFORGE_LOG_INFO, "tune %s %s %s %s: %s %s", t->pb->family->name, t->pb->cls->name, t->pb->dtypes,
                t->pb->layout, challenger->kind == RUN_PEER ? t->pb->family->tune->peer : "the tuned values", why);
   return r.accepted;
@@ -452,6 +459,38 @@ static clforge_status plain_values(tuner *t, int *values) {
                                 NULL);
 }
 
+/* A family other than its class's heuristic one whose rate s would make
+ * calls switch to it (above the heuristic's entry by CLFORGE__TUNED_MARGIN:
+ * src/ops/gemm.c, conv.c) must beat that entry in interleaved pairs too:
+ * the two rates were measured at different moments (issue 32: GEMM 1024's
+ * route moved to tiled on baselines of 35.8 against 31.5 GFLOP/s and ran
+ * 0.58x as fast). Unconfirmed, its rate is recorded as the heuristic's, so
+ * that calls keep the heuristic's family. Returns the time to record. */
+static double guard_rival(tuner *t, const int *values, double s) {
+  const problem *pb = t->pb, *h = pb->heuristic;
+  if (!h || h == pb) return s;
+  const clforge__tuning_entry *he = NULL;
+  for (size_t i = 0; i < t->known->count; ++i) {
+    const clforge__tuning_entry *e = &t->known->entries[i];
+    if (clforge__tuning_same_device(e, &t->ctx->info) && !strcmp(e->family, h->family->name) &&
+        !strcmp(e->dtypes, pb->dtypes) && !strcmp(e->layout, pb->layout) && !strcmp(e->shape_class, pb->cls->name) &&
+        !strcmp(e->provider, "clforge"))
+      he = e;
+  }
+  const double flops = pb->family->tune->flops(pb->cls->shape);
+  if (!he || he->gflops <= 0 || flops / s / 1e9 <= he->gflops * CLFORGE__TUNED_MARGIN) return s;
+  contender pair[2];
+  memset(pair, 0, sizeof pair);
+  pair[0].kind = pair[1].kind = RUN_CANDIDATE;
+  pair[0].family = h->family;
+  char why[256];
+  if (clforge__family_entry_values(h->family, he, &t->ctx->info, pair[0].values, why, sizeof why) != 0) return s;
+  memcpy(pair[1].values, values, sizeof(int) * (size_t)pb->family->nparams);
+  char verdict[160];
+  if (confirm_winner(t, &pair[0], &pair[1], verdict, sizeof verdict)) return s;
+  return flops / (he->gflops * 1e9);
+}
+
 /* The winner as an entry: into the known entries and, unless dry run, the
  * file (each problem's as soon as it is known: an interrupted run keeps what
  * it measured, and concurrent tuners merge under the file's lock). params
@@ -459,6 +498,7 @@ static clforge_status plain_values(tuner *t, int *values) {
 static clforge_status record(tuner *t, const int *values, double s, const char *provider, char *params, size_t cap) {
   const problem *pb = t->pb;
   const clforge__family *f = pb->family;
+  if (!strcmp(provider, "clforge")) s = guard_rival(t, values, s);
   clforge__family_format(f, values, params, cap);
   clforge__tuning_entry e;
   memset(&e, 0, sizeof e);
