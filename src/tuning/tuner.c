@@ -411,8 +411,9 @@ static int confirm_winner(tuner *t, const contender *def, const contender *chall
   snprintf(why, cap, "%s: median %.3fx %s, lower bound %.3fx over %d pairs (kept above %.2fx)",
            r.accepted ? "confirmed" : def->family ? "heuristic kept" : "default kept", r.median,
            def->family ? def->family->name : "the default", r.lower, r.pairs, CLFORGE__CONFIRM_MIN_GAIN);
-  clforge__log(CLFORGE_LOG_INFO, "tune %s %s %s %s: %s %s", t->pb->family->name, t->pb->cls->name, t->pb->dtypes,
-               t->pb->layout, challenger->kind == RUN_PEER ? t->pb->family->tune->peer : "the tuned values", why);
+  clforge__log(CLFORGE_LOG_INFO, "tune %s %s %s %s: %s%s%s", t->pb->family->name, t->pb->cls->name, t->pb->dtypes,
+               t->pb->layout, def->family ? "" : challenger->kind == RUN_PEER ? t->pb->family->tune->peer : "the tuned values",
+               def->family ? "" : " ", why);
   return r.accepted;
 }
 
