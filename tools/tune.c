@@ -162,8 +162,9 @@ static void on_progress(const clforge_tune_event *e, void *user) {
       printf("\r\033[K[%d/%d] %s: not tuned (no candidate measured in its share of the budget)\n", e->problem + 1,
              e->problems, what);
     } else if (e->kind == CLFORGE_TUNE_PROBLEM_DONE) {
-      printf("\r\033[K[%d/%d] %s: %.1f GFLOP/s (default %.1f), %zu tried, %d discarded\n", e->problem + 1, e->problems,
-             what, e->tuned_gflops, e->default_gflops, e->tried, e->failures);
+      printf("\r\033[K[%d/%d] %s: %.1f GFLOP/s (default %.1f), %zu tried, %d discarded%s%s\n", e->problem + 1,
+             e->problems, what, e->tuned_gflops, e->default_gflops, e->tried, e->failures, e->message ? "; " : "",
+             e->message ? e->message : "");
     }
     return;
   }
@@ -187,8 +188,9 @@ static void on_progress(const clforge_tune_event *e, void *user) {
         printf("tune [%d/%d] %s: not tuned (no candidate measured in its share of the budget); nothing saved\n",
                e->problem + 1, e->problems, what);
       else
-        printf("tune [%d/%d] %s: best %.1f GFLOP/s, default %.1f, CLBlast %.1f; provider %s\n", e->problem + 1,
-               e->problems, what, e->tuned_gflops, e->default_gflops, e->clblast_gflops, e->provider);
+        printf("tune [%d/%d] %s: best %.1f GFLOP/s, default %.1f, CLBlast %.1f; provider %s%s%s\n", e->problem + 1,
+               e->problems, what, e->tuned_gflops, e->default_gflops, e->clblast_gflops, e->provider,
+               e->message ? "; " : "", e->message ? e->message : "");
       break;
     default: /* BASELINE and NOT_REACHED are handled above */
       break;

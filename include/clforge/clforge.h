@@ -568,7 +568,8 @@ typedef struct clforge_tune_event {
   /* CANDIDATE */
   clforge_tune_outcome outcome;
   const char *params;            /* "MWG=64 NWG=32 ..." */
-  const char *message;           /* why it was discarded */
+  const char *message;           /* why it was discarded; PROBLEM_DONE: the paired confirmation's verdict
+                                    against the default (NULL when none ran) */
   double gflops, build_s;
   double best_gflops;            /* best so far on this problem */
   /* PROBLEM_DONE: built-in default, tuned winner and CLBlast (0 when not

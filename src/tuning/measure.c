@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../context.h"
+#include "confirm.h"
 
 /* At least MIN_RUNS timed runs, more (up to MAX_RUNS) until they add up to
  * MIN_TOTAL_S: short kernels need many samples for a stable median. */
@@ -18,11 +19,6 @@ double clforge__now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-int clforge__cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 clforge_status clforge__timed_run(clforge_context ctx, const clforge__tune_op *op, void *state, double *seconds) {

@@ -27,7 +27,4 @@ clforge_tune_outcome clforge__measure(clforge_context ctx, const clforge__tune_o
  * driver gives no profiling information. */
 clforge_status clforge__timed_run(clforge_context ctx, const clforge__tune_op *op, void *state, double *seconds);
 
-/* qsort comparator for doubles. */
-int clforge__cmp_double(const void *a, const void *b);
-
 #endif
