@@ -161,19 +161,53 @@ static clforge_status get_plan(clforge_context ctx, size_t fh, size_t fw, size_t
   return CLFORGE_SUCCESS;
 }
 
+/* One transform of plan p on buffers and a queue of the probe's own, to
+ * its end (clFFT builds a plan's programs when it is baked, but reports a
+ * program its driver rejected only when the transform is enqueued). */
+static clforge_status fft_probe_run(clforge_context ctx, fft_plan *p) {
+  const size_t bytes = 2 * p->fh * (p->fw / 2 + 1) * sizeof(float) + 64;
+  cl_int err;
+  cl_command_queue q = clCreateCommandQueue(ctx->cl_ctx, ctx->device, 0, &err);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "conv2d fft: the probe's queue");
+  cl_mem m[4] = {NULL, NULL, NULL, NULL};
+  for (int i = 0; i < 4 && err == CL_SUCCESS; ++i) m[i] = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  clforge_status st = CLFORGE_SUCCESS;
+  if (err != CL_SUCCESS) {
+    st = clforge__fail_cl(ctx, err, "conv2d fft: the probe's buffers");
+  } else {
+    const float zero = 0.0f;
+    for (int i = 0; i < 4 && err == CL_SUCCESS; ++i)
+      err = clEnqueueFillBuffer(q, m[i], &zero, sizeof zero, 0, bytes, 0, NULL, NULL);
+    /* real -> planar (2 buffers) forward; planar -> real inverse */
+    cl_mem *in = p->inverse ? m : m + 2, *out = p->inverse ? m + 2 : m;
+    clfftStatus s = err == CL_SUCCESS ? clfftEnqueueTransform(p->plan, p->inverse ? CLFFT_BACKWARD : CLFFT_FORWARD, 1,
+                                                               &q, 0, NULL, NULL, in, out, NULL)
+                                      : (clfftStatus)err;
+    if (s == CLFFT_SUCCESS) s = (clfftStatus)clFinish(q);
+    if (s != CLFFT_SUCCESS) st = fft_fail(ctx, s, p->inverse ? "the probe's inverse transform" : "the probe's forward transform");
+  }
+  for (int i = 0; i < 4; ++i)
+    if (m[i]) clReleaseMemObject(m[i]);
+  clReleaseCommandQueue(q);
+  return st;
+}
+
 /* Does this context's driver build clFFT's generated kernels? Intel's
  * OpenCL CPU runtime rejects them (an implicit float2* to float4* pointer
  * conversion, an error for its compiler) and clFFT has no way to pass build
  * options, so the algorithm is a property of the driver: probed once per
- * context by baking a small forward and inverse plan (kept: calls reuse
- * them), before anything is enqueued. A failure for want of memory is not
- * the driver's, and is probed again next time. */
+ * context by a small forward and inverse transform (their plans kept:
+ * calls of that size reuse them) on the probe's own buffers and queue,
+ * before any call of the context enqueues anything. A failure for want of
+ * memory is not the driver's, and is probed again next time. */
 static int fft_builds_here(clforge_context ctx, char *why, size_t cap) {
   if (test_dft) return 1; /* the stand-in runs no clFFT kernel */
   if (ctx->driver.fft == 0) {
     fft_plan *p;
     clforge_status st = get_plan(ctx, 12, 12, 1, 0, &p);
+    if (st == CLFORGE_SUCCESS) st = fft_probe_run(ctx, p);
     if (st == CLFORGE_SUCCESS) st = get_plan(ctx, 12, 12, 1, 1, &p);
+    if (st == CLFORGE_SUCCESS) st = fft_probe_run(ctx, p);
     if (st == CLFORGE_OUT_OF_DEVICE_MEMORY || st == CLFORGE_OUT_OF_HOST_MEMORY) {
       snprintf(why, cap, "fft: probing clFFT on this device ran out of memory: %s", clforge_last_error(ctx));
       return 0;
