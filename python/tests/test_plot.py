@@ -158,7 +158,7 @@ def test_matplotlib_failing_to_import_says_why(results, tmp_path, capsys, monkey
     monkeypatch.setattr(sys, "meta_path", [_BrokenFinder("matplotlib.figure")] + sys.meta_path)
     assert plot.main([str(results), "-o", str(tmp_path / "b.png")]) == 1
     err = capsys.readouterr().err
-    assert "matplotlib is installed but failed to import" in err
+    assert "needs matplotlib, which is installed but failed to import" in err
     assert "numpy.core.multiarray failed to import" in err and "numpy %s" % np.__version__ in err
     assert "python3-matplotlib" not in err
     # Not installed: the hint on how to install it.

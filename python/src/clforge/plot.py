@@ -373,7 +373,7 @@ def _mpl():
         numpy = sys.modules.get("numpy")
         if numpy is not None:
             why += " (numpy %s from %s is loaded)" % (getattr(numpy, "__version__", "?"), numpy.__file__)
-        raise NeedsMatplotlib("python -m clforge plot: matplotlib is installed but failed to import: " + why) from e
+        raise NeedsMatplotlib("clforge plot needs matplotlib, which is installed but failed to import: " + why) from e
     # A Figure on an Agg canvas directly, never pyplot: no display needed, and
     # no global backend is switched under a caller who uses pyplot himself.
     return matplotlib, Figure, FigureCanvasAgg
