@@ -88,11 +88,21 @@ clforge_status clforge_context_create_from_queue(cl_command_queue queue, clforge
   if (err == CL_SUCCESS) err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
   if (err == CL_SUCCESS) err = clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
   if (err != CL_SUCCESS) return clforge__fail_cl(NULL, err, "querying the application's command queue");
+  /* Our own references: the application's stay untouched and theirs to drop.
+   * Checked: a driver may treat the context as invalid once the application
+   * released its last reference, queues on it notwithstanding (Intel's CPU
+   * runtime does; PoCL does not), and nothing on it would work. */
+  err = clRetainContext(cl_ctx);
+  if (err != CL_SUCCESS)
+    return clforge__fail_cl(NULL, err,
+                            "retaining the command queue's OpenCL context (the application must keep its own "
+                            "reference to the context while the queue is in use)");
   clforge_context ctx = calloc(1, sizeof *ctx);
-  if (!ctx) return clforge__fail(NULL, CLFORGE_OUT_OF_HOST_MEMORY, "no memory for a context");
-  /* Our own references: the application's stay untouched and theirs to drop. */
+  if (!ctx) {
+    clReleaseContext(cl_ctx);
+    return clforge__fail(NULL, CLFORGE_OUT_OF_HOST_MEMORY, "no memory for a context");
+  }
   clRetainCommandQueue(queue);
-  clRetainContext(cl_ctx);
   ctx->platform = platform;
   ctx->device = dev;
   ctx->cl_ctx = cl_ctx;

@@ -30,9 +30,7 @@ args = p.parse_args()
 B, Hq, Hkv, D = args.batch, args.heads, args.kv_heads, args.dim
 S_max = args.prompt + args.steps
 
-name = clforge.default_context().device["name"]
-dev = next(d for pl in cl.get_platforms() for d in pl.get_devices() if d.name == name)
-queue = cl.CommandQueue(cl.Context([dev]))
+queue = clforge.pyopencl_queue()  # holds its pyopencl context (docs/python.md)
 rng = np.random.default_rng(0)
 
 # The cache, filled with the prompt's keys and values; the rest is written step by step.
@@ -81,7 +79,7 @@ ref = (w / w.sum(-1, keepdims=True)) @ v
 err = np.abs(out.get().astype(np.float64) - ref).max()
 med = sorted(times)[len(times) // 2]
 kv_bytes = 2 * B * Hkv * L * D * item
-print("device: %s" % dev.name)
+print("device: %s" % queue.device.name)
 print("decode B=%d Hq=%d Hkv=%d D=%d, cache %d -> %d tokens (f16): median %.3f ms/step, %.0f tokens/s, "
       "%.1f GB/s of K+V at the last step" % (B, Hq, Hkv, D, args.prompt, L, med * 1e3, B / med,
                                              kv_bytes / times[-1] * 1e-9))

@@ -9,7 +9,6 @@ import argparse
 import time
 
 import numpy as np
-import pyopencl as cl
 import pyopencl.array as cla
 
 import clforge
@@ -22,9 +21,7 @@ args = p.parse_args()
 n, dt = args.size, clforge._arrays.as_dtype(args.dtype)
 
 # A queue on the device clforge picks (CLFORGE_DEVICE or the first GPU, else the CPU).
-name = clforge.default_context().device["name"]
-dev = next(d for pl in cl.get_platforms() for d in pl.get_devices() if d.name == name)
-queue = cl.CommandQueue(cl.Context([dev]))
+queue = clforge.pyopencl_queue()  # holds its pyopencl context (docs/python.md)
 
 rng = np.random.default_rng(0)
 a = rng.standard_normal((n, n), dtype=np.float32)
@@ -48,7 +45,7 @@ for _ in range(args.runs):
 nsec = (time.perf_counter() - t) / args.runs
 
 err = np.abs(dc.get().astype(np.float32) - ref).max() / np.abs(ref).max()
-print("device: %s" % dev.name)
+print("device: %s" % queue.device.name)
 print("clforge.matmul %dx%dx%d %s: %8.2f ms  %7.1f GFLOP/s" % (n, n, n, args.dtype, sec * 1e3, gflops))
 print("numpy matmul   %dx%dx%d f32: %8.2f ms  %7.1f GFLOP/s (host)" % (n, n, n, nsec * 1e3,
                                                                        2.0 * n ** 3 / nsec * 1e-9))

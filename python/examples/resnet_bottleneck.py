@@ -10,7 +10,6 @@ import argparse
 import time
 
 import numpy as np
-import pyopencl as cl
 import pyopencl.array as cla
 
 import clforge
@@ -24,9 +23,7 @@ p.add_argument("--runs", type=int, default=10)
 args = p.parse_args()
 N, H, C, M = args.batch, args.size, args.channels, args.channels // 4
 
-name = clforge.default_context().device["name"]
-dev = next(d for pl in cl.get_platforms() for d in pl.get_devices() if d.name == name)
-queue = cl.CommandQueue(cl.Context([dev]))
+queue = clforge.pyopencl_queue()  # holds its pyopencl context (docs/python.md)
 rng = np.random.default_rng(0)
 
 
@@ -77,7 +74,7 @@ a2 = relu(np.einsum("nhwtc,ktc->nhwk", cols, w2.transpose(0, 2, 3, 1).reshape(M,
 ref = relu(a2 @ w3[:, :, 0, 0].T + b3 + xn)
 got = y.get() if args.layout == "NHWC" else y.get().transpose(0, 2, 3, 1)
 err = np.abs(got - ref).max() / np.abs(ref).max()
-print("device: %s" % dev.name)
+print("device: %s" % queue.device.name)
 print("bottleneck N=%d %dx%d C=%d (%s), algorithms %s / %s / %s: %.2f ms, %.1f GFLOP/s" % (
     N, H, H, C, args.layout, pw1.algo, pw2.algo, pw3.algo, sec * 1e3, flops / sec * 1e-9))
 print("max error relative to the largest value: %.2e" % err)

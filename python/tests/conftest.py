@@ -57,15 +57,13 @@ def rng():
 
 @pytest.fixture(scope="session")
 def cl_queue():
-    """A pyopencl queue on the device clforge uses (skipped, with the reason, without pyopencl)."""
-    cl = pytest.importorskip("pyopencl", reason="pyopencl is not installed (Debian: python3-pyopencl)")
-    name = clforge.default_context().device["name"]
-    for p in cl.get_platforms():
-        for d in p.get_devices():
-            if d.name == name:
-                ctx = cl.Context([d])
-                return cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
-    pytest.skip("clforge's default device %r is not visible to pyopencl" % name)
+    """A pyopencl queue on the device clforge uses (CLFORGE_DEVICE), holding
+    its pyopencl context (skipped, with the reason, without pyopencl)."""
+    pytest.importorskip("pyopencl", reason="pyopencl is not installed (Debian: python3-pyopencl)")
+    try:
+        return clforge.pyopencl_queue(profiling=True)
+    except RuntimeError as e:
+        pytest.skip(str(e))
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ import pytest
 
 import clforge
 from clforge import errors
-from conftest import rand
+from conftest import assert_close, f64, rand
 
 
 @pytest.mark.parametrize("offset,cls", [
@@ -96,3 +96,39 @@ def test_wrong_device_context(rng, cl_queue, cla):
     b = cla.to_device(cl.CommandQueue(other), rand(rng, (4, 4)))
     with pytest.raises(ValueError, match="different OpenCL contexts"):
         clforge.matmul(a, b)
+
+
+def test_queue_whose_context_was_released(rng, cl_queue):
+    """A queue whose pyopencl Context was dropped (its last application
+    reference to the cl_context): PoCL keeps the context usable, Intel's
+    runtime does not. clforge then either works correctly or says why, with
+    an OpenCLError from Context(queue=...), never a half-made context."""
+    import gc
+    import pyopencl as cl
+    q = cl.CommandQueue(cl.Context([cl_queue.device]))
+    gc.collect()
+    try:
+        ctx = clforge.Context(queue=q)
+    except clforge.OpenCLError as e:
+        assert "keep its own reference to the context" in str(e)
+        return
+    a, b = rand(rng, (6, 4)), rand(rng, (4, 3))
+    assert_close(clforge.matmul(a, b, ctx=ctx), f64(a) @ f64(b), np.float32, "queue of a released context")
+    ctx.close()
+
+
+def test_optional_import_reasons(monkeypatch):
+    """An optional package that is missing says so; one that is installed but
+    breaks on import gives its own exception (here a numpy C-API failure)."""
+    from clforge import _optional
+    monkeypatch.setitem(__import__("sys").modules, "pyclblast_absent_for_test", None)
+    m, err = _optional.load("pyclblast_absent_for_test")
+    assert m is None and _optional.missing(err, "pyclblast_absent_for_test")
+    assert _optional.describe(err, "pyclblast_absent_for_test") == "pyclblast_absent_for_test is not installed"
+    broken = ImportError("numpy.core.multiarray failed to import")
+    assert not _optional.missing(broken, "matplotlib")
+    why = _optional.describe(broken, "matplotlib")
+    assert why.startswith("matplotlib is installed but failed to import: ImportError: numpy.core.multiarray")
+    assert "numpy %s from" % np.__version__ in why
+    # a dependency of the package missing is not the package missing
+    assert not _optional.missing(ModuleNotFoundError("No module named 'PIL'", name="PIL"), "matplotlib")

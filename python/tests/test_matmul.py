@@ -73,6 +73,22 @@ def test_shape_and_dtype_errors(rng):
         clforge.matmul(a, rand(rng, (4, 2)), activation="tanh")
 
 
+def test_pyopencl_queue_keeps_its_context(rng, cla):
+    """clforge.pyopencl_queue: clforge's device (same cl_device_id), and a
+    queue that stays usable with no other reference to its pyopencl context.
+    Intel's OpenCL runtime invalidates a context whose last application
+    reference is gone (every call on it: INVALID_CONTEXT), so this failed
+    there while the tests' queue came from CommandQueue(Context([dev]))."""
+    import gc
+    q = clforge.pyopencl_queue()
+    gc.collect()
+    assert q.device.int_ptr == clforge.default_context().device_ptr
+    assert q.context.devices[0].int_ptr == q.device.int_ptr
+    a, b = rand(rng, (9, 7)), rand(rng, (7, 5))
+    got = clforge.matmul(cla.to_device(q, a), cla.to_device(q, b))
+    assert_close(got, f64(a) @ f64(b), np.float32, "queue from pyopencl_queue")
+
+
 def test_device_arrays_zero_copy(rng, cl_queue, cla):
     a, b = rand(rng, (2, 16, 12)), rand(rng, (2, 12, 10))
     da, db = cla.to_device(cl_queue, a), cla.to_device(cl_queue, b)

@@ -6,8 +6,10 @@ __init__ loads libclforge, which the charts do not need.
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -136,6 +138,33 @@ def test_no_usable_rows_is_a_usage_error(tmp_path, capsys):
 def test_missing_file_is_a_usage_error(tmp_path, capsys):
     assert plot.main([str(tmp_path / "absent.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+class _BrokenFinder:
+    """Makes one module fail to import as a C extension built for another numpy does."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def find_spec(self, name, path=None, target=None):
+        if name == self.name:
+            raise ImportError("numpy.core.multiarray failed to import")
+        return None
+
+
+def test_matplotlib_failing_to_import_says_why(results, tmp_path, capsys, monkeypatch):
+    # Installed but broken: the real exception, not "needs matplotlib".
+    monkeypatch.delitem(sys.modules, "matplotlib.figure", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_BrokenFinder("matplotlib.figure")] + sys.meta_path)
+    assert plot.main([str(results), "-o", str(tmp_path / "b.png")]) == 1
+    err = capsys.readouterr().err
+    assert "needs matplotlib, which is installed but failed to import" in err
+    assert "numpy.core.multiarray failed to import" in err and "numpy %s" % np.__version__ in err
+    assert "python3-matplotlib" not in err
+    # Not installed: the hint on how to install it.
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert plot.main([str(results), "-o", str(tmp_path / "m.png")]) == 1
+    assert "needs matplotlib (Debian: python3-matplotlib" in capsys.readouterr().err
 
 
 def test_help_exits_zero(capsys):

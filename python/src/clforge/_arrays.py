@@ -5,15 +5,14 @@ import ctypes
 
 import numpy as np
 
-from . import _opencl
+from . import _opencl, _optional
 from .context import context_for_queue, default_context
 
-try:  # bfloat16 as JAX and TensorFlow spell it
-    import ml_dtypes as _ml_dtypes
-    bfloat16 = np.dtype(_ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover - ml_dtypes is a dependency of the package
-    _ml_dtypes = None
-    bfloat16 = None
+# bfloat16 as JAX and TensorFlow spell it. ml_dtypes is a dependency, but
+# an environment may lack it or hold one built for another numpy: then
+# everything but bfloat16 works, and asking for bfloat16 says why it can't.
+_ml_dtypes, _ml_dtypes_error = _optional.load("ml_dtypes")
+bfloat16 = np.dtype(_ml_dtypes.bfloat16) if _ml_dtypes is not None else None
 
 F32, F16, BF16 = 1, 2, 3
 _CODES = {np.dtype(np.float32): F32, np.dtype(np.float16): F16}
@@ -32,7 +31,8 @@ def as_dtype(d):
         d = _NAMES[d.lower()]
         if d == "bfloat16":
             if bfloat16 is None:
-                raise TypeError("bfloat16 needs the ml_dtypes package (pip install ml_dtypes)")
+                raise TypeError("bfloat16 needs the ml_dtypes package (pip install 'ml_dtypes<0.6' keeps numpy 1.x): %s"
+                                % _optional.describe(_ml_dtypes_error, "ml_dtypes"))
             return bfloat16
     return np.dtype(d)
 

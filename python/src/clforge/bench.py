@@ -20,25 +20,20 @@ from ._arrays import as_dtype
 
 
 def _pyopencl():
-    try:
-        import pyopencl as cl
-        import pyopencl.array as cla
-        return cl, cla
-    except ImportError:
-        print("python -m clforge bench: needs pyopencl (Debian: python3-pyopencl)", file=sys.stderr)
+    from . import _optional
+    cla, err = _optional.load("pyopencl.array")
+    if err is not None:
+        print("python -m clforge bench: needs pyopencl (Debian: python3-pyopencl): %s"
+              % _optional.describe(err, "pyopencl"), file=sys.stderr)
         return None, None
+    import pyopencl as cl
+    return cl, cla
 
 
-def _queue(cl):
-    from .context import default_context
+def _queue():
+    from .context import pyopencl_queue
     # The device clforge would choose (CLFORGE_DEVICE), as a pyopencl queue.
-    dev_name = default_context().device["name"]
-    for p in cl.get_platforms():
-        for d in p.get_devices():
-            if d.name == dev_name:
-                ctx = cl.Context([d])
-                return cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
-    raise RuntimeError("bench: the default device %r is not visible to pyopencl" % dev_name)
+    return pyopencl_queue(profiling=True)
 
 
 def _median_p95(xs):
@@ -94,11 +89,12 @@ def bench_gemm(args):
     if cl is None:
         return 1
     from . import matmul
-    q = _queue(cl)
-    try:
-        import pyclblast
-    except ImportError:
-        pyclblast = None
+    q = _queue()
+    from . import _optional
+    pyclblast, err = _optional.load("pyclblast")
+    if err is not None and not _optional.missing(err, "pyclblast"):
+        print("python -m clforge bench: running without pyclblast: %s" % _optional.describe(err, "pyclblast"),
+              file=sys.stderr)
     peak = {} if args.no_peak else _peak()
     shapes = [(s, s, s) for s in args.sizes] + [tuple(s) for s in args.shape]
     dtypes = [as_dtype(d) for d in args.dtype.split(",")]
@@ -180,7 +176,7 @@ def bench_overhead(args):
     from . import softmax
     from ._capi import SoftmaxDesc, lib
     from .context import context_for_queue
-    q = _queue(cl)
+    q = _queue()
     x = cla.to_device(q, np.random.default_rng(0).standard_normal((8, 16), dtype=np.float32))
     y = cla.empty_like(x)
     softmax(x, out=y)

@@ -57,12 +57,15 @@ def info(args):
     print("  library       %s" % library_path)
     print("  command       %s" % (command_path() or "(not found)"))
     print("  numpy         %s" % numpy.__version__)
+    from . import _optional
     for mod in ("ml_dtypes", "pyopencl", "pyclblast", "matplotlib"):
-        try:
-            m = __import__(mod)
+        m, err = _optional.load(mod)
+        if err is None:
             print("  %-13s %s" % (mod, getattr(m, "__version__", getattr(m, "VERSION_TEXT", "installed"))))
-        except ImportError:
+        elif _optional.missing(err, mod):
             print("  %-13s (not installed)" % mod)
+        else:
+            print("  %-13s (%s)" % (mod, _optional.describe(err, mod)))
     for name, p in paths().items():
         print("  %-13s %s" % (name, p))
     for d in devices():

@@ -80,10 +80,11 @@ class Context(OwnedHandle):
             st = lib.clforge_context_create(device.encode() if device else None, byref(self._handle))
         if st != 0:
             raise_status(st, None, None)
-        q, c = c_void_p(), c_void_p()
+        q, c, d = c_void_p(), c_void_p(), c_void_p()
         check(lib.clforge_context_queue(self._handle, byref(q)), self._handle)
         check(lib.clforge_context_cl_context(self._handle, byref(c)), self._handle)
-        self.queue_ptr, self.cl_context_ptr = q.value, c.value
+        check(lib.clforge_context_device(self._handle, byref(d)), self._handle)
+        self.queue_ptr, self.cl_context_ptr, self.device_ptr = q.value, c.value, d.value
         info = DeviceInfo()
         check(lib.clforge_context_device_info(self._handle, byref(info)), self._handle)
         self.device = Device(_info_dict(info))
@@ -196,6 +197,30 @@ def context_for_queue(pyqueue):
             if ctx is None:
                 ctx = _by_queue[key] = Context(queue=pyqueue)
     return ctx
+
+
+def pyopencl_queue(ctx=None, profiling=False):
+    """A pyopencl CommandQueue on the device of the clforge context ``ctx``
+    (default: default_context(), i.e. CLFORGE_DEVICE's), for pyopencl arrays
+    clforge takes zero-copy. The device is found by its cl_device_id, not its
+    name (two GPUs of one model share a name). The queue is in a pyopencl
+    context of its own, which it keeps alive: the pattern
+    ``CommandQueue(Context([dev]))`` drops the context's last application
+    reference at once, and Intel's OpenCL runtime then treats that cl_context
+    as invalid (INVALID_CONTEXT for every use, queue.context included) while
+    PoCL keeps it usable; see docs/python.md."""
+    import pyopencl as cl
+    ctx = ctx or default_context()
+    for p in cl.get_platforms():
+        for d in p.get_devices():
+            if d.int_ptr == ctx.device_ptr:
+                props = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
+                pctx = cl.Context([d])
+                queue = cl.CommandQueue(pctx, properties=props)
+                queue.clforge_context = pctx  # the queue holds its context (above)
+                return queue
+    raise RuntimeError("clforge's device %r (%s) is not visible to pyopencl"
+                       % (ctx.device.get("name"), ctx.device.get("platform")))
 
 
 def paths():

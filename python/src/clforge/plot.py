@@ -62,7 +62,7 @@ _RATIO_KEY = re.compile(r"^(?:(?P<series>.+?)_)?vs_(?P<peer>.+)$")
 
 
 class NeedsMatplotlib(RuntimeError):
-    """matplotlib is not installed; the message says how to get it."""
+    """matplotlib is not installed, or fails to import; the message says which, and why."""
 
 
 # ------------------------------------------------------------------ loading
@@ -359,12 +359,21 @@ def _collect(rows):
 
 
 def _mpl():
+    # Self-contained (no package imports: this module also runs alone).
+    # "Not installed" only when matplotlib itself is missing; any other
+    # failure (built for another numpy, a missing dependency) says what it was.
     try:
         import matplotlib
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
-    except ImportError as e:
-        raise NeedsMatplotlib(MATPLOTLIB_HINT) from e
+    except Exception as e:  # noqa: BLE001 - reported with its reason
+        if isinstance(e, ModuleNotFoundError) and e.name == "matplotlib":
+            raise NeedsMatplotlib(MATPLOTLIB_HINT) from e
+        why = "%s: %s" % (type(e).__name__, e)
+        numpy = sys.modules.get("numpy")
+        if numpy is not None:
+            why += " (numpy %s from %s is loaded)" % (getattr(numpy, "__version__", "?"), numpy.__file__)
+        raise NeedsMatplotlib("clforge plot needs matplotlib, which is installed but failed to import: " + why) from e
     # A Figure on an Agg canvas directly, never pyplot: no display needed, and
     # no global backend is switched under a caller who uses pyplot himself.
     return matplotlib, Figure, FigureCanvasAgg
