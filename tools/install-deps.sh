@@ -59,7 +59,7 @@ if ! "$venv/bin/python" -c "import numpy, ml_dtypes, pyopencl, pytest" 2> /dev/n
   /usr/bin/python3 -m venv --system-site-packages "$venv"
   pin="$venv/numpy-constraint.txt"
   /usr/bin/python3 -c "import numpy; print('numpy==' + numpy.__version__)" > "$pin"
-  "$venv/bin/pip" install -q --disable-pip-version-check -c "$pin" "ml_dtypes>=0.2" ||
+  "$venv/bin/pip" install -q --disable-pip-version-check -c "$pin" "ml_dtypes>=0.2,<0.6" ||
     echo "install-deps: warning: ml_dtypes did not install from PyPI; clforge's bfloat16 arrays need it" >&2
   "$venv/bin/pip" install -q --disable-pip-version-check -c "$pin" pyclblast ||
     echo "install-deps: note: pyclblast did not install; python -m clforge bench gemm runs without it" >&2
