@@ -30,32 +30,61 @@ enum { PEAK_RUNS = 10, FMA_BLOCKS = 2, FMA_BLOCK_RUNS = PEAK_RUNS / FMA_BLOCKS }
 #define FMA_A 0.999f /* x = a * x + b converges to b / (1 - a) = 1 */
 #define FMA_B 0.001f
 
-/* The kernels' shape for a device. CPUs: one vector register per chain at
- * the native width, 16 chains (two FMA units of 4-cycle latency need 8 in
- * flight; 16 leave slack), 512 work-items per core in work-groups of 8:
- * with only 8 groups per core PoCL's threads often split them unevenly and
- * about half the runs measured one core (288 instead of 573 GFLOP/s here);
- * with 64 per core the split evens out. Streaming in contiguous 16 KiB blocks
+/* The kernels' shape for a device. FMA: see clforge_bench_peak_fma_shapes;
+ * CPUs keep 16 chains per work-item (two FMA units of 4-cycle latency need 8
+ * in flight; 16 leave slack). Streaming on CPUs in contiguous 16 KiB blocks
  * per work-item (work-groups of 1). Others (GPUs): fewer registers per
  * work-item, many work-items, coalesced float4 streams. */
 typedef struct {
-  int vw, chains, mvw, items;
-  size_t fma_items, fma_local, mem_local; /* local 0: the driver's choice */
+  int chains, mvw, items;
+  size_t mem_local; /* 0: the driver's choice */
+  clforge_bench_peak_shape fma[CLFORGE_BENCH_PEAK_MAX_SHAPES];
+  int n_fma;
 } peak_shape;
 
-static peak_shape shape_for(cl_device_id dev, const clforge_device_info *info) {
-  cl_uint pref = 0;
-  if (clGetDeviceInfo(dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref, &pref, NULL) != CL_SUCCESS) pref = 4;
+/* Work-items per group in the one-lane shape: a multiple of 16 (a zmm of
+ * floats, 32 halves), and of the 128 Intel's runtime reports as its
+ * preferred multiple. */
+#define X1_GROUP 128
+
+int clforge_bench_peak_fma_shapes(cl_device_type type, cl_uint pref, cl_uint compute_units, size_t max_group,
+                                  clforge_bench_peak_shape *out) {
   int vw = 1;
   while (vw < 16 && (cl_uint)(2 * vw) <= pref) vw *= 2;
-  size_t cu = info->compute_units ? info->compute_units : 1;
+  const size_t cu = compute_units ? compute_units : 1;
+  if (!(type & CL_DEVICE_TYPE_CPU)) {
+    out[0] = (clforge_bench_peak_shape){vw, cu * 2048, 0, 0, 0};
+    return 1;
+  }
+  /* 64 work-groups per core in both: with only 8 PoCL's threads often split
+   * them unevenly and about half the runs measured one core (288 instead of
+   * 573 GFLOP/s here); with 64 the split evens out. A one-lane group holds
+   * as many lanes as a vector one of 16-lane work-items (128 = 16 x 8). */
+  out[0] = (clforge_bench_peak_shape){vw < 4 ? 4 : vw, cu * 512, 8, 0, 0};
+  size_t group = X1_GROUP;
+  while (max_group && group > max_group) group /= 2;
+  out[1] = (clforge_bench_peak_shape){1, cu * 64 * group, group, 0, 0};
+  return 2;
+}
+
+static peak_shape shape_for(cl_device_id dev, const clforge_device_info *info) {
+  /* The vector shape's width: the larger of the preferred and the native
+   * one (Intel's runtime prefers 1, meaning "vectorized across work-items",
+   * and reports 16 native). */
+  cl_uint pref = 0, native = 0;
+  if (clGetDeviceInfo(dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref, &pref, NULL) != CL_SUCCESS) pref = 4;
+  if ((info->type & CL_DEVICE_TYPE_CPU) &&
+      clGetDeviceInfo(dev, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof native, &native, NULL) == CL_SUCCESS &&
+      native > pref)
+    pref = native;
   peak_shape s;
   if (info->type & CL_DEVICE_TYPE_CPU) {
-    s = (peak_shape){vw < 4 ? 4 : vw, 16, 16, 256, cu * 512, 8, 1}; /* 64 work-groups per core */
+    s = (peak_shape){16, 16, 256, 1, {{0}}, 0};
   } else {
-    s = (peak_shape){vw, 8, 4, 16, cu * 2048, 0, 256};
+    s = (peak_shape){8, 4, 16, 256, {{0}}, 0};
     if (info->max_work_group_size && s.mem_local > info->max_work_group_size) s.mem_local = info->max_work_group_size;
   }
+  s.n_fma = clforge_bench_peak_fma_shapes(info->type, pref, info->compute_units, info->max_work_group_size, s.fma);
   return s;
 }
 
@@ -114,12 +143,12 @@ static void fma_release(fma_kernel *k) {
 
 /* Create, set the arguments, and size the runs with a short one (the first
  * launch also builds the work-group function). 0, or -1 with p->error. */
-static int fma_prepare(cl_command_queue q, cl_program prog, cl_context cl, const char *name, const peak_shape *s,
-                       clforge_bench_peak *p, fma_kernel *k) {
+static int fma_prepare(cl_command_queue q, cl_program prog, cl_context cl, const char *name, int chains,
+                       const clforge_bench_peak_shape *s, clforge_bench_peak *p, fma_kernel *k) {
   cl_int err;
   memset(k, 0, sizeof *k);
-  k->l = (launch){clCreateKernel(prog, name, &err), s->fma_items, s->fma_local};
-  if (err == CL_SUCCESS) k->out = clCreateBuffer(cl, CL_MEM_WRITE_ONLY, s->fma_items * sizeof(float), NULL, &err);
+  k->l = (launch){clCreateKernel(prog, name, &err), s->work_items, s->work_group};
+  if (err == CL_SUCCESS) k->out = clCreateBuffer(cl, CL_MEM_WRITE_ONLY, s->work_items * sizeof(float), NULL, &err);
   k->iters = 16;
   const float a = FMA_A, b = FMA_B;
   if (err == CL_SUCCESS) err = clSetKernelArg(k->l.kernel, 0, sizeof k->out, &k->out);
@@ -144,8 +173,19 @@ static int fma_prepare(cl_command_queue q, cl_program prog, cl_context cl, const
     fma_release(k);
     return -1;
   }
-  k->flops = 2.0 * 16 * s->chains * s->vw * (double)k->iters * (double)s->fma_items;
+  k->flops = 2.0 * 16 * chains * s->vector_width * (double)k->iters * (double)s->work_items;
   return 0;
+}
+
+/* The shortest of `runs` runs of the host loop, seconds; -1 on failure. */
+static double host_best_of(int threads, long long iters, int runs) {
+  double best = -1;
+  for (int r = 0; r < runs; ++r) {
+    const double t = clforge_bench_host_fma_run(threads, iters);
+    if (t <= 0) return -1;
+    if (best < 0 || t < best) best = t;
+  }
+  return best;
 }
 
 /* The host loop sized like the kernel's runs, on one thread per compute
@@ -163,7 +203,11 @@ static long long host_prepare(const clforge_device_info *info, clforge_bench_pea
   p->host_threads = info->compute_units ? (int)info->compute_units : 1;
   long long iters = 256;
   double t = 0;
-  while ((t = clforge_bench_host_fma_run(p->host_threads, iters)) > 0 && t < FMA_TARGET_S / 8 && iters < (1ll << 40))
+  /* The best of 3 at each size: one run stretched by another tenant (or by
+   * the threads' start) stopped the growth early, and the timed runs were
+   * then so short that starting the threads dominated them (host loop
+   * 1-60 GFLOP/s beside a kernel at 230 on a busy machine). */
+  while ((t = host_best_of(p->host_threads, iters, 3)) > 0 && t < FMA_TARGET_S / 8 && iters < (1ll << 40))
     iters *= 8;
   if (t <= 0) {
     snprintf(p->host_note, sizeof p->host_note, "could not start %d threads", p->host_threads);
@@ -173,34 +217,51 @@ static long long host_prepare(const clforge_device_info *info, clforge_bench_pea
   return scaled < 16 ? 16 : (long long)scaled;
 }
 
-/* GFLOP/s of one FMA kernel, the best of p->runs runs; for f32 on a
- * CPU device the host loop's best too, in blocks that alternate with the
- * kernel's, so that a stretch when another tenant holds a core costs both
- * alike. The loop's threads are placed by the scheduler, as PoCL's are:
- * pinned, they kept both cores where PoCL's two threads had been left on
- * one, and the ratio read 0.5-0.75 on a busy machine for no fault of the
- * kernel. */
-static double measure_fma(cl_command_queue q, cl_program prog, cl_context cl, const char *name, const peak_shape *s,
-                          const clforge_device_info *info, int with_host, clforge_bench_peak *p) {
-  fma_kernel k;
-  if (fma_prepare(q, prog, cl, name, s, p, &k)) return 0;
-  const long long host_iters = with_host ? host_prepare(info, p) : 0;
-  double best = 0, host_best = 0;
+/* GFLOP/s of one FMA kernel in every shape of s, the best of p->runs runs
+ * each, kept in the shape (f16: its f16_gflops); returns the best shape's
+ * index, -1 where none ran. For f32 on a CPU device the host loop's best
+ * too, in blocks that alternate with the kernels', so that a stretch when
+ * another tenant holds a core costs all alike. The loop's threads are
+ * placed by the scheduler, as PoCL's are: pinned, they kept both cores
+ * where PoCL's two threads had been left on one, and the ratio read
+ * 0.5-0.75 on a busy machine for no fault of the kernel. */
+static int measure_fma(cl_command_queue q, cl_program prog, cl_context cl, const char *base, peak_shape *s,
+                       const clforge_device_info *info, int f16, clforge_bench_peak *p) {
+  fma_kernel k[CLFORGE_BENCH_PEAK_MAX_SHAPES];
+  double best[CLFORGE_BENCH_PEAK_MAX_SHAPES] = {0};
+  int ready[CLFORGE_BENCH_PEAK_MAX_SHAPES] = {0}, any = 0;
+  for (int i = 0; i < s->n_fma; ++i) {
+    char name[64];
+    /* Shape 0 is the VW kernel, the others the one-lane one (peak.cl). */
+    snprintf(name, sizeof name, "%s%s", base, i ? "_x1" : "");
+    ready[i] = fma_prepare(q, prog, cl, name, s->chains, &s->fma[i], p, &k[i]) == 0;
+    any |= ready[i];
+  }
+  if (!any) return -1;
+  const long long host_iters = f16 ? 0 : host_prepare(info, p);
+  double host_best = 0;
   for (int b = 0; b < FMA_BLOCKS; ++b) {
-    for (int r = 0; r < FMA_BLOCK_RUNS; ++r) {
-      const double t = best_seconds(q, &k.l, name, 0, 1, p);
-      if (t <= 0) break;
-      if (best == 0 || t < best) best = t;
-    }
+    for (int i = 0; i < s->n_fma; ++i)
+      for (int r = 0; ready[i] && r < FMA_BLOCK_RUNS; ++r) {
+        const double t = best_seconds(q, &k[i].l, base, 0, 1, p);
+        if (t <= 0) break;
+        if (best[i] == 0 || t < best[i]) best[i] = t;
+      }
     for (int r = 0; host_iters > 0 && r < FMA_BLOCK_RUNS; ++r) {
       const double th = clforge_bench_host_fma_run(p->host_threads, host_iters);
       if (th > 0 && (host_best == 0 || th < host_best)) host_best = th;
     }
   }
   if (host_best > 0) p->host_gflops = clforge_bench_host_fma_flops(p->host_threads, host_iters) / host_best * 1e-9;
-  const double gflops = best > 0 ? k.flops / best * 1e-9 : 0;
-  fma_release(&k);
-  return gflops;
+  int win = -1;
+  for (int i = 0; i < s->n_fma; ++i) {
+    const double g = ready[i] && best[i] > 0 ? k[i].flops / best[i] * 1e-9 : 0;
+    if (f16) s->fma[i].f16_gflops = g;
+    else s->fma[i].f32_gflops = g;
+    if (g > 0 && (win < 0 || g > (f16 ? s->fma[win].f16_gflops : s->fma[win].f32_gflops))) win = i;
+    if (ready[i]) fma_release(&k[i]);
+  }
+  return win;
 }
 
 /* Buffers well beyond the last-level cache: at least MIN_STREAM_BYTES and 4x
@@ -293,9 +354,9 @@ static cl_program build(cl_context cl, cl_device_id dev, const peak_shape *s, in
   char options[192];
   const int fma = has_fma(dev, CL_DEVICE_SINGLE_FP_CONFIG);
   p->fma_op = fma ? "fma" : "mad";
-  snprintf(options, sizeof options, "-cl-std=CL1.2 -DVW=%d -DCHAINS=%d -DMVW=%d -DPEAK_FMA=%d%s", s->vw, s->chains,
-           s->mvw, fma, fp16 ? (has_fma(dev, CL_DEVICE_HALF_FP_CONFIG) ? " -DPEAK_F16 -DPEAK_FMA_F16=1" : " -DPEAK_F16")
-                              : "");
+  snprintf(options, sizeof options, "-cl-std=CL1.2 -DVW=%d -DCHAINS=%d -DMVW=%d -DPEAK_FMA=%d%s",
+           s->fma[0].vector_width, s->chains, s->mvw, fma,
+           fp16 ? (has_fma(dev, CL_DEVICE_HALF_FP_CONFIG) ? " -DPEAK_F16 -DPEAK_FMA_F16=1" : " -DPEAK_F16") : "");
   err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
   if (err != CL_SUCCESS) {
     char log[384] = "";
@@ -323,11 +384,9 @@ int clforge_bench_peak_measure(clforge_context ctx, clforge_bench_peak *p) {
     snprintf(p->error, sizeof p->error, "%s", clforge_last_error(ctx));
     return -1;
   }
-  const peak_shape s = shape_for(dev, &info);
+  peak_shape s = shape_for(dev, &info);
   const int fp16 = (info.caps & CLFORGE_CAP_FP16) != 0;
-  p->vector_width = s.vw;
   p->chains = s.chains;
-  p->fma_work_items = s.fma_items;
   cl_ulong cache = 0;
   if (clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) != CL_SUCCESS) cache = 0;
   p->cache_bytes = cache;
@@ -335,8 +394,17 @@ int clforge_bench_peak_measure(clforge_context ctx, clforge_bench_peak *p) {
   if (!fp16) snprintf(p->f16_note, sizeof p->f16_note, "no cl_khr_fp16: f16 is storage only on this device");
   cl_program prog = build(cl, dev, &s, fp16, p);
   if (!prog) return -1;
-  p->f32_gflops = measure_fma(q, prog, cl, "peak_fma_f32", &s, &info, 1, p);
-  if (fp16) p->f16_gflops = measure_fma(q, prog, cl, "peak_fma_f16", &s, &info, 0, p);
+  /* The peak is a maximum: the faster shape's rate, f32 and f16 apart. */
+  const int w32 = measure_fma(q, prog, cl, "peak_fma_f32", &s, &info, 0, p);
+  const int w16 = fp16 ? measure_fma(q, prog, cl, "peak_fma_f16", &s, &info, 1, p) : -1;
+  const clforge_bench_peak_shape *win = &s.fma[w32 < 0 ? 0 : w32];
+  p->vector_width = win->vector_width;
+  p->fma_work_items = win->work_items;
+  p->fma_work_group = win->work_group;
+  if (w32 >= 0) p->f32_gflops = win->f32_gflops;
+  if (w16 >= 0) p->f16_gflops = s.fma[w16].f16_gflops;
+  memcpy(p->shapes, s.fma, sizeof s.fma);
+  p->n_shapes = s.n_fma;
   if (fp16 && !(p->f16_gflops > 0)) snprintf(p->f16_note, sizeof p->f16_note, "the f16 kernel failed");
   measure_stream(q, prog, cl, &s, p);
   clReleaseProgram(prog);
@@ -406,7 +474,9 @@ void clforge_bench_peak_help(FILE *f) {
           "  -h, --help      show this help\n"
           "\n"
           "How: each work-item keeps many independent accumulators (a dependent chain\n"
-          "would measure latency), vectors of the device's native width; GFLOP/s counts\n"
+          "would measure latency), vectors of the device's native width; on a CPU also\n"
+          "one lane per work-item in groups of 128, for compilers that vectorize across\n"
+          "work-items (Intel's CPU runtime), and the faster shape counts. GFLOP/s counts\n"
           "2 flops per multiply-add lane. Bandwidth streams buffers far larger than the\n"
           "device's cache: read (bytes read) and copy (bytes read + bytes written); the\n"
           "denominator is the better of the two. Each number is the best of %d runs\n"
@@ -438,6 +508,21 @@ static int print_json(const clforge_bench_peak *p, const char *device) {
   cJSON_AddNumberToObject(o, "vector_width", p->vector_width);
   cJSON_AddNumberToObject(o, "chains", p->chains);
   cJSON_AddNumberToObject(o, "work_items", (double)p->fma_work_items);
+  cJSON_AddNumberToObject(o, "work_group", (double)p->fma_work_group);
+  cJSON *shapes = cJSON_AddArrayToObject(o, "shapes");
+  for (int i = 0; shapes && i < p->n_shapes; ++i) {
+    const clforge_bench_peak_shape *sh = &p->shapes[i];
+    cJSON *e = cJSON_CreateObject();
+    if (!e || !cJSON_AddItemToArray(shapes, e)) {
+      cJSON_Delete(e);
+      break;
+    }
+    cJSON_AddNumberToObject(e, "vector_width", sh->vector_width);
+    cJSON_AddNumberToObject(e, "work_items", (double)sh->work_items);
+    cJSON_AddNumberToObject(e, "work_group", (double)sh->work_group);
+    clforge_bench_json_number(e, "f32_gflops", sh->f32_gflops > 0, sh->f32_gflops);
+    clforge_bench_json_number(e, "f16_gflops", sh->f16_gflops > 0, sh->f16_gflops);
+  }
   clforge_bench_json_string(o, "timer", p->timer);
   clforge_bench_json_string(o, "fma_op", p->fma_op);
   const clforge_bench_host_fma_build *h = &clforge_bench_host_fma_built;
@@ -464,9 +549,18 @@ static void print_table(const clforge_bench_peak *p, const clforge_bench_session
   clforge_bench_print_title(s);
   printf("best of %d runs each, timed with %s\n\n", p->runs,
          p->timer && !strcmp(p->timer, "wall") ? "the host clock" : "profiling events");
-  snprintf(how, sizeof how, "%d chains x %d lanes per work-item (%s), %zu work-items; 2 flops per lane", p->chains,
-           p->vector_width, p->fma_op ? p->fma_op : "?", p->fma_work_items);
+  snprintf(how, sizeof how, "%d chains x %d lanes per work-item (%s), %zu work-items in groups of %zu; 2 flops a lane",
+           p->chains, p->vector_width, p->fma_op ? p->fma_op : "?", p->fma_work_items, p->fma_work_group);
   print_rate("f32 FMA", p->f32_gflops, "GFLOP/s", how);
+  for (int i = 0; p->n_shapes > 1 && i < p->n_shapes; ++i) {
+    const clforge_bench_peak_shape *sh = &p->shapes[i];
+    char what[32], f16[48] = "";
+    snprintf(what, sizeof what, " shape %d", i + 1);
+    if (sh->f16_gflops > 0) snprintf(f16, sizeof f16, "; f16 %.1f GFLOP/s", sh->f16_gflops);
+    snprintf(how, sizeof how, "f32, %d lane%s per work-item, groups of %zu%s", sh->vector_width,
+             sh->vector_width == 1 ? "" : "s", sh->work_group, f16);
+    print_rate(what, sh->f32_gflops, "GFLOP/s", how);
+  }
   const clforge_bench_host_fma_build *h = &clforge_bench_host_fma_built;
   if (p->host_gflops > 0)
     snprintf(how, sizeof how, "the host's C loop, %d threads, %d chains x %d lanes (%s; %s); OpenCL f32 / host: %.2fx",
@@ -474,6 +568,7 @@ static void print_table(const clforge_bench_peak *p, const clforge_bench_session
              clforge_bench_peak_host_ratio(p));
   else snprintf(how, sizeof how, "%s", p->host_note);
   print_rate("host FMA", p->host_gflops, "GFLOP/s", how);
+  snprintf(how, sizeof how, "the best shape's (%s)", p->n_shapes > 1 ? "above" : "as f32's");
   print_rate("f16 FMA", p->f16_gflops, "GFLOP/s", p->f16_note[0] ? p->f16_note : how);
   snprintf(size, sizeof size, "%llu MiB", p->bytes >> 20);
   snprintf(how, sizeof how, "%s read", size);

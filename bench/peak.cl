@@ -12,21 +12,17 @@
  * with two FMA units: 8 in flight are needed). Each work-item therefore
  * keeps CHAINS independent accumulators of VW lanes, one vector register
  * each on a CPU (VW = the native width), and every step updates all of them;
- * GPUs get further parallelism from their many work-items. */
+ * GPUs get further parallelism from their many work-items. The _x1 kernels
+ * keep one lane per chain: a compiler that vectorizes across work-items
+ * makes the registers out of neighbouring work-items instead. */
 
-#if VW == 1
-#define VEC(t) t
-#elif VW == 2
-#define VEC(t) t##2
-#elif VW == 4
-#define VEC(t) t##4
-#elif VW == 8
-#define VEC(t) t##8
-#elif VW == 16
-#define VEC(t) t##16
-#else
+#if VW != 1 && VW != 2 && VW != 4 && VW != 8 && VW != 16
 #error "VW must be 1, 2, 4, 8 or 16"
 #endif
+/* VEC(float, 1) is float: the scalar kernels are the same code. */
+typedef float float1;
+#define VEC(t, w) VEC_(t, w)
+#define VEC_(t, w) t##w
 
 #if CHAINS < 1 || CHAINS > 16
 #error "CHAINS must be 1..16"
@@ -56,33 +52,42 @@
 /* x converges to b / (1 - a) for 0 < a < 1: no overflow, no denormals, and
  * a and b are arguments, so the compiler cannot fold the chains away. The
  * sum of all lanes is stored so that nothing is dead. iters counts loop
- * iterations: 16 * CHAINS * VW multiply-adds each per work-item. */
-#define FMA_KERNEL(name, T)                                                   \
+ * iterations: 16 * CHAINS * W multiply-adds each per work-item. */
+#define FMA_KERNEL(name, T, W)                                                \
   __kernel void name(__global float *out, float fa, float fb, int iters) {    \
-    const VEC(T) a = (VEC(T))((T)fa), b = (VEC(T))((T)fb);                    \
-    VEC(T) x[16];                                                             \
-    for (int i = 0; i < 16; ++i) x[i] = (VEC(T))((T)(get_global_id(0) & 7) * (T)0.125f + (T)i); \
+    const VEC(T, W) a = (VEC(T, W))((T)fa), b = (VEC(T, W))((T)fb);           \
+    VEC(T, W) x[16];                                                          \
+    for (int i = 0; i < 16; ++i) x[i] = (VEC(T, W))((T)(get_global_id(0) & 7) * (T)0.125f + (T)i); \
     for (int it = 0; it < iters; ++it) {                                      \
       STEP16                                                                  \
     }                                                                         \
-    VEC(T) s = x[0];                                                          \
+    VEC(T, W) s = x[0];                                                       \
     for (int i = 1; i < CHAINS; ++i) s += x[i];                               \
     float t = 0.0f;                                                           \
-    for (int l = 0; l < VW; ++l) t += (float)((T *)&s)[l];                    \
+    for (int l = 0; l < W; ++l) t += (float)((T *)&s)[l];                     \
     out[get_global_id(0)] = t;                                                \
   }
 
-FMA_KERNEL(peak_fma_f32, float)
+/* Two shapes of the same work (bench/peak.c measures both on CPU devices
+ * and keeps the faster): VW lanes per work-item, the width filling a
+ * vector register in one work-item (PoCL); and one lane per work-item, for
+ * compilers that vectorize across work-items as GPUs do (Intel's CPU
+ * runtime packs 16 work-items into a zmm register; given float4 work-items
+ * it ran at half the host loop's rate). */
+FMA_KERNEL(peak_fma_f32, float, VW)
+FMA_KERNEL(peak_fma_f32_x1, float, 1)
 
 #ifdef PEAK_F16
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half half1;
 #undef MULADD
 #if PEAK_FMA_F16
 #define MULADD fma
 #else
 #define MULADD mad
 #endif
-FMA_KERNEL(peak_fma_f16, half)
+FMA_KERNEL(peak_fma_f16, half, VW)
+FMA_KERNEL(peak_fma_f16_x1, half, 1)
 #endif
 
 /* Streaming kernels over MVW-lane vectors. Work-item `lid` of group g

@@ -12,6 +12,17 @@
 
 #include "report.h" /* clforge_bench_peaks */
 
+/* One shape of the FMA kernel: vector_width lanes x the peak's chains per
+ * work-item, work_items of them in work-groups of work_group (0: the
+ * driver's choice), and the rates it measured (0: not measured or failed). */
+typedef struct clforge_bench_peak_shape {
+  int vector_width;
+  size_t work_items, work_group;
+  double f32_gflops, f16_gflops;
+} clforge_bench_peak_shape;
+
+enum { CLFORGE_BENCH_PEAK_MAX_SHAPES = 2 };
+
 typedef struct clforge_bench_peak {
   /* Each number is the best of `runs` timed runs after a warm-up; 0 where
    * it could not be measured (the note says why). */
@@ -22,8 +33,14 @@ typedef struct clforge_bench_peak {
   unsigned long long bytes; /* per streamed buffer */
   unsigned long long cache_bytes; /* the device's global-memory cache (0: not reported) */
   int runs;
-  int vector_width, chains; /* the FMA kernel's shape: VW lanes x CHAINS accumulators per work-item */
-  size_t fma_work_items;
+  /* The f32 FMA kernel's fastest shape: VW lanes x CHAINS accumulators per
+   * work-item, work-items in groups of fma_work_group (0: the driver's). */
+  int vector_width, chains;
+  size_t fma_work_items, fma_work_group;
+  /* Every shape measured (CPU devices: two, see clforge_bench_peak_fma_shapes);
+   * f32_gflops and f16_gflops are the best of them. */
+  clforge_bench_peak_shape shapes[CLFORGE_BENCH_PEAK_MAX_SHAPES];
+  int n_shapes;
   const char *fma_op; /* the kernel's multiply-add: "fma" (the device has CL_FP_FMA) or "mad" */
   const char *timer;  /* "events" or "wall" */
   char f16_note[128]; /* why f16_gflops is 0 */
@@ -39,6 +56,16 @@ typedef struct clforge_bench_peak {
 /** Below this fraction of the host loop's rate the OpenCL peak is reported
  *  as the kernel's shortfall, not the machine's peak (a warning). */
 #define CLFORGE_BENCH_PEAK_HOST_MIN 0.9
+
+/** The FMA kernel's shapes for a device (how many; at most
+ *  CLFORGE_BENCH_PEAK_MAX_SHAPES), rates zeroed. CPU devices get two: VW
+ *  lanes per work-item at the native vector width (a compiler that maps a
+ *  work-item's vectors onto registers, PoCL), and one lane per work-item in
+ *  work-groups of 128 (a compiler that vectorizes across work-items, like
+ *  Intel's CPU runtime: 16 of them per 512-bit register). Others get one.
+ *  preferred_width: CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT. */
+int clforge_bench_peak_fma_shapes(cl_device_type type, cl_uint preferred_width, cl_uint compute_units,
+                                  size_t max_work_group_size, clforge_bench_peak_shape *out);
 
 /** Measure on the context's device and queue (a second or so; on CPU
  *  devices the host loop too, interleaved with the f32 kernel). Returns 0

@@ -12,13 +12,22 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-/* "<cache dir>/peak-<key>.json"; 0, or -1 with no directory to keep it in. */
+/* The measurement's version, in the key and the file: a peak kept by an
+ * older kernel is measured again, not reused. 2: CPU devices measure a
+ * one-lane shape beside the vector one (Intel's CPU runtime ran the old
+ * float4 kernel at half the machine's rate). */
+#define PEAK_METHOD "2"
+
+/* "<cache dir>/peak-<key>.json"; 0, or -1 with no directory to keep it in.
+ * The key separates drivers on the same CPU: their platforms, driver
+ * versions and often device names differ. */
 static int peak_path(const clforge_device_info *info, char *buf, size_t cap, char *dir, size_t dcap) {
   if (clforge_path(CLFORGE_PATH_BINARY_CACHE, dir, dcap) != CLFORGE_SUCCESS || !strcmp(dir, "off")) return -1;
   XXH3_state_t st;
   XXH3_64bits_reset(&st);
-  const char *fields[] = {info->name, info->vendor, info->driver_version, info->platform_version,
-                          info->opencl_version, clforge_version()};
+  const char *fields[] = {info->name,           info->vendor,         info->driver_version,
+                          info->platform_name,  info->platform_version, info->opencl_version,
+                          clforge_version(),    PEAK_METHOD};
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) XXH3_64bits_update(&st, fields[i], strlen(fields[i]) + 1);
   const int n = snprintf(buf, cap, "%s/peak-%016llx.json", dir, (unsigned long long)XXH3_64bits_digest(&st));
   return n > 0 && (size_t)n < cap ? 0 : -1;
@@ -42,8 +51,12 @@ int clforge_bench_peak_load(const clforge_device_info *info, clforge_bench_peaks
   if (!o) return -1;
   const double g = number(o, "gflops"), b = number(o, "gbps"), h = number(o, "host_gflops"),
                c = number(o, "cache_bytes"), at = number(o, "measured_unix"), f16 = number(o, "f16_gflops");
-  const cJSON *dev = cJSON_GetObjectItemCaseSensitive(o, "device");
-  const int same = cJSON_IsString(dev) && !strcmp(dev->valuestring, info->name); /* the key's hash aside */
+  const cJSON *dev = cJSON_GetObjectItemCaseSensitive(o, "device"),
+              *plat = cJSON_GetObjectItemCaseSensitive(o, "platform"),
+              *method = cJSON_GetObjectItemCaseSensitive(o, "method");
+  const int same = cJSON_IsString(dev) && !strcmp(dev->valuestring, info->name) && cJSON_IsString(plat) &&
+                   !strcmp(plat->valuestring, info->platform_name) && cJSON_IsString(method) &&
+                   !strcmp(method->valuestring, PEAK_METHOD); /* the key's hash aside */
   cJSON_Delete(o);
   const double age = difftime(time(NULL), (time_t)at);
   if (!same || !(g > 0) || !(b > 0) || h < 0 || c < 0 || at < 0 || age < 0 || age > CLFORGE_BENCH_PEAK_KEEP_S)
@@ -72,6 +85,8 @@ void clforge_bench_peak_save(const clforge_device_info *info, const clforge_benc
   cJSON *o = cJSON_CreateObject();
   if (!o) return;
   cJSON_AddStringToObject(o, "device", info->name);
+  cJSON_AddStringToObject(o, "platform", info->platform_name);
+  cJSON_AddStringToObject(o, "method", PEAK_METHOD);
   cJSON_AddNumberToObject(o, "gflops", p->gflops);
   cJSON_AddNumberToObject(o, "gbps", p->gbps);
   cJSON_AddNumberToObject(o, "host_gflops", p->host_gflops);

@@ -3,7 +3,8 @@
  * benchmarks it divides, so `clforge bench <op>` measures it once per device
  * and reuses it for a week; `clforge bench peak` always measures it again and
  * keeps the new one. Kept in the kernel cache's directory (nowhere when that
- * is "off"), one file per device, driver and clforge version. */
+ * is "off"), one file per device, driver, clforge version and measuring
+ * method (a new kernel shape measures again). */
 #ifndef CLFORGE_BENCH_PEAK_STORE_H
 #define CLFORGE_BENCH_PEAK_STORE_H
 

@@ -1,12 +1,18 @@
 /* The bench library's pieces that need no device: the notes a row above
  * 100% of a peak gets (which denominator was low), the percent cells, the
- * host FMA loop (it runs and its flop count is what it did), and the whole-
+ * host FMA loop (it runs and its flop count is what it did), the peak
+ * kernel's shapes and the kept peak's key (one per driver), and the whole-
  * network totals of bench conv --network (sums, shares, the best layout). */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conv_network.h"
 #include "host_fma.h"
+#include "peak.h"
+#include "peak_store.h"
 #include "report.h"
 #include "table.h"
 #include "test_util.h"
@@ -82,6 +88,79 @@ static void host_loop(void) {
   CHECK(t > 0, "two threads: %g s", t);
   CHECK(clforge_bench_host_fma_flops(2, 2000) == 2.0 * 16 * b->lanes * b->chains * 2000 * 2, "%s", "flops");
   CHECK(clforge_bench_host_fma_run(0, 10) < 0, "%s", "zero threads must fail");
+}
+
+/* The FMA kernel's shapes: a CPU device gets a vector shape at its width and
+ * a one-lane shape whose work-groups fill 512-bit registers when a compiler
+ * vectorizes across work-items (Intel's CPU runtime: 16 floats, 32 halves);
+ * the peak is the faster, so neither kind of compiler is measured in a
+ * shape it runs at a fraction of the machine. A GPU keeps one shape. */
+static void fma_shapes(void) {
+  clforge_bench_peak_shape sh[CLFORGE_BENCH_PEAK_MAX_SHAPES];
+  const cl_uint widths[] = {1, 4, 8, 16};
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i) {
+    const int n = clforge_bench_peak_fma_shapes(CL_DEVICE_TYPE_CPU, widths[i], 2, 8192, sh);
+    CHECK(n == 2, "CPU, width %u: %d shapes", widths[i], n);
+    if (n != 2) continue;
+    CHECK(sh[0].vector_width >= 4 && sh[0].vector_width >= (int)widths[i] && sh[1].vector_width == 1,
+          "width %u: lanes %d and %d", widths[i], sh[0].vector_width, sh[1].vector_width);
+    CHECK(sh[1].work_group % 32 == 0 && sh[1].work_items % sh[1].work_group == 0 &&
+              sh[1].work_items / sh[1].work_group >= 64,
+          "one-lane shape: %zu work-items in groups of %zu", sh[1].work_items, sh[1].work_group);
+    CHECK(sh[0].work_items % sh[0].work_group == 0 && sh[0].f32_gflops == 0 && sh[1].f16_gflops == 0,
+          "vector shape: %zu work-items in groups of %zu", sh[0].work_items, sh[0].work_group);
+  }
+  /* A small work-group limit is kept. */
+  CHECK(clforge_bench_peak_fma_shapes(CL_DEVICE_TYPE_CPU, 16, 1, 64, sh) == 2 && sh[1].work_group <= 64,
+        "limit 64: groups of %zu", sh[1].work_group);
+  CHECK(clforge_bench_peak_fma_shapes(CL_DEVICE_TYPE_GPU, 1, 20, 1024, sh) == 1 && sh[0].vector_width == 1 &&
+            sh[0].work_group == 0,
+        "GPU: lanes %d, group %zu", sh[0].vector_width, sh[0].work_group);
+}
+
+/* The kept peak is one device's on one driver: the same CPU under another
+ * driver (PoCL and Intel's runtime) must not read it. */
+static void peak_store_per_driver(void) {
+  char dir[] = "/tmp/clforge-peak-store-XXXXXX";
+  if (!mkdtemp(dir)) {
+    CHECK(0, "%s", "mkdtemp");
+    return;
+  }
+  const char *old = getenv("CLFORGE_CACHE_DIR");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("CLFORGE_CACHE_DIR", dir, 1);
+  clforge_device_info pocl, intel;
+  memset(&pocl, 0, sizeof pocl);
+  strcpy(pocl.name, "AMD EPYC");
+  strcpy(pocl.vendor, "AuthenticAMD");
+  strcpy(pocl.platform_name, "Portable Computing Language");
+  strcpy(pocl.platform_version, "OpenCL 3.0 PoCL");
+  strcpy(pocl.driver_version, "3.1");
+  intel = pocl; /* the same name and vendor: only the driver differs */
+  strcpy(intel.platform_name, "Intel(R) OpenCL");
+  strcpy(intel.platform_version, "OpenCL 3.0 WINDOWS");
+  strcpy(intel.driver_version, "2026.22.10.0.01_160000");
+  const clforge_bench_peaks kept = {.gflops = 230, .gbps = 40, .host_gflops = 232, .cache_bytes = 32u << 20};
+  clforge_bench_peaks got;
+  double age = -1;
+  clforge_bench_peak_save(&pocl, &kept);
+  CHECK(clforge_bench_peak_load(&pocl, &got, &age) == 0 && got.gflops == 230 && age >= 0, "%s",
+        "the driver that measured it reads it back");
+  CHECK(clforge_bench_peak_load(&intel, &got, &age) != 0, "%s", "another driver must not reuse the peak");
+  intel.platform_version[0] = '\0';
+  strcpy(intel.driver_version, pocl.driver_version); /* the platform's name alone differs */
+  CHECK(clforge_bench_peak_load(&intel, &got, &age) != 0, "%s", "another platform must not reuse the peak");
+  DIR *d = opendir(dir); /* the kept file (its name is the key's hash) */
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (e->d_name[0] != '.') unlink(path);
+  }
+  if (d) closedir(d);
+  CHECK(rmdir(dir) == 0, "rmdir %s", dir);
+  if (saved) setenv("CLFORGE_CACHE_DIR", saved, 1);
+  else unsetenv("CLFORGE_CACHE_DIR");
+  free(saved);
 }
 
 /* Read back what `print` wrote. */
@@ -172,6 +251,8 @@ int main(void) {
   peak_notes();
   peaks_by_arithmetic();
   host_loop();
+  fma_shapes();
+  peak_store_per_driver();
   network_totals();
   return tu_summary();
 }
