@@ -1,0 +1,98 @@
+#!/bin/sh
+# The per-driver table of docs/performance.md ("Drivers side by side"): the
+# same benchmarks on each OpenCL driver of this machine, one driver after
+# the other in one run, with each driver's peers (CLBlast on the same
+# driver; OpenBLAS and oneDNN on the host) beside it. Raw JSON lines go to
+# OUT_DIR/<driver>-<bench>.jsonl; the table (markdown) to stdout.
+#
+# usage: bench/driver_table.sh CLFORGE_CLI EXAMPLES_BIN_DIR OUT_DIR [DRIVER...]
+#   (default drivers: pocl intel; EXAMPLES_BIN_DIR holds example_train_cnn
+#   and example_train_transformer, e.g. build/bin)
+# Minutes per driver on 2 cores; run it on an idle machine.
+set -eu
+cli=$1
+bin=$2
+out=$3
+shift 3
+[ $# -gt 0 ] || set -- pocl intel
+mkdir -p "$out"
+
+for drv in "$@"; do
+  echo "driver_table: $drv" >&2
+  export CLFORGE_DEVICE="$drv"
+  "$cli" bench peak --json > "$out/$drv-peak.jsonl"
+  "$cli" bench gemm --sizes 2048 --dtype f32 --int8 --runs 5 --json > "$out/$drv-gemm.jsonl"
+  "$cli" bench conv --network resnet50,mobilenetv2 --batch 8 --layout nhwc --algo auto --reps 3 --json \
+    > "$out/$drv-conv.jsonl"
+  "$cli" bench attention --shapes 1,8,8,2048,2048,64,1 --reps 3 --peers clforge --json > "$out/$drv-prefill.jsonl"
+  "$cli" bench attention --shapes 4,32,8,1,8192,128,2 --kv-dtype f16 --reps 5 --peers none --json \
+    > "$out/$drv-decode.jsonl"
+  "$cli" bench softmax --shapes 16384x2048 --dtype f32 --inplace no --reps 5 --json > "$out/$drv-softmax.jsonl"
+  "$bin/example_train_cnn" --dtype f32 --steps 40 > "$out/$drv-train_cnn.txt"
+  "$bin/example_train_transformer" --dtype f32 --steps 40 > "$out/$drv-train_transformer.txt"
+done
+unset CLFORGE_DEVICE
+
+/usr/bin/python3 - "$out" "$@" << 'EOF'
+import json, re, sys
+out, drivers = sys.argv[1], sys.argv[2:]
+
+def rows(drv, name):
+    try:
+        with open(f"{out}/{drv}-{name}.jsonl") as f:
+            return [json.loads(l) for l in f if l.startswith("{")]
+    except OSError:
+        return []
+
+def first(rs, **want):
+    for r in rs:
+        if all(r.get(k) == v for k, v in want.items()):
+            return r
+    return {}
+
+def num(x, fmt="{:.1f}"):
+    return fmt.format(x) if isinstance(x, (int, float)) else "–"
+
+def ms_step(drv, name):
+    try:
+        text = open(f"{out}/{drv}-{name}.txt").read()
+    except OSError:
+        return "–"
+    m = re.search(r"([0-9.]+) ms/step", text)
+    return m.group(1) if m else "–"
+
+lines = {}
+def add(what, drv, value):
+    lines.setdefault(what, {})[drv] = value
+
+for d in drivers:
+    peak = first(rows(d, "peak"))
+    add("peak f32 GFLOP/s (host FMA loop)", d, f"{num(peak.get('peak_gflops'))} ({num(peak.get('host_gflops'))})")
+    g = rows(d, "gemm")
+    f32 = first(g, dtype="f32", provider="clforge")
+    add("GEMM f32 2048³ GFLOP/s", d, num(f32.get("gflops")))
+    add("  vs OpenBLAS (host)", d, num(f32.get("vs_openblas"), "{:.2f}×"))
+    add("  vs CLBlast (same driver)", d, num(f32.get("vs_clblast"), "{:.1f}×"))
+    i8 = next((r for r in g if r.get("dtype") not in ("f32", "f16", "bf16")), {})
+    add("int8 GEMM 2048³ GOP/s", d, num(i8.get("gflops")))
+    add("  vs clforge f32", d, num(i8.get("vs_clforge_f32"), "{:.2f}×"))
+    for net in ("resnet50", "mobilenetv2"):
+        n = first(rows(d, "conv"), op="conv_network", network=net)
+        add(f"conv {net} N=8 NHWC, ms (vs oneDNN)", d,
+            f"{num(n.get('auto_ms'), '{:.0f}')} ({num(n.get('auto_vs_onednn'), '{:.2f}×')})")
+    p = first(rows(d, "prefill"), provider="clforge")
+    pc = next((r for r in rows(d, "prefill") if r.get("provider") != "clforge"), {})
+    add("attention prefill f32 8×2048², D 64: GFLOP/s (vs unfused)", d,
+        f"{num(p.get('gflops'))} ({num(p.get('vs_' + str(pc.get('provider'))), '{:.2f}×') if pc else '–'})")
+    dc = first(rows(d, "decode"), provider="clforge")
+    add("attention decode f16 KV 8192, GB/s", d, num(dc.get("gbps")))
+    s = first(rows(d, "softmax"), provider="clforge")
+    add("softmax f32 16384×2048, GB/s", d, num(s.get("gbps")))
+    add("train_cnn f32 ms/step", d, ms_step(d, "train_cnn"))
+    add("train_transformer f32 ms/step", d, ms_step(d, "train_transformer"))
+
+print("| | " + " | ".join(drivers) + " |")
+print("|---|" + "---|" * len(drivers))
+for what, per in lines.items():
+    print(f"| {what} | " + " | ".join(per.get(d, "–") for d in drivers) + " |")
+EOF
