@@ -199,24 +199,32 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
 #else
 #define B_KS ldb
 #endif
-    for (uint p = 0; p < k; ++p) {
-      uint x[MWI], y[NWI];
-      UNROLL(MWI)
-      for (int s = 0; s < MWI; ++s) {
-        x[s] = (uint)(int)ap[s][(idx_t)p * A_KS];
-        rsum[s] += x[s];
-      }
-      UNROLL(NWI)
-      for (int t = 0; t < NWI; ++t) {
-        y[t] = (uint)(int)bq[t][(idx_t)p * B_KS];
-        csum[t] += y[t];
-      }
-      UNROLL(MWI)
-      for (int s = 0; s < MWI; ++s) {
-        UNROLL(NWI)
-        for (int t = 0; t < NWI; ++t) raw[s][t] += x[s] * y[t];
-      }
-    }
+    // the rows' and columns' byte sums only where a zero point multiplies
+    // them: each is a widening add per 16 k beside the MWI x NWI products
+    // (the loop is one of four copies, chosen once)
+#define DOT2_LOOP(RS, CS)                                               \
+  for (uint p = 0; p < k; ++p) {                                        \
+    uint x[MWI], y[NWI];                                                \
+    UNROLL(MWI)                                                         \
+    for (int s = 0; s < MWI; ++s) {                                     \
+      x[s] = (uint)(int)ap[s][(idx_t)p * A_KS];                         \
+      if (RS) rsum[s] += x[s];                                          \
+    }                                                                   \
+    UNROLL(NWI)                                                         \
+    for (int t = 0; t < NWI; ++t) {                                     \
+      y[t] = (uint)(int)bq[t][(idx_t)p * B_KS];                         \
+      if (CS) csum[t] += y[t];                                          \
+    }                                                                   \
+    UNROLL(MWI)                                                         \
+    for (int s = 0; s < MWI; ++s) {                                     \
+      UNROLL(NWI)                                                       \
+      for (int t = 0; t < NWI; ++t) raw[s][t] += x[s] * y[t];           \
+    }                                                                   \
+  }
+    if (zpb != 0 && zpa != 0) DOT2_LOOP(1, 1)
+    else if (zpb != 0) DOT2_LOOP(1, 0)
+    else if (zpa != 0) DOT2_LOOP(0, 1)
+    else DOT2_LOOP(0, 0)
   }
 #else
   for (uint k0 = 0; k0 < k; k0 += KBLOCK) {

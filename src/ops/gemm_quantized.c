@@ -69,11 +69,21 @@ static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *
       c->source == CLFORGE_PARAMS_FROM_TUNER)
     return st;
   /* The packed integer dot products where the device has them, except on
-   * CPUs (Intel's CPU runtime ran them slower than plain code, intel/llvm
-   * #18212): the default's hint; a tuning entry says what was measured. */
+   * CPUs: Intel's CPU runtime (the CPU driver with the extension) expands
+   * them to vpmaddwd + vphaddd (8 GOP/s at 2048^3), while DOT=2's byte
+   * products along k become vpdpbusd on VNNI: 4 rows x 4 columns a
+   * work-item, a 4 x 4 group (153 GOP/s against 97 for clforge f32 in one
+   * run, docs/inference-precision.md). The default's hint; a tuning entry
+   * says what was measured. */
   if ((c->source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT || c->source == CLFORGE_PARAMS_FROM_GENERIC_DEFAULT) &&
-      (ctx->info.caps & CLFORGE_CAP_INTEGER_DOT) && ctx->info.device_class != CLFORGE_DEVICE_CLASS_CPU)
-    v[GEMMI_DOT] = 1, v[GEMMI_STAGE] = 0;
+      (ctx->info.caps & CLFORGE_CAP_INTEGER_DOT)) {
+    if (ctx->info.device_class != CLFORGE_DEVICE_CLASS_CPU) v[GEMMI_DOT] = 1, v[GEMMI_STAGE] = 0;
+    else {
+      static const int cpu_dot[GEMMI_NPARAMS] = {[GEMMI_MWI] = 4, [GEMMI_NWI] = 4, [GEMMI_VW] = 1, [GEMMI_MDIM] = 4,
+                                                 [GEMMI_NDIM] = 4, [GEMMI_DOT] = 2};
+      for (int i = 0; i < GEMMI_NPARAMS; ++i) v[i] = cpu_dot[i];
+    }
+  }
   /* A group much wider (taller) than C: its work-items past the last column
    * repeat it on the scalar load path (a conv layer's K = 64 under the CPU
    * default's 256 columns ran 15x slower), so the group narrows to C. */
