@@ -66,9 +66,9 @@ const clforge__family clforge__family_gemm_int8 = {
      * through each k-block together (measured at 1024^3 on PoCL: 109 GOP/s
      * against 78 with 4 x 2 vectors and no KSYNC); GPUs: a row per
      * work-item, 4-wide loads, 128-256 items. DOT (the integer dot
-     * products) is 0 here: a device with cl_khr_integer_dot_product that is
-     * not a CPU gets DOT=1 as its default (src/ops/gemm_quantized.c), the
-     * tuner measures both.
+     * products) is 0 here: a device with cl_khr_integer_dot_product gets
+     * DOT=1 as its default, a CPU with it DOT=2 (src/ops/gemm_quantized.c);
+     * the tuner measures all three.
      *                                   MWI NWI VW MDIM NDIM KSYNC STAGE DOT */
     .defaults = {
         [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 1, 4, 8, 8, 0},

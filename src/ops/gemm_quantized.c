@@ -98,10 +98,15 @@ static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *
  * is first copied k-contiguous into the workspace (cl/gemm_int8_pack.cl),
  * and the kernel is built for that copy (gk: B transposed, ld = k). 0 where
  * B is read in place (also when the copy would pass the workspace bound). */
-static int packs_b(clforge_context ctx, const clforge__gemm *g, const int *v, clforge__gemm *gk) {
+static int packs_b(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf, const int *v,
+                   clforge__gemm *gk) {
   *gk = *g;
   const size_t bytes = g->n * g->k * g->batch;
-  if (v[GEMMI_DOT] != 2 || g->b.trans || !bytes || bytes > clforge__workspace_cap(ctx)) return 0;
+  /* an A or B in the workspace itself (the int8 convolution's transposed
+   * filter) is read in place: the copy would overwrite it */
+  if (v[GEMMI_DOT] != 2 || g->b.trans || !bytes || bytes > clforge__workspace_cap(ctx) ||
+      bf->a == ctx->workspace.buffer || bf->b == ctx->workspace.buffer)
+    return 0;
   gk->b.trans = 1, gk->b.offset = 0, gk->b.ld = g->k, gk->b.stride = g->n * g->k;
   gk->b.rows = g->n, gk->b.cols = g->k, gk->b.span = g->n * g->k, gk->b.extent = bytes;
   return 1;
@@ -142,7 +147,7 @@ static clforge_status launch(clforge_context ctx, const clforge__gemm_q *q, cons
   clforge__gemm gk;
   clforge__gemm_buffers bk = *bf;
   cl_event packed = NULL;
-  if (packs_b(ctx, &q->g, v, &gk)) {
+  if (packs_b(ctx, &q->g, bf, v, &gk)) {
     cl_event busy;
     cl_mem ws;
     clforge_status st = clforge__workspace_get(ctx, gk.b.extent, &ws, &busy);
@@ -252,7 +257,7 @@ static clforge_status prepare(clforge_context ctx, const clforge__gemm_q *q, con
   if (st == CLFORGE_SUCCESS) st = check_scales(ctx, q, quant, bf->c);
   if (st == CLFORGE_SUCCESS) st = select_params(ctx, q, v, NULL);
   clforge__gemm gk;
-  if (st == CLFORGE_SUCCESS && packs_b(ctx, &q->g, v, &gk)) {
+  if (st == CLFORGE_SUCCESS && packs_b(ctx, &q->g, bf, v, &gk)) {
     cl_kernel pk;
     st = pack_kernel(ctx, &gk, &pk);
   }
