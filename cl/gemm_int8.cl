@@ -66,6 +66,9 @@ static inline floatv load_b_int8(const global b_t *B, uint ldb, uint p, uint col
 #if STAGE
 #error "DOT reads A and B packed from global memory (STAGE 0)"
 #endif
+#if DOT == 2 && VW != 1
+#error "DOT 2 keeps one column a work-item (VW 1)"
+#endif
 typedef CLFORGE_CAT(uint, VSUF) uintv;
 // Byte i of a packed uint as a value of operand type T (4 s8, 5 u8);
 // shifts, not vector casts (Oclgrind's uninitialized-value checker stops
@@ -115,7 +118,19 @@ static inline uint pack_b(const global b_t *B, uint ldb, uint c, uint p, uint ke
 }
 #endif
 
-kernel __attribute__((reqd_work_group_size(NDIM, MDIM, 1)))
+// DOT 2: each work-item's MWI x NWI sums run along k in plain byte
+// products, k innermost, one work-item at a time: Intel's CPU compiler then
+// vectorizes the k loop (a partial reduction of u8 x s8 products: vpdpbusd
+// on VNNI CPUs), whereas across work-items it widens every byte to 32 bits
+// (vpdpwssd at best; its dot_4x8packed builtins are vpmaddwd + vphaddd:
+// docs/inference-precision.md). The hint keeps its work-item vectorizer off.
+#if DOT == 2 && defined(cl_intel_vec_len_hint)
+#define DOT_HINT __attribute__((intel_vec_len_hint(1)))
+#else
+#define DOT_HINT
+#endif
+
+kernel __attribute__((reqd_work_group_size(NDIM, MDIM, 1))) DOT_HINT
 void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const float alpha, const float beta,
                        // (from k on, the arguments src/ops/gemm.c sets for every GEMM kernel)
                        const global a_t *restrict A, const ulong a_off, const uint lda, const ulong stride_a,
@@ -164,6 +179,54 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
   UNROLL(NWI)
   for (int t = 0; t < NWI; ++t) csum[t] = (uintv)0;
 #endif
+#if DOT == 2
+  {
+    // k-contiguous operands (A not transposed, op(B) transposed: the op packs
+    // B so) make unit-stride loads along k; sums mod 2^32 as DOT 1's
+    const global a_t *ap[MWI];
+    const global b_t *bq[NWI];
+    UNROLL(MWI)
+    for (int s = 0; s < MWI; ++s) ap[s] = A + A_AT(ra[s], 0);
+    UNROLL(NWI)
+    for (int t = 0; t < NWI; ++t) bq[t] = B + B_AT(0, min(cv[t], cols - 1));
+#if TA
+#define A_KS lda
+#else
+#define A_KS 1
+#endif
+#if TB
+#define B_KS 1
+#else
+#define B_KS ldb
+#endif
+    // the rows' and columns' byte sums only where a zero point multiplies
+    // them: each is a widening add per 16 k beside the MWI x NWI products
+    // (the loop is one of four copies, chosen once)
+#define DOT2_LOOP(RS, CS)                                               \
+  for (uint p = 0; p < k; ++p) {                                        \
+    uint x[MWI], y[NWI];                                                \
+    UNROLL(MWI)                                                         \
+    for (int s = 0; s < MWI; ++s) {                                     \
+      x[s] = (uint)(int)ap[s][(idx_t)p * A_KS];                         \
+      if (RS) rsum[s] += x[s];                                          \
+    }                                                                   \
+    UNROLL(NWI)                                                         \
+    for (int t = 0; t < NWI; ++t) {                                     \
+      y[t] = (uint)(int)bq[t][(idx_t)p * B_KS];                         \
+      if (CS) csum[t] += y[t];                                          \
+    }                                                                   \
+    UNROLL(MWI)                                                         \
+    for (int s = 0; s < MWI; ++s) {                                     \
+      UNROLL(NWI)                                                       \
+      for (int t = 0; t < NWI; ++t) raw[s][t] += x[s] * y[t];           \
+    }                                                                   \
+  }
+    if (zpb != 0 && zpa != 0) DOT2_LOOP(1, 1)
+    else if (zpb != 0) DOT2_LOOP(1, 0)
+    else if (zpa != 0) DOT2_LOOP(0, 1)
+    else DOT2_LOOP(0, 0)
+  }
+#else
   for (uint k0 = 0; k0 < k; k0 += KBLOCK) {
     const uint kend = min(k, k0 + KBLOCK);
 #if DOT
@@ -249,6 +312,7 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
   }
+#endif
 
 #if DOT
   // the zero points, in uint (mod 2^32): exact where the true sum fits s32

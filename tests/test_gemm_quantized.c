@@ -359,8 +359,11 @@ int main(int argc, char **argv) {
        CLFORGE_QUANT_PER_COLUMN, 0, 0, 1.0f, 0, 0.02f, 128, 1},
   };
   const size_t ndots = sizeof dots / sizeof dots[0];
-  for (size_t i = 0; i < ndots; ++i) {
-    qg_case t = dots[i];
+  for (size_t i = 0; i < 2 * ndots; ++i) {
+    /* then DOT=2 (plain byte products along k, op(B) packed k-contiguous
+     * where it is not already) on the same cases */
+    if (i == ndots) setenv("CLFORGE_PARAMS", "gemm_int8:DOT=2,STAGE=0,MWI=2,NWI=4,VW=1,MDIM=2,NDIM=4", 1);
+    qg_case t = dots[i % ndots];
     if (small) t.m = nsmall[i % 3][0], t.n = nsmall[i % 3][1], t.k = nsmall[i % 3][2] + 1, t.batch = 1;
     fails += run_case(ctx, &t, seed++);
   }
@@ -368,7 +371,7 @@ int main(int argc, char **argv) {
   ctx->info.caps = caps;
   if (!(caps & CLFORGE_CAP_INTEGER_DOT)) dot_refused(ctx);
   if (!small) tuner();
-  printf("%zu cases (%zu with DOT=1), %d failing\n", ncases + ndots, ndots, fails);
+  printf("%zu cases (%zu with DOT=1, %zu with DOT=2), %d failing\n", ncases + 2 * ndots, ndots, ndots, fails);
   clforge_context_destroy(ctx);
   return tu_summary();
 }

@@ -19,8 +19,14 @@ static int int8_allowed(const int *v, const clforge_device_info *dev, char *why,
   }
   /* DOT: packed 4 x 8-bit dot products (cl_khr_integer_dot_product);
    * elsewhere its emulation would only be slower (tests force the bit) */
-  if (v[GEMMI_DOT] && !(dev->caps & CLFORGE_CAP_INTEGER_DOT)) {
+  if (v[GEMMI_DOT] == 1 && !(dev->caps & CLFORGE_CAP_INTEGER_DOT)) {
     CLFORGE__WHY(why, why_cap, "DOT=1 needs cl_khr_integer_dot_product, which the device does not have");
+    return 0;
+  }
+  /* DOT=2: plain byte products along k (any device; VNNI where the compiler
+   * vectorizes the k loop: Intel's CPU runtime), one column a work-item */
+  if (v[GEMMI_DOT] == 2 && v[GEMMI_VW] != 1) {
+    CLFORGE__WHY(why, why_cap, "DOT=2 keeps one column a work-item: VW must be 1");
     return 0;
   }
   if (v[GEMMI_DOT] && v[GEMMI_STAGE]) {
@@ -54,15 +60,15 @@ const clforge__family clforge__family_gemm_int8 = {
         [GEMMI_NDIM] = {"NDIM", 6, {1, 2, 4, 8, 16, 32}},
         [GEMMI_KSYNC] = {"KSYNC", 2, {0, 1}},
         [GEMMI_STAGE] = {"STAGE", 2, {0, 1}},
-        [GEMMI_DOT] = {"DOT", 2, {0, 1}},
+        [GEMMI_DOT] = {"DOT", 3, {0, 1, 2}},
     },
     /* CPUs: 4 rows x 4 vectors of 16 (AVX-512) a work-item, a 4 x 4 group
      * through each k-block together (measured at 1024^3 on PoCL: 109 GOP/s
      * against 78 with 4 x 2 vectors and no KSYNC); GPUs: a row per
      * work-item, 4-wide loads, 128-256 items. DOT (the integer dot
-     * products) is 0 here: a device with cl_khr_integer_dot_product that is
-     * not a CPU gets DOT=1 as its default (src/ops/gemm_quantized.c), the
-     * tuner measures both.
+     * products) is 0 here: a device with cl_khr_integer_dot_product gets
+     * DOT=1 as its default, a CPU with it DOT=2 (src/ops/gemm_quantized.c);
+     * the tuner measures all three.
      *                                   MWI NWI VW MDIM NDIM KSYNC STAGE DOT */
     .defaults = {
         [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 1, 4, 8, 8, 0},

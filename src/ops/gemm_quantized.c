@@ -13,6 +13,7 @@
 #include "../kernels/families.h"
 #include "../program.h"
 #include "../validate.h"
+#include "../workspace.h"
 #include "buffer_check.h"
 #include "gemm_launch.h"
 #include "gemm_quantized.h"
@@ -68,11 +69,21 @@ static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *
       c->source == CLFORGE_PARAMS_FROM_TUNER)
     return st;
   /* The packed integer dot products where the device has them, except on
-   * CPUs (Intel's CPU runtime ran them slower than plain code, intel/llvm
-   * #18212): the default's hint; a tuning entry says what was measured. */
+   * CPUs: Intel's CPU runtime (the CPU driver with the extension) expands
+   * them to vpmaddwd + vphaddd (8 GOP/s at 2048^3), while DOT=2's byte
+   * products along k become vpdpbusd on VNNI: 4 rows x 4 columns a
+   * work-item, a 4 x 4 group (153 GOP/s against 97 for clforge f32 in one
+   * run, docs/inference-precision.md). The default's hint; a tuning entry
+   * says what was measured. */
   if ((c->source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT || c->source == CLFORGE_PARAMS_FROM_GENERIC_DEFAULT) &&
-      (ctx->info.caps & CLFORGE_CAP_INTEGER_DOT) && ctx->info.device_class != CLFORGE_DEVICE_CLASS_CPU)
-    v[GEMMI_DOT] = 1, v[GEMMI_STAGE] = 0;
+      (ctx->info.caps & CLFORGE_CAP_INTEGER_DOT)) {
+    if (ctx->info.device_class != CLFORGE_DEVICE_CLASS_CPU) v[GEMMI_DOT] = 1, v[GEMMI_STAGE] = 0;
+    else {
+      static const int cpu_dot[GEMMI_NPARAMS] = {[GEMMI_MWI] = 4, [GEMMI_NWI] = 4, [GEMMI_VW] = 1, [GEMMI_MDIM] = 4,
+                                                 [GEMMI_NDIM] = 4, [GEMMI_DOT] = 2};
+      for (int i = 0; i < GEMMI_NPARAMS; ++i) v[i] = cpu_dot[i];
+    }
+  }
   /* A group much wider (taller) than C: its work-items past the last column
    * repeat it on the scalar load path (a conv layer's K = 64 under the CPU
    * default's 256 columns ran 15x slower), so the group narrows to C. */
@@ -83,10 +94,73 @@ static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *
   return st;
 }
 
+/* DOT=2 reads op(B)'s columns along k: where B's rows run along n, op(B)
+ * is first copied k-contiguous into the workspace (cl/gemm_int8_pack.cl),
+ * and the kernel is built for that copy (gk: B transposed, ld = k). 0 where
+ * B is read in place (also when the copy would pass the workspace bound). */
+static int packs_b(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf, const int *v,
+                   clforge__gemm *gk) {
+  *gk = *g;
+  const size_t bytes = g->n * g->k * g->batch;
+  /* an A or B in the workspace itself (the int8 convolution's transposed
+   * filter) is read in place: the copy would overwrite it */
+  if (v[GEMMI_DOT] != 2 || g->b.trans || !bytes || bytes > clforge__workspace_cap(ctx) ||
+      bf->a == ctx->workspace.buffer || bf->b == ctx->workspace.buffer)
+    return 0;
+  gk->b.trans = 1, gk->b.offset = 0, gk->b.ld = g->k, gk->b.stride = g->n * g->k;
+  gk->b.rows = g->n, gk->b.cols = g->k, gk->b.span = g->n * g->k, gk->b.extent = bytes;
+  return 1;
+}
+
+static const char *const pack_sources[] = {"gemm_base", "gemm_int8_pack", NULL};
+
+static clforge_status pack_kernel(clforge_context ctx, const clforge__gemm *g, cl_kernel *k) {
+  char opts[32];
+  snprintf(opts, sizeof opts, "-DIDX64=%d", g->idx64);
+  return clforge__kernel_get(ctx, pack_sources, opts, "clforge_gemm_int8_pack_b", k);
+}
+
+/* op(B) copied k-contiguous into ws (packs_b), after the wait list. */
+static clforge_status pack_b(clforge_context ctx, const clforge__gemm *g, cl_mem b, cl_mem ws, cl_uint nwait,
+                             const cl_event *wait, cl_event *done) {
+  cl_kernel k;
+  clforge_status st = pack_kernel(ctx, g, &k);
+  if (st != CLFORGE_SUCCESS) return st;
+  const cl_uint kk = (cl_uint)g->k, cols = (cl_uint)g->n, ldb = (cl_uint)g->b.ld;
+  const cl_ulong off = g->b.offset, stride = g->b.stride;
+  cl_int err = clSetKernelArg(k, 0, sizeof kk, &kk);
+  err |= clSetKernelArg(k, 1, sizeof cols, &cols);
+  err |= clSetKernelArg(k, 2, sizeof b, &b);
+  err |= clSetKernelArg(k, 3, sizeof off, &off);
+  err |= clSetKernelArg(k, 4, sizeof ldb, &ldb);
+  err |= clSetKernelArg(k, 5, sizeof stride, &stride);
+  err |= clSetKernelArg(k, 6, sizeof ws, &ws);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (" OP " pack_b)");
+  const size_t global[3] = {(g->n + 15) / 16 * 16, (g->k + 15) / 16, g->batch}, local[3] = {16, 1, 1};
+  return clforge__launch(ctx, k, 3, global, local, nwait, wait, done, "clEnqueueNDRangeKernel (" OP " pack_b)");
+}
+
 /* k: the family's kernel built for q (before anything was enqueued). */
 static clforge_status launch(clforge_context ctx, const clforge__gemm_q *q, const clforge_gemm_quant *quant,
                              const clforge__gemm_buffers *bf, const int *v, cl_kernel k, cl_uint nwait,
                              const cl_event *wait, cl_event *done) {
+  clforge__gemm gk;
+  clforge__gemm_buffers bk = *bf;
+  cl_event packed = NULL;
+  if (packs_b(ctx, &q->g, bf, v, &gk)) {
+    cl_event busy;
+    cl_mem ws;
+    clforge_status st = clforge__workspace_get(ctx, gk.b.extent, &ws, &busy);
+    if (st != CLFORGE_SUCCESS) return st;
+    cl_event *first = malloc((nwait + 1) * sizeof *first);
+    if (!first) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
+    for (cl_uint i = 0; i < nwait; ++i) first[i] = wait[i];
+    if (busy) first[nwait++] = busy;
+    st = pack_b(ctx, &q->g, bf->b, ws, nwait, nwait ? first : NULL, &packed);
+    free(first);
+    if (st != CLFORGE_SUCCESS) return st;
+    bk.b = ws, nwait = 1, wait = &packed;
+  }
   const size_t mdim = (size_t)v[GEMMI_MDIM], ndim = (size_t)v[GEMMI_NDIM];
   const cl_uint rows = (cl_uint)q->g.m, cols = (cl_uint)q->g.n;
   cl_mem rs, cs;
@@ -97,7 +171,7 @@ static clforge_status launch(clforge_context ctx, const clforge__gemm_q *q, cons
   const cl_float inv_c = q->inv_c;
   cl_int err = clSetKernelArg(k, 0, sizeof rows, &rows);
   err |= clSetKernelArg(k, 1, sizeof cols, &cols);
-  err |= clforge__gemm_set_shared_args(k, 2, &q->g, bf);
+  err |= clforge__gemm_set_shared_args(k, 2, &gk, &bk);
   cl_uint i = 2 + 3 + 12 + 4;
   err |= clSetKernelArg(k, i++, sizeof(cl_mem), &rs);
   err |= clSetKernelArg(k, i++, sizeof rso, &rso);
@@ -109,11 +183,21 @@ static clforge_status launch(clforge_context ctx, const clforge__gemm_q *q, cons
   err |= clSetKernelArg(k, i++, sizeof zpb, &zpb);
   err |= clSetKernelArg(k, i++, sizeof inv_c, &inv_c);
   err |= clSetKernelArg(k, i++, sizeof zpc, &zpc);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (" OP ")");
+  if (err != CL_SUCCESS) {
+    if (packed) clReleaseEvent(packed);
+    return clforge__fail_cl(ctx, err, "clSetKernelArg (" OP ")");
+  }
   const size_t per_m = mdim * (size_t)v[GEMMI_MWI], per_n = ndim * (size_t)v[GEMMI_NWI] * (size_t)v[GEMMI_VW];
   const size_t global[3] = {(q->g.n + per_n - 1) / per_n * ndim, (q->g.m + per_m - 1) / per_m * mdim, q->g.batch};
   const size_t local[3] = {ndim, mdim, 1};
-  return clforge__launch(ctx, k, 3, global, local, nwait, wait, done, "clEnqueueNDRangeKernel (" OP ")");
+  const clforge_status st =
+      clforge__launch(ctx, k, 3, global, local, nwait, wait, done, "clEnqueueNDRangeKernel (" OP ")");
+  if (packed) {
+    /* the workspace is busy until the GEMM has read it */
+    if (st == CLFORGE_SUCCESS) clforge__workspace_used(ctx, *done);
+    clReleaseEvent(packed);
+  }
+  return st;
 }
 
 /* A host copy of operand o's elements (from 0, so the reference's offsets
@@ -172,8 +256,13 @@ static clforge_status prepare(clforge_context ctx, const clforge__gemm_q *q, con
   clforge_status st = clforge__gemm_check_buffers(ctx, &q->g, bf);
   if (st == CLFORGE_SUCCESS) st = check_scales(ctx, q, quant, bf->c);
   if (st == CLFORGE_SUCCESS) st = select_params(ctx, q, v, NULL);
+  clforge__gemm gk;
+  if (st == CLFORGE_SUCCESS && packs_b(ctx, &q->g, bf, v, &gk)) {
+    cl_kernel pk;
+    st = pack_kernel(ctx, &gk, &pk);
+  }
   if (st == CLFORGE_SUCCESS)
-    st = clforge__gemm_kernel(ctx, &clforge__family_gemm_int8, clforge__family_gemm_int8.kernel, v, &q->g,
+    st = clforge__gemm_kernel(ctx, &clforge__family_gemm_int8, clforge__family_gemm_int8.kernel, v, &gk,
                               (size_t)v[GEMMI_MDIM] * (size_t)v[GEMMI_NDIM], k);
   return st;
 }
