@@ -206,9 +206,12 @@ static clforge_conv_algo tuned_choice(clforge_context ctx, const clforge__conv *
     double other_rate = 0;
     for (int a = 1; a < CLFORGE_CONV_ALGO_COUNT; ++a) {
       char ignored[160];
-      if (a == (int)heur || !supported(ctx, d, (clforge_conv_algo)a, ignored, sizeof ignored)) continue;
+      if (a == (int)heur) continue;
+      /* the entry first: asking an algorithm whether it can run may cost a
+       * probe of the driver (FFT's), paid only where it would be chosen */
       const clforge__tuning_entry *e = class_entry(ctx, (clforge_conv_algo)a, &key.key, cls);
-      if (e && (other == CLFORGE_CONV_ALGO_AUTO || e->gflops > other_rate))
+      if (!e || !supported(ctx, d, (clforge_conv_algo)a, ignored, sizeof ignored)) continue;
+      if (other == CLFORGE_CONV_ALGO_AUTO || e->gflops > other_rate)
         other = (clforge_conv_algo)a, other_rate = e->gflops;
     }
     if (!he) {

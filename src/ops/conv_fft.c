@@ -202,6 +202,14 @@ static clforge_status fft_probe_run(clforge_context ctx, fft_plan *p) {
  * memory is not the driver's, and is probed again next time. */
 static int fft_builds_here(clforge_context ctx, char *why, size_t cap) {
   if (test_dft) return 1; /* the stand-in runs no clFFT kernel */
+  if (ctx->driver.fft == 0 && strstr(ctx->info.platform_name, "Oclgrind")) {
+    /* not probed: a run there aborts the process (LLVM's freeze, which
+     * clFFT's kernels compile to, is an instruction Oclgrind 21.10 cannot
+     * interpret); its tests run the test DFT in clFFT's place */
+    ctx->driver.fft = -1;
+    snprintf(ctx->driver.fft_why, sizeof ctx->driver.fft_why,
+             "fft: Oclgrind cannot run clFFT's kernels (their LLVM freeze instructions)");
+  }
   if (ctx->driver.fft == 0) {
     fft_plan *p;
     clforge_status st = get_plan(ctx, 12, 12, 1, 0, &p);
