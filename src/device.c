@@ -76,6 +76,20 @@ static clforge_device_class classify(const clforge_device_info *i) {
   return CLFORGE_DEVICE_CLASS_GENERIC;
 }
 
+/* By platform name: Intel's GPU runtime names its platform "Intel(R) OpenCL
+ * Graphics" and runs GPUs (their class has its own rows), so the CPU type
+ * decides; PoCL ("Portable Computing Language") is the CPU class's own. */
+clforge__driver clforge__device_driver(const clforge_device_info *info) {
+  if ((info->type & CL_DEVICE_TYPE_CPU) && contains_ci(info->platform_name, "intel(r) opencl") &&
+      !contains_ci(info->platform_name, "graphics"))
+    return CLFORGE__DRIVER_INTEL_CPU;
+  return CLFORGE__DRIVER_OTHER;
+}
+
+const char *clforge__driver_name(clforge__driver driver) {
+  return driver == CLFORGE__DRIVER_INTEL_CPU ? "intel-cpu" : "other";
+}
+
 const char *clforge_device_class_name(clforge_device_class cls) {
   static const char *const names[CLFORGE_DEVICE_CLASS_COUNT] = {"generic", "cpu", "nvidia", "amd",
                                                                 "intel-gpu", "mali", "adreno"};

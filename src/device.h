@@ -11,6 +11,23 @@
 clforge_status clforge__device_select(const char *selector, const char *origin,
                                       cl_platform_id *platform, cl_device_id *device);
 
+/* The OpenCL driver behind a device, where it matters to the built-in
+ * defaults beside the device class: Intel's OpenCL CPU runtime runs a CPU
+ * (class CPU, like PoCL) but vectorizes across work-items like a GPU's
+ * SIMD lanes, so a kernel shape measured best under PoCL need not be best
+ * there (docs/tuning.md, "Driver-level defaults"). Internal: derived from
+ * the public clforge_device_info, which stays as it is. */
+typedef enum clforge__driver {
+  CLFORGE__DRIVER_OTHER = 0,     /* every driver without defaults of its own */
+  CLFORGE__DRIVER_INTEL_CPU = 1, /* platform "Intel(R) OpenCL" on a CPU device */
+  CLFORGE__DRIVER_COUNT
+} clforge__driver;
+
+clforge__driver clforge__device_driver(const clforge_device_info *info);
+
+/* "intel-cpu", "other": for messages. */
+const char *clforge__driver_name(clforge__driver driver);
+
 /* Installation hint used whenever no OpenCL platform or device is found. */
 #define CLFORGE_INSTALL_HINT                                                              \
   "install an OpenCL driver (ICD): on Debian/Ubuntu `apt-get install pocl-opencl-icd` " \

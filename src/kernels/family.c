@@ -9,6 +9,7 @@
 
 #include "../compute_type.h"
 #include "../context.h"
+#include "../device.h"
 #include "../error.h"
 #include "../log.h"
 #include "../tuning/db.h"
@@ -84,6 +85,17 @@ void clforge__family_default(const clforge__family *f, clforge_device_class cls,
   for (const clforge__default_override *o = f->overrides; o && o->param >= 0; ++o)
     if (o->device_class == cls && (variant & o->variant_mask) == o->variant_bits) values[o->param] = o->value;
   clforge__family_canonical(f, values);
+}
+
+int clforge__family_device_default(const clforge__family *f, const clforge_device_info *dev, int variant,
+                                   int *values) {
+  clforge__family_default(f, dev->device_class, variant, values);
+  const int driver = (int)clforge__device_driver(dev);
+  int set = 0;
+  for (const clforge__driver_default *d = f->driver_defaults; d && d->param >= 0; ++d)
+    if (d->driver == driver && (variant & d->variant_mask) == d->variant_bits) values[d->param] = d->value, ++set;
+  if (set) clforge__family_canonical(f, values);
+  return set;
 }
 
 void clforge__family_format(const clforge__family *f, const int *values, char *buf, size_t cap) {
@@ -183,7 +195,9 @@ clforge_status clforge__family_select(clforge_context ctx, const clforge__family
   }
   /* The class default, or the generic one where the device's limits (e.g. a
    * small maximum work-group) rule the class default out. */
-  clforge__family_default(f, ctx->info.device_class, variant, values);
+  if (clforge__family_device_default(f, &ctx->info, variant, values))
+    clforge__log(CLFORGE_LOG_DEBUG, "%s: built-in default of driver %s", f->name,
+                 clforge__driver_name(clforge__device_driver(&ctx->info)));
   if (!clforge__family_check(f, values, &ctx->info, why, sizeof why)) {
     clforge__log(CLFORGE_LOG_INFO, "%s: class default not usable here (%s), using the generic default", f->name, why);
     clforge__family_default(f, CLFORGE_DEVICE_CLASS_GENERIC, variant, values);

@@ -25,6 +25,16 @@ typedef struct clforge__default_override {
   int value;
 } clforge__default_override;
 
+/* A built-in default that differs for one OpenCL driver (src/device.h,
+ * clforge__driver) on top of its device class's row and overrides: the
+ * driver's own measurements (docs/tuning.md, "Driver-level defaults"). */
+typedef struct clforge__driver_default {
+  int driver;                             /* a clforge__driver */
+  int variant_mask, variant_bits;         /* applies where (variant & mask) == bits */
+  int param;                              /* index into params */
+  int value;
+} clforge__driver_default;
+
 /* A shape class a family is tuned on: its name, the representative problem
  * the tuner measures (e.g. m, n, k), and its share of a tuning budget
  * relative to the family's other classes (1 = normal). */
@@ -46,6 +56,7 @@ typedef struct clforge__family {
    * exceptions to them for problem variants. */
   int defaults[CLFORGE_DEVICE_CLASS_COUNT][CLFORGE_MAX_PARAMS];
   const clforge__default_override *overrides; /* terminated by param < 0 */
+  const clforge__driver_default *driver_defaults; /* may be NULL; else terminated by param < 0 */
   /* Constraints between values and against the device beyond "is a
    * candidate": 1 when allowed, else 0 with the reason in why. */
   int (*allowed)(const int *values, const clforge_device_info *dev, char *why, size_t why_cap);
@@ -152,6 +163,12 @@ void clforge__family_canonical(const clforge__family *f, int *values);
 
 /* The built-in default of a device class for a variant (values[] filled). */
 void clforge__family_default(const clforge__family *f, clforge_device_class cls, int variant, int *values);
+
+/* The built-in default for a device: its class's (as above), then the
+ * entries of its driver (clforge__device_driver) for the variant. Returns
+ * how many parameters the driver's entries set (0: the class default). */
+int clforge__family_device_default(const clforge__family *f, const clforge_device_info *dev, int variant,
+                                   int *values);
 
 /* Visit every combination of candidate values that passes the family's
  * check on dev (the tuner's search space, and the tests' sweep), precision

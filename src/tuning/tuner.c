@@ -264,8 +264,8 @@ static void force(tuner *t, run_kind kind, const int *values) {
   ctx->tune_force.provider[0] = '\0';
   if (kind == RUN_CANDIDATE) memcpy(ctx->tune_force.values, values, sizeof ctx->tune_force.values);
   if (kind == RUN_PEER) { /* force only the provider; the family's values stay the defaults */
-    clforge__family_default(f, ctx->info.device_class, f->tune->variant(t->pb->dtypes, t->pb->layout, t->shape),
-                            ctx->tune_force.values);
+    clforge__family_device_default(f, &ctx->info, f->tune->variant(t->pb->dtypes, t->pb->layout, t->shape),
+                                   ctx->tune_force.values);
     snprintf(ctx->tune_force.provider, sizeof ctx->tune_force.provider, "%s", f->tune->peer);
   }
 }
@@ -606,7 +606,7 @@ static clforge_status tune_problem(tuner *t, int index, int count) {
   /* The search starts from the built-in default when it is in the space,
    * and leaves time for the side-by-side round. */
   int start[CLFORGE_MAX_PARAMS];
-  clforge__family_default(f, ctx->info.device_class, op->variant(pb->dtypes, pb->layout, pb->cls->shape), start);
+  clforge__family_device_default(f, &ctx->info, op->variant(pb->dtypes, pb->layout, pb->cls->shape), start);
   t->start = start;
   t->start_failed = 0;
   /* The known entry for this problem (the file's, or this run's baseline),
