@@ -8,7 +8,8 @@
 # usage: bench/driver_table.sh CLFORGE_CLI EXAMPLES_BIN_DIR OUT_DIR [DRIVER...]
 #   (default drivers: pocl intel; EXAMPLES_BIN_DIR holds example_train_cnn
 #   and example_train_transformer, e.g. build/bin)
-# Minutes per driver on 2 cores; run it on an idle machine.
+# Minutes per driver on 2 cores; run it on an idle machine. A result file
+# already in OUT_DIR is kept (a run cut short resumes where it stopped).
 set -eu
 cli=$1
 bin=$2
@@ -20,16 +21,20 @@ mkdir -p "$out"
 for drv in "$@"; do
   echo "driver_table: $drv" >&2
   export CLFORGE_DEVICE="$drv"
-  "$cli" bench peak --json > "$out/$drv-peak.jsonl"
-  "$cli" bench gemm --sizes 2048 --dtype f32 --int8 --runs 5 --json > "$out/$drv-gemm.jsonl"
-  "$cli" bench conv --network resnet50,mobilenetv2 --batch 8 --layout nhwc --algo auto --reps 3 --json \
-    > "$out/$drv-conv.jsonl"
-  "$cli" bench attention --shapes 1,8,8,2048,2048,64,1 --reps 3 --peers clforge --json > "$out/$drv-prefill.jsonl"
-  "$cli" bench attention --shapes 4,32,8,1,8192,128,2 --kv-dtype f16 --reps 5 --peers none --json \
-    > "$out/$drv-decode.jsonl"
-  "$cli" bench softmax --shapes 16384x2048 --dtype f32 --inplace no --reps 5 --json > "$out/$drv-softmax.jsonl"
-  "$bin/example_train_cnn" --dtype f32 --steps 40 > "$out/$drv-train_cnn.txt"
-  "$bin/example_train_transformer" --dtype f32 --steps 40 > "$out/$drv-train_transformer.txt"
+  # run NAME COMMAND...: COMMAND's stdout into OUT_DIR/DRIVER-NAME unless there
+  run() {
+    f="$out/$drv-$1"
+    shift
+    [ -s "$f" ] || { "$@" > "$f.part" && mv "$f.part" "$f"; }
+  }
+  run peak.jsonl "$cli" bench peak --json
+  run gemm.jsonl "$cli" bench gemm --sizes 2048 --dtype f32 --int8 --runs 5 --json
+  run conv.jsonl "$cli" bench conv --network resnet50,mobilenetv2 --batch 8 --layout nhwc --algo auto --reps 3 --json
+  run prefill.jsonl "$cli" bench attention --shapes 1,8,8,2048,2048,64,causal --reps 3 --peers clforge --json
+  run decode.jsonl "$cli" bench attention --shapes 4,32,8,1,8192,128 --kv-dtype f16 --reps 5 --peers none --json
+  run softmax.jsonl "$cli" bench softmax --shapes 16384x2048 --dtype f32 --inplace no --reps 5 --json
+  run train_cnn.txt "$bin/example_train_cnn" --dtype f32 --steps 40
+  run train_transformer.txt "$bin/example_train_transformer" --dtype f32 --steps 40
 done
 unset CLFORGE_DEVICE
 
