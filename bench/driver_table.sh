@@ -17,6 +17,12 @@ out=$3
 shift 3
 [ $# -gt 0 ] || set -- pocl intel
 mkdir -p "$out"
+# The examples are plain programs: they see the checkout's drivers (README,
+# "Quick start") as the command does by itself.
+drivers_dir=$(cd "$(dirname "$0")/.." && pwd)/_drivers/vendors
+if [ -z "${OCL_ICD_VENDORS:-}" ] && [ -d "$drivers_dir" ]; then
+  export OCL_ICD_VENDORS="$drivers_dir"
+fi
 
 for drv in "$@"; do
   echo "driver_table: $drv" >&2
@@ -82,7 +88,7 @@ for d in drivers:
     add("int8 GEMM 2048³ GOP/s", d, num(i8.get("gflops")))
     add("  vs clforge f32", d, num(i8.get("vs_clforge_f32"), "{:.2f}×"))
     for net in ("resnet50", "mobilenetv2"):
-        n = first(rows(d, "conv"), op="conv_network", network=net)
+        n = first(rows(d, "conv"), op="conv_network", network_key=net)
         auto = n.get("auto") or {}
         add(f"conv {net} N=8 NHWC, ms (vs oneDNN)", d,
             f"{num(auto.get('ms'), '{:.0f}')} ({num(n.get('auto_vs_onednn'), '{:.2f}×')})")
