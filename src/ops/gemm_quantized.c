@@ -17,6 +17,7 @@
 #include "buffer_check.h"
 #include "gemm_launch.h"
 #include "gemm_quantized.h"
+#include "launch_chain.h"
 #include "quant_check.h"
 
 #define OP "gemm_quantized"
@@ -70,11 +71,10 @@ static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *
     return st;
   /* The packed integer dot products where the device has them, except on
    * CPUs: Intel's CPU runtime (the CPU driver with the extension) expands
-   * them to vpmaddwd + vphaddd (8 GOP/s at 2048^3), while DOT=2's byte
-   * products along k become vpdpbusd on VNNI: 4 rows x 4 columns a
-   * work-item, a 4 x 4 group (153 GOP/s against 97 for clforge f32 in one
-   * run, docs/inference-precision.md). The default's hint; a tuning entry
-   * says what was measured. */
+   * them to vpmaddwd + vphaddd, while DOT=2's byte products along k become
+   * vpdpbusd on VNNI: 4 rows x 4 columns a work-item, a 4 x 4 group (the
+   * measurements: docs/inference-precision.md). The default's hint; a
+   * tuning entry says what was measured. */
   if ((c->source == CLFORGE_PARAMS_FROM_DEVICE_DEFAULT || c->source == CLFORGE_PARAMS_FROM_GENERIC_DEFAULT) &&
       (ctx->info.caps & CLFORGE_CAP_INTEGER_DOT)) {
     if (ctx->info.device_class != CLFORGE_DEVICE_CLASS_CPU) v[GEMMI_DOT] = 1, v[GEMMI_STAGE] = 0;
@@ -120,9 +120,8 @@ static clforge_status pack_kernel(clforge_context ctx, const clforge__gemm *g, c
   return clforge__kernel_get(ctx, pack_sources, opts, "clforge_gemm_int8_pack_b", k);
 }
 
-/* op(B) copied k-contiguous into ws (packs_b), after the wait list. */
-static clforge_status pack_b(clforge_context ctx, const clforge__gemm *g, cl_mem b, cl_mem ws, cl_uint nwait,
-                             const cl_event *wait, cl_event *done) {
+/* op(B) copied k-contiguous into ws (packs_b), next in the chain. */
+static clforge_status pack_b(clforge_context ctx, const clforge__gemm *g, cl_mem b, cl_mem ws, clforge__chain *ch) {
   cl_kernel k;
   clforge_status st = pack_kernel(ctx, g, &k);
   if (st != CLFORGE_SUCCESS) return st;
@@ -137,7 +136,7 @@ static clforge_status pack_b(clforge_context ctx, const clforge__gemm *g, cl_mem
   err |= clSetKernelArg(k, 6, sizeof ws, &ws);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (" OP " pack_b)");
   const size_t global[3] = {(g->n + 15) / 16 * 16, (g->k + 15) / 16, g->batch}, local[3] = {16, 1, 1};
-  return clforge__launch(ctx, k, 3, global, local, nwait, wait, done, "clEnqueueNDRangeKernel (" OP " pack_b)");
+  return clforge__chain_launch(ctx, ch, k, 3, global, local, "clEnqueueNDRangeKernel (" OP " pack_b)");
 }
 
 /* k: the family's kernel built for q (before anything was enqueued). */
@@ -146,21 +145,16 @@ static clforge_status launch(clforge_context ctx, const clforge__gemm_q *q, cons
                              const cl_event *wait, cl_event *done) {
   clforge__gemm gk;
   clforge__gemm_buffers bk = *bf;
-  cl_event packed = NULL;
-  if (packs_b(ctx, &q->g, bf, v, &gk)) {
-    cl_event busy;
-    cl_mem ws;
-    clforge_status st = clforge__workspace_get(ctx, gk.b.extent, &ws, &busy);
+  const int pack = packs_b(ctx, &q->g, bf, v, &gk);
+  cl_event busy = NULL;
+  if (pack) {
+    const clforge_status st = clforge__workspace_get(ctx, gk.b.extent, &bk.b, &busy);
     if (st != CLFORGE_SUCCESS) return st;
-    cl_event *first = malloc((nwait + 1) * sizeof *first);
-    if (!first) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
-    for (cl_uint i = 0; i < nwait; ++i) first[i] = wait[i];
-    if (busy) first[nwait++] = busy;
-    st = pack_b(ctx, &q->g, bf->b, ws, nwait, nwait ? first : NULL, &packed);
-    free(first);
-    if (st != CLFORGE_SUCCESS) return st;
-    bk.b = ws, nwait = 1, wait = &packed;
   }
+  clforge__chain ch;
+  clforge_status st = clforge__chain_begin(ctx, OP, &ch, nwait, wait, 1, &busy);
+  if (st != CLFORGE_SUCCESS) return st;
+  if (pack && (st = pack_b(ctx, &q->g, bf->b, bk.b, &ch)) != CLFORGE_SUCCESS) return clforge__chain_end(&ch, st, NULL);
   const size_t mdim = (size_t)v[GEMMI_MDIM], ndim = (size_t)v[GEMMI_NDIM];
   const cl_uint rows = (cl_uint)q->g.m, cols = (cl_uint)q->g.n;
   cl_mem rs, cs;
@@ -183,21 +177,14 @@ static clforge_status launch(clforge_context ctx, const clforge__gemm_q *q, cons
   err |= clSetKernelArg(k, i++, sizeof zpb, &zpb);
   err |= clSetKernelArg(k, i++, sizeof inv_c, &inv_c);
   err |= clSetKernelArg(k, i++, sizeof zpc, &zpc);
-  if (err != CL_SUCCESS) {
-    if (packed) clReleaseEvent(packed);
-    return clforge__fail_cl(ctx, err, "clSetKernelArg (" OP ")");
-  }
+  if (err != CL_SUCCESS) return clforge__chain_end(&ch, clforge__fail_cl(ctx, err, "clSetKernelArg (" OP ")"), NULL);
   const size_t per_m = mdim * (size_t)v[GEMMI_MWI], per_n = ndim * (size_t)v[GEMMI_NWI] * (size_t)v[GEMMI_VW];
   const size_t global[3] = {(q->g.n + per_n - 1) / per_n * ndim, (q->g.m + per_m - 1) / per_m * mdim, q->g.batch};
   const size_t local[3] = {ndim, mdim, 1};
-  const clforge_status st =
-      clforge__launch(ctx, k, 3, global, local, nwait, wait, done, "clEnqueueNDRangeKernel (" OP ")");
-  if (packed) {
-    /* the workspace is busy until the GEMM has read it */
-    if (st == CLFORGE_SUCCESS) clforge__workspace_used(ctx, *done);
-    clReleaseEvent(packed);
-  }
-  return st;
+  st = clforge__chain_launch(ctx, &ch, k, 3, global, local, "clEnqueueNDRangeKernel (" OP ")");
+  /* the packed copy's workspace is busy until the GEMM has read it */
+  if (st == CLFORGE_SUCCESS && pack) clforge__workspace_used(ctx, ch.last);
+  return clforge__chain_end(&ch, st, done);
 }
 
 /* A host copy of operand o's elements (from 0, so the reference's offsets
