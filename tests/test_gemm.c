@@ -5,7 +5,10 @@
  * tiled and direct paths, and sweeps of both families' parameters that hold
  * every value of every parameter. Guard regions around C catch out-of-bounds
  * writes. Cases share programs by sharing keys (gemm_cases.h): each
- * program runs several shapes and layouts.
+ * program runs several shapes and layouts. The calls the automatic route
+ * sends to the packed family incidentally run on its GPU classes' defaults
+ * (packed_params), the plain and one column-bias large case on its CPU
+ * default (as test_gemm_packed does).
  * --small: a short run for Oclgrind (tiny tiles so the tiled kernel runs). */
 #include "gemm_cases.h"
 #include "param_cover.h"
@@ -98,6 +101,28 @@ static void run_key(clforge_context ctx, const gkey *k, int narrow) {
   }
 }
 
+/* The packed family's parameters for the cases the automatic route sends
+ * to it incidentally (B transposed, >= 128^3: the layouts' 1000 x 33 x 70
+ * cases, one large case): the GPU classes' defaults (MR x NR = 4 x 16),
+ * cheap to compile, where the CPU default's 12 x 32 block costs 2-6 s per
+ * C type and epilogue on PoCL. The CPU default runs the plain and a
+ * column-bias large case here and its own test_gemm_packed. The tiled
+ * family is named too, with the device's own MWG (no variant changes it),
+ * so that the route stays the heuristic's: an override naming one family
+ * alone sends the call to that family. cheap = 0: no override. */
+static void packed_params(clforge_context ctx, int cheap) {
+  char spec[512] = "";
+  if (cheap) {
+    param_set v, t;
+    clforge__family_default(&clforge__family_gemm_packed, CLFORGE_DEVICE_CLASS_GENERIC, 0, v.v);
+    cover_spec(&clforge__family_gemm_packed, &v, spec, sizeof spec);
+    clforge__family_device_default(&clforge__family_gemm, &ctx->info, 0, t.v);
+    snprintf(spec + strlen(spec), sizeof spec - strlen(spec), ";gemm:MWG=%d", t.v[GEMM_MWG]);
+  }
+  if (clforge_context_set_params(ctx, spec) != CLFORGE_SUCCESS) /* not a check of its own: counts stay comparable */
+    CHECK(0, "clforge_context_set_params(\"%s\"): %s", spec, clforge_last_error(ctx));
+}
+
 int main(int argc, char **argv) {
   int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
@@ -157,7 +182,9 @@ int main(int argc, char **argv) {
 
   /* Every layout x transpose (on the keys of each class in turn). */
   const size_t layout_shapes[][3] = {{70, 65, 67}, {1000, 33, 70}, {33, 1000, 40}};
+  packed_params(ctx, 1);
   run_layouts(ctx, layout_shapes, 3, pick_direct, &rot);
+  packed_params(ctx, 0);
 
   /* A descriptor that leaves alpha out computes the product (alpha = 1),
    * with and without beta. */
@@ -179,9 +206,11 @@ int main(int argc, char **argv) {
   c.projection = 1, c.layout = CLFORGE_COL_MAJOR, c.ta = 1, c.tb = 1, c.at = CLFORGE_F16, c.bt = CLFORGE_BF16;
   c.beta = 0.5f, c.bias = CLFORGE_BIAS_ROW, c.pad_c = 3;
   run_case(ctx, &c);
-  c = base(1100, 1030, 1024);
+  c = base(1100, 1030, 1024); /* packed (B transposed), on packed_params' */
   c.projection = 1, c.tb = 1, c.ct = CLFORGE_BF16, c.bias = CLFORGE_BIAS_COLUMN, c.bias_t = CLFORGE_F16;
+  packed_params(ctx, 1);
   run_case(ctx, &c);
+  packed_params(ctx, 0);
 
   /* Sweeps: fixed-seed samples of each family's allowed combinations that
    * hold every value of every parameter, paired (the direct set computes

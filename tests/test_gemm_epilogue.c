@@ -4,14 +4,22 @@
  * edges, direct, packed), every activation, storage mixes, column-major,
  * transposes, batches, beta, the backward in place over aux; against
  * clforge_ref_gemm_ex, and the layer's gradients against central
- * differences of the forward reference. --small: fewer cases (Oclgrind). */
+ * differences of the forward reference. The three GEMM families run with
+ * the GPU classes' defaults (cheap to compile: the CPU defaults' 12 x 32
+ * and 8 x 32 accumulator blocks cost seconds per epilogue and storage mix
+ * on PoCL, and epilogues are the subject here, not the micro-kernels), but
+ * for one case on the packed and one on the direct kernel's CPU defaults
+ * (production: the CPU defaults' own runs are in test_gemm and
+ * test_gemm_packed). --small: fewer cases (Oclgrind). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../src/gemm_desc.h"
+#include "../src/kernels/families.h"
 #include "../src/ref/compare.h"
 #include "../src/ref/element.h"
+#include "param_cover.h"
 #include "test_util.h"
 
 static unsigned seed = 4321;
@@ -150,6 +158,28 @@ static void layer_gradients(clforge_context ctx, clforge_activation act) {
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) clReleaseMemObject(all[i]);
 }
 
+/* The GPU classes' defaults of the three GEMM families, or (production) the
+ * device's own. On the GPU defaults the tiled kernel's 32 x 32 tiles also
+ * run the tiled kernel itself on these modest shapes (the CPU default's
+ * 128 x 64 leaves all but one to the direct kernel's edges). */
+static void gemm_params(clforge_context ctx, int production) {
+  const clforge__family *fs[3] = {&clforge__family_gemm, &clforge__family_gemm_direct, &clforge__family_gemm_packed};
+  char spec[512] = "";
+  for (int i = 0; i < 3 && !production; ++i) {
+    param_set v;
+    clforge__family_default(fs[i], CLFORGE_DEVICE_CLASS_GENERIC, 0, v.v);
+    cover_spec(fs[i], &v, spec, sizeof spec);
+  }
+  if (clforge_context_set_params(ctx, spec) != CLFORGE_SUCCESS) /* not a check of its own: counts stay comparable */
+    CHECK(0, "clforge_context_set_params(\"%s\"): %s", spec, clforge_last_error(ctx));
+}
+
+/* The runs on the device's own defaults: backward (the bias gradient) with
+ * no activation, packed; with ReLU and B transposed, direct. */
+static int production(size_t i, const char *path) {
+  return (i == 4 && !strcmp(path, "packed")) || (i == 2 && !strcmp(path, "direct"));
+}
+
 #define F32 CLFORGE_F32
 #define F16 CLFORGE_F16
 #define BF16 CLFORGE_BF16
@@ -157,6 +187,7 @@ static void layer_gradients(clforge_context ctx, clforge_activation act) {
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
+  gemm_params(ctx, 0);
   const ecase cases[] = {
       {{.m = 37, .n = 45, .k = 29, .bias_mode = CLFORGE_BIAS_COLUMN, .activation = CLFORGE_ACT_GELU_TANH,
         .aux_mode = CLFORGE_GEMM_AUX_STORE}, 0, "store, GELU tanh, bias per column"},
@@ -184,7 +215,11 @@ int main(int argc, char **argv) {
    * the two plain ones on all three */
   for (size_t i = 0; i < ncases; ++i)
     for (int p = 0; p < 3; ++p)
-      if ((i + (size_t)p) % 3 == 0 || (!small && i % 2 == 0 && i < 3)) run(ctx, &cases[i], paths[p]);
+      if ((i + (size_t)p) % 3 == 0 || (!small && i % 2 == 0 && i < 3)) {
+        if (production(i, paths[p])) gemm_params(ctx, 1);
+        run(ctx, &cases[i], paths[p]);
+        if (production(i, paths[p])) gemm_params(ctx, 0);
+      }
   for (int act = 1; act <= 3 && !small; ++act) layer_gradients(ctx, (clforge_activation)act);
   if (small) layer_gradients(ctx, CLFORGE_ACT_RELU);
   if (!small) { /* validation mode checks aux and the bias gradient too */
