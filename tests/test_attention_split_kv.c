@@ -29,7 +29,13 @@ static void run(attn_case c, const char *spec) {
  * and one with f16 K/V; one per head-dim pair, carrying the K/V and O
  * storage types (Q f32: every pair of them), the whole-block path's mask
  * and soft cap, and causal alignments; and attn_shared's 16-bit ones (mask
- * types, f16 storage) and soft cap. */
+ * types, f16 storage) and soft cap. The storage types sit where they cost
+ * least on PoCL: an f16 O row is several times f32's code generation at a
+ * large Dv, bf16 K/V costlier at D = 256 (measured side by side on one
+ * loaded machine: D = 64, Dv = 128 took 15 s with bf16 K/V and f16 O, 20 s
+ * with f32 K/V and f16 O, 4.6 s with bf16 K/V and f32 O; D = Dv = 256 31 s
+ * with bf16 K/V, 19 s with f32), so f16 O rides on Dv = 8 and 1 and on one
+ * whole-block program (80, the soft cap's), bf16 K/V on D = 64 and 1. */
 static const attn_prog f16_kv = {CLFORGE_F32, CLFORGE_F16, CLFORGE_F32, 16, 16, 0, 0, CLFORGE_CAUSAL_BOTTOM_RIGHT};
 
 enum { NDIMS = 11 };
@@ -42,12 +48,12 @@ static attn_prog dims_prog(int i) {
       {f32, f32, f32, 64, 64, 0, 0, br},
       {f32, f16, f16, 80, 80, 0, 1, none},      /* the whole-block path with soft cap */
       {f32, f16, bf16, 128, 128, f32, 0, none}, /* the whole-block path with a mask */
-      {f32, bf16, f32, 256, 256, 0, 0, br},
-      {f32, bf16, f16, 64, 128, 0, 0, none},
+      {f32, f32, f32, 256, 256, 0, 0, br},
+      {f32, bf16, f32, 64, 128, 0, 0, none},
       {f32, f16, f32, 128, 80, 0, 0, br},
       {f32, bf16, bf16, 1, 256, 0, 0, br},
       {f32, f32, bf16, 256, 8, 0, 0, none},
-      {f32, f32, f32, 80, 1, 0, 0, tl},
+      {f32, bf16, f16, 80, 1, 0, 0, tl},
   };
   return t[i];
 }

@@ -94,9 +94,14 @@ static void file_keeps_algorithm(void) {
 static void tune_and_use(void) {
   unlink(file);
   clforge_context ctx = tu_context();
-  /* max_evals bounds the work; the budget must not cut it on a busy machine (the baselines come first) */
+  /* max_evals bounds the work; the budget must not cut it on a busy machine (the baselines come first).
+   * The decode class's head dim is 128: on PoCL each split-KV build there costs 2-12 s of code
+   * generation, and every problem builds its built-in default anyway (the baseline). The space keeps
+   * the default's build values and searches the split count, a launch size: the candidates are real
+   * ones (measured, checked against the reference, saved when they win) on the default's program. */
   clforge_tune_options o = {.ops = "attention", .shapes = "prefill_d64_s512,decode_sk1024", .dtypes = "f32",
-                            .layouts = "bhsd", .budget_s = 600, .max_evals = 2, .file = file, .progress = on_progress};
+                            .layouts = "bhsd", .budget_s = 600, .max_evals = 2, .file = file, .progress = on_progress,
+                            .space = "attention_split_kv:KB=16,ROWS=4,WG=1,VW=16,HCVT=1"};
   CHECK_OK(ctx, clforge_tune(ctx, &o));
   clforge_context_destroy(ctx);
   /* two dtype keys start with f32 (f32,f32,f32 and f32,f16,f32), one family per class */
