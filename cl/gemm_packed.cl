@@ -128,13 +128,24 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
   const uint r0 = ip * MR, c0 = jp * NR;
   if (r0 >= rows || c0 >= cols) return; // padding only
   if (r0 + MR <= rows && c0 + NR <= cols) {
+    // The epilogue as a loop, not unrolled: one copy of its code instead of
+    // MR x NV (bias, activation, aux, beta, conversions), which cut PoCL's
+    // compile of a 12 x 32 block with an epilogue from 9.4 s to 1.1 s. The
+    // accumulators go through an array of their own so that the k loop's
+    // stay in registers (a loop-indexed acc would put them in memory).
+    floatv res[MR][NV];
     UNROLL(MR)
     for (int r = 0; r < MR; ++r) {
-      const idx_t row = row0 + r0 + r;
       UNROLL(NV)
+      for (int t = 0; t < NV; ++t) res[r][t] = acc[r][t];
+    }
+#pragma nounroll
+    for (int r = 0; r < MR; ++r) {
+      const idx_t row = row0 + r0 + r;
+#pragma nounroll
       for (int t = 0; t < NV; ++t) {
         const idx_t col = col0 + c0 + t * VW;
-        store_c_vec(epilogue_vec(acc[r][t], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, ldc, row, col);
+        store_c_vec(epilogue_vec(res[r][t], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, ldc, row, col);
       }
     }
   } else { // an edge tile: element by element, in range only
