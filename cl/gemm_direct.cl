@@ -82,18 +82,29 @@ void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, cons
     DIRECT_K_LOOP(LOAD_B_EDGE)
   }
 
+  // The epilogue as loops, not unrolled: one copy of its code instead of
+  // MWID x NWID x VW (PoCL's compile of an 8 x 16 block with an epilogue
+  // took seconds). The accumulators go through an array of their own so
+  // that the k loop's stay in registers.
+  floatv res[MWID][NWID];
   UNROLL(MWID)
   for (int s = 0; s < MWID; ++s) {
-    if (rbase + s * MDIMD >= rows) continue;
-    const idx_t row = ra[s];
     UNROLL(NWID)
+    for (int t = 0; t < NWID; ++t) res[s][t] = acc[s][t];
+  }
+#pragma nounroll
+  for (int s = 0; s < MWID; ++s) {
+    if (rbase + s * MDIMD >= rows) continue;
+    const idx_t row = row0 + min(rbase + s * MDIMD, rows - 1); // ra[s], recomputed as cvt below
+#pragma nounroll
     for (int t = 0; t < NWID; ++t) {
       float e[VW];
-      VSTOREF(acc[s][t], e);
-      UNROLL(VW)
+      VSTOREF(res[s][t], e);
+      const uint cvt = (vbase + t * NDIMD) * VW; // cv[t], recomputed: cv stays in registers
+#pragma nounroll
       for (int v = 0; v < VW; ++v) {
-        if (cv[t] + v >= cols) continue;
-        const idx_t col = col0 + cv[t] + v;
+        if (cvt + v >= cols) continue;
+        const idx_t col = col0 + cvt + v;
         STORE1(C_T, epilogue1(e[v], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, row * ldc + col);
       }
     }
