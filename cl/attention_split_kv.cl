@@ -625,7 +625,20 @@ __kernel void clforge_attention_split_kv(
 #undef VROW
     }
 
+    // The stores as loops, not unrolled: one copy of the output's store
+    // (an f16 or bf16 rounding per element) instead of ROWS x Dv (PoCL's
+    // compile of Dv = 128 with f16 O took 10-15 s). The accumulators and
+    // row statistics go through arrays of their own so that the key loop's
+    // stay in registers.
+    floatv res[ROWS][NDV];
+    float mres[ROWS], lres[ROWS];
     UNROLL(ROWS)
+    for (int r = 0; r < ROWS; ++r) {
+      mres[r] = m[r], lres[r] = l[r];
+      UNROLL(NDV)
+      for (int d = 0; d < NDV; ++d) res[r][d] = acc[r][d];
+    }
+#pragma nounroll
     for (int r = 0; r < ROWS; ++r) {
       const uint rr = r0 + (uint)r, g = rr / Sq, i = rr - g * Sq, hq = kvh * group + g;
       if (rr >= R || (int)i >= q_len) continue;
@@ -633,21 +646,22 @@ __kernel void clforge_attention_split_kv(
         // One chunk per row: normalize here, no combine launch; the
         // combine's rules with a single partial (l = 0: zeros, LSE -inf).
         // (A run-time test, once per row: not worth a second program.)
-        const float inv = l[r] == 0.0f ? 0.0f : 1.0f / l[r];
+        const float inv = lres[r] == 0.0f ? 0.0f : 1.0f / lres[r];
         const aidx ob = (aidx)(o_off + b * os0 + hq * os1 + i * os2);
-        UNROLL(NDV)
+#pragma nounroll
         for (int d = 0; d < NDV; ++d) {
           float t[VW];
 #if VW == 1
-          t[0] = acc[r][d] * inv;
+          t[0] = res[r][d] * inv;
 #else
-          VSTORE(acc[r][d] * inv, t);
+          VSTORE(res[r][d] * inv, t);
 #endif
-          UNROLL(VW)
+#pragma nounroll
           for (int e = 0; e < VW; ++e)
             if (d * VW + e < HEAD_DV) STORE1(O_T, t[e], o, ob + (aidx)(d * VW + e) * (aidx)os3);
         }
-        if (has & ATTN_HAS_LSE) lse[l_off + b * ls0 + hq * ls1 + i * ls2] = l[r] == 0.0f ? -INFINITY : m[r] + log(l[r]);
+        if (has & ATTN_HAS_LSE)
+          lse[l_off + b * ls0 + hq * ls1 + i * ls2] = lres[r] == 0.0f ? -INFINITY : mres[r] + log(lres[r]);
         continue;
       }
       (void)ls3;
@@ -655,19 +669,19 @@ __kernel void clforge_attention_split_kv(
       UNROLL(NDV)
       for (int d = 0; d < NDV; ++d) {
         if (d * VW + VW <= HEAD_DV) {
-          VSTORE(acc[r][d], w + d * VW);
+          VSTORE(res[r][d], w + d * VW);
         } else {
           float t[VW];
 #if VW == 1
-          t[0] = acc[r][d];
+          t[0] = res[r][d];
 #else
-          VSTORE(acc[r][d], t);
+          VSTORE(res[r][d], t);
 #endif
           for (int e = 0; d * VW + e < HEAD_DV; ++e) w[d * VW + e] = t[e];
         }
       }
-      w[HEAD_DV] = m[r];
-      w[HEAD_DV + 1] = l[r];
+      w[HEAD_DV] = mres[r];
+      w[HEAD_DV + 1] = lres[r];
     }
   }
 }
