@@ -535,10 +535,13 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
     float inv[VW];
     UNROLL(VW)
     for (int e = 0; e < VW; ++e) inv[e] = tl[e] == 0.0f ? 0.0f : 1.0f / tl[e];
+    // Not unrolled: one copy of the output's store (an f16 or bf16
+    // rounding per element) instead of Dv x VW per row of the tile.
+#pragma nounroll
     for (int dd = 0; dd < HEAD_DV; ++dd) {
       float t[VW];
       VSTOREV(acc[dd][w], t);
-      UNROLL(VW)
+#pragma nounroll
       for (int e = 0; e < VW; ++e) {
         const int i = i0 + w * VW + e;
         if (i < q_len) STORE1(O_T, t[e] * inv[e], O, (aidx)i * (aidx)o_ss + (aidx)dd * (aidx)o_sd);
