@@ -95,12 +95,12 @@ void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, cons
 #pragma nounroll
   for (int s = 0; s < MWID; ++s) {
     if (rbase + s * MDIMD >= rows) continue;
-    const idx_t row = row0 + min(rbase + s * MDIMD, rows - 1); // ra[s], recomputed as cvt below
+    const idx_t row = row0 + min(rbase + s * MDIMD, rows - 1); // ra[s], recomputed: ra stays in registers
 #pragma nounroll
     for (int t = 0; t < NWID; ++t) {
       float e[VW];
       VSTOREF(res[s][t], e);
-      const uint cvt = (vbase + t * NDIMD) * VW; // cv[t], recomputed: cv stays in registers
+      const uint cvt = (vbase + t * NDIMD) * VW; // cv[t], recomputed likewise
 #pragma nounroll
       for (int v = 0; v < VW; ++v) {
         if (cvt + v >= cols) continue;

@@ -13,10 +13,10 @@ NAME=test_bench
 # blocks and vectors, every parameter named (so a family's variants share one
 # program and PoCL's cache serves the next run). The subject here is the
 # harness (options, rows, JSON fields, the peers' agreement), not the kernels'
-# production parameters (each family's own test has those): at the CPU
-# defaults PoCL spends ~100 s compiling for this test (conv_implicit_gemm's
-# 12x32 micro-kernel alone ~10 s), with these a few. gemm and gemm_packed are
-# both named so that clforge_gemm's route stays the heuristic's.
+# production parameters (each family's own test has those), and the CPU
+# defaults' register blocks are PoCL's costliest compiles. gemm and
+# gemm_packed are both named so that clforge_gemm's route stays the
+# heuristic's.
 CHEAP_PARAMS="gemm:MWG=16,NWG=16,MWI=2,NWI=2,KWG=16,VW=1,SA=0,SB=0,KU=1,KSYNC=1"
 CHEAP_PARAMS="$CHEAP_PARAMS;gemm_packed:MR=2,NR=8,VW=4,MC=8,NC=16,KC=32,KU=1,ORD=0"
 CHEAP_PARAMS="$CHEAP_PARAMS;gemm_direct:MWID=1,NWID=1,MDIMD=4,NDIMD=4,KUD=1,VW=1"
