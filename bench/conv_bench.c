@@ -26,7 +26,7 @@
 #include "conv_network.h"
 #include "conv_peers.h"
 #include "data.h"
-#include "kernels/conv_layers.h" /* src/: the layers of real networks */
+#include "families/conv_layers.h" /* src/: the layers of real networks */
 #include "peers.h"               /* clforge_bench_clblast_status_name, _release */
 #include "report.h"
 #include "session.h"
@@ -42,7 +42,7 @@ enum { MAX_BATCHES = 16, SPOT_SAMPLES = 64, NPEERS = 2, PEER_CLBLAST = 0, PEER_O
  * result exists; above, at sampled outputs. */
 #define REF_FULL_MACS 5e7
 
-/* The built-in layers (src/kernels/conv_layers.h, without N: --batch): the
+/* The built-in layers (src/families/conv_layers.h, without N: --batch): the
  * tuner classes' layers first (the default set; their names are the
  * tuner's), then every other layer of the whole networks. */
 static size_t class_layer_count(void) {

@@ -1,5 +1,5 @@
 /* `clforge bench conv --network`: whole-network totals from the per-layer
- * rows. Each distinct layer of a network (src/kernels/conv_layers.c) is timed
+ * rows. Each distinct layer of a network (src/families/conv_layers.c) is timed
  * once and counted as often as the network has it; a total is the sum over
  * its layers, per batch and per image, for clforge's automatic choice, for
  * the best algorithm of each layer (when several were timed) and for oneDNN,
@@ -10,7 +10,7 @@
 #include <clforge/clforge.h>
 #include <stdio.h>
 
-#include "kernels/conv_layers.h"
+#include "families/conv_layers.h"
 
 enum { CLFORGE_BENCH_CONV_KINDS = 6 };
 

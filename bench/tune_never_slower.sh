@@ -103,7 +103,7 @@ cases() {
   case ",$OPS," in *,gemm,*)
     for s in 1024 2048; do echo "gemm|$s|gemm --sizes $s --dtype f32 --no-peers --no-peak"; done ;;
   esac
-  # one shape per attention class (src/kernels/attention_classes.h); decode
+  # one shape per attention class (src/families/attention_classes.h); decode
   # shapes give a row per KV storage type (f32 and f16)
   case ",$OPS," in *,attention,*)
     for s in 1,8,8,512,512,64 1,8,8,2048,2048,64 1,8,8,512,512,128 1,32,8,2048,2048,128,causal \

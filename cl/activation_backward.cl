@@ -3,7 +3,7 @@
 // group interleave by element: item i of group g handles g*WG*EPI + e*WG + i,
 // so neighbouring items touch neighbouring memory on GPUs, and PoCL's vector
 // loop over the group's items runs along memory too).
-// Tuned parameters (src/kernels/activation_backward.c): WG, EPI.
+// Tuned parameters (src/families/activation_backward.c): WG, EPI.
 // Problem options: Z_T DY_T DX_T (storage codes), ACT, BETA (0/1), FWD (1:
 // dx = act(dy), the forward, for src/ops/conv_aux.c).
 

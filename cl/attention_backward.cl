@@ -18,7 +18,7 @@
 // per lane (each owned row or key against the streamed one's range).
 // Options: the forward's (Q_T KV_T O_T MASK_T HEAD_D HEAD_DV HAS_MASK
 // SOFTCAP CAUSAL IDX64), DO_T DQ_T DKV_T; tuned parameters WG (work-items
-// per group), VW, RW, TB (src/kernels/attention_backward.c).
+// per group), VW, RW, TB (src/families/attention_backward.c).
 
 #define TR (VW * RW)
 #define LOG2E 1.4426950408889634f

@@ -1,5 +1,5 @@
 // What the attention kernels share (compiled after common.cl, before each
-// kernel's own file): the masking rules of src/attention_desc.c
+// kernel's own file): the masking rules of src/desc/attention_desc.c
 // (clforge__attn_key_visible), the soft cap, the arguments every kernel
 // ends with, and the problem options that src/ops/attention_common.c passes
 // (Q_T KV_T O_T MASK_T HEAD_D HEAD_DV HAS_MASK SOFTCAP CAUSAL IDX64).

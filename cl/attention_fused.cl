@@ -17,7 +17,7 @@
 // (attn_key_range); blocks inside every row's range run without masking,
 // the boundary blocks mask per element.
 //
-// Tuned parameters (-D, src/kernels/attention_fused.c): VW, QW, WGQ, TK,
+// Tuned parameters (-D, src/families/attention_fused.c): VW, QW, WGQ, TK,
 // DCH (Dv accumulators kept in registers at a time in P*V), KU (unroll of
 // the D loop in Q*K^T), STAGE, HALF (below). Problem options:
 // attention_common.cl, plus

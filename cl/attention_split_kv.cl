@@ -6,7 +6,7 @@
 // workspace. clforge_attention_combine merges a row's P partials through
 // their maxima into O and LSE. src/ops/attention_split_kv.c launches both.
 //
-// Family parameters (-D, src/kernels/attention_split_kv.c):
+// Family parameters (-D, src/families/attention_split_kv.c):
 //   KB    keys per block: scores of a block first, one rescale per block
 //   ROWS  query rows (head, query) per pass over the chunk; more rows than
 //         that take several passes (the chunk is then re-read, from cache)

@@ -1,4 +1,4 @@
-// Prelude compiled ahead of every kernel family (see src/program.c).
+// Prelude compiled ahead of every kernel family (see src/core/program.c).
 // OpenCL C 1.2; nothing here needs an extension.
 
 #define CLFORGE_CAT_(a, b) a##b
@@ -48,7 +48,7 @@
 // exponent and normalizes f16 subnormals in one multiply; Inf/NaN get their
 // exponent back with a select. The multiply needs f32 denormals (the scaled
 // f16 subnormals are f32 denormals before it), so devices that flush them
-// (CLFORGE_F32_DENORMS=0, set by src/program.c from CL_DEVICE_SINGLE_FP_CONFIG)
+// (CLFORGE_F32_DENORMS=0, set by src/core/program.c from CL_DEVICE_SINGLE_FP_CONFIG)
 // take the integer route, where m * 2^-24 is computed on normal floats.
 // Both beat vload_half, a slow software routine on some CPU drivers.
 #if CLFORGE_F32_DENORMS

@@ -11,7 +11,7 @@
 // A work-item computes TC channels of one group at one pixel; work-groups
 // of WG pixels along a row (neighbouring items read neighbouring dy).
 //   dim 0: H*W pixels   dim 1: groups * channel tiles   dim 2: N
-// Tuned parameters (src/kernels/conv_backward_data.c): WG, TC.
+// Tuned parameters (src/families/conv_backward_data.c): WG, TC.
 //
 // clforge_conv_rotate_filter writes the filter of the equivalent forward
 // convolution for stride 1: wt[c][k][R-1-r][S-1-s] = w[k][c][r][s] per group

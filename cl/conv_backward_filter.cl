@@ -10,7 +10,7 @@
 // routes) computes the first jn positions and writes no filter partials. clforge_conv_bwd_reduce then adds the splits in order (the same
 // order every run: deterministic) and applies alpha and beta.
 //   dim 0: cg*R*S filter positions   dim 1: groups * channel tiles   dim 2: splits
-// Tuned parameters (src/kernels/conv_backward_filter.c): WG, TK (CHUNK is
+// Tuned parameters (src/families/conv_backward_filter.c): WG, TK (CHUNK is
 // the host's: the chunk length is an argument).
 // Problem options: X_T Y_T (storage codes), DBIAS, IDX64; OUT_T for the
 // reduce (dw's or dbias's storage).

@@ -9,7 +9,7 @@
 //     of one row; dimension 0 = K / VW, 1 = Q / (TP*NV), 2 = N*P.
 // Any filter size, stride, dilation, padding; y in either layout (stored as
 // vectors when its axis matches); every storage mix; the fused epilogue.
-// Tuned parameters (-D), declared in src/kernels/conv_depthwise.c:
+// Tuned parameters (-D), declared in src/families/conv_depthwise.c:
 //   VW   outputs per vector (contiguous axis)   TP   vectors per tile
 //   NV   tiles per work-item (along dimension 1, in a loop)
 //   WG0, WG1   work-group shape

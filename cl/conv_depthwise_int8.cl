@@ -6,7 +6,7 @@
 // [R*S][K] (its K contiguous: vector loads), as the convolution's other
 // int8 routes take it. Padding reads x's zero point: it adds nothing.
 // Global size (ceil(K / VW) rounded up to WG, Q, N * P).
-// Tuned parameters (src/kernels/conv_depthwise_int8.c): VW, WG.
+// Tuned parameters (src/families/conv_depthwise_int8.c): VW, WG.
 // Problem options: X_T, W_T (4 s8, 5 u8), C_T, BIAS, BIAS_T, ACT, IDX64,
 // MULT (the channel multiplier).
 

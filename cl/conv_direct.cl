@@ -15,7 +15,7 @@
 // column in the padding for any tap: chunk_of), and those run a loop with
 // no column checks; only the border chunks check each column.
 //
-// Tuned parameters (-D), declared in src/kernels/conv_direct.c:
+// Tuned parameters (-D), declared in src/families/conv_direct.c:
 //   TQ   chunks of pixels per work-item   TK   output channels per work-item
 //   WGQ  work-group size along Q          WGK  work-group size along K
 //   VW   pixels per chunk (an explicit float vector)

@@ -10,12 +10,12 @@
 // the inner loop is a plain GEMM step (scalar x broadcast times filter
 // vectors) with no per-element index arithmetic; rows whose whole (r, s)
 // tap is inside x take a loop without masks.
-// Every layout is addressed through element strides (src/conv_desc.h):
+// Every layout is addressed through element strides (src/desc/conv_desc.h):
 // NHWC x makes the rows' loads along c contiguous, NCHW strided (but
 // neighbouring rows share cache lines); KRSC / KCRS only change the
 // staging loads. One work-group grid dimension per group.
 //
-// Tuned parameters (-D), declared in src/kernels/conv_implicit_gemm.c:
+// Tuned parameters (-D), declared in src/families/conv_implicit_gemm.c:
 //   MR, NR   work-item register block: MR pixels x NR channels (NR/VW vectors)
 //   VW       vector width along k
 //   MC, NC   work-group block (MC/MR x NC/NR work-items)

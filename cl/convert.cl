@@ -1,5 +1,5 @@
 // Element-wise conversion between f32, f16 and bf16 storage.
-// Parameters (-D), declared in src/kernels/convert.c:
+// Parameters (-D), declared in src/families/convert.c:
 //   SRC_T, DST_T  storage codes (CLFORGE_DT_*), different from each other
 //   VW            elements per work-item: 1, 2, 4, 8 or 16
 //   (WGS, the work-group size, is the host's: not a build option)

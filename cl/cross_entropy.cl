@@ -9,7 +9,7 @@
 //                      to scratch[1 + row]
 //   clforge_ce_reduce  (MEAN, SUM) one work-group adds scratch[1 ..] in a
 //                      fixed order: the same bits every run
-// Family parameters (-D), declared in src/kernels/cross_entropy.c: EXP
+// Family parameters (-D), declared in src/families/cross_entropy.c: EXP
 // (clforge's exp), WG (work-items per row), RPW (rows per work-group), VW;
 // RPI (rows per work-item, one after the other) is the host's: the kernel
 // takes the count as its argument rpi.

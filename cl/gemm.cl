@@ -3,7 +3,7 @@
 // interleaved across the work-group, so neighbouring work-items touch
 // neighbouring memory). Only full tiles: src/ops/gemm.c hands the edges to
 // gemm_direct.cl, so there is no bounds check here.
-// Tuned parameters (-D), declared in src/kernels/gemm.c:
+// Tuned parameters (-D), declared in src/families/gemm.c:
 //   MWG, NWG   work-group tile           MWI, NWI   work-item tile
 //   KWG        k-block: the unit of local staging and of KSYNC
 //   VW         vector width along n (loads of B, stores of C)

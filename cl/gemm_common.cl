@@ -59,7 +59,7 @@ typedef CLFORGE_CAT(float, VSUF) floatv;
 // each product into the f32 accumulator, HALF 2 sums them in an f16
 // accumulator that the kernel adds into the f32 one after at most 32
 // products (GEMM_HFLUSH). Native half types where the device has
-// cl_khr_fp16 (CLFORGE_HALF_NATIVE, src/program.c); elsewhere (tests only:
+// cl_khr_fp16 (CLFORGE_HALF_NATIVE, src/core/program.c); elsewhere (tests only:
 // the op needs the extension) the same steps on f32 values rounded to f16
 // after each operation, so the kernels' logic runs on every device (an
 // emulated f16 multiply-add rounds twice where a fused one rounds once).

@@ -4,7 +4,7 @@
 // Each work-item computes MWID rows x NWID vectors of VW columns; rows and
 // vectors are interleaved across the MDIMD x NDIMD work-group, so
 // neighbouring work-items read neighbouring memory.
-// Tuned parameters (-D), declared in src/kernels/gemm_direct.c:
+// Tuned parameters (-D), declared in src/families/gemm_direct.c:
 //   MWID, NWID    work-item tile (rows, vectors)   MDIMD, NDIMD  work-group shape
 //   VW            vector width along n             KUD           unroll of the k loop
 

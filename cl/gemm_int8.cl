@@ -17,7 +17,7 @@
 // sum (a - za)(b - zb) = sum ab - zb sum a - za sum b + k za zb, exact mod
 // 2^32 and so exact (the op refuses a k whose true sum could pass s32).
 //
-// Parameters (src/kernels/gemm_int8.c): MWI, NWI, VW, MDIM, NDIM, KSYNC,
+// Parameters (src/families/gemm_int8.c): MWI, NWI, VW, MDIM, NDIM, KSYNC,
 // STAGE (A and B widened once per work-group into local memory), DOT.
 // Problem options: A_T, B_T (4 s8, 5 u8), C_T (1-3 float, 4/5 s8/u8
 // requantized, 6 s32), TA, TB, BIAS, BIAS_T, ACT, IDX64.

@@ -32,7 +32,7 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t; // idx_t, UNROLL: gemm_base.cl
 #define WLOAD(T, n, p) CLFORGE_CAT(WLOAD_, T)(n, p)
 
 // The widest vector (as a literal) that divides the panel width (MR is
-// even, NR a multiple of 8: src/kernels/gemm_packed.c).
+// even, NR a multiple of 8: src/families/gemm_packed.c).
 #if W % 16 == 0
 #define CH 16
 #elif W % 8 == 0

@@ -19,7 +19,7 @@
 // The micro-kernel's program is built with A and B described as what it
 // reads, f32 panels (A_T = B_T = f32, TA = TB = 0), so that one build serves
 // every storage type and transpose of the caller's A and B.
-// Tuned parameters (-D), declared in src/kernels/gemm_packed.c:
+// Tuned parameters (-D), declared in src/families/gemm_packed.c:
 //   MR, NR     work-item register block (NR = NR/VW vectors of VW columns)
 //   VW         vector width along n
 //   MC, NC     work-group block of C (MC/MR x NC/NR work-items)

@@ -7,7 +7,7 @@
 // codes; P_T: weight, bias and their gradients), WEIGHT BIAS (0/1: given),
 // STATS (forward: 1 writes them), WRITE_Y (0: the statistics alone, for a
 // backward without them), WANT_DW WANT_DB (the parameter gradients asked for).
-// Tuned parameter (src/kernels/norm.c): WG.
+// Tuned parameter (src/families/norm.c): WG.
 
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, P_T) p_t;

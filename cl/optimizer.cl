@@ -9,7 +9,7 @@
 //   clforge_opt_finish one work-item: the step count and the loss scale
 // The state (clforge_train_state): float scale, int good_steps, int
 // skipped, int step, at int index so of `state`.
-// Family parameters (-D), declared in src/kernels/optimizer.c: WG
+// Family parameters (-D), declared in src/families/optimizer.c: WG
 // work-items per work-group, EPI elements per work-item (a work-group owns
 // WG*EPI consecutive elements; item l takes l, l + WG, ...: adjacent items,
 // adjacent memory).

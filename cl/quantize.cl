@@ -4,7 +4,7 @@
 // for operation, so integer results and computed scales match it bit for
 // bit (the program is built with -cl-fp32-correctly-rounded-divide-sqrt
 // where the device has it: 1 / scale and the scales are divisions).
-// Parameter (src/kernels/quantize.c): WG, the work-group size.
+// Parameter (src/families/quantize.c): WG, the work-group size.
 // Problem options: X_T (float storage code), Q_T (4 = s8, 5 = u8).
 
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;

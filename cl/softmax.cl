@@ -1,6 +1,6 @@
 // Softmax / log-softmax along rows: y = softmax(scale * x + mask) per row,
 // f32 arithmetic, max-subtracted.
-// Family parameters (-D), declared in src/kernels/softmax.c:
+// Family parameters (-D), declared in src/families/softmax.c:
 //   ONLINE  0: two passes over the row for the statistics (max, then the
 //           sum of exp(t - max)); 1: one pass keeping a running max and sum
 //           per lane (the sum rescaled when the max grows)

@@ -2,7 +2,7 @@
 // output) and dy, f32 arithmetic, per row
 //   softmax:     dx = scale * y * (dy - s),       s = sum_j y_j dy_j
 //   log-softmax: dx = scale * (dy - exp(y) * s),  s = sum_j dy_j
-// Family parameters (-D), declared in src/kernels/softmax_backward.c:
+// Family parameters (-D), declared in src/families/softmax_backward.c:
 //   EXP     0: the built-in exp; 1: clforge's own (log-softmax's exp(y),
 //           y <= 0: cl/softmax_common.cl)
 //   WG      work-items per row (a local-memory reduction joins their sums)

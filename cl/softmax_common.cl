@@ -3,7 +3,7 @@
 // f32 vectors, the index type, clforge's exp, the running (max, sum) of
 // exponentials, horizontal max and sum, and the reduction across a row's
 // WG work-items. Needs VW, EXP, WG and IDX64 (each family declares
-// them; src/kernels/softmax.c, src/kernels/softmax_backward.c).
+// them; src/families/softmax.c, src/families/softmax_backward.c).
 
 #if IDX64
 typedef ulong aidx;

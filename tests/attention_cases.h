@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../src/attention_desc.h"
+#include "../src/desc/attention_desc.h"
 #include "../src/ops/attention_algo.h"
 #include "../src/ref/attention.h"
 #include "../src/ref/compare.h"

@@ -8,7 +8,7 @@ endif()
 if(TARGET clforge_bench)
   add_executable(test_bench_report test_bench_report.c)
   target_link_libraries(test_bench_report PRIVATE clforge_bench)
-  target_include_directories(test_bench_report PRIVATE ${PROJECT_SOURCE_DIR}/src) # kernels/conv_layers.h
+  target_include_directories(test_bench_report PRIVATE ${PROJECT_SOURCE_DIR}/src) # families/conv_layers.h
   target_compile_definitions(test_bench_report PRIVATE _POSIX_C_SOURCE=200809L)
   add_test(NAME test_bench_report COMMAND test_bench_report)
 endif()

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../src/conv_desc.h"
+#include "../src/desc/conv_desc.h"
 #include "../src/ops/conv_algo.h"
 #include "../src/ref/compare.h"
 #include "../src/ref/conv.h"

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../src/context.h"
-#include "../src/kernels/families.h"
+#include "../src/core/context.h"
+#include "../src/families/families.h"
 #include "../src/ref/compare.h"
 #include "test_util.h"
 

@@ -33,7 +33,7 @@ endif()
 
 # Every driver README command 1 installed (tools/install-intel-opencl.sh:
 # Intel's OpenCL CPU runtime beside the system's ICDs) is visible to every
-# test; PoCL stays the default device (src/device.c), CLFORGE_DEVICE=intel
+# test; PoCL stays the default device (src/core/device.c), CLFORGE_DEVICE=intel
 # runs the suite on the other (tests/run_on_driver.sh). Intel's runtime
 # takes a thread per core by default: one per test, as ctest -j2 runs two
 # tests on this project's 2-core machines (PoCL's threads are as many as

@@ -15,8 +15,8 @@
 #ifndef CLFORGE_TESTS_OCLGRIND_KEEP_H
 #define CLFORGE_TESTS_OCLGRIND_KEEP_H
 
-#include "../src/context.h"
-#include "../src/workspace.h"
+#include "../src/core/context.h"
+#include "../src/core/workspace.h"
 #include "test_util.h"
 
 enum { KEEP_MAX = 1024 };

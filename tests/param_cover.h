@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/kernels/family.h"
+#include "../src/families/family.h"
 
 typedef struct {
   int v[CLFORGE_MAX_PARAMS];

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../src/context.h"
+#include "../src/core/context.h"
 #include "../src/ref/compare.h"
 #include "../src/ref/element.h"
 #include "test_util.h"

@@ -7,10 +7,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "../src/attention_desc.h"
-#include "../src/context.h"
-#include "../src/kernels/attention_classes.h"
-#include "../src/kernels/families.h"
+#include "../src/desc/attention_desc.h"
+#include "../src/core/context.h"
+#include "../src/families/attention_classes.h"
+#include "../src/families/families.h"
 #include "../src/tuning/tune_op.h"
 #include "../src/ref/compare.h"
 #include "test_util.h"

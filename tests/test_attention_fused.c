@@ -13,7 +13,7 @@
  * head dims; with the defaults, every value of every parameter. Each list
  * sits on few programs (what a case compiles in: tests/attention_cases.h).
  * --small: tiny cases only (Oclgrind). */
-#include "../src/kernels/families.h"
+#include "../src/families/families.h"
 #include "attention_cases.h"
 
 /* VW QW WGQ TK DCH KU STAGE. With the CPU defaults that the full list runs

@@ -8,8 +8,8 @@
  * with f32 Q, BSHD; then a sample of both families' other parameters.
  * The cases' compile-time values come from few programs (see dims_prog).
  * --small: tiny cases only (Oclgrind). */
-#include "../src/kernels/attention_split_kv.h"
-#include "../src/kernels/families.h"
+#include "../src/families/attention_split_kv.h"
+#include "../src/families/families.h"
 #include "attention_cases.h"
 
 static clforge_context ctx;

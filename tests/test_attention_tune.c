@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "attention_cases.h"
-#include "../src/kernels/families.h"
+#include "../src/families/families.h"
 #include "tuning_entries.h"
 
 static char file[512];

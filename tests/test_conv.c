@@ -4,8 +4,8 @@
  * few of them — every algorithm forced on every case: it computes it right
  * or refuses it with CLFORGE_UNSUPPORTED, y untouched; and the automatic
  * choice on all of them. Each algorithm must take some cases. */
-#include "../src/kernels/conv_fft.h"
-#include "../src/kernels/families.h"
+#include "../src/families/conv_fft.h"
+#include "../src/families/families.h"
 #include "conv_cases.h"
 #include "param_cover.h"
 

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../src/conv_desc.h"
+#include "../src/desc/conv_desc.h"
 #include "../src/ref/compare.h"
 #include "test_util.h"
 

@@ -14,8 +14,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../src/context.h"
-#include "../src/validate.h"
+#include "../src/core/context.h"
+#include "../src/core/validate.h"
 #include "conv_cases.h"
 #include "oclgrind_keep.h"
 

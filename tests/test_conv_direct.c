@@ -12,10 +12,10 @@
  * see mixes[]. --small: tiny cases only (Oclgrind). */
 #include <math.h>
 
-#include "../src/conv_desc.h"
-#include "../src/kernels/conv_depthwise.h"
-#include "../src/kernels/conv_direct.h"
-#include "../src/kernels/families.h"
+#include "../src/desc/conv_desc.h"
+#include "../src/families/conv_depthwise.h"
+#include "../src/families/conv_direct.h"
+#include "../src/families/families.h"
 #include "../src/ops/conv_algo.h"
 #include "../src/ref/compare.h"
 #include "param_cover.h"

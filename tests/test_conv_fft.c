@@ -26,8 +26,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../src/context.h"
-#include "../src/kernels/conv_fft.h"
+#include "../src/core/context.h"
+#include "../src/families/conv_fft.h"
 #include "../src/ref/compare.h"
 #include "oclgrind_keep.h"
 #include "test_util.h"

@@ -13,9 +13,9 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../src/conv_desc.h"
-#include "../src/kernels/conv_implicit_gemm.h"
-#include "../src/kernels/families.h"
+#include "../src/desc/conv_desc.h"
+#include "../src/families/conv_implicit_gemm.h"
+#include "../src/families/families.h"
 #include "../src/ref/compare.h"
 #include "../src/ref/conv.h"
 #include "test_util.h"

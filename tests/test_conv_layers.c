@@ -1,11 +1,11 @@
-/* The real networks' layer tables (src/kernels/conv_layers.c: what bench
+/* The real networks' layer tables (src/families/conv_layers.c: what bench
  * conv --network times and the tuner's classes are made of) against each
  * architecture built here block by block from its published description
  * (ResNet-50 v1.5: He et al. 2016 with torchvision's stride on the 3x3;
  * MobileNetV2: Sandler et al. 2018, table 2), at 224 x 224: the same
  * layers with the same counts, the layer count, and the multiply-adds per
  * image (ResNet-50's convolutions about 4.1 G, MobileNetV2's about 0.3 G). */
-#include "../src/kernels/conv_layers.h"
+#include "../src/families/conv_layers.h"
 #include "test_util.h"
 
 enum { MAX_LAYERS = 64 };

@@ -9,9 +9,9 @@
  * (except the tuner's). */
 #include <unistd.h>
 
-#include "../src/context.h"
-#include "../src/kernels/conv_classes.h"
-#include "../src/kernels/families.h"
+#include "../src/core/context.h"
+#include "../src/families/conv_classes.h"
+#include "../src/families/families.h"
 #include "conv_cases.h"
 #include "tuning_entries.h"
 
@@ -37,7 +37,7 @@ static void entry(char *buf, size_t cap, const clforge__family *f, const char *d
 
 static void write_file(const char *const *entries, int n) { tu_write_tuning_file(file, entries, n); }
 
-/* The r50_3x3_28 class's layer (shape as in src/kernels/conv_classes.h), but
+/* The r50_3x3_28 class's layer (shape as in src/families/conv_classes.h), but
  * with N = 4: nearer to that class's N = 8 than to r50_3x3_28_n1's 1. */
 static clforge_conv2d_desc layer_3x3(void) { return conv_desc(4, 128, 28, 28, 128, 3, 1, 1); }
 #define SHAPE_3X3_28 "8,128,28,128,3,1,1,1"

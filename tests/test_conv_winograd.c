@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../src/context.h"
+#include "../src/core/context.h"
 #include "../src/ref/compare.h"
 #include "conv_profile.h"
 #include "oclgrind_keep.h"

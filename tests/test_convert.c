@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../src/context.h"
-#include "../src/kernels/families.h"
+#include "../src/core/context.h"
+#include "../src/families/families.h"
 #include "param_cover.h"
 #include "test_util.h"
 

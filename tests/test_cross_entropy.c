@@ -11,10 +11,10 @@
  * mode, explain and the tuner's op. --small: tiny cases only (Oclgrind). */
 #include <math.h>
 
-#include "../src/context.h"
-#include "../src/cross_entropy_desc.h"
-#include "../src/kernels/cross_entropy.h"
-#include "../src/kernels/families.h"
+#include "../src/core/context.h"
+#include "../src/desc/cross_entropy_desc.h"
+#include "../src/families/cross_entropy.h"
+#include "../src/families/families.h"
 #include "../src/ref/compare.h"
 #include "../src/tuning/tune_op.h"
 #include "oclgrind_keep.h"

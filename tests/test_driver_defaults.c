@@ -1,10 +1,10 @@
-/* Driver-level built-in defaults (src/kernels/family.h, driver_defaults):
+/* Driver-level built-in defaults (src/families/family.h, driver_defaults):
  * Intel's OpenCL CPU runtime is told apart from PoCL by its platform name
  * on a CPU device, and a family's driver entries apply on top of the
  * class's row only for that driver and the variants they name. No device:
  * fake device infos and a toy family. */
-#include "../src/device.h"
-#include "../src/kernels/family.h"
+#include "../src/core/device.h"
+#include "../src/families/family.h"
 #include "test_util.h"
 
 enum { P_A, P_B, P_C, NP };

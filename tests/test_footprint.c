@@ -1,11 +1,11 @@
-/* Overlap of strided footprints (src/footprint.c) against brute force: on
+/* Overlap of strided footprints (src/core/footprint.c) against brute force: on
  * thousands of random small patterns, marking every byte each one touches.
  * A "no" must always be right (a missed overlap would let a kernel race);
  * where the function promises exactness (equal pitches or one row, items
  * one or equally strided) its "yes" must be right too. */
 #include <stdint.h>
 
-#include "../src/footprint.h"
+#include "../src/core/footprint.h"
 #include "../src/ops/buffer_check.h"
 #include "test_util.h"
 

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../src/context.h"
+#include "../src/core/context.h"
 #include "oclgrind_keep.h"
 #include "test_util.h"
 

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/gemm_desc.h"
-#include "../src/kernels/families.h"
+#include "../src/desc/gemm_desc.h"
+#include "../src/families/families.h"
 #include "../src/ref/compare.h"
 #include "../src/ref/element.h"
 #include "param_cover.h"

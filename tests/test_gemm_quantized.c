@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../src/context.h"
+#include "../src/core/context.h"
 #include "oclgrind_keep.h"
 #include "test_util.h"
 

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../src/context.h"
+#include "../src/core/context.h"
 #include "../src/ref/compare.h"
 #include "test_util.h"
 

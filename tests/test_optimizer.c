@@ -9,9 +9,9 @@
  * --small: tiny cases only (Oclgrind). */
 #include <math.h>
 
-#include "../src/context.h"
-#include "../src/kernels/families.h"
-#include "../src/kernels/optimizer.h"
+#include "../src/core/context.h"
+#include "../src/families/families.h"
+#include "../src/families/optimizer.h"
 #include "../src/ref/compare.h"
 #include "../src/tuning/tune_op.h"
 #include "param_cover.h"

@@ -9,11 +9,11 @@
  * --small: tiny cases only (Oclgrind). */
 #include <math.h>
 
-#include "../src/context.h"
-#include "../src/kernels/families.h"
-#include "../src/kernels/softmax.h"
+#include "../src/core/context.h"
+#include "../src/families/families.h"
+#include "../src/families/softmax.h"
 #include "../src/ref/compare.h"
-#include "../src/softmax_desc.h"
+#include "../src/desc/softmax_desc.h"
 #include "../src/tuning/tune_op.h"
 #include "param_cover.h"
 #include "test_util.h"

@@ -11,8 +11,8 @@
  * without f16 arithmetic. */
 #include <unistd.h>
 
-#include "../src/context.h"
-#include "../src/kernels/families.h"
+#include "../src/core/context.h"
+#include "../src/families/families.h"
 #include "tuning_entries.h"
 
 enum { GEMMD_HALF_INDEX = 6, ATTF_HALF_INDEX = 7 };

@@ -8,7 +8,7 @@
  * refused. */
 #include <unistd.h>
 
-#include "../src/context.h"
+#include "../src/core/context.h"
 #include "../src/tuning/db.h"
 #include "test_util.h"
 

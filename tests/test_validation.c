@@ -2,7 +2,7 @@
  * hook that flips a bit of the device result) is caught with the element
  * and its error in the message; the mode follows CLFORGE_VALIDATE and
  * clforge_context_set_validation. */
-#include "../src/context.h"
+#include "../src/core/context.h"
 #include "test_util.h"
 
 int main(void) {

@@ -5,7 +5,7 @@
 #ifndef CLFORGE_TESTS_TUNING_ENTRIES_H
 #define CLFORGE_TESTS_TUNING_ENTRIES_H
 
-#include "../src/kernels/family.h"
+#include "../src/families/family.h"
 #include "test_util.h"
 
 /* One entry for device dev (its fingerprint as the file keeps it): family,

@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../activation_backward_desc.h"
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
-#include "../program.h"
-#include "../validate.h"
+#include "../desc/activation_backward_desc.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
+#include "../core/program.h"
+#include "../core/validate.h"
 #include "activation.h"
 #include "buffer_check.h"
 

@@ -8,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compute_type.h"
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/attention_classes.h"
-#include "../kernels/attention_fused.h"
-#include "../kernels/families.h"
+#include "../core/compute_type.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/attention_classes.h"
+#include "../families/attention_fused.h"
+#include "../families/families.h"
 #include "../ref/attention.h"
 #include "../ref/compare.h"
-#include "../validate.h"
-#include "../workspace.h"
+#include "../core/validate.h"
+#include "../core/workspace.h"
 #include "attention_algo.h"
 #include "buffer_check.h"
 
@@ -84,7 +84,7 @@ static clforge_status select_params(clforge_context ctx, const clforge__attn *d,
     c->kernels[k].compute_type = CLFORGE_COMPUTE_32F;
   }
   /* The fused kernel's half variant runs only where the call allows it and
-   * the device has f16 arithmetic, whatever chose it (src/compute_type.c). */
+   * the device has f16 arithmetic, whatever chose it (src/core/compute_type.c). */
   if (st == CLFORGE_SUCCESS && p->impl->family == &clforge__family_attention_fused)
     clforge__gate_half(ctx, d->compute_type, p->v, ATTF_HALF, &c->kernels[0]);
   return st;

@@ -6,8 +6,8 @@
 #ifndef CLFORGE_SRC_OPS_ATTENTION_ALGO_H
 #define CLFORGE_SRC_OPS_ATTENTION_ALGO_H
 
-#include "../attention_desc.h"
-#include "../kernels/family.h"
+#include "../desc/attention_desc.h"
+#include "../families/family.h"
 
 /* One call as an algorithm sees it. Every buffer is already checked;
  * absent optional buffers are NULL (pass a dummy, e.g. q, to the kernel

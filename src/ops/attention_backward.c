@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
-#include "../program.h"
-#include "../validate.h"
-#include "../workspace.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
+#include "../core/program.h"
+#include "../core/validate.h"
+#include "../core/workspace.h"
 #include "attention_algo.h"
 #include "buffer_check.h"
 #include "launch_chain.h"

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/attention_classes.h"
-#include "../kernels/families.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/attention_classes.h"
+#include "../families/families.h"
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
-#include "../validate.h"
+#include "../core/validate.h"
 #include "attention_algo.h"
 #include "attention_tune.h"
 

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/attention_classes.h"
-#include "../program.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/attention_classes.h"
+#include "../core/program.h"
 #include "attention_algo.h"
 #include "buffer_check.h"
 

@@ -5,10 +5,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/attention_fused.h"
-#include "../kernels/families.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/attention_fused.h"
+#include "../families/families.h"
 #include "attention_algo.h"
 
 static int supports(clforge_context ctx, const clforge__attn *d, char *why, size_t cap) {

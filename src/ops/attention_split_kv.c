@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/attention_split_kv.h"
-#include "../kernels/families.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/attention_split_kv.h"
+#include "../families/families.h"
 #include "attention_algo.h"
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }

@@ -8,15 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compute_type.h"
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/attention_classes.h"
-#include "../kernels/families.h"
+#include "../core/compute_type.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/attention_classes.h"
+#include "../families/families.h"
 #include "../ref/attention.h"
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
-#include "../validate.h"
+#include "../core/validate.h"
 #include "attention_algo.h"
 #include "attention_tune.h"
 

@@ -2,8 +2,8 @@
 
 #include <stdint.h>
 
-#include "../context.h"
-#include "../error.h"
+#include "../core/context.h"
+#include "../core/error.h"
 
 clforge_status clforge__check_buffer(clforge_context ctx, const char *op, const char *what, cl_mem buf,
                                      size_t offset, size_t count, size_t elem_size, int access) {

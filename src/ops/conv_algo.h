@@ -6,8 +6,8 @@
 #ifndef CLFORGE_SRC_OPS_CONV_ALGO_H
 #define CLFORGE_SRC_OPS_CONV_ALGO_H
 
-#include "../conv_desc.h"
-#include "../kernels/family.h"
+#include "../desc/conv_desc.h"
+#include "../families/family.h"
 #include "../ref/compare.h"
 
 /* One call as an algorithm sees it. Every buffer is already checked. */

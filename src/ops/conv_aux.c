@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
+#include "../core/context.h"
+#include "../core/error.h"
 #include "activation.h"
 #include "buffer_check.h"
 #include "conv_algo.h"

@@ -3,7 +3,7 @@
 #ifndef CLFORGE_SRC_OPS_CONV_BACKWARD_H
 #define CLFORGE_SRC_OPS_CONV_BACKWARD_H
 
-#include "../conv_desc.h"
+#include "../desc/conv_desc.h"
 
 clforge_status clforge__conv_bwd_data_explain(clforge_context ctx, const clforge__conv *d, clforge_conv_choice *choice);
 clforge_status clforge__conv_bwd_filter_explain(clforge_context ctx, const clforge__conv *d, clforge_conv_choice *choice);

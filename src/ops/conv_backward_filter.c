@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/conv_backward.h"
-#include "../kernels/conv_im2col.h"
-#include "../kernels/families.h"
-#include "../program.h"
-#include "../validate.h"
-#include "../workspace.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/conv_backward.h"
+#include "../families/conv_im2col.h"
+#include "../families/families.h"
+#include "../core/program.h"
+#include "../core/validate.h"
+#include "../core/workspace.h"
 #include "buffer_check.h"
 #include "conv_algo.h"
 #include "conv_backward.h"

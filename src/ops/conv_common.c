@@ -7,11 +7,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/conv_classes.h"
-#include "../program.h"
-#include "../validate.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/conv_classes.h"
+#include "../core/program.h"
+#include "../core/validate.h"
 #include "buffer_check.h"
 #include "conv_algo.h"
 

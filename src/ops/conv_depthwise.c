@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/conv_depthwise.h"
-#include "../kernels/families.h"
-#include "../validate.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/conv_depthwise.h"
+#include "../families/families.h"
+#include "../core/validate.h"
 #include "conv_algo.h"
 
 static int supports(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {

@@ -6,10 +6,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/conv_direct.h"
-#include "../kernels/families.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/conv_direct.h"
+#include "../families/families.h"
 #include "conv_algo.h"
 
 static int supports(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {

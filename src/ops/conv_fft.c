@@ -28,13 +28,13 @@
 
 #include <clFFT.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../log.h"
-#include "../program.h"
-#include "../kernels/conv_fft.h"
-#include "../kernels/families.h"
-#include "../workspace.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../core/log.h"
+#include "../core/program.h"
+#include "../families/conv_fft.h"
+#include "../families/families.h"
+#include "../core/workspace.h"
 #include "conv_algo.h"
 
 /* ------------------------------------------------------------ clFFT setup */

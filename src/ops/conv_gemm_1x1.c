@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../compute_type.h"
-#include "../error.h"
-#include "../kernels/conv_gemm_1x1.h"
-#include "../kernels/families.h"
+#include "../core/compute_type.h"
+#include "../core/error.h"
+#include "../families/conv_gemm_1x1.h"
+#include "../families/families.h"
 #include "conv_algo.h"
 #include "gemm_launch.h"
 

@@ -20,13 +20,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../compute_type.h"
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/conv_im2col.h"
-#include "../kernels/families.h"
-#include "../program.h"
-#include "../workspace.h"
+#include "../core/compute_type.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/conv_im2col.h"
+#include "../families/families.h"
+#include "../core/program.h"
+#include "../core/workspace.h"
 #include "conv_algo.h"
 #include "conv_im2col.h"
 #include "gemm_launch.h"

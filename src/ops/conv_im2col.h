@@ -4,7 +4,7 @@
 #ifndef CLFORGE_SRC_OPS_CONV_IM2COL_H
 #define CLFORGE_SRC_OPS_CONV_IM2COL_H
 
-#include "../conv_desc.h"
+#include "../desc/conv_desc.h"
 
 typedef struct clforge__col_plan {
   int rows;            /* col[pixel][j] (y NHWC), else col[img][j][pixel] */

@@ -7,10 +7,10 @@
  * copy. Any non-empty shape, depthwise included (slow: one channel per tap). */
 #include <stdio.h>
 
-#include "../error.h"
-#include "../kernels/conv_implicit_gemm.h"
-#include "../kernels/families.h"
-#include "../context.h"
+#include "../core/error.h"
+#include "../families/conv_implicit_gemm.h"
+#include "../families/families.h"
+#include "../core/context.h"
 #include "conv_algo.h"
 
 /* Geometry is passed to the kernel as uint (idx_t for element offsets). */

@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../conv_quant_desc.h"
-#include "../error.h"
-#include "../dtype.h"
-#include "../kernels/families.h"
-#include "../program.h"
-#include "../validate.h"
-#include "../workspace.h"
+#include "../core/context.h"
+#include "../desc/conv_quant_desc.h"
+#include "../core/error.h"
+#include "../core/dtype.h"
+#include "../families/families.h"
+#include "../core/program.h"
+#include "../core/validate.h"
+#include "../core/workspace.h"
 #include "buffer_check.h"
 #include "conv_algo.h"
 #include "conv_im2col.h"
@@ -199,7 +199,7 @@ static clforge_status depthwise_launch(clforge_context ctx, const clforge__conv_
                  wso = quant->w_scale_offset;
   const cl_int wper = quant->w_scheme == CLFORGE_QUANT_PER_ROW, zpx = quant->x_zero_point, zpw = quant->w_zero_point,
                zpc = quant->y_zero_point;
-  /* requantization's 1 / y_scale: one f32 division, as the int8 GEMM's (src/gemm_quant_desc.c) */
+  /* requantization's 1 / y_scale: one f32 division, as the int8 GEMM's (src/desc/gemm_quant_desc.c) */
   const cl_float alpha = d->alpha, beta = d->beta,
                  inv_c = clforge__dtype_is_int8(d->y.type) ? 1.0f / quant->y_scale : 0.0f;
   cl_uint a = 0;

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/conv_classes.h"
-#include "../kernels/families.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/conv_classes.h"
+#include "../families/families.h"
 #include "../ref/compare.h"
 #include "../ref/conv.h"
 #include "../tuning/tune_op.h"
-#include "../validate.h"
+#include "../core/validate.h"
 #include "conv_algo.h"
 
 /* Outputs checked against the reference per candidate: spread over the

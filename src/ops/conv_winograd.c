@@ -58,13 +58,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../gemm_desc.h"
-#include "../kernels/conv_winograd.h"
-#include "../kernels/families.h"
-#include "../program.h"
-#include "../workspace.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../desc/gemm_desc.h"
+#include "../families/conv_winograd.h"
+#include "../families/families.h"
+#include "../core/program.h"
+#include "../core/workspace.h"
 #include "conv_algo.h"
 #include "gemm_launch.h"
 

@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../dtype.h"
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
-#include "../program.h"
-#include "../validate.h"
+#include "../core/dtype.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
+#include "../core/program.h"
+#include "../core/validate.h"
 #include "buffer_check.h"
 
 /* Run the reference on what src holds now and compare with dst. */

@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../cross_entropy_desc.h"
-#include "../error.h"
-#include "../kernels/cross_entropy.h"
-#include "../kernels/families.h"
-#include "../program.h"
+#include "../core/context.h"
+#include "../desc/cross_entropy_desc.h"
+#include "../core/error.h"
+#include "../families/cross_entropy.h"
+#include "../families/families.h"
+#include "../core/program.h"
 #include "../ref/compare.h"
-#include "../validate.h"
-#include "../workspace.h"
+#include "../core/validate.h"
+#include "../core/workspace.h"
 #include "buffer_check.h"
 #include "softmax_common.h"
 

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../cross_entropy_desc.h"
-#include "../error.h"
-#include "../kernels/cross_entropy.h"
-#include "../kernels/families.h"
+#include "../core/context.h"
+#include "../desc/cross_entropy_desc.h"
+#include "../core/error.h"
+#include "../families/cross_entropy.h"
+#include "../families/families.h"
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
-#include "../validate.h"
+#include "../core/validate.h"
 
 typedef struct {
   clforge_context ctx;

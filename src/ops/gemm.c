@@ -7,13 +7,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../compute_type.h"
-#include "../context.h"
-#include "../error.h"
-#include "../gemm_desc.h"
-#include "../kernels/families.h"
-#include "../program.h"
-#include "../validate.h"
+#include "../core/compute_type.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../desc/gemm_desc.h"
+#include "../families/families.h"
+#include "../core/program.h"
+#include "../core/validate.h"
 #include "../providers/clblast_gemm.h"
 #include "buffer_check.h"
 #include "gemm_bias_grad.h"
@@ -331,7 +331,7 @@ static void gemm_key(const clforge__gemm *g, clforge__problem_key *key, char *dt
   key->shape_class = clforge__gemm_shape_class(g->m, g->n, g->k);
   key->ndims = 3;
   key->shape[0] = g->m, key->shape[1] = g->n, key->shape[2] = g->k, key->shape[3] = 0;
-  key->compute_type = g->compute_type; /* its half variants' entries first (src/kernels/family.c) */
+  key->compute_type = g->compute_type; /* its half variants' entries first (src/families/family.c) */
 }
 
 static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gemm_plan *p) {

@@ -4,8 +4,8 @@
 #ifndef CLFORGE_SRC_OPS_GEMM_LAUNCH_H
 #define CLFORGE_SRC_OPS_GEMM_LAUNCH_H
 
-#include "../gemm_desc.h"
-#include "../kernels/family.h"
+#include "../desc/gemm_desc.h"
+#include "../families/family.h"
 
 typedef struct {
   cl_mem a, b, c, bias; /* row-major view: a and b swapped for column-major */

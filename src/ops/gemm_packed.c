@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
-#include "../program.h"
-#include "../workspace.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
+#include "../core/program.h"
+#include "../core/workspace.h"
 #include "gemm_launch.h"
 
 /* The pack kernel (cl/gemm_pack.cl): k values per work-item, and work-items

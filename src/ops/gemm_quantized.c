@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../gemm_quant_desc.h"
-#include "../kernels/families.h"
-#include "../program.h"
-#include "../validate.h"
-#include "../workspace.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../desc/gemm_quant_desc.h"
+#include "../families/families.h"
+#include "../core/program.h"
+#include "../core/validate.h"
+#include "../core/workspace.h"
 #include "buffer_check.h"
 #include "gemm_launch.h"
 #include "gemm_quantized.h"

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compute_type.h"
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
+#include "../core/compute_type.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
-#include "../validate.h"
+#include "../core/validate.h"
 #include "gemm_launch.h"
 
 /* Above this many multiply-adds the reference (plain C, double accumulation)

@@ -3,8 +3,8 @@
 
 #include <stdlib.h>
 
-#include "../error.h"
-#include "../program.h"
+#include "../core/error.h"
+#include "../core/program.h"
 
 clforge_status clforge__chain_begin(clforge_context ctx, const char *op, clforge__chain *ch, cl_uint nwait,
                                     const cl_event *wait, int nextra, const cl_event *extra) {

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
-#include "../norm_desc.h"
-#include "../program.h"
-#include "../validate.h"
-#include "../workspace.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
+#include "../desc/norm_desc.h"
+#include "../core/program.h"
+#include "../core/validate.h"
+#include "../core/workspace.h"
 #include "buffer_check.h"
 #include "launch_chain.h"
 

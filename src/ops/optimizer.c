@@ -6,15 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
-#include "../kernels/optimizer.h"
-#include "../optimizer_desc.h"
-#include "../program.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
+#include "../families/optimizer.h"
+#include "../desc/optimizer_desc.h"
+#include "../core/program.h"
 #include "../ref/compare.h"
-#include "../reserved.h"
-#include "../validate.h"
+#include "../core/reserved.h"
+#include "../core/validate.h"
 #include "buffer_check.h"
 #include "launch_chain.h"
 

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
-#include "../kernels/optimizer.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
+#include "../families/optimizer.h"
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
-#include "../validate.h"
+#include "../core/validate.h"
 
 typedef struct {
   clforge_context ctx;

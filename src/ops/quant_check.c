@@ -3,9 +3,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../validate.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../core/validate.h"
 
 clforge_status clforge__quant_read_copy(clforge_context ctx, const char *op, cl_mem buf, size_t offset, size_t count,
                                         size_t es, void **out) {

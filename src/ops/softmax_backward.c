@@ -5,15 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
-#include "../kernels/softmax.h"
-#include "../kernels/softmax_backward.h"
-#include "../kernels/softmax_classes.h"
-#include "../program.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
+#include "../families/softmax.h"
+#include "../families/softmax_backward.h"
+#include "../families/softmax_classes.h"
+#include "../core/program.h"
 #include "../ref/compare.h"
-#include "../validate.h"
+#include "../core/validate.h"
 #include "softmax_common.h"
 
 typedef clforge__softmax_plan plan;

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/softmax.h"
-#include "../kernels/softmax_classes.h"
-#include "../validate.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/softmax.h"
+#include "../families/softmax_classes.h"
+#include "../core/validate.h"
 
 clforge_status clforge__softmax_plan_make(clforge_context ctx, const clforge__softmax *d, const clforge__family *f,
                                           clforge__softmax_plan *p) {

@@ -5,8 +5,8 @@
 #ifndef CLFORGE_SRC_OPS_SOFTMAX_COMMON_H
 #define CLFORGE_SRC_OPS_SOFTMAX_COMMON_H
 
-#include "../kernels/family.h"
-#include "../softmax_desc.h"
+#include "../families/family.h"
+#include "../desc/softmax_desc.h"
 #include "buffer_check.h"
 
 /* A call's kernel parameters and the choice explain reports. */

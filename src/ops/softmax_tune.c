@@ -8,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
-#include "../kernels/softmax.h"
-#include "../kernels/softmax_backward.h"
-#include "../kernels/softmax_classes.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
+#include "../families/softmax.h"
+#include "../families/softmax_backward.h"
+#include "../families/softmax_classes.h"
 #include "../ref/compare.h"
-#include "../softmax_desc.h"
+#include "../desc/softmax_desc.h"
 #include "../tuning/tune_op.h"
-#include "../validate.h"
+#include "../core/validate.h"
 
 /* Rows checked against the reference per candidate: spread over all of y
  * (every residue of the rows per work-group), and the last row. */

@@ -3,8 +3,8 @@
 
 #include <clblast_c.h>
 
-#include "../context.h"
-#include "../error.h"
+#include "../core/context.h"
+#include "../core/error.h"
 
 int clforge__clblast_gemm_eligible(const clforge__gemm *g) {
   /* CLBlast rejects a zero dimension; clforge defines k = 0 as C = beta C. */

@@ -3,7 +3,7 @@
 #ifndef CLFORGE_SRC_PROVIDERS_CLBLAST_GEMM_H
 #define CLFORGE_SRC_PROVIDERS_CLBLAST_GEMM_H
 
-#include "../gemm_desc.h"
+#include "../desc/gemm_desc.h"
 
 /* 1 when CLBlast can compute g exactly as clforge_gemm defines it: f32
  * storage throughout, no bias, no activation (CLBlast has none of those). */

@@ -2,8 +2,8 @@
  * from their closed forms. */
 #include <math.h>
 
-#include "../activation_backward_desc.h"
-#include "../error.h"
+#include "../desc/activation_backward_desc.h"
+#include "../core/error.h"
 #include "element.h"
 
 clforge_status clforge_ref_activation_backward(const clforge_activation_backward_desc *desc, const void *z,

@@ -1,12 +1,12 @@
 /* Reference twin of clforge_attention: for each query row the exact
- * softmax over its visible keys (src/attention_desc.c states which), in
+ * softmax over its visible keys (src/desc/attention_desc.c states which), in
  * double, one rounding to O's type. Plain loops; the scores of one row at
  * a time (Sk doubles), never Sq x Sk. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../error.h"
+#include "../core/error.h"
 #include "attention.h"
 #include "element.h"
 

@@ -3,7 +3,7 @@
 #ifndef CLFORGE_SRC_REF_ATTENTION_H
 #define CLFORGE_SRC_REF_ATTENTION_H
 
-#include "../attention_desc.h"
+#include "../desc/attention_desc.h"
 
 /* Query i of (b, h) with the given key and query lengths (already clamped):
  * out[0..Dv) in double (zeros for a row with no visible key) and *lse

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
+#include "../core/error.h"
 #include "attention.h"
 #include "element.h"
 

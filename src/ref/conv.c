@@ -2,8 +2,8 @@
  * descriptor's strides, double accumulation, one rounding to y's type. */
 #include <stdint.h>
 
-#include "../conv_desc.h"
-#include "../error.h"
+#include "../desc/conv_desc.h"
+#include "../core/error.h"
 #include "conv.h"
 #include "element.h"
 

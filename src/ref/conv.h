@@ -5,7 +5,7 @@
 #ifndef CLFORGE_SRC_REF_CONV_H
 #define CLFORGE_SRC_REF_CONV_H
 
-#include "../conv_desc.h"
+#include "../desc/conv_desc.h"
 
 double clforge__ref_conv2d_at(const clforge__conv *d, const void *x, const void *w, const void *bias, const void *y,
                               size_t n, size_t k, size_t p, size_t q);

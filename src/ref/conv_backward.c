@@ -4,8 +4,8 @@
  * sum of the forward products it enters), not from the device algorithms. */
 #include <stdint.h>
 
-#include "../conv_desc.h"
-#include "../error.h"
+#include "../desc/conv_desc.h"
+#include "../core/error.h"
 #include "element.h"
 
 /* The output value out = alpha * acc + beta * old, alpha 0 ignoring acc

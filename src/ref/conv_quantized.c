@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../conv_quant_desc.h"
-#include "../error.h"
+#include "../desc/conv_quant_desc.h"
+#include "../core/error.h"
 
 clforge_status clforge_ref_conv2d_quantized(const clforge_conv2d_desc *desc, const clforge_conv_quant *quant,
                                             const void *x, const void *w, const void *bias, void *y,

@@ -2,8 +2,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../dtype.h"
-#include "../error.h"
+#include "../core/dtype.h"
+#include "../core/error.h"
 #include "element.h"
 #include "clforge/clforge.h"
 

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../cross_entropy_desc.h"
-#include "../error.h"
+#include "../desc/cross_entropy_desc.h"
+#include "../core/error.h"
 #include "element.h"
 
 clforge_status clforge_ref_cross_entropy(const clforge_cross_entropy_desc *desc, const void *logits,

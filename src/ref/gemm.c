@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../error.h"
-#include "../gemm_desc.h"
+#include "../core/error.h"
+#include "../desc/gemm_desc.h"
 #include "element.h"
 
 clforge_status clforge_ref_gemm(const clforge_gemm_desc *desc, const void *a, const void *b, void *c,

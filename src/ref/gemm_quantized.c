@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../error.h"
-#include "../gemm_quant_desc.h"
+#include "../core/error.h"
+#include "../desc/gemm_quant_desc.h"
 #include "element.h"
 #include "quant_round.h"
 

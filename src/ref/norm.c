@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../error.h"
-#include "../norm_desc.h"
+#include "../core/error.h"
+#include "../desc/norm_desc.h"
 #include "element.h"
 
 /* mean and 1/sqrt(var + eps) of row r (RMSNorm: mean 0, var = mean(x^2)). */

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../error.h"
-#include "../optimizer_desc.h"
+#include "../core/error.h"
+#include "../desc/optimizer_desc.h"
 #include "element.h"
 
 clforge_status clforge_ref_optimizer_step(const clforge_optimizer_desc *desc, size_t ntensors,

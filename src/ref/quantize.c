@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../error.h"
-#include "../quant_desc.h"
+#include "../core/error.h"
+#include "../desc/quant_desc.h"
 #include "clforge/clforge.h"
 #include "element.h"
 #include "quant_round.h"

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../error.h"
-#include "../softmax_desc.h"
+#include "../core/error.h"
+#include "../desc/softmax_desc.h"
 #include "element.h"
 
 /* One row: t[0..n) in, the results out in t. The special rows first: a NaN

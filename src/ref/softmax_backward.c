@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../error.h"
-#include "../softmax_desc.h"
+#include "../core/error.h"
+#include "../desc/softmax_desc.h"
 #include "element.h"
 
 clforge_status clforge_ref_softmax_backward(const clforge_softmax_desc *desc, const void *y, const void *dy,

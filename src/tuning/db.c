@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../context.h"
-#include "../log.h"
-#include "../paths.h"
+#include "../core/context.h"
+#include "../core/log.h"
+#include "../core/paths.h"
 
 #define FORMAT_NAME "clforge-tuning"
 /* A tuning file larger than this is not one of ours. */

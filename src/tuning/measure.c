@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../context.h"
+#include "../core/context.h"
 #include "confirm.h"
 
 /* At least MIN_RUNS timed runs, more (up to MAX_RUNS) until they add up to

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
 
 /* At most this many candidates (each a full build and run) are worth an
  * exhaustive sweep when the strategy is left to the tuner. */

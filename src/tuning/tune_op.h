@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../kernels/family.h"
+#include "../families/family.h"
 
 typedef struct clforge__tune_op {
   const char *op;                   /* "gemm": what --op names */

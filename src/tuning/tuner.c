@@ -15,14 +15,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "../compute_type.h"
-#include "../context.h"
-#include "../error.h"
-#include "../kernels/families.h"
-#include "../log.h"
-#include "../paths.h"
-#include "../reserved.h"
-#include "../validate.h"
+#include "../core/compute_type.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../families/families.h"
+#include "../core/log.h"
+#include "../core/paths.h"
+#include "../core/reserved.h"
+#include "../core/validate.h"
 #include "confirm.h"
 #include "db.h"
 #include "measure.h"

@@ -1,0 +1,67 @@
+/* Descriptor of the cross_entropy family (cl/cross_entropy.cl): work-items
+ * per row, rows per work-group, vector width, which exp; and its shape
+ * classes. */
+#include "cross_entropy.h"
+
+#include <stdio.h>
+
+#include "families.h"
+#include "softmax_classes.h"
+
+/* clang-format off */
+const clforge__shape_class clforge__ce_classes[] = {
+    {"vocab_32000", {64, 32000}, 1.0},  /* LLaMA's vocabulary, 64 tokens */
+    {"classes_1000", {256, 1000}, 1.0}, /* an ImageNet classifier, batch 256 */
+    {"classes_10", {4096, 10}, 0.5},    /* few classes, many rows */
+    {NULL, {0}, 0}};
+/* clang-format on */
+
+const char *clforge__ce_shape_class(size_t rows, size_t n) {
+  (void)rows;
+  return clforge__row_class(clforge__ce_classes, n);
+}
+
+/* two floats per work-item (the running max and sum); the count's and the
+ * sum's work-group of RWG */
+static int ce_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if (CLFORGE_CE_RWG > dev->max_work_group_size) {
+    CLFORGE__WHY(why, why_cap, "the reduction's work-group of %d exceeds the device's %zu", CLFORGE_CE_RWG,
+                 dev->max_work_group_size);
+    return 0;
+  }
+  return clforge__row_allowed(v, dev, 2, why, why_cap);
+}
+
+/* clang-format off */
+const clforge__family clforge__family_cross_entropy = {
+    .name = "cross_entropy",
+    .sources = (const char *const[]){"softmax_common", "cross_entropy", NULL},
+    .kernel = "clforge_cross_entropy",
+    .nparams = CE_NPARAMS,
+    .params = {
+        [CE_EXP] = {"EXP", 2, {0, 1}},
+        [CE_WG] = {"WG", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
+        [CE_RPW] = {"RPW", 6, {1, 2, 4, 8, 16, 32}},
+        [CE_RPI] = {"RPI", 7, {1, 2, 4, 8, 16, 32, 64}},
+        [CE_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
+    },
+    /* softmax's layout of work (src/families/softmax.c): on CPUs a work-item
+     * per row, 16-wide, clforge's exp, many rows per item (8192 rows of 10
+     * classes: 2.6x faster than one row per item, `clforge bench train`);
+     * on GPUs a work-group per row. */
+    /*                                   EXP WG RPW RPI VW */
+    .defaults = {
+        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 64, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 1, 4, 64, 16},
+        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 128, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 256, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 128, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 64, 1, 1, 4},
+        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 128, 1, 1, 4},
+    },
+    .overrides = clforge__row_short_overrides,
+    .allowed = ce_allowed,
+    .tune = &clforge__tune_cross_entropy,
+    .classes = clforge__ce_classes,
+};
+/* clang-format on */
