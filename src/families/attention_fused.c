@@ -2,7 +2,6 @@
  * cl/attention_fused.cl): one pass over K and V per query block. */
 #include <stdio.h>
 
-#include "../ops/attention_algo.h"
 #include "attention_fused.h"
 #include "attention_classes.h"
 #include "families.h"
@@ -97,7 +96,6 @@ const clforge__family clforge__family_attention_fused = {
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = fused_allowed,
     .precision_params = 1u << ATTF_HALF,
-    .tune = &clforge__tune_attention,
     .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_PREFILL_D64_S512, CLFORGE_ATTN_CLASS_PREFILL_D64_S2048,
                                               CLFORGE_ATTN_CLASS_PREFILL_D128_S512,
                                               CLFORGE_ATTN_CLASS_PREFILL_D128_S2048_GQA, CLFORGE_ATTN_CLASS_END},

@@ -59,7 +59,6 @@ const clforge__family clforge__family_attention_split_kv = {
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = split_allowed,
-    .tune = &clforge__tune_attention,
     .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_DECODE_SK1024, CLFORGE_ATTN_CLASS_DECODE_SK8192,
                                               CLFORGE_ATTN_CLASS_DECODE_SQ8_SK4096, CLFORGE_ATTN_CLASS_END},
 };

@@ -61,7 +61,6 @@ const clforge__family clforge__family_cross_entropy = {
     },
     .overrides = clforge__row_short_overrides,
     .allowed = ce_allowed,
-    .tune = &clforge__tune_cross_entropy,
     .classes = clforge__ce_classes,
 };
 /* clang-format on */

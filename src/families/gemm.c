@@ -114,7 +114,6 @@ const clforge__family clforge__family_gemm = {
     .precision_params = 1u << GEMM_HALF,
     .allowed = gemm_allowed,
     .canonical = gemm_canonical,
-    .tune = &clforge__tune_gemm,
     /* Tiles must divide the representative shapes (the tuner keeps to
      * candidates that do), so they are multiples of 128 where they can be.
      * The big classes decide the big GEMMs and cost the most to measure:

@@ -53,7 +53,6 @@ const clforge__family clforge__family_gemm_direct = {
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .precision_params = 1u << GEMMD_HALF,
     .allowed = direct_allowed,
-    .tune = &clforge__tune_gemm,
     /* The direct kernel runs small problems whole, and the other classes'
      * edges (those find this entry as the nearest tuned shape). */
     .classes = (const clforge__shape_class[]){

@@ -81,7 +81,6 @@ const clforge__family clforge__family_gemm_int8 = {
     },
     .allowed = int8_allowed,
     .canonical = int8_canonical,
-    .tune = &clforge__tune_gemm_quantized,
     /* the names of src/ops/gemm.c's classes (a call's key takes them); a
      * square GEMM and a convolution layer's (N*P*Q x K x R*S*C, K small),
      * at half a float class's share of the budget */

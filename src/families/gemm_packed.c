@@ -82,7 +82,6 @@ const clforge__family clforge__family_gemm_packed = {
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = packed_allowed,
     .canonical = packed_canonical,
-    .tune = &clforge__tune_gemm,
     /* The classes where packing can pay (the tiled family's big ones): the
      * tuner measures both families on them and calls take the faster. */
     .classes = (const clforge__shape_class[]){

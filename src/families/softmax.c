@@ -75,7 +75,6 @@ const clforge__family clforge__family_softmax = {
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = softmax_allowed,
     .canonical = softmax_canonical,
-    .tune = &clforge__tune_softmax,
     .classes = clforge__softmax_classes,
 };
 /* clang-format on */
