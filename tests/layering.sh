@@ -1,0 +1,33 @@
+#!/bin/sh
+# The layers below the ops include no ops header and name no op's symbol:
+# src/core (infrastructure), src/desc (descriptors), src/families (family
+# descriptors and the registry), src/ref (CPU references) and
+# src/providers (peer libraries) are what the ops build on; the tuner
+# (src/tuning) runs the ops and registers their tune hooks from above
+# (src/tuning/tunables.c). Usage: layering.sh SOURCE_DIR
+set -u
+src=${1:?usage: layering.sh SOURCE_DIR}/src
+status=0
+files=0
+for layer in core desc families ref providers; do
+  for f in "$src/$layer"/*.c "$src/$layer"/*.h; do
+    [ -f "$f" ] || continue
+    files=$((files + 1))
+    # an include that reaches into src/ops/ (../ops/x.h, ops/x.h)
+    if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*/)?ops/' "$f"; then
+      echo "FAIL ${f#"$src"/}: includes an ops header (layer $layer is below src/ops)"
+      status=1
+    fi
+    # an op's tune hook named downward (clforge__tune_<op>, src/ops/*_tune.c)
+    if grep -nE 'clforge__tune_[a-z_0-9]+' "$f" | grep -vE 'clforge__tune_(op|parse_dtypes|compute_type)\b'; then
+      echo "FAIL ${f#"$src"/}: names an op's tune hook (register it in src/tuning/tunables.c)"
+      status=1
+    fi
+  done
+done
+if [ "$files" -lt 50 ]; then
+  echo "FAIL only $files files below src/ops under $src: wrong directory?"
+  status=1
+fi
+[ "$status" -eq 0 ] && echo "$files files below src/ops: no ops header, no op's tune hook"
+exit "$status"
