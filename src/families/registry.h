@@ -8,7 +8,10 @@
  * read. tests/test_registry.c checks each consumer against these lists.
  *
  * The lists are X-macros: a consumer defines the row macros it needs and
- * passes them in (see docs/ARCHITECTURE.md, "The registry"). */
+ * passes them in. A new family is one row here (TUNED with its op, or
+ * PLAIN); a new tuned op one row of CLFORGE__TUNE_OPS and its
+ * clforge__tune_<op>; a new algorithm one row of its op's list, beside
+ * its public enum value. */
 #ifndef CLFORGE_SRC_FAMILIES_REGISTRY_H
 #define CLFORGE_SRC_FAMILIES_REGISTRY_H
 
