@@ -91,3 +91,37 @@ int clforge_cli_print_json(cJSON *root) {
   cJSON_free(text);
   return fflush(stdout) == 0 ? 0 : 1;
 }
+
+const char *clforge_cli_names(clforge_registry list, const char *sep, const char *last, char *buf, size_t cap) {
+  int n = 0;
+  size_t len = 0;
+  if (cap) buf[0] = '\0';
+  if (clforge_registry_count(list, &n) != CLFORGE_SUCCESS) return buf;
+  for (int i = 0; i < n && len < cap; ++i) {
+    const char *name = "?";
+    clforge_registry_name(list, i, &name);
+    int w = snprintf(buf + len, cap - len, "%s%s", i == 0 ? "" : i == n - 1 ? last : sep, name);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+  return buf;
+}
+
+void clforge_cli_wrap(FILE *f, const char *text, int col, int indent) {
+  while (*text) {
+    while (*text == ' ') ++text;
+    int w = (int)strcspn(text, " ");
+    if (!w) break;
+    if (col > indent && col + 1 + w > 80) {
+      fprintf(f, "\n%*s", indent, "");
+      col = indent;
+    } else if (col > indent) {
+      fputc(' ', f);
+      ++col;
+    }
+    fprintf(f, "%.*s", w, text);
+    col += w;
+    text += w;
+  }
+  fputc('\n', f);
+}

@@ -7,14 +7,18 @@
 
 #include "clforge/clforge.h"
 #include "cli_util.h"
+#include "explain_common.h"
 
 void clforge_cli_explain_help(FILE *f) {
+  char conv[256], attn[128]; /* the library's lists (clforge_registry_name), never a copy */
+  clforge_cli_names(CLFORGE_REGISTRY_CONV_ALGOS, "|", "|", conv, sizeof conv);
+  clforge_cli_names(CLFORGE_REGISTRY_ATTENTION_ALGOS, "|", "|", attn, sizeof attn);
   fprintf(f,
           "usage: clforge explain gemm M N K [options]\n"
           "       clforge explain conv --shape n=N,c=C,h=H,w=W,k=K,r=R,s=S,stride=U,pad=P,dil=D,groups=G\n"
           "                            [--layout nchw|nhwc] [--dtype T] [--algo A]\n"
           "       clforge explain attention --shape B,Hq,Hkv,Sq,Sk,D[,causal] [--dtype T]\n"
-          "                            [--kv-dtype T] [--algo auto|fused|split_kv]\n"
+          "                            [--kv-dtype T] [--algo %s]\n"
           "       clforge explain softmax ROWS N [--dtype T] [--log] [--pass fwd|bwd]\n"
           "\n"
           "Show which kernels and parameters clforge_gemm (or, for conv and attention,\n"
@@ -31,7 +35,7 @@ void clforge_cli_explain_help(FILE *f) {
           "  --batch N        batch count (default 1)\n"
           "conv: --shape takes n c h w k r s stride pad dil groups (c, h, k, r needed; w\n"
           "  defaults to h, s to r, n to 1), as clforge bench conv --shape does;\n"
-          "  --algo auto|direct|implicit_gemm|gemm_1x1|im2col|winograd_2x2|winograd_4x4|fft|depthwise\n"
+          "  --algo %s\n"
           "  --pass fwd|bwd_data|bwd_filter: the backward passes' choice (desc.kind)\n"
           "attention: --shape as clforge bench attention --shapes takes it (tight BHSD,\n"
           "  causal aligned bottom-right); --dtype sets Q and O, --kv-dtype K and V\n"
@@ -40,18 +44,8 @@ void clforge_cli_explain_help(FILE *f) {
           "  -h, --help       show this help\n"
           "\n"
           "Exit status: 0 on success, 1 when no device was found or the call is\n"
-          "invalid, 2 on a usage error.\n");
-}
-
-void clforge_cli_explain_print_kernel(const clforge_kernel_choice *k) {
-  printf("  %-18s parameters from %s", k->family, clforge_params_source_name(k->source));
-  if (k->source == CLFORGE_PARAMS_FROM_TUNED || k->source == CLFORGE_PARAMS_FROM_NEAREST)
-    printf(" (%.1f GFLOP/s measured)", k->tuned_gflops);
-  printf("\n  %-18s", "");
-  for (int p = 0; p < k->nparams; ++p) printf(" %s=%d", k->names[p], k->values[p]);
-  printf("\n");
-  /* the families with half variants say which arithmetic runs (CLFORGE_COMPUTE_TYPE allows it) */
-  if (k->compute_type) printf("  %-18s arithmetic: %s\n", "", clforge_compute_type_name(k->compute_type));
+          "invalid, 2 on a usage error.\n",
+          attn, conv);
 }
 
 static int parse_size(const char *s, size_t *out) {

@@ -5,7 +5,17 @@
 #include "attention_bench.h"
 #include "clforge/clforge.h"
 #include "cli_util.h"
-#include "explain.h"
+#include "explain_common.h"
+
+/* 1 with *algo when v is an algorithm's name (clforge_attention_algo_name). */
+static int algo_from_name(const char *v, clforge_attention_algo *algo) {
+  for (int a = 0; a < CLFORGE_ATTENTION_ALGO_COUNT; ++a)
+    if (!strcmp(v, clforge_attention_algo_name((clforge_attention_algo)a))) {
+      *algo = (clforge_attention_algo)a;
+      return 1;
+    }
+  return 0;
+}
 
 int clforge_cli_explain_attention(int argc, char **argv) {
   clforge_attention_desc d;
@@ -28,10 +38,7 @@ int clforge_cli_explain_attention(int argc, char **argv) {
     } else if (!strcmp(a, "--kv-dtype") && clforge_dtype_from_name(v, &t) == CLFORGE_SUCCESS) {
       kv = t;
       ++i;
-    } else if (!strcmp(a, "--algo") && (!strcmp(v, "auto") || !strcmp(v, "fused") || !strcmp(v, "split_kv"))) {
-      d.algo = !strcmp(v, "fused") ? CLFORGE_ATTENTION_ALGO_FUSED
-               : !strcmp(v, "split_kv") ? CLFORGE_ATTENTION_ALGO_SPLIT_KV
-                                        : CLFORGE_ATTENTION_ALGO_AUTO;
+    } else if (!strcmp(a, "--algo") && algo_from_name(v, &d.algo)) {
       ++i;
     } else {
       fprintf(stderr, "clforge explain: bad option or value at '%s'\nRun 'clforge explain --help' for usage.\n", a);

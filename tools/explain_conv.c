@@ -4,7 +4,7 @@
 
 #include "clforge/clforge.h"
 #include "cli_util.h"
-#include "explain.h"
+#include "explain_common.h"
 #include "conv_bench.h"
 
 int clforge_cli_explain_conv(int argc, char **argv) {

@@ -6,7 +6,7 @@
 
 #include "clforge/clforge.h"
 #include "cli_util.h"
-#include "explain.h"
+#include "explain_common.h"
 
 static int parse_count(const char *s, size_t *out) {
   char *end;

@@ -13,6 +13,10 @@
 #include "cli_util.h"
 
 void clforge_cli_tune_help(FILE *f) {
+  char ops[512];
+  /* the ops are the library's list (clforge_registry_name), never a copy */
+  clforge_cli_names(CLFORGE_REGISTRY_TUNE_OPS, ", ", ", ", ops, sizeof ops);
+  strncat(ops, " or all", sizeof ops - strlen(ops) - 1);
   fprintf(f,
           "usage: clforge tune [options]\n"
           "\n"
@@ -26,9 +30,9 @@ void clforge_cli_tune_help(FILE *f) {
           "did not reach.\n"
           "\n"
           "Options:\n"
-          "  --op OP             gemm, conv, softmax, softmax_backward, cross_entropy,\n"
-          "                      optimizer, attention, attention_backward, gemm_quantized\n"
-          "                      or all\n"
+          "  %-20s", "--op OP");
+  clforge_cli_wrap(f, ops, 22, 22);
+  fprintf(f,
           "                      (default all)\n"
           "  --budget SECONDS    wall-clock budget for the whole run (default 120)\n"
           "  --shapes LIST       shape classes, comma-separated: GEMM's small, medium,\n"

@@ -483,6 +483,24 @@ typedef enum clforge_params_source {
 /** "api", "env", "tuned", "nearest", "device-default", "generic-default", "tuner". */
 CLFORGE_API const char *clforge_params_source_name(clforge_params_source source);
 
+/** The library's lists of names, for tools and bindings that offer them
+ *  (help texts, argument checks) without a copy of their own. */
+typedef enum clforge_registry {
+  CLFORGE_REGISTRY_FAMILIES = 0,         /* every kernel family (CLFORGE_PARAMS, clforge_kernel_choice.family) */
+  CLFORGE_REGISTRY_TUNED_FAMILIES = 1,   /* the families clforge_tune searches */
+  CLFORGE_REGISTRY_TUNE_OPS = 2,         /* clforge_tune_options.ops's names */
+  CLFORGE_REGISTRY_CONV_ALGOS = 3,       /* clforge_conv_algo_name, by value: "auto" first */
+  CLFORGE_REGISTRY_ATTENTION_ALGOS = 4,  /* clforge_attention_algo_name, by value */
+  CLFORGE_REGISTRY_COUNT = 5
+} clforge_registry;
+
+/** How many names `list` holds; CLFORGE_INVALID_ARGUMENT for an unknown
+ *  list or a NULL count. */
+CLFORGE_API clforge_status clforge_registry_count(clforge_registry list, int *count);
+/** The index-th name of `list` (a static string), 0 <= index < its count;
+ *  CLFORGE_INVALID_ARGUMENT otherwise (or for a NULL name). */
+CLFORGE_API clforge_status clforge_registry_name(clforge_registry list, int index, const char **name);
+
 #define CLFORGE_MAX_KERNEL_PARAMS 16
 
 /** One kernel (or peer library) a call uses, and why. */

@@ -4,7 +4,7 @@
 
 #include "clforge/clforge.h"
 #include "program.h"
-#include "../tuning/db.h"
+#include "tuning_view.h"
 #include "workspace.h"
 
 struct clforge_context_s {

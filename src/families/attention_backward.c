@@ -40,7 +40,6 @@ const clforge__family clforge__family_attention_backward = {
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = allowed,
-    .tune = &clforge__tune_attention_backward,
     .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_PREFILL_D64_S512,
                                               CLFORGE_ATTN_CLASS_PREFILL_D128_S512, CLFORGE_ATTN_CLASS_END},
 };

@@ -9,6 +9,14 @@
 #include "family.h"
 
 enum { CLFORGE_ATTN_NDIMS = 7 };
+
+/* Variant bits attention families' defaults may depend on (a call's:
+ * clforge__attn_variant, src/ops/attention_algo.h). */
+enum {
+  CLFORGE__ATTN_VARIANT_HALF = 1,   /* Q or K/V in f16/bf16 storage */
+  CLFORGE__ATTN_VARIANT_CAUSAL = 2, /* a causal call */
+  CLFORGE__ATTN_VARIANT_DECODE = 4  /* Sq <= 16 */
+};
 enum { ATTN_DIM_B, ATTN_DIM_HQ, ATTN_DIM_HKV, ATTN_DIM_SQ, ATTN_DIM_SK, ATTN_DIM_D, ATTN_DIM_CAUSAL };
 
 /* The largest Sq the decode classes stand for (and the automatic choice's

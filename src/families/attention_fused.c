@@ -2,7 +2,6 @@
  * cl/attention_fused.cl): one pass over K and V per query block. */
 #include <stdio.h>
 
-#include "../ops/attention_algo.h"
 #include "attention_fused.h"
 #include "attention_classes.h"
 #include "families.h"
@@ -71,10 +70,9 @@ const clforge__family clforge__family_attention_fused = {
     },
     /* CPUs: one work-item per work-group holding two vectors of 16 queries
      * against blocks of 8 keys, staged privately (no barriers): 16 score
-     * accumulators, each K/V broadcast feeding two FMAs. Measured on PoCL
-     * (Zen 5, D = 64 and 128, S = 2048; CPU time): QW=1,TK=16 11-17%
-     * slower, QW=4,TK=4 the same at D = 64 and 2% slower at 128; DCH, KU,
-     * WGQ and local staging within 3%. GPUs: a work-group of 64 queries,
+     * accumulators, each K/V broadcast feeding two FMAs (on PoCL, one
+     * vector of queries against longer key blocks was slower; DCH, KU, WGQ
+     * and local staging made no difference). GPUs: a work-group of 64 queries,
      * one per work-item, sharing K/V blocks in local memory. HALF 0
      * everywhere: a precision choice (gated by the call's compute type).
      *                                    VW QW WGQ TK DCH KU STAGE HALF */
@@ -89,7 +87,7 @@ const clforge__family clforge__family_attention_fused = {
     },
     /* CPUs, f16/bf16 Q or K/V: the K/V rows are widened into the private
      * block, so more queries share each widening (4 x 16 against blocks of
-     * 4 keys: f16 K/V 3-4% faster at D = 64 and 128, f32 the same). */
+     * 4 keys: faster for f16 K/V, the same for f32). */
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__ATTN_VARIANT_HALF, CLFORGE__ATTN_VARIANT_HALF, ATTF_QW, 4},
         {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__ATTN_VARIANT_HALF, CLFORGE__ATTN_VARIANT_HALF, ATTF_TK, 4},
@@ -97,7 +95,6 @@ const clforge__family clforge__family_attention_fused = {
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = fused_allowed,
     .precision_params = 1u << ATTF_HALF,
-    .tune = &clforge__tune_attention,
     .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_PREFILL_D64_S512, CLFORGE_ATTN_CLASS_PREFILL_D64_S2048,
                                               CLFORGE_ATTN_CLASS_PREFILL_D128_S512,
                                               CLFORGE_ATTN_CLASS_PREFILL_D128_S2048_GQA, CLFORGE_ATTN_CLASS_END},

@@ -44,8 +44,8 @@ const clforge__family clforge__family_attention_split_kv = {
     },
     /* CPUs: a work-item per work-group with explicit 16-wide vectors (PoCL
      * runs it as straight vector code), f16 widened by vload_half (PoCL
-     * emits vcvtph2ps: f16 KV 1.7x faster than the integer conversion,
-     * measured at Sk = 8192); GPUs: guesses, many work-items, the integer
+     * emits vcvtph2ps, faster than the integer conversion); GPUs: guesses,
+     * many work-items, the integer
      * conversion (vload_half has been seen wrong on some drivers). */
     /*                                  SPLITS KB ROWS WG VW HCVT */
     .defaults = {
@@ -59,7 +59,6 @@ const clforge__family clforge__family_attention_split_kv = {
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = split_allowed,
-    .tune = &clforge__tune_attention,
     .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_DECODE_SK1024, CLFORGE_ATTN_CLASS_DECODE_SK8192,
                                               CLFORGE_ATTN_CLASS_DECODE_SQ8_SK4096, CLFORGE_ATTN_CLASS_END},
 };

@@ -12,6 +12,14 @@
 #include "family.h"
 
 enum { CLFORGE_CONV_NDIMS = 8 };
+
+/* The variant bits conv families' defaults may depend on (a call's:
+ * clforge__conv_variant, src/ops/conv_algo.h). */
+enum {
+  CLFORGE__CONV_VARIANT_NHWC = 1,    /* x in NHWC */
+  CLFORGE__CONV_VARIANT_HALF = 2,    /* x or w in f16/bf16 storage */
+  CLFORGE__CONV_VARIANT_1X1 = 4      /* R = S = 1 */
+};
 enum { CONV_DIM_N, CONV_DIM_C, CONV_DIM_H, CONV_DIM_K, CONV_DIM_R, CONV_DIM_STRIDE, CONV_DIM_PAD, CONV_DIM_GROUPS };
 
 /* A class is a layer of conv_layers.h at a batch size: the name (with a

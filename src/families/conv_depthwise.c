@@ -44,7 +44,6 @@ const clforge__family clforge__family_conv_depthwise = {
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = depthwise_allowed,
-    .tune = &clforge__tune_conv,
     .classes = (const clforge__shape_class[]){CLFORGE_CONV_CLASS_MBV2_DW_112, CLFORGE_CONV_CLASS_MBV2_DW_112_N1,
     CLFORGE_CONV_CLASS_END},
 };

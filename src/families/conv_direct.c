@@ -2,7 +2,6 @@
  * universal fallback, every shape the descriptor allows. */
 #include <stdio.h>
 
-#include "../ops/conv_algo.h"
 #include "conv_classes.h"
 #include "conv_direct.h"
 #include "families.h"
@@ -52,7 +51,6 @@ const clforge__family clforge__family_conv_direct = {
         {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__CONV_VARIANT_NHWC, CLFORGE__CONV_VARIANT_NHWC, CONVD_VW, 8},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = direct_allowed,
-    .tune = &clforge__tune_conv,
     .classes = (const clforge__shape_class[]){
         CLFORGE_CONV_CLASS_R50_3X3_56, CLFORGE_CONV_CLASS_R50_3X3_56_N1, CLFORGE_CONV_CLASS_R50_3X3_28,
         CLFORGE_CONV_CLASS_R50_3X3_28_N1, CLFORGE_CONV_CLASS_R50_1X1_56, CLFORGE_CONV_CLASS_R50_1X1_56_N1,

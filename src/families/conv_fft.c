@@ -45,7 +45,6 @@ const clforge__family clforge__family_conv_fft = {
      * at KB=4 NB=4 VW=8 WG=4, 58 ms at KB=4 NB=2 VW=16 WG=1, 150 ms with
      * scalar work-items (VW=1 WG=64). */
     .allowed = fft_allowed,
-    .tune = &clforge__tune_conv,
     .classes = (const clforge__shape_class[]){
         CLFORGE_CONV_CLASS_ALEX_11X11S4, CLFORGE_CONV_CLASS_ALEX_11X11S4_N1,
         CLFORGE_CONV_CLASS_R50_7X7S2, CLFORGE_CONV_CLASS_R50_7X7S2_N1,

@@ -5,7 +5,6 @@
 #include "conv_classes.h"
 #include "conv_gemm_1x1.h"
 #include "families.h"
-#include "../ops/conv_algo.h"
 
 /* clang-format off */
 const clforge__family clforge__family_conv_gemm_1x1 = {
@@ -25,7 +24,6 @@ const clforge__family clforge__family_conv_gemm_1x1 = {
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__CONV_VARIANT_NHWC, CLFORGE__CONV_VARIANT_NHWC, CG1_PATH, 0},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
-    .tune = &clforge__tune_conv,
     .classes = (const clforge__shape_class[]){CLFORGE_CONV_CLASS_R50_1X1_56, CLFORGE_CONV_CLASS_R50_1X1_56_N1,
     CLFORGE_CONV_CLASS_MBV2_1X1_112, CLFORGE_CONV_CLASS_MBV2_1X1_112_N1,
                                               CLFORGE_CONV_CLASS_END},

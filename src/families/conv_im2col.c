@@ -39,7 +39,6 @@ const clforge__family clforge__family_conv_im2col = {
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 16, 4, 0},
     },
     .allowed = im2col_allowed,
-    .tune = &clforge__tune_conv,
     /* Every class but the depthwise one (im2col runs it, one tiny GEMM per group). */
     .classes = (const clforge__shape_class[]){
         CLFORGE_CONV_CLASS_R50_3X3_56, CLFORGE_CONV_CLASS_R50_3X3_56_N1, CLFORGE_CONV_CLASS_R50_3X3_28,

@@ -81,7 +81,6 @@ const clforge__family clforge__family_conv_implicit_gemm = {
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 8, 4, 32, 32, 16, 1, 2, 4, 4},
     },
     .allowed = cig_allowed,
-    .tune = &clforge__tune_conv,
     .classes = (const clforge__shape_class[]){
         CLFORGE_CONV_CLASS_R50_3X3_56, CLFORGE_CONV_CLASS_R50_3X3_56_N1,
         CLFORGE_CONV_CLASS_R50_3X3_28, CLFORGE_CONV_CLASS_R50_3X3_28_N1,

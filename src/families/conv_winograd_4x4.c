@@ -27,7 +27,6 @@ const clforge__family clforge__family_conv_winograd_4x4 = {
         [CLFORGE_DEVICE_CLASS_MALI]      = {0, 4, 16, 0},
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 4, 16, 0},
     },
-    .tune = &clforge__tune_conv,
     .classes = (const clforge__shape_class[]){
         CLFORGE_CONV_CLASS_R50_3X3_56, CLFORGE_CONV_CLASS_R50_3X3_56_N1,
         CLFORGE_CONV_CLASS_R50_3X3_28, CLFORGE_CONV_CLASS_R50_3X3_28_N1,

@@ -46,9 +46,9 @@ const clforge__family clforge__family_cross_entropy = {
         [CE_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
     },
     /* softmax's layout of work (src/families/softmax.c): on CPUs a work-item
-     * per row, 16-wide, clforge's exp, many rows per item (8192 rows of 10
-     * classes: 2.6x faster than one row per item, `clforge bench train`);
-     * on GPUs a work-group per row. */
+     * per row, 16-wide, clforge's exp, many rows per item (short rows gain
+     * most over one row per item: `clforge bench train`); on GPUs a
+     * work-group per row. */
     /*                                   EXP WG RPW RPI VW */
     .defaults = {
         [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 64, 1, 1, 4},
@@ -61,7 +61,6 @@ const clforge__family clforge__family_cross_entropy = {
     },
     .overrides = clforge__row_short_overrides,
     .allowed = ce_allowed,
-    .tune = &clforge__tune_cross_entropy,
     .classes = clforge__ce_classes,
 };
 /* clang-format on */

@@ -44,8 +44,6 @@ typedef struct clforge__shape_class {
   double weight;
 } clforge__shape_class;
 
-struct clforge__tune_op; /* src/tuning/tune_op.h: how the tuner runs the family's op */
-
 typedef struct clforge__family {
   const char *name;                       /* family name, also used in CLFORGE_PARAMS */
   const char *const *sources;             /* embedded cl/<name>.cl files, NULL-terminated */
@@ -70,9 +68,9 @@ typedef struct clforge__family {
    * holds it at the first value (it tunes strict f32), and a tuning entry
    * written before the parameter existed reads as having the first value. */
   unsigned precision_params;
-  /* Tuning: the op that runs the family, and the shape classes it is tuned
-   * on (terminated by a NULL name). */
-  const struct clforge__tune_op *tune;
+  /* Tuning: the shape classes the family is tuned on (terminated by a NULL
+   * name). The op that runs it is the tuner's to know (src/tuning/tune_op.h,
+   * clforge__family_tune): a descriptor names no op. */
   const clforge__shape_class *classes;
 } clforge__family;
 
@@ -89,8 +87,8 @@ typedef struct clforge__problem_key {
 
 /* An allowed() callback's reason for refusing a set, written only when its
  * caller wants one (why_cap > 0): the tuner's enumeration visits millions
- * of sets and asks for none (formatting each refusal was most of a tune's
- * search-space walk for conv_implicit_gemm). */
+ * of sets and asks for none (formatting each refusal would dominate its
+ * search-space walk). */
 #define CLFORGE__WHY(why, why_cap, ...) ((why_cap) ? (void)snprintf(why, why_cap, __VA_ARGS__) : (void)0)
 
 /* An allowed() for families whose only constraint is their first
@@ -120,9 +118,8 @@ clforge_status clforge__family_select(clforge_context ctx, const clforge__family
 /* The tuning file moves a call off the family it runs without the file
  * only to one measured at least this much faster in the call's class: two
  * measurements minutes apart on a shared machine do not tell a few per
- * cent apart (docs/tuning.md, "Tuning never makes a call slower"; 5 % let
- * a tune's 197.6 against 187.1 GFLOP/s move r50_3x3_28 to the algorithm
- * 0.71-0.79x as fast side by side). */
+ * cent apart (docs/tuning.md, "Tuning never makes a call slower": a
+ * smaller margin let noise move a class to a slower algorithm). */
 #define CLFORGE__TUNED_MARGIN 1.10
 #define CLFORGE__TUNED_MARGIN_TEXT "10" /* the same, for messages */
 

@@ -103,9 +103,9 @@ const clforge__family clforge__family_gemm = {
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {32, 32, 4, 4, 16, 4, 1, 1, 2, 0},
     },
     /* CPUs (PoCL): a transposed B is read along k, and staging it in local
-     * memory (SB) turns its gathers into contiguous vector loads (~20x); f16
-     * inputs want A read 4 k at a time, widened as one vector (~1.8x), and B
-     * staged, so each element is widened once per work-group (~1.2x). */
+     * memory (SB) turns its gathers into contiguous vector loads; f16
+     * inputs want A read 4 k at a time, widened as one vector, and B
+     * staged, so each element is widened once per work-group. */
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_TB, GEMM_VAR_TB, GEMM_SB, 1},
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_F16, GEMM_VAR_F16, GEMM_KU, 4},
@@ -114,7 +114,6 @@ const clforge__family clforge__family_gemm = {
     .precision_params = 1u << GEMM_HALF,
     .allowed = gemm_allowed,
     .canonical = gemm_canonical,
-    .tune = &clforge__tune_gemm,
     /* Tiles must divide the representative shapes (the tuner keeps to
      * candidates that do), so they are multiples of 128 where they can be.
      * The big classes decide the big GEMMs and cost the most to measure:

@@ -44,7 +44,7 @@ const clforge__family clforge__family_gemm_direct = {
         [CLFORGE_DEVICE_CLASS_ADRENO]    = {2, 2, 8, 16, 1, 4},
     },
     /* CPUs: a narrow C (n < 64) wants one 16-wide vector per work-item and
-     * more rows, not columns the work-group would mostly clamp (~10x). */
+     * more rows, not columns the work-group would mostly clamp. */
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_NARROW, GEMM_VAR_NARROW, GEMMD_NWI, 1},
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_NARROW, GEMM_VAR_NARROW, GEMMD_MWI, 8},
@@ -53,7 +53,6 @@ const clforge__family clforge__family_gemm_direct = {
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .precision_params = 1u << GEMMD_HALF,
     .allowed = direct_allowed,
-    .tune = &clforge__tune_gemm,
     /* The direct kernel runs small problems whole, and the other classes'
      * edges (those find this entry as the nearest tuned shape). */
     .classes = (const clforge__shape_class[]){

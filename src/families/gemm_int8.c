@@ -63,8 +63,8 @@ const clforge__family clforge__family_gemm_int8 = {
         [GEMMI_DOT] = {"DOT", 3, {0, 1, 2}},
     },
     /* CPUs: 4 rows x 4 vectors of 16 (AVX-512) a work-item, a 4 x 4 group
-     * through each k-block together (measured at 1024^3 on PoCL: 109 GOP/s
-     * against 78 with 4 x 2 vectors and no KSYNC); GPUs: a row per
+     * through each k-block together (faster on PoCL than 4 x 2 vectors
+     * without KSYNC); GPUs: a row per
      * work-item, 4-wide loads, 128-256 items. DOT (the integer dot
      * products) is 0 here: a device with cl_khr_integer_dot_product gets
      * DOT=1 as its default, a CPU with it DOT=2 (src/ops/gemm_quantized.c);
@@ -81,7 +81,6 @@ const clforge__family clforge__family_gemm_int8 = {
     },
     .allowed = int8_allowed,
     .canonical = int8_canonical,
-    .tune = &clforge__tune_gemm_quantized,
     /* the names of src/ops/gemm.c's classes (a call's key takes them); a
      * square GEMM and a convolution layer's (N*P*Q x K x R*S*C, K small),
      * at half a float class's share of the budget */

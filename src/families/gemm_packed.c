@@ -74,15 +74,13 @@ const clforge__family clforge__family_gemm_packed = {
     },
     /* n <= 16 (MobileNetV2's 1x1 layers to 16 channels): panels of 16
      * columns, one of them per work-group, instead of half of a 32-wide one
-     * computed for nothing (mbv2_1x1_112_32_16, NHWC, N = 1 and 8: about 2x,
-     * docs/performance.md). */
+     * computed for nothing (MobileNetV2's 1x1 layers: docs/performance.md). */
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_N16, GEMM_VAR_N16, GEMMP_NR, 16},
         {CLFORGE_DEVICE_CLASS_CPU, GEMM_VAR_N16, GEMM_VAR_N16, GEMMP_NC, 16},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = packed_allowed,
     .canonical = packed_canonical,
-    .tune = &clforge__tune_gemm,
     /* The classes where packing can pay (the tiled family's big ones): the
      * tuner measures both families on them and calls take the faster. */
     .classes = (const clforge__shape_class[]){

@@ -40,7 +40,6 @@ const clforge__family clforge__family_optimizer = {
     },
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = clforge__family_wg_allowed,
-    .tune = &clforge__tune_optimizer,
     .classes = clforge__opt_classes,
 };
 /* clang-format on */

@@ -42,12 +42,12 @@ const clforge__family clforge__family_softmax = {
         [SOFTMAX_RPI] = {"RPI", 7, {1, 2, 4, 8, 16, 32, 64}},
         [SOFTMAX_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
     },
-    /* CPUs (measured on PoCL, AVX-512, 8*2048 rows of 2048 f32 in place,
-     * medians): one work-item per row with 16-wide vectors, the row
-     * re-read from cache; max then sum with the exps kept in y (1.2x without
-     * the stash, 1.45x the one-pass form); clforge's exp (1.1x PoCL's); 64
-     * rows per item, each next row's max pass fused into this row's sum
-     * pass (1.45x one row per item). GPUs: a work-group per row (coalesced
+    /* CPUs (measured on PoCL, AVX-512): one work-item per row with 16-wide
+     * vectors, the row re-read from cache; max then sum with the exps kept
+     * in y (faster than without the stash and than the one-pass form);
+     * clforge's exp (faster than PoCL's); 64 rows per item, each next row's
+     * max pass fused into this row's sum pass (faster than one row per
+     * item). GPUs: a work-group per row (coalesced
      * 16-byte loads, a local reduction), one pass for the statistics, the
      * built-in exp. */
     /*                                   ONLINE STASH EXP WG RPW RPI VW */
@@ -75,7 +75,6 @@ const clforge__family clforge__family_softmax = {
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = softmax_allowed,
     .canonical = softmax_canonical,
-    .tune = &clforge__tune_softmax,
     .classes = clforge__softmax_classes,
 };
 /* clang-format on */

@@ -72,7 +72,6 @@ const clforge__family clforge__family_softmax_backward = {
     },
     .overrides = clforge__row_short_overrides,
     .allowed = softmax_backward_allowed,
-    .tune = &clforge__tune_softmax_backward,
     .classes = clforge__softmax_classes,
 };
 /* clang-format on */

@@ -7,6 +7,7 @@
 #define CLFORGE_SRC_OPS_ATTENTION_ALGO_H
 
 #include "../desc/attention_desc.h"
+#include "../families/attention_classes.h"
 #include "../families/family.h"
 
 /* One call as an algorithm sees it. Every buffer is already checked;
@@ -53,12 +54,7 @@ typedef struct clforge__attn_key {
 } clforge__attn_key;
 void clforge__attn_make_key(const clforge__attn *d, clforge__attn_key *k);
 
-/* Variant bits attention families' defaults may depend on. */
-enum {
-  CLFORGE__ATTN_VARIANT_HALF = 1,   /* Q or K/V in f16/bf16 storage */
-  CLFORGE__ATTN_VARIANT_CAUSAL = 2, /* a causal call */
-  CLFORGE__ATTN_VARIANT_DECODE = 4  /* Sq <= 16 */
-};
+/* The variant bits (CLFORGE__ATTN_VARIANT_*, attention_classes.h) of d. */
 int clforge__attn_variant(const clforge__attn *d);
 
 /* -D options every attention kernel gets from d, appended to buf:

@@ -8,17 +8,15 @@
 #include "../core/context.h"
 #include "../core/error.h"
 #include "../families/attention_classes.h"
+#include "../families/registry.h"
 #include "../core/program.h"
 #include "attention_algo.h"
 #include "buffer_check.h"
 
+/* The names are the registry's (src/families/registry.h). */
 const char *clforge_attention_algo_name(clforge_attention_algo algo) {
-  switch (algo) {
-    case CLFORGE_ATTENTION_ALGO_AUTO: return "auto";
-    case CLFORGE_ATTENTION_ALGO_FUSED: return "fused";
-    case CLFORGE_ATTENTION_ALGO_SPLIT_KV: return "split_kv";
-    default: return "?";
-  }
+  const char *name = clforge__registry_name(CLFORGE_REGISTRY_ATTENTION_ALGOS, (int)algo);
+  return name ? name : "?";
 }
 
 const clforge__attn_algo_impl *clforge__attn_algo_impl_of(clforge_attention_algo algo) {

@@ -7,6 +7,7 @@
 #define CLFORGE_SRC_OPS_CONV_ALGO_H
 
 #include "../desc/conv_desc.h"
+#include "../families/conv_classes.h"
 #include "../families/family.h"
 #include "../ref/compare.h"
 
@@ -91,12 +92,7 @@ void clforge__conv_make_key(const clforge__conv *d, clforge__conv_key *k);
  * anything else. */
 int clforge__conv_heuristic_rank(clforge_context ctx, const clforge__conv *d, clforge_conv_algo algo);
 
-/* The variant bits conv families' defaults may depend on. */
-enum {
-  CLFORGE__CONV_VARIANT_NHWC = 1,    /* x in NHWC */
-  CLFORGE__CONV_VARIANT_HALF = 2,    /* x or w in f16/bf16 storage */
-  CLFORGE__CONV_VARIANT_1X1 = 4      /* R = S = 1 */
-};
+/* The variant bits (CLFORGE__CONV_VARIANT_*, conv_classes.h) of d. */
 int clforge__conv_variant(const clforge__conv *d);
 
 /* -D options every conv kernel gets from d: X_T W_T Y_T BIAS_T (storage

@@ -10,30 +10,29 @@
 #include "../core/context.h"
 #include "../core/error.h"
 #include "../families/conv_classes.h"
+#include "../families/registry.h"
 #include "../core/program.h"
 #include "../core/validate.h"
 #include "buffer_check.h"
 #include "conv_algo.h"
 
-static const char *const algo_names[CLFORGE_CONV_ALGO_COUNT] = {
-    "auto", "direct", "implicit_gemm", "gemm_1x1", "im2col", "winograd_2x2", "winograd_4x4", "fft", "depthwise"};
-
+/* The names are the registry's (src/families/registry.h). */
 const char *clforge_conv_algo_name(clforge_conv_algo algo) {
-  return (unsigned)algo < CLFORGE_CONV_ALGO_COUNT ? algo_names[algo] : "?";
+  const char *name = clforge__registry_name(CLFORGE_REGISTRY_CONV_ALGOS, (int)algo);
+  return name ? name : "?";
 }
 
 clforge_status clforge_conv_algo_from_name(const char *name, clforge_conv_algo *algo) {
   clforge__clear_error(NULL);
   if (!name || !algo) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv_algo_from_name: name or algo is NULL");
   for (int i = 0; i < CLFORGE_CONV_ALGO_COUNT; ++i)
-    if (!strcasecmp(name, algo_names[i])) {
+    if (!strcasecmp(name, clforge_conv_algo_name((clforge_conv_algo)i))) {
       *algo = (clforge_conv_algo)i;
       return CLFORGE_SUCCESS;
     }
-  return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT,
-                       "conv algorithm \"%s\" is unknown: use auto, direct, implicit_gemm, gemm_1x1, im2col, "
-                       "winograd_2x2, winograd_4x4, fft or depthwise",
-                       name);
+  char names[256];
+  return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv algorithm \"%s\" is unknown: use %s", name,
+                       clforge__registry_text(CLFORGE_REGISTRY_CONV_ALGOS, ", ", " or ", names, sizeof names));
 }
 
 const char *clforge_conv_algo_source_name(clforge_conv_algo_source source) {

@@ -185,12 +185,6 @@ int clforge__tuning_put(clforge__tuning_db *db, const clforge__tuning_entry *e) 
   return 0;
 }
 
-void clforge__tuning_free(clforge__tuning_db *db) {
-  free(db->entries);
-  db->entries = NULL;
-  db->count = db->cap = 0;
-}
-
 /* Whole file into memory; 1 when absent, -1 with why on failure. */
 static int read_all(int fd, const char *path, char **out, size_t *len, char *why, size_t why_cap) {
   struct stat st;
@@ -434,10 +428,4 @@ clforge__tuning_match clforge__tuning_lookup(clforge_context ctx, const clforge_
   double d = e == u ? du : ds;
   *out = e;
   return !e ? CLFORGE__TUNING_NONE : d < 0 ? CLFORGE__TUNING_EXACT : CLFORGE__TUNING_NEAREST;
-}
-
-void clforge__tuning_view_release(clforge__tuning_view *v) {
-  clforge__tuning_free(&v->user);
-  clforge__tuning_free(&v->system);
-  v->loaded = 0;
 }

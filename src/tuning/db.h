@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "clforge/clforge.h"
+#include "../core/tuning_view.h"
 
 #define CLFORGE_TUNING_FORMAT 1
 
@@ -32,10 +33,8 @@ typedef struct clforge__tuning_entry {
   char library_version[32];
 } clforge__tuning_entry;
 
-typedef struct clforge__tuning_db {
-  clforge__tuning_entry *entries;
-  size_t count, cap;
-} clforge__tuning_db;
+/* clforge__tuning_db, a list of entries, and clforge__tuning_view, a
+ * context's: src/core/tuning_view.h. */
 
 /* Parse a whole file's text. On success appends its entries to db and
  * returns 0; on any defect (not JSON, another format version, wrong types,
@@ -51,8 +50,6 @@ int clforge__tuning_load_file(const char *path, clforge__tuning_db *db, char *wh
 
 /* Append or replace (same device, family, dtypes, layout, shape class). */
 int clforge__tuning_put(clforge__tuning_db *db, const clforge__tuning_entry *e);
-
-void clforge__tuning_free(clforge__tuning_db *db);
 
 /* The whole file's text for db (malloc'd, NULL when out of memory); parsing
  * it gives back the same entries (median time rounded to 1 ns, GFLOP/s to
@@ -71,13 +68,6 @@ int clforge__tuning_same_device(const clforge__tuning_entry *e, const clforge_de
 
 /* Fill an entry's fingerprint from info and date/library version from now. */
 void clforge__tuning_stamp(clforge__tuning_entry *e, const clforge_device_info *info);
-
-/* The per-context view: the user's and the system's entries for this device,
- * loaded on first use (files read once per context; defects logged once). */
-typedef struct clforge__tuning_view {
-  int loaded;
-  clforge__tuning_db user, system;
-} clforge__tuning_view;
 
 typedef enum {
   CLFORGE__TUNING_NONE = 0,
@@ -102,8 +92,5 @@ typedef struct clforge__tuning_query {
  * NONE). */
 clforge__tuning_match clforge__tuning_lookup(clforge_context ctx, const clforge__tuning_query *q,
                                              const clforge__tuning_entry **out);
-
-/* Drop the loaded view (the next lookup reads the files again). */
-void clforge__tuning_view_release(clforge__tuning_view *v);
 
 #endif

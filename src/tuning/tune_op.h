@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../families/family.h"
+#include "../families/registry.h"
 
 typedef struct clforge__tune_op {
   const char *op;                   /* "gemm": what --op names */
@@ -43,6 +44,22 @@ typedef struct clforge__tune_op {
   int (*variant)(const char *dtypes, const char *layout, const size_t *shape);
   void (*teardown)(void *state);
 } clforge__tune_op;
+
+/* Each op the tuner knows (the registry's CLFORGE__TUNE_OPS): how it runs
+ * that op, defined by the op (src/ops/<op>_tune.c). */
+#define CLFORGE__TUNE_OP_EXTERN(op) extern const clforge__tune_op clforge__tune_##op;
+CLFORGE__TUNE_OPS(CLFORGE__TUNE_OP_EXTERN)
+#undef CLFORGE__TUNE_OP_EXTERN
+
+/* The families the tuner searches and the op that runs each, from the
+ * registry's TUNED rows (src/tuning/tunables.c): registered here, above
+ * the ops, so that a family's descriptor names no op. In the registry's
+ * order; terminated by a NULL family. */
+typedef struct clforge__tunable {
+  const clforge__family *family;
+  const clforge__tune_op *op;
+} clforge__tunable;
+extern const clforge__tunable clforge__tunables[];
 
 /* "a,b,c": three storage type names (a tuning key's dtypes, perhaps with a
  * compute type's "@16f") into t; 0, or -1 when it is not that. */

@@ -38,6 +38,7 @@
 
 typedef struct {
   const clforge__family *family;
+  const clforge__tune_op *op; /* how the tuner runs the family (clforge__tunables) */
   const clforge__shape_class *cls;
   const char *dtypes, *layout;
   char half_dtypes[48];      /* a compute type's key, "<dtypes>@<type>" (dtypes points here) */
@@ -73,7 +74,7 @@ static int listed(const char *list, const char *value) {
 enum { FIELD_OP, FIELD_CLASS, FIELD_DTYPES, FIELD_LAYOUT };
 
 static const char *field(const problem *p, int which) {
-  return which == FIELD_OP ? p->family->tune->op : which == FIELD_CLASS ? p->cls->name
+  return which == FIELD_OP ? p->op->op : which == FIELD_CLASS ? p->cls->name
                                                  : which == FIELD_DTYPES ? p->dtypes
                                                                          : p->layout;
 }
@@ -103,7 +104,7 @@ static int by_order(const void *a, const void *b) {
 }
 
 static int same_class(const problem *a, const problem *b) {
-  return !strcmp(a->family->tune->op, b->family->tune->op) && !strcmp(a->cls->name, b->cls->name) &&
+  return !strcmp(a->op->op, b->op->op) && !strcmp(a->cls->name, b->cls->name) &&
          !strcmp(a->dtypes, b->dtypes) && !strcmp(a->layout, b->layout);
 }
 
@@ -111,7 +112,7 @@ static int same_class(const problem *a, const problem *b) {
  * dtypes and layout) in the order the op's heuristic prefers them. */
 static void rank_problems(clforge_context ctx, problem *p, int n) {
   for (int i = 0; i < n; ++i) {
-    const clforge__tune_op *op = p[i].family->tune;
+    const clforge__tune_op *op = p[i].op;
     p[i].preference = op->rank ? op->rank(ctx, p[i].family, p[i].dtypes, p[i].layout, p[i].cls->shape) : 0;
   }
   for (int i = 0; i < n; ++i) {
@@ -147,20 +148,20 @@ static int by_baseline(const void *a, const void *b) {
 static clforge_status make_problems(clforge_context ctx, const clforge_tune_options *o, problem **out, int *count) {
   const int half = clforge__half_level_allowed(o->compute_type) > 0;
   int n = 0;
-  for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
-    for (const clforge__shape_class *c = (*f)->classes; c->name; ++c)
-      for (const char *const *d = (*f)->tune->dtypes; *d; ++d)
-        for (const char *const *l = (*f)->tune->layouts; *l; ++l) ++n;
+  for (const clforge__tunable *f = clforge__tunables; f->family; ++f)
+    for (const clforge__shape_class *c = f->family->classes; c->name; ++c)
+      for (const char *const *d = f->op->dtypes; *d; ++d)
+        for (const char *const *l = f->op->layouts; *l; ++l) ++n;
   problem *p = calloc(n ? (size_t)n : 1, sizeof *p);
   if (!p) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
   n = 0;
-  for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
-    for (const clforge__shape_class *c = (*f)->classes; c->name; ++c)
-      for (int di = 0; (*f)->tune->dtypes[di] && (!half || (*f)->precision_params); ++di)
-        for (int li = 0; (*f)->tune->layouts[li]; ++li, ++n) {
+  for (const clforge__tunable *f = clforge__tunables; f->family; ++f)
+    for (const clforge__shape_class *c = f->family->classes; c->name; ++c)
+      for (int di = 0; f->op->dtypes[di] && (!half || f->family->precision_params); ++di)
+        for (int li = 0; f->op->layouts[li]; ++li, ++n) {
           /* The op's first dtype (f32) is the most used: three times the share. */
-          p[n] = (problem){.family = *f, .cls = c, .dtypes = (*f)->tune->dtypes[di],
-                           .layout = (*f)->tune->layouts[li], .dtype_index = di, .layout_index = li, .seq = n,
+          p[n] = (problem){.family = f->family, .op = f->op, .cls = c, .dtypes = f->op->dtypes[di],
+                           .layout = f->op->layouts[li], .dtype_index = di, .layout_index = li, .seq = n,
                            .weight = (di == 0 ? 3.0 : 1.0) * c->weight};
           if (half) {
             snprintf(p[n].half_dtypes, sizeof p[n].half_dtypes, "%s@%s", p[n].dtypes,
@@ -174,7 +175,7 @@ static clforge_status make_problems(clforge_context ctx, const clforge_tune_opti
   if (st == CLFORGE_SUCCESS) st = check_list(ctx, "layout", o->layouts, p, n, FIELD_LAYOUT);
   int kept = 0;
   for (int i = 0; st == CLFORGE_SUCCESS && i < n; ++i)
-    if (listed(o->ops, p[i].family->tune->op) && listed(o->shapes, p[i].cls->name) && listed(o->dtypes, p[i].dtypes) &&
+    if (listed(o->ops, p[i].op->op) && listed(o->shapes, p[i].cls->name) && listed(o->dtypes, p[i].dtypes) &&
         listed(o->layouts, p[i].layout)) {
       p[kept] = p[i];
       if (half) p[kept].dtypes = p[kept].half_dtypes; /* (moved with its problem) */
@@ -264,9 +265,9 @@ static void force(tuner *t, run_kind kind, const int *values) {
   ctx->tune_force.provider[0] = '\0';
   if (kind == RUN_CANDIDATE) memcpy(ctx->tune_force.values, values, sizeof ctx->tune_force.values);
   if (kind == RUN_PEER) { /* force only the provider; the family's values stay the defaults */
-    clforge__family_device_default(f, &ctx->info, f->tune->variant(t->pb->dtypes, t->pb->layout, t->shape),
+    clforge__family_device_default(f, &ctx->info, t->pb->op->variant(t->pb->dtypes, t->pb->layout, t->shape),
                                    ctx->tune_force.values);
-    snprintf(ctx->tune_force.provider, sizeof ctx->tune_force.provider, "%s", f->tune->peer);
+    snprintf(ctx->tune_force.provider, sizeof ctx->tune_force.provider, "%s", t->pb->op->peer);
   }
 }
 
@@ -289,12 +290,12 @@ static double evaluate(const int *values, void *user) {
   force(t, RUN_CANDIDATE, v);
   if (t->fault_tests && t->evals == 1) snprintf(ctx->test_fault, sizeof ctx->test_fault, "build");
   clforge__measurement m;
-  clforge_tune_outcome outcome = clforge__measure(ctx, f->tune, t->state, t->fault_tests && t->evals == 0,
+  clforge_tune_outcome outcome = clforge__measure(ctx, t->pb->op, t->state, t->fault_tests && t->evals == 0,
                                                   t->ntop ? t->top[0].s : 0.0, &m, why, sizeof why);
   if (t->fault_tests && t->evals == 1) ctx->test_fault[0] = '\0';
   unforce(t);
   ++t->evals;
-  double flops = f->tune->flops(t->shape);
+  double flops = t->pb->op->flops(t->shape);
   if (outcome == CLFORGE_TUNE_OK) remember(t, v, m.median_s);
   if (t->old && !memcmp(values, t->old, sizeof(int) * (size_t)f->nparams)) t->old_measured = 1;
   if (outcome >= CLFORGE_TUNE_BUILD_FAILED) {
@@ -333,11 +334,11 @@ static double measure_plain(tuner *t, run_kind kind, const int *values, double b
   char why[1024];
   clforge__measurement m;
   force(t, kind, values);
-  clforge_tune_outcome out = clforge__measure(t->ctx, t->pb->family->tune, t->state, 0, best_s, &m, why, sizeof why);
+  clforge_tune_outcome out = clforge__measure(t->ctx, t->pb->op, t->state, 0, best_s, &m, why, sizeof why);
   unforce(t);
   if (out != CLFORGE_TUNE_OK) {
     clforge__log(CLFORGE_LOG_INFO, "tune %s %s: %s not measured: %s", t->pb->family->name, t->pb->cls->name,
-                 kind == RUN_PEER ? t->pb->family->tune->peer : kind == RUN_DEFAULT ? "the default" : "the entry", why);
+                 kind == RUN_PEER ? t->pb->op->peer : kind == RUN_DEFAULT ? "the default" : "the entry", why);
     return 0.0;
   }
   return m.median_s;
@@ -351,7 +352,7 @@ static double burst_of(tuner *t, const contender *c) {
   force(t, c->kind, c->values);
   if (c->family) t->ctx->tune_force.family = t->ctx->tune_force.path = c->family;
   while (runs < 64 && (runs == 0 || total < 2e-3)) {
-    if (clforge__timed_run(t->ctx, t->pb->family->tune, t->state, &burst[runs]) != CLFORGE_SUCCESS) break;
+    if (clforge__timed_run(t->ctx, t->pb->op, t->state, &burst[runs]) != CLFORGE_SUCCESS) break;
     total += burst[runs++];
   }
   unforce(t);
@@ -412,7 +413,7 @@ static int confirm_winner(tuner *t, const contender *def, const contender *chall
            r.accepted ? "confirmed" : def->family ? "heuristic kept" : "default kept", r.median,
            def->family ? def->family->name : "the default", r.lower, r.pairs, CLFORGE__CONFIRM_MIN_GAIN);
   clforge__log(CLFORGE_LOG_INFO, "tune %s %s %s %s: %s%s%s", t->pb->family->name, t->pb->cls->name, t->pb->dtypes,
-               t->pb->layout, def->family ? "" : challenger->kind == RUN_PEER ? t->pb->family->tune->peer : "the tuned values",
+               t->pb->layout, def->family ? "" : challenger->kind == RUN_PEER ? t->pb->op->peer : "the tuned values",
                def->family ? "" : " ", why);
   return r.accepted;
 }
@@ -420,7 +421,7 @@ static int confirm_winner(tuner *t, const contender *def, const contender *chall
 /* The event fields every event of the current problem has. */
 static clforge_tune_event problem_event(const tuner *t, clforge_tune_event_kind kind, int index, int count) {
   const problem *pb = t->pb;
-  const clforge__tune_op *op = pb->family->tune;
+  const clforge__tune_op *op = pb->op;
   clforge_tune_event ev = {0};
   ev.kind = kind;
   ev.op = op->op, ev.family = pb->family->name, ev.shape_class = pb->cls->name, ev.dtypes = pb->dtypes;
@@ -455,7 +456,7 @@ static const int *find_old(const tuner *t, int *old, const clforge__tuning_entry
  * built-in default, or the generic one where the device rules it out. */
 static clforge_status plain_values(tuner *t, int *values) {
   const problem *pb = t->pb;
-  const clforge__tune_op *op = pb->family->tune;
+  const clforge__tune_op *op = pb->op;
   return clforge__family_select(t->ctx, pb->family, op->variant(pb->dtypes, pb->layout, pb->cls->shape), NULL, values,
                                 NULL);
 }
@@ -478,7 +479,7 @@ static double guard_rival(tuner *t, const int *values, double s) {
         !strcmp(e->provider, "clforge"))
       he = e;
   }
-  const double flops = pb->family->tune->flops(pb->cls->shape);
+  const double flops = pb->op->flops(pb->cls->shape);
   if (!he || he->gflops <= 0 || flops / s / 1e9 <= he->gflops * CLFORGE__TUNED_MARGIN) return s;
   contender pair[2];
   memset(pair, 0, sizeof pair);
@@ -508,7 +509,7 @@ static clforge_status record(tuner *t, const int *values, double s, const char *
   snprintf(e.dtypes, sizeof e.dtypes, "%s", pb->dtypes);
   snprintf(e.layout, sizeof e.layout, "%s", pb->layout);
   snprintf(e.shape_class, sizeof e.shape_class, "%s", pb->cls->name);
-  e.ndims = f->tune->ndims;
+  e.ndims = pb->op->ndims;
   memcpy(e.shape, pb->cls->shape, sizeof e.shape);
   snprintf(e.provider, sizeof e.provider, "%s", provider);
   e.nparams = f->nparams;
@@ -517,7 +518,7 @@ static clforge_status record(tuner *t, const int *values, double s, const char *
     e.values[p] = values[p];
   }
   e.median_s = s;
-  e.gflops = f->tune->flops(pb->cls->shape) / s / 1e9;
+  e.gflops = pb->op->flops(pb->cls->shape) / s / 1e9;
   if (clforge__tuning_put(t->known, &e)) return clforge__fail(t->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
   if (t->o->dry_run) return CLFORGE_SUCCESS;
   clforge__tuning_db one = {&e, 1, 1};
@@ -535,7 +536,7 @@ static clforge_status record(tuner *t, const int *values, double s, const char *
  * is measured already: it waits for its search. */
 static clforge_status baseline(tuner *t, int index, int count) {
   problem *pb = t->pb;
-  const clforge__tune_op *op = pb->family->tune;
+  const clforge__tune_op *op = pb->op;
   clforge_context ctx = t->ctx;
   int plain[CLFORGE_MAX_PARAMS] = {0};
   const clforge__tuning_entry *known = NULL;
@@ -573,7 +574,7 @@ static clforge_status baseline(tuner *t, int index, int count) {
 static clforge_status tune_problem(tuner *t, int index, int count) {
   const problem *pb = t->pb;
   const clforge__family *f = pb->family;
-  const clforge__tune_op *op = f->tune;
+  const clforge__tune_op *op = pb->op;
   clforge_context ctx = t->ctx;
   clforge_tune_event ev = problem_event(t, CLFORGE_TUNE_PROBLEM_START, index, count);
 

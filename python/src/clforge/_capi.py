@@ -233,6 +233,8 @@ _PROTOTYPES = {
     "clforge_context_reload_tuning": (status_t, (c_void_p,)),
     "clforge_path": (status_t, (c_int, c_char_p, c_size_t)),
     "clforge_params_source_name": (c_char_p, (c_int,)),
+    "clforge_registry_count": (status_t, (c_int, POINTER(c_int))),
+    "clforge_registry_name": (status_t, (c_int, c_int, POINTER(c_char_p))),
     "clforge_compute_type_name": (c_char_p, (c_int,)),
     "clforge_context_set_compute_type": (status_t, (c_void_p, c_int)),
     "clforge_context_get_compute_type": (status_t, (c_void_p, POINTER(c_int))),
@@ -345,6 +347,25 @@ lib, library_path = _load()
 
 def text(b):
     return b.decode("utf-8", "replace") if b is not None else ""
+
+
+# clforge_registry: the library's lists of names (include/clforge/clforge.h).
+REGISTRY_FAMILIES, REGISTRY_TUNED_FAMILIES, REGISTRY_TUNE_OPS, REGISTRY_CONV_ALGOS, REGISTRY_ATTENTION_ALGOS = range(5)
+
+
+def registry_names(which):
+    """The names of one of the library's lists, in its order (for conv and
+    attention algorithms, by enum value): read from the library, never a
+    copy of its own."""
+    count, name = c_int(0), c_char_p()
+    if lib.clforge_registry_count(which, ctypes.byref(count)) != 0:
+        raise ValueError("clforge: no registry list %r" % (which,))
+    out = []
+    for i in range(count.value):
+        if lib.clforge_registry_name(which, i, ctypes.byref(name)) != 0:
+            raise ValueError("clforge: registry list %r has no name %d" % (which, i))
+        out.append(text(name.value))
+    return tuple(out)
 
 
 class OwnedHandle:

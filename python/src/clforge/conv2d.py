@@ -4,12 +4,12 @@ from ctypes import byref, c_int, c_size_t, c_void_p
 import numpy as np
 
 from ._arrays import Call, as_dtype, dtype_code
-from ._capi import ConvChoice, ConvDesc, OwnedHandle, lib, text
+from ._capi import REGISTRY_CONV_ALGOS, ConvChoice, ConvDesc, OwnedHandle, lib, registry_names, text
 from .errors import check
 from .matmul import activation_code
 
-ALGOS = ("auto", "direct", "implicit_gemm", "gemm_1x1", "im2col", "winograd_2x2", "winograd_4x4", "fft",
-         "depthwise")
+# The algorithms by enum value ("auto" first), as the library names them.
+ALGOS = registry_names(REGISTRY_CONV_ALGOS)
 
 
 def _pair(v, name):
