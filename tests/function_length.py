@@ -21,6 +21,16 @@ IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 NOT_NAMES = {"if", "for", "while", "switch", "return", "sizeof", "__attribute__"}
 
 
+def blank_comment(text, out, i):
+    """Blanks the block comment at i in out (newlines kept); the offset after it."""
+    end = text.find("*/", i + 2)
+    end = len(text) if end < 0 else end + 2
+    for j in range(i, end):
+        if text[j] != "\n":
+            out[j] = " "
+    return end
+
+
 def blank(text):
     """The text with comments, literals and preprocessor lines replaced by
     spaces; newlines and every other character keep their offsets."""
@@ -43,12 +53,7 @@ def blank(text):
                     i += 2
                     continue
                 if text.startswith("/*", i):  # a block comment may span lines
-                    end = text.find("*/", i + 2)
-                    end = n if end < 0 else end + 2
-                    for j in range(i, end):
-                        if text[j] != "\n":
-                            out[j] = " "
-                    i = end
+                    i = blank_comment(text, out, i)
                     continue
                 out[i] = " "
                 i += 1
@@ -59,12 +64,7 @@ def blank(text):
                 out[i] = " "
                 i += 1
         elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            for j in range(i, end):
-                if text[j] != "\n":
-                    out[j] = " "
-            i = end
+            i = blank_comment(text, out, i)
         elif c in "\"'":
             out[i] = " "
             i += 1
