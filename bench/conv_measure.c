@@ -12,50 +12,48 @@
 
 /* --- timing --- */
 
+/* How many more runs t needs for their sum to reach --min-time (at most
+ * MAX_RUNS samples in all); 0 when it has enough. */
+static int runs_wanted(const bench_env *env, const clforge_bench_timing *t) {
+  if (!(env->o->min_time > 0) || t->runs >= MAX_RUNS) return 0;
+  double sum = 0;
+  for (int i = 0; i < t->runs; ++i) sum += t->seconds[i];
+  if (sum >= env->o->min_time || !(sum > 0)) return 0;
+  double more = ceil((env->o->min_time - sum) / (sum / t->runs));
+  return more > (double)(MAX_RUNS - t->runs) ? MAX_RUNS - t->runs : (int)more;
+}
+
+/* t2's samples after t's when both have the same timer; t2 freed. 0, or -1
+ * when they could not be joined (t keeps its own). */
+static int append_runs(clforge_bench_timing *t, clforge_bench_timing *t2) {
+  double *all = t2->timer == t->timer ? realloc(t->seconds, (size_t)(t->runs + t2->runs) * sizeof *all) : NULL;
+  if (all) {
+    memcpy(all + t->runs, t2->seconds, (size_t)t2->runs * sizeof *all);
+    t->seconds = all;
+    t->runs += t2->runs;
+  }
+  clforge_bench_timing_free(t2);
+  return all ? 0 : -1;
+}
+
 /* `runs` timed runs, then more until their sum reaches --min-time (the
  * same timer throughout; at most MAX_RUNS samples). */
 int clforge_bench_conv_time_device(bench_env *env, clforge_bench_enqueue_fn fn, void *user, clforge_bench_timing *t,
                                    const char **where) {
   int rc = clforge_bench_time_queue(env->s.queue, fn, user, env->o->cli.warmup, env->o->cli.runs, t, where);
-  while (rc == 0 && env->o->min_time > 0 && t->runs < MAX_RUNS) {
-    double sum = 0;
-    for (int i = 0; i < t->runs; ++i) sum += t->seconds[i];
-    if (sum >= env->o->min_time || !(sum > 0)) break;
-    double more = ceil((env->o->min_time - sum) / (sum / t->runs));
-    int extra = more > (double)(MAX_RUNS - t->runs) ? MAX_RUNS - t->runs : (int)more;
+  for (int extra; rc == 0 && (extra = runs_wanted(env, t)) > 0;) {
     clforge_bench_timing t2;
     rc = clforge_bench_time_queue(env->s.queue, fn, user, 0, extra, &t2, where);
-    if (rc != 0) break;
-    double *all = t2.timer == t->timer ? realloc(t->seconds, (size_t)(t->runs + t2.runs) * sizeof *all) : NULL;
-    if (all) {
-      memcpy(all + t->runs, t2.seconds, (size_t)t2.runs * sizeof *all);
-      t->seconds = all;
-      t->runs += t2.runs;
-    }
-    clforge_bench_timing_free(&t2);
-    if (!all) break;
+    if (rc != 0 || append_runs(t, &t2) != 0) break;
   }
   return rc;
 }
 
 int clforge_bench_conv_time_host(bench_env *env, clforge_bench_host_fn fn, void *user, clforge_bench_timing *t) {
   if (clforge_bench_time_host(fn, user, env->o->cli.warmup, env->o->cli.runs, t)) return -1;
-  while (env->o->min_time > 0 && t->runs < MAX_RUNS) {
-    double sum = 0;
-    for (int i = 0; i < t->runs; ++i) sum += t->seconds[i];
-    if (sum >= env->o->min_time || !(sum > 0)) break;
-    double more = ceil((env->o->min_time - sum) / (sum / t->runs));
-    int extra = more > (double)(MAX_RUNS - t->runs) ? MAX_RUNS - t->runs : (int)more;
+  for (int extra; (extra = runs_wanted(env, t)) > 0;) {
     clforge_bench_timing t2;
-    if (clforge_bench_time_host(fn, user, 0, extra, &t2)) break;
-    double *all = realloc(t->seconds, (size_t)(t->runs + t2.runs) * sizeof *all);
-    if (all) {
-      memcpy(all + t->runs, t2.seconds, (size_t)t2.runs * sizeof *all);
-      t->seconds = all;
-      t->runs += t2.runs;
-    }
-    clforge_bench_timing_free(&t2);
-    if (!all) break;
+    if (clforge_bench_time_host(fn, user, 0, extra, &t2) || append_runs(t, &t2) != 0) break;
   }
   return 0;
 }
