@@ -21,7 +21,8 @@ typedef struct clforge_bench_peak_shape {
   double f32_gflops, f16_gflops;
 } clforge_bench_peak_shape;
 
-enum { CLFORGE_BENCH_PEAK_MAX_SHAPES = 2 };
+/* Shapes measured at most; each rate is the best of CLFORGE_BENCH_PEAK_RUNS runs. */
+enum { CLFORGE_BENCH_PEAK_MAX_SHAPES = 2, CLFORGE_BENCH_PEAK_RUNS = 10 };
 
 typedef struct clforge_bench_peak {
   /* Each number is the best of `runs` timed runs after a warm-up; 0 where
@@ -95,10 +96,5 @@ double clforge_bench_peak_host_ratio(const clforge_bench_peak *p);
 /** 1 and a message when the OpenCL f32 peak is below
  *  CLFORGE_BENCH_PEAK_HOST_MIN of the host loop's; 0 otherwise. */
 int clforge_bench_peak_shortfall(const clforge_bench_peak *p, char *msg, size_t cap);
-
-/** `clforge bench peak [--json]`. argv[0] is "peak". Returns the exit status:
- *  0 success, 1 a measurement failed or no device, 2 usage error. */
-int clforge_bench_peak_main(int argc, char **argv);
-void clforge_bench_peak_help(FILE *out);
 
 #endif /* CLFORGE_BENCH_PEAK_H */

@@ -8,7 +8,7 @@
 #include "cli_util.h"
 #include "conv_bench.h"
 #include "gemm_bench.h"
-#include "peak.h"
+#include "peak_bench.h"
 #include "softmax_bench.h"
 #include "train_bench.h"
 

@@ -151,10 +151,9 @@ size_t clforge__attn_kv_row(const clforge__attn *d, const clforge__attn_tensor *
   return t->offset + blk * t->stride[0] + h * t->stride[1] + (j % d->page) * t->stride[2];
 }
 
-clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attention_desc *desc,
-                                     const clforge_attention_buffers *extra, clforge__attn *d) {
-  memset(d, 0, sizeof *d);
-  if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: desc is NULL");
+/* The kind and every reserved field of the descriptor and the buffers. */
+static clforge_status check_kind_reserved(clforge_context ctx, const clforge_attention_desc *desc,
+                                          const clforge_attention_buffers *extra, clforge__attn *d) {
   if (desc->kind != CLFORGE_ATTENTION_FORWARD && desc->kind != CLFORGE_ATTENTION_BACKWARD)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: kind %d is not known (0 forward, 1 backward)",
                          (int)desc->kind);
@@ -167,8 +166,11 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
   if (st == CLFORGE_SUCCESS && extra)
     st = clforge__check_reserved_ptrs(ctx, "attention", "clforge_attention_buffers.reserved", extra->reserved,
                                       CLFORGE_COUNT_OF(extra->reserved));
-  if (st != CLFORGE_SUCCESS) return st;
+  return st;
+}
 
+/* Batch, heads (GQA groups) and head dims, 0 meaning the default. */
+static clforge_status resolve_heads(clforge_context ctx, const clforge_attention_desc *desc, clforge__attn *d) {
   d->b = desc->batch ? desc->batch : 1;
   d->hq = desc->heads_q;
   d->hkv = desc->heads_kv ? desc->heads_kv : desc->heads_q;
@@ -187,10 +189,16 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
   if (d->dv > CLFORGE_ATTENTION_MAX_HEAD_DIM)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: head_dim_v = %zu (1..%d; 0 = head_dim)", d->dv,
                          CLFORGE_ATTENTION_MAX_HEAD_DIM);
+  return CLFORGE_SUCCESS;
+}
 
-  clforge_dtype qt = desc->q_type, kvt = desc->kv_type, ot = desc->o_type, mt = desc->mask_type;
-  d->kv_q8 = kvt == CLFORGE_Q8_0;
-  if (!dtype_ok(&qt) || (!d->kv_q8 && !dtype_ok(&kvt)) || !dtype_ok(&ot) || !dtype_ok(&mt))
+/* Storage types (into t: q, kv, o, mask), masking, algorithm, compute
+ * type, scale and softcap, and the kernels' limits on the counts. */
+static clforge_status resolve_modes(clforge_context ctx, const clforge_attention_desc *desc, clforge__attn *d,
+                                    clforge_dtype t[4]) {
+  t[0] = desc->q_type, t[1] = desc->kv_type, t[2] = desc->o_type, t[3] = desc->mask_type;
+  d->kv_q8 = t[1] == CLFORGE_Q8_0;
+  if (!dtype_ok(&t[0]) || (!d->kv_q8 && !dtype_ok(&t[1])) || !dtype_ok(&t[2]) || !dtype_ok(&t[3]))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: unknown dtype or not a float one (q %d, kv %d, o %d, mask %d)",
                          (int)desc->q_type, (int)desc->kv_type, (int)desc->o_type, (int)desc->mask_type);
   if (desc->causal != CLFORGE_CAUSAL_NONE && desc->causal != CLFORGE_CAUSAL_TOP_LEFT &&
@@ -208,7 +216,7 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: algo = %d (0 auto, 1 fused, 2 split_kv)",
                          (int)desc->algo);
   d->algo = desc->algo;
-  st = clforge__resolve_compute_type(ctx, "attention", desc->compute_type, &d->compute_type);
+  clforge_status st = clforge__resolve_compute_type(ctx, "attention", desc->compute_type, &d->compute_type);
   if (st != CLFORGE_SUCCESS) return st;
   if (!isfinite(desc->scale) || !isfinite(desc->softcap) || desc->softcap < 0.0f)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: scale = %g, softcap = %g (finite; softcap >= 0)",
@@ -220,7 +228,13 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED,
                          "attention: batch, heads, seq_q and seq_kv must each be below 2^31 (%zu, %zu, %zu, %zu)",
                          d->b, d->hq, d->sq, d->sk);
+  return CLFORGE_SUCCESS;
+}
 
+/* The KV cache's paging, then each tensor's dims, strides and extent. */
+static clforge_status lay_out_tensors(clforge_context ctx, const clforge_attention_desc *desc, const clforge_dtype t[4],
+                                      clforge__attn *d) {
+  clforge_status st;
   if ((st = kv_cache(ctx, desc, d)) != CLFORGE_SUCCESS) return st;
   /* K and V: (b, h, s, d), or a paged pool's (block, h, slot, d); q8_0
    * rows as their bytes (a d stride of 0 or 1 reads as 1). */
@@ -231,15 +245,21 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
   memcpy(vs, desc->v_strides, sizeof vs);
   if (d->kv_q8 && (ks[0] || ks[1] || ks[2])) ks[3] = 1;
   if (d->kv_q8 && (vs[0] || vs[1] || vs[2])) vs[3] = 1;
-  if ((st = tensor(ctx, &d->q, "q", qt, desc->q_offset, d->b, d->hq, d->sq, d->d, desc->q_strides, 4)) ||
-      (st = tensor(ctx, &d->k, "k", kvt, desc->k_offset, kv_items, d->hkv, kv_rows, kd, ks, 4)) ||
-      (st = tensor(ctx, &d->v, "v", kvt, desc->v_offset, kv_items, d->hkv, kv_rows, vd, vs, 4)) ||
-      (st = tensor(ctx, &d->o, "o", ot, desc->o_offset, d->b, d->hq, d->sq, d->dv, desc->o_strides, 4)) ||
-      (st = tensor(ctx, &d->mask, "mask", mt, desc->mask_offset, d->b, d->hq, d->sq, d->sk, desc->mask_strides, 4)) ||
+  if ((st = tensor(ctx, &d->q, "q", t[0], desc->q_offset, d->b, d->hq, d->sq, d->d, desc->q_strides, 4)) ||
+      (st = tensor(ctx, &d->k, "k", t[1], desc->k_offset, kv_items, d->hkv, kv_rows, kd, ks, 4)) ||
+      (st = tensor(ctx, &d->v, "v", t[1], desc->v_offset, kv_items, d->hkv, kv_rows, vd, vs, 4)) ||
+      (st = tensor(ctx, &d->o, "o", t[2], desc->o_offset, d->b, d->hq, d->sq, d->dv, desc->o_strides, 4)) ||
+      (st = tensor(ctx, &d->mask, "mask", t[3], desc->mask_offset, d->b, d->hq, d->sq, d->sk, desc->mask_strides, 4)) ||
       (st = tensor(ctx, &d->lse, "lse", CLFORGE_F32, desc->lse_offset, d->b, d->hq, d->sq, 1, desc->lse_strides, 3)))
     return st;
   d->lse.stride[3] = 0;
+  return CLFORGE_SUCCESS;
+}
 
+/* Which of the optional buffers are given, their offsets, and 64-bit
+ * indexing when a tensor the call reads reaches 2^32. */
+static clforge_status resolve_extras(clforge_context ctx, const clforge_attention_desc *desc,
+                                     const clforge_attention_buffers *extra, clforge__attn *d) {
   d->has_mask = extra && extra->mask;
   d->has_kv_lens = extra && extra->kv_lens;
   d->has_q_lens = extra && extra->q_lens;
@@ -257,7 +277,18 @@ clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attentio
   const clforge__attn_tensor *all[] = {&d->q, &d->k, &d->v, &d->o, &d->mask, &d->lse};
   for (int i = 0; i < 6; ++i)
     if (all[i]->extent >= ((size_t)1 << 32) && (i != 4 || d->has_mask) && (i != 5 || d->has_lse)) d->idx64 = 1;
+  return CLFORGE_SUCCESS;
+}
 
+clforge_status clforge__attn_resolve(clforge_context ctx, const clforge_attention_desc *desc,
+                                     const clforge_attention_buffers *extra, clforge__attn *d) {
+  memset(d, 0, sizeof *d);
+  if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: desc is NULL");
+  clforge_dtype t[4] = {0};
+  clforge_status st;
+  if ((st = check_kind_reserved(ctx, desc, extra, d)) || (st = resolve_heads(ctx, desc, d)) || (st = resolve_modes(ctx, desc, d, t)) ||
+      (st = lay_out_tensors(ctx, desc, t, d)) || (st = resolve_extras(ctx, desc, extra, d)))
+    return st;
   d->flops = 2.0 * (double)d->b * (double)d->hq * (double)d->sq * (double)d->sk * (double)(d->d + d->dv);
   if (d->causal != CLFORGE_CAUSAL_NONE && d->sq == d->sk) d->flops *= 0.5;
   return CLFORGE_SUCCESS;

@@ -61,14 +61,9 @@ static int int8_types_ok(clforge__conv *d) {
          clforge__float_dtype_size(d->bias.type) && d->aux.type == 0;
 }
 
-static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias, int allow_aux,
-                              int int8, clforge__conv *d) {
-  memset(d, 0, sizeof *d);
-  if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: desc is NULL");
-  if ((unsigned)desc->kind > CLFORGE_CONV_BACKWARD_FILTER)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                         "conv2d: kind %d is not a known convolution (0 forward, 1 backward data, 2 backward filter)",
-                         (int)desc->kind);
+/* The aux call's mode against the kind and the entry point, and the
+ * activation the backward kinds may carry. */
+static clforge_status check_aux(clforge_context ctx, const clforge_conv2d_desc *desc, int allow_aux) {
   if ((unsigned)desc->aux_mode > CLFORGE_GEMM_AUX_BACKWARD)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: unknown aux_mode %d", (int)desc->aux_mode);
   if (!desc->aux_mode && (desc->aux_type || desc->aux_offset))
@@ -93,31 +88,56 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
                          "conv2d: the backward kinds take no activation (activation = %d; leave it 0) but for "
                          "clforge_conv2d_backward_data_aux's derivative",
                          (int)desc->activation);
+  return CLFORGE_SUCCESS;
+}
+
+/* The descriptor's enumerations, each against its largest value, in the
+ * order they are reported: "conv2d: unknown <what> <value><hint>". */
+static clforge_status check_enums(clforge_context ctx, const clforge_conv2d_desc *desc) {
+  const struct {
+    const char *what;
+    int value;
+    unsigned max;
+    const char *hint;
+  } enums[] = {
+      {"x layout", (int)desc->x_layout, CLFORGE_NHWC, " (NCHW = 0, NHWC = 1)"},
+      {"y layout", (int)desc->y_layout, CLFORGE_NHWC, " (NCHW = 0, NHWC = 1)"},
+      {"filter layout", (int)desc->w_layout, CLFORGE_KRSC, " (KCRS = 0, KRSC = 1)"},
+      {"activation", (int)desc->activation, CLFORGE_ACT_GELU_ERF, ""},
+      {"alpha_mode", (int)desc->alpha_mode, CLFORGE_ALPHA_AS_GIVEN, ""},
+      {"algo", (int)desc->algo, CLFORGE_CONV_ALGO_COUNT - 1, ""},
+  };
+  for (size_t i = 0; i < CLFORGE_COUNT_OF(enums); ++i)
+    if ((unsigned)enums[i].value > enums[i].max)
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: unknown %s %d%s", enums[i].what, enums[i].value,
+                           enums[i].hint);
+  return CLFORGE_SUCCESS;
+}
+
+/* Everything about the descriptor that is not a size: kind, aux, dimensions,
+ * enumerations, reserved fields. */
+static clforge_status check_modes(clforge_context ctx, const clforge_conv2d_desc *desc, int allow_aux) {
+  if ((unsigned)desc->kind > CLFORGE_CONV_BACKWARD_FILTER)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d: kind %d is not a known convolution (0 forward, 1 backward data, 2 backward filter)",
+                         (int)desc->kind);
+  clforge_status st = check_aux(ctx, desc, allow_aux);
+  if (st != CLFORGE_SUCCESS) return st;
   if (desc->spatial_dims != 0 && desc->spatial_dims != 2)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: spatial_dims = %u (only 2-D: 0 or 2)",
                          desc->spatial_dims);
-  if ((unsigned)desc->x_layout > CLFORGE_NHWC || (unsigned)desc->y_layout > CLFORGE_NHWC)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: unknown %s layout %d (NCHW = 0, NHWC = 1)",
-                         (unsigned)desc->x_layout > CLFORGE_NHWC ? "x" : "y",
-                         (unsigned)desc->x_layout > CLFORGE_NHWC ? (int)desc->x_layout : (int)desc->y_layout);
-  if ((unsigned)desc->w_layout > CLFORGE_KRSC)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: unknown filter layout %d (KCRS = 0, KRSC = 1)",
-                         (int)desc->w_layout);
-  if ((unsigned)desc->activation > CLFORGE_ACT_GELU_ERF || (unsigned)desc->alpha_mode > CLFORGE_ALPHA_AS_GIVEN ||
-      (unsigned)desc->algo >= CLFORGE_CONV_ALGO_COUNT)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: unknown %s %d",
-                         (unsigned)desc->activation > CLFORGE_ACT_GELU_ERF ? "activation"
-                         : (unsigned)desc->alpha_mode > CLFORGE_ALPHA_AS_GIVEN ? "alpha_mode"
-                                                                                 : "algo",
-                         (unsigned)desc->activation > CLFORGE_ACT_GELU_ERF ? (int)desc->activation
-                         : (unsigned)desc->alpha_mode > CLFORGE_ALPHA_AS_GIVEN ? (int)desc->alpha_mode
-                                                                                 : (int)desc->algo);
-  clforge_status st = clforge__check_reserved_sizes(ctx, "conv2d", "clforge_conv2d_desc.reserved_sizes",
-                                                    desc->reserved_sizes, CLFORGE_COUNT_OF(desc->reserved_sizes));
+  st = check_enums(ctx, desc);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__check_reserved_sizes(ctx, "conv2d", "clforge_conv2d_desc.reserved_sizes", desc->reserved_sizes,
+                                       CLFORGE_COUNT_OF(desc->reserved_sizes));
   if (st == CLFORGE_SUCCESS)
     st = clforge__check_reserved_ptrs(ctx, "conv2d", "clforge_conv2d_desc.reserved", desc->reserved,
                                       CLFORGE_COUNT_OF(desc->reserved));
-  if (st != CLFORGE_SUCCESS) return st;
+  return st;
+}
+
+/* The storage types, 0 taken as f32: the int8 entry's, or float ones. */
+static clforge_status resolve_types(clforge_context ctx, const clforge_conv2d_desc *desc, int int8, clforge__conv *d) {
   d->x.type = desc->x_type, d->w_.type = desc->w_type, d->y.type = desc->y_type, d->bias.type = desc->bias_type;
   d->aux.type = desc->aux_type;
   if (int8 && !int8_types_ok(d))
@@ -130,7 +150,12 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "conv2d: unknown storage type or not a float one (x %d, w %d, y %d, bias %d, aux %d)", (int)desc->x_type,
                          (int)desc->w_type, (int)desc->y_type, (int)desc->bias_type, (int)desc->aux_type);
+  return CLFORGE_SUCCESS;
+}
 
+/* Sizes, strides and pads (0 meaning 1 where it can), compute type, alpha. */
+static clforge_status copy_geometry(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
+                                    clforge__conv *d) {
   d->n = desc->n, d->c = desc->c, d->h = desc->h, d->w = desc->w, d->k = desc->k, d->r = desc->r, d->s = desc->s;
   d->groups = desc->groups ? desc->groups : 1;
   d->stride_h = desc->stride_h ? desc->stride_h : 1, d->stride_w = desc->stride_w ? desc->stride_w : 1;
@@ -145,7 +170,12 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
   if (desc->alpha_mode == CLFORGE_ALPHA_DEFAULT_ONE && desc->alpha == 0.0f && !signbit(desc->alpha)) d->alpha = 1.0f;
   d->beta = desc->beta;
   d->has_bias = has_bias;
+  return CLFORGE_SUCCESS;
+}
 
+/* Sizes at least 1, groups dividing the channels, everything below the
+ * kernels' limit, and an output of at least 1 x 1 (p, q set here). */
+static clforge_status check_sizes(clforge_context ctx, clforge__conv *d) {
   if (!d->c || !d->h || !d->w || !d->r || !d->s)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: c = %zu, h = %zu, w = %zu, r = %zu, s = %zu: each must be >= 1",
                          d->c, d->h, d->w, d->r, d->s);
@@ -169,7 +199,12 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
                          "filter %zu x %zu dilated %zu x %zu, stride %zu x %zu)",
                          d->p, d->q, d->h, d->w, d->pad_t, d->pad_b, d->pad_l, d->pad_r, d->r, d->s, d->dil_h, d->dil_w,
                          d->stride_h, d->stride_w);
+  return CLFORGE_SUCCESS;
+}
 
+/* Each tensor's name, dims, strides and extent from the checked sizes. */
+static clforge_status lay_out_tensors(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias,
+                                      clforge__conv *d) {
   static const int nchw[4] = {0, 1, 2, 3}, nhwc[4] = {0, 2, 3, 1};
   d->kind = desc->kind;
   /* The names the messages use: the backward kinds' own tensors. */
@@ -191,11 +226,23 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
     d->aux = bd ? d->x : d->y;
     d->aux.name = "aux", d->aux.type = at, d->aux.offset = desc->aux_offset;
   }
-  st = extent(ctx, &d->x, 4);
+  clforge_status st = extent(ctx, &d->x, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->w_, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->y, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->bias, 1);
   if (st == CLFORGE_SUCCESS && d->aux_mode) st = extent(ctx, &d->aux, 4);
+  return st;
+}
+
+static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *desc, int has_bias, int allow_aux,
+                              int int8, clforge__conv *d) {
+  memset(d, 0, sizeof *d);
+  if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: desc is NULL");
+  clforge_status st = check_modes(ctx, desc, allow_aux);
+  if (st == CLFORGE_SUCCESS) st = resolve_types(ctx, desc, int8, d);
+  if (st == CLFORGE_SUCCESS) st = copy_geometry(ctx, desc, has_bias, d);
+  if (st == CLFORGE_SUCCESS) st = check_sizes(ctx, d);
+  if (st == CLFORGE_SUCCESS) st = lay_out_tensors(ctx, desc, has_bias, d);
   if (st != CLFORGE_SUCCESS) return st;
   const size_t big = (size_t)UINT32_MAX;
   d->idx64 = d->x.extent > big || d->w_.extent > big || d->y.extent > big || d->aux.extent > big;

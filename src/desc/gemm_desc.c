@@ -65,10 +65,10 @@ static int int8_types_ok(clforge_dtype *a, clforge_dtype *b, clforge_dtype *c) {
          (clforge__float_dtype_size(*c) || clforge__dtype_is_int8(*c) || *c == CLFORGE_S32);
 }
 
-clforge_status clforge__gemm_resolve_types(clforge_context ctx, const clforge_gemm_desc *d, int int8,
-                                           clforge__gemm *g) {
-  memset(g, 0, sizeof *g);
-  if (!d) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: desc is NULL");
+/* The enumerations, the reserved fields and the storage types (0 taken as
+ * f32) into t: a, b, c, bias, aux. */
+static clforge_status check_desc(clforge_context ctx, const clforge_gemm_desc *d, int int8, clforge__gemm *g,
+                                 clforge_dtype t[5]) {
   if ((unsigned)d->layout > CLFORGE_COL_MAJOR || (unsigned)d->trans_a > CLFORGE_TRANS ||
       (unsigned)d->trans_b > CLFORGE_TRANS || (unsigned)d->bias_mode > CLFORGE_BIAS_COLUMN ||
       (unsigned)d->activation > CLFORGE_ACT_GELU_ERF || (unsigned)d->alpha_mode > CLFORGE_ALPHA_AS_GIVEN ||
@@ -82,31 +82,26 @@ clforge_status clforge__gemm_resolve_types(clforge_context ctx, const clforge_ge
   clforge_status st = clforge__check_reserved_ptrs(ctx, "gemm", "clforge_gemm_desc.reserved", d->reserved,
                                                    CLFORGE_COUNT_OF(d->reserved));
   if (st != CLFORGE_SUCCESS) return st;
-  clforge_dtype at = d->a_type, bt = d->b_type, ct = d->c_type, biast = d->bias_type, auxt = d->aux_type;
-  if (int8 && (!int8_types_ok(&at, &bt, &ct) || !dtype_ok(&biast) || !dtype_ok(&auxt)))
+  t[0] = d->a_type, t[1] = d->b_type, t[2] = d->c_type, t[3] = d->bias_type, t[4] = d->aux_type;
+  if (int8 && (!int8_types_ok(&t[0], &t[1], &t[2]) || !dtype_ok(&t[3]) || !dtype_ok(&t[4])))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "gemm_quantized: A and B must be s8 or u8, C s32, s8, u8, f32, f16 or bf16 (a %d, b %d, c %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type);
-  if (!int8 && (!dtype_ok(&at) || !dtype_ok(&bt) || !dtype_ok(&ct) || !dtype_ok(&biast) || !dtype_ok(&auxt)))
+  if (!int8 && (!dtype_ok(&t[0]) || !dtype_ok(&t[1]) || !dtype_ok(&t[2]) || !dtype_ok(&t[3]) || !dtype_ok(&t[4])))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype or not a float one (a %d, b %d, c %d, bias %d, aux %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type, (int)d->aux_type);
-  g->batch = d->batch ? d->batch : 1;
-  /* Left out (+0.0, the zero-initialized bits, in the default mode), alpha
-   * is 1: see clforge_alpha_mode. An explicit -0.0 is a zero alpha. */
-  uint32_t alpha_bits;
-  memcpy(&alpha_bits, &d->alpha, sizeof alpha_bits);
-  g->alpha = alpha_bits == 0 && d->alpha_mode == CLFORGE_ALPHA_DEFAULT_ONE ? 1.0f : d->alpha;
-  if (alpha_bits == 0 && d->alpha_mode == CLFORGE_ALPHA_DEFAULT_ONE)
-    clforge__log(CLFORGE_LOG_DEBUG, "gemm: alpha left out (0): using 1 (alpha_mode = CLFORGE_ALPHA_AS_GIVEN for a zero alpha)");
-  g->beta = d->beta;
-  g->act = (int)d->activation;
+  return CLFORGE_SUCCESS;
+}
 
+/* The operands in the row-major view (a column-major call swaps A and B),
+ * their stored shapes, and which of bias and aux are touched. */
+static void place_operands(const clforge_gemm_desc *d, const clforge_dtype t[5], clforge__gemm *g) {
   /* The user's operands as stored (row-major view of their storage). */
   int col = d->layout == CLFORGE_COL_MAJOR;
-  clforge__gemm_operand ua = {"a", at, d->a_offset, d->lda, d->stride_a, 0, 0, 0, 0, d->trans_a == CLFORGE_TRANS};
-  clforge__gemm_operand ub = {"b", bt, d->b_offset, d->ldb, d->stride_b, 0, 0, 0, 0, d->trans_b == CLFORGE_TRANS};
-  clforge__gemm_operand uc = {"c", ct, d->c_offset, d->ldc, d->stride_c, 0, 0, 0, 0, 0};
-  clforge__gemm_operand ubias = {"bias", biast, d->bias_offset, 0, 0, 0, 0, 0, 0, 0};
+  clforge__gemm_operand ua = {"a", t[0], d->a_offset, d->lda, d->stride_a, 0, 0, 0, 0, d->trans_a == CLFORGE_TRANS};
+  clforge__gemm_operand ub = {"b", t[1], d->b_offset, d->ldb, d->stride_b, 0, 0, 0, 0, d->trans_b == CLFORGE_TRANS};
+  clforge__gemm_operand uc = {"c", t[2], d->c_offset, d->ldc, d->stride_c, 0, 0, 0, 0, 0};
+  clforge__gemm_operand ubias = {"bias", t[3], d->bias_offset, 0, 0, 0, 0, 0, 0, 0};
   if (!col) {
     g->m = d->m, g->n = d->n, g->k = d->k;
     g->a = ua, g->b = ub;
@@ -136,13 +131,19 @@ clforge_status clforge__gemm_resolve_types(clforge_context ctx, const clforge_ge
   const int aux_used = g->aux_mode == CLFORGE_GEMM_AUX_STORE ||
                        (g->aux_mode == CLFORGE_GEMM_AUX_BACKWARD && g->act != CLFORGE_ACT_NONE);
   g->aux = g->c;
-  g->aux.name = "aux", g->aux.type = auxt, g->aux.offset = d->aux_offset;
+  g->aux.name = "aux", g->aux.type = t[4], g->aux.offset = d->aux_offset;
   if (!aux_used) g->aux.rows = 0;
+}
+
+/* Each operand's extent, then the kernels' limits, then C's batch items
+ * apart from one another. */
+static clforge_status check_extents(clforge_context ctx, const clforge_gemm_desc *d, clforge__gemm *g) {
+  clforge_status st = CLFORGE_SUCCESS;
   clforge__gemm_operand *ops[5] = {&g->a, &g->b, &g->c, &g->bias, &g->aux};
   for (int i = 0; i < 5 && st == CLFORGE_SUCCESS; ++i) {
     clforge__gemm_operand *o = ops[i];
     if (i == 3) o->stride = 0; /* one bias for every batch item */
-    st = operand_extent(ctx, o, g->batch, col ? "column" : "row");
+    st = operand_extent(ctx, o, g->batch, d->layout == CLFORGE_COL_MAJOR ? "column" : "row");
     if (o->span >= ((size_t)1 << 32)) g->idx64 = 1;
   }
   if (st != CLFORGE_SUCCESS) return st;
@@ -168,4 +169,25 @@ clforge_status clforge__gemm_resolve_types(clforge_context ctx, const clforge_ge
                            g->c.stride, g->c.ld, g->m, g->n, g->batch);
   }
   return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge__gemm_resolve_types(clforge_context ctx, const clforge_gemm_desc *d, int int8,
+                                           clforge__gemm *g) {
+  memset(g, 0, sizeof *g);
+  if (!d) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: desc is NULL");
+  clforge_dtype t[5] = {0};
+  clforge_status st = check_desc(ctx, d, int8, g, t);
+  if (st != CLFORGE_SUCCESS) return st;
+  g->batch = d->batch ? d->batch : 1;
+  /* Left out (+0.0, the zero-initialized bits, in the default mode), alpha
+   * is 1: see clforge_alpha_mode. An explicit -0.0 is a zero alpha. */
+  uint32_t alpha_bits;
+  memcpy(&alpha_bits, &d->alpha, sizeof alpha_bits);
+  g->alpha = alpha_bits == 0 && d->alpha_mode == CLFORGE_ALPHA_DEFAULT_ONE ? 1.0f : d->alpha;
+  if (alpha_bits == 0 && d->alpha_mode == CLFORGE_ALPHA_DEFAULT_ONE)
+    clforge__log(CLFORGE_LOG_DEBUG, "gemm: alpha left out (0): using 1 (alpha_mode = CLFORGE_ALPHA_AS_GIVEN for a zero alpha)");
+  g->beta = d->beta;
+  g->act = (int)d->activation;
+  place_operands(d, t, g);
+  return check_extents(ctx, d, g);
 }

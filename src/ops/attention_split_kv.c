@@ -46,22 +46,13 @@ static size_t workspace(clforge_context ctx, const clforge__attn *d, const int *
   return d->b * d->hq * d->sq * p * (d->dv + 2) * sizeof(float);
 }
 
-static clforge_status enqueue(const clforge__attn_exec *e) {
+/* The split pass's kernel (with p chunks per row) and, when p > 1, the
+ * combine's; kc stays NULL when the split pass writes O and LSE itself. */
+static clforge_status build_kernels(const clforge__attn_exec *e, size_t p, cl_kernel *ks, cl_kernel *kc) {
   clforge_context ctx = e->ctx;
   const clforge__attn *d = e->d;
-  const int *v = e->v, *v2 = e->v2;
-  if (!v2) return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention split_kv: no combine parameters");
-  const size_t wg = (size_t)v[ASKV_WG], kb = (size_t)v[ASKV_KB];
-  const size_t p = splits_of(ctx, d, v) * wg;
-  const size_t chunk = ceil_div(ceil_div(d->sk, kb), p) * kb;
-  const size_t cwg = (size_t)v2[ACMB_CWG], cvw = (size_t)v2[ACMB_CVW];
-  if (p > UINT32_MAX || d->b * d->hq > UINT32_MAX || chunk > UINT32_MAX || d->sk > INT32_MAX)
-    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "attention split_kv: the launch exceeds 2^32 work-items");
-  if (e->ws_bytes < workspace(ctx, d, v))
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention split_kv: workspace too small");
-
+  const int *v = e->v;
   char extra[128];
-  const int direct = p == 1; /* the split pass writes O and LSE itself (it sees P = 1): no combine */
   /* Lanes move by clang's __builtin_shufflevector on CPUs (PoCL), through
    * private memory elsewhere: Oclgrind loses the initialized state of
    * shufflevector results, and a GPU driver's compiler may lack it. */
@@ -76,25 +67,27 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   int vb[CLFORGE_MAX_PARAMS] = {0};
   memcpy(vb, v, ASKV_NPARAMS * sizeof *v);
   vb[ASKV_SPLITS] = 0;
-  cl_kernel ks, kc = NULL;
   clforge_status st = clforge__attn_kernel(ctx, &clforge__family_attention_split_kv, "clforge_attention_split_kv", vb,
-                                           d, extra, wg, &ks);
-  if (st != CLFORGE_SUCCESS) return st;
-  if (!direct) {
-    /* The combine compiles in only O's type and the index width (Dv is an
-     * argument): the other problem options take fixed values, so that
-     * calls differing in the rest share it. */
-    clforge__attn dc = *d;
-    dc.q.type = dc.k.type = dc.v.type = dc.mask.type = CLFORGE_F32;
-    dc.d = dc.dv = 1, dc.has_mask = 0, dc.softcap = 0.0f, dc.causal = CLFORGE_CAUSAL_NONE, dc.page = 0;
-    st = clforge__attn_kernel(ctx, &clforge__family_attention_combine, "clforge_attention_combine", v2, &dc, NULL, cwg,
-                              &kc);
-    if (st != CLFORGE_SUCCESS) return st;
-  }
+                                           d, extra, (size_t)v[ASKV_WG], ks);
+  if (st != CLFORGE_SUCCESS || p == 1) return st;
+  /* The combine compiles in only O's type and the index width (Dv is an
+   * argument): the other problem options take fixed values, so that
+   * calls differing in the rest share it. */
+  clforge__attn dc = *d;
+  dc.q.type = dc.k.type = dc.v.type = dc.mask.type = CLFORGE_F32;
+  dc.d = dc.dv = 1, dc.has_mask = 0, dc.softcap = 0.0f, dc.causal = CLFORGE_CAUSAL_NONE, dc.page = 0;
+  return clforge__attn_kernel(ctx, &clforge__family_attention_combine, "clforge_attention_combine", e->v2, &dc, NULL,
+                              (size_t)e->v2[ACMB_CWG], kc);
+}
 
-  /* Absent optional buffers: any buffer as a dummy (never read). */
-  const cl_mem mask = e->mask ? e->mask : e->q, lse = e->lse ? e->lse : e->o;
-  const cl_uint uchunk = (cl_uint)chunk, up = (cl_uint)p;
+/* Absent optional buffers: any buffer as a dummy (never read). */
+static cl_mem mask_or_dummy(const clforge__attn_exec *e) { return e->mask ? e->mask : e->q; }
+static cl_mem lse_or_dummy(const clforge__attn_exec *e) { return e->lse ? e->lse : e->o; }
+
+static cl_int split_args(cl_kernel ks, const clforge__attn_exec *e, size_t chunk) {
+  const clforge__attn *d = e->d;
+  const cl_mem mask = mask_or_dummy(e), lse = lse_or_dummy(e);
+  const cl_uint uchunk = (cl_uint)chunk;
   cl_uint a = 0;
   cl_int err = clSetKernelArg(ks, a++, sizeof(cl_mem), &e->q);
   err |= clforge__attn_tensor_args(ks, &a, &d->q);
@@ -111,13 +104,15 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   err |= clSetKernelArg(ks, a++, sizeof(cl_mem), &lse);
   err |= clforge__attn_tensor_args(ks, &a, &d->lse);
   err |= clforge__attn_common_args(ks, &a, e);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention split_kv)");
-  const size_t g1[2] = {p, d->b * d->hkv}, l1[2] = {wg, 1};
-  if (direct)
-    return clforge__launch(ctx, ks, 2, g1, l1, e->nwait, e->wait, e->event, "clEnqueueNDRangeKernel (attention split_kv)");
-  const cl_uint udv = (cl_uint)d->dv;
-  a = 0;
-  err = clSetKernelArg(kc, a++, sizeof(cl_mem), &e->ws);
+  return err;
+}
+
+static cl_int combine_args(cl_kernel kc, const clforge__attn_exec *e, size_t p) {
+  const clforge__attn *d = e->d;
+  const cl_mem lse = lse_or_dummy(e);
+  const cl_uint up = (cl_uint)p, udv = (cl_uint)d->dv;
+  cl_uint a = 0;
+  cl_int err = clSetKernelArg(kc, a++, sizeof(cl_mem), &e->ws);
   err |= clSetKernelArg(kc, a++, sizeof up, &up);
   err |= clSetKernelArg(kc, a++, sizeof udv, &udv);
   err |= clSetKernelArg(kc, a++, sizeof(cl_mem), &e->o);
@@ -125,6 +120,33 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   err |= clSetKernelArg(kc, a++, sizeof(cl_mem), &lse);
   err |= clforge__attn_tensor_args(kc, &a, &d->lse);
   err |= clforge__attn_common_args(kc, &a, e);
+  return err;
+}
+
+static clforge_status enqueue(const clforge__attn_exec *e) {
+  clforge_context ctx = e->ctx;
+  const clforge__attn *d = e->d;
+  const int *v = e->v, *v2 = e->v2;
+  if (!v2) return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention split_kv: no combine parameters");
+  const size_t wg = (size_t)v[ASKV_WG], kb = (size_t)v[ASKV_KB];
+  const size_t p = splits_of(ctx, d, v) * wg;
+  const size_t chunk = ceil_div(ceil_div(d->sk, kb), p) * kb;
+  const size_t cwg = (size_t)v2[ACMB_CWG], cvw = (size_t)v2[ACMB_CVW];
+  if (p > UINT32_MAX || d->b * d->hq > UINT32_MAX || chunk > UINT32_MAX || d->sk > INT32_MAX)
+    return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "attention split_kv: the launch exceeds 2^32 work-items");
+  if (e->ws_bytes < workspace(ctx, d, v))
+    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "attention split_kv: workspace too small");
+
+  const int direct = p == 1; /* the split pass writes O and LSE itself (it sees P = 1): no combine */
+  cl_kernel ks, kc = NULL;
+  clforge_status st = build_kernels(e, p, &ks, &kc);
+  if (st != CLFORGE_SUCCESS) return st;
+  cl_int err = split_args(ks, e, chunk);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention split_kv)");
+  const size_t g1[2] = {p, d->b * d->hkv}, l1[2] = {wg, 1};
+  if (direct)
+    return clforge__launch(ctx, ks, 2, g1, l1, e->nwait, e->wait, e->event, "clEnqueueNDRangeKernel (attention split_kv)");
+  err = combine_args(kc, e, p);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (attention combine)");
   cl_event split_done;
   st = clforge__launch(ctx, ks, 2, g1, l1, e->nwait, e->wait, &split_done, "clEnqueueNDRangeKernel (attention split_kv)");

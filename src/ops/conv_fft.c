@@ -595,116 +595,141 @@ static clforge_status prepare_weights(const clforge__conv_exec *e, cl_mem out) {
   return st;
 }
 
+/* What one call launches: its kernels, and its plans for a full slice of
+ * g.nb images ([0]) and the last, shorter one ([1]). */
+typedef struct fft_call {
+  fft_geom g;
+  int use_t; /* alpha != 0: x and w count (else the epilogue alone) */
+  cl_kernel pad, mac, outk;
+  fft_plan *fwd[2], *inv[2];
+} fft_call;
+
+/* Every kernel and plan before the first command. */
+static clforge_status get_call(clforge_context ctx, const clforge__conv *d, const int *v, fft_call *f) {
+  f->pad = f->mac = f->outk = NULL;
+  f->fwd[0] = f->fwd[1] = f->inv[0] = f->inv[1] = NULL;
+  const fft_geom *g = &f->g;
+  clforge_status st = fft_kernel(ctx, "clforge_conv_fft_out", v, d, PLANE_L0 * PLANE_L1, &f->outk);
+  if (!f->use_t) return st;
+  const size_t nrest = d->n % g->nb ? d->n % g->nb : g->nb;
+  if (st == CLFORGE_SUCCESS)
+    st = fft_kernel(ctx, "clforge_conv_fft_pad_x", v, d, PLANE_L0 * PLANE_L1, &f->pad);
+  if (st == CLFORGE_SUCCESS)
+    st = fft_kernel(ctx, "clforge_conv_fft_mac", v, d, (size_t)v[CONV_FFT_WG], &f->mac);
+  for (int i = 0; i < 2 && st == CLFORGE_SUCCESS; ++i) {
+    const size_t nb = i ? nrest : g->nb;
+    st = get_plan(ctx, g->fh, g->fw, nb * g->cp, 0, &f->fwd[i]);
+    if (st == CLFORGE_SUCCESS) st = get_plan(ctx, g->fh, g->fw, nb * d->k, 1, &f->inv[i]);
+  }
+  /* filter_spectra gets its kernel and plans before its first launch. */
+  chain probe = {ctx, d, v, 0, NULL, NULL};
+  cl_kernel dft[2];
+  if (st == CLFORGE_SUCCESS && test_dft) st = get_dfts(&probe, 0, dft);
+  if (st == CLFORGE_SUCCESS && test_dft) st = get_dfts(&probe, 1, dft);
+  return st;
+}
+
+/* Images n0 .. n0 + nb: padded, to spectra, multiplied by the filters'
+ * spectra, and back into the T region. */
+static clforge_status spectrum_pass(chain *c, const clforge__conv_exec *e, const fft_call *f, const regions *r,
+                                    size_t n0, size_t nb) {
+  clforge_context ctx = e->ctx;
+  const clforge__conv *d = e->d;
+  const fft_geom *g = &f->g;
+  const size_t kblocks = ceil_div(d->kg, (size_t)e->v[CONV_FFT_KB]), wg = (size_t)e->v[CONV_FFT_WG];
+  const cl_ulong xoff = d->x.offset, xs0 = d->x.stride[0], xs1 = d->x.stride[1], xs2 = d->x.stride[2],
+                 xs3 = d->x.stride[3];
+  const cl_uint cp = (cl_uint)g->cp, cgp = (cl_uint)g->cgp, fh = (cl_uint)g->fh, fw = (cl_uint)g->fw,
+                ph = (cl_uint)g->ph, pw = (cl_uint)g->pw, padt = (cl_uint)d->pad_t, padl = (cl_uint)d->pad_l,
+                h = (cl_uint)d->h, w = (cl_uint)d->w, hn = (cl_uint)g->hn, wn = (cl_uint)g->wn, nf = (cl_uint)g->nf,
+                k = (cl_uint)d->k, kg = (cl_uint)d->kg, kbl = (cl_uint)kblocks;
+  const cl_uint n0u = (cl_uint)n0, nbu = (cl_uint)nb;
+  cl_int err = CL_SUCCESS;
+  SET_ARG(f->pad, 0, e->x), SET_ARG(f->pad, 1, xoff), SET_ARG(f->pad, 2, xs0), SET_ARG(f->pad, 3, xs1);
+  SET_ARG(f->pad, 4, xs2), SET_ARG(f->pad, 5, xs3), SET_ARG(f->pad, 6, n0u), SET_ARG(f->pad, 7, cp);
+  SET_ARG(f->pad, 8, fh), SET_ARG(f->pad, 9, fw), SET_ARG(f->pad, 10, ph), SET_ARG(f->pad, 11, pw);
+  SET_ARG(f->pad, 12, padt), SET_ARG(f->pad, 13, padl), SET_ARG(f->pad, 14, h), SET_ARG(f->pad, 15, w);
+  SET_ARG(f->pad, 16, hn), SET_ARG(f->pad, 17, wn), SET_ARG(f->pad, 18, r->t);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft padding)");
+  clforge_status st = launch_planes(c, f->pad, g->fw, g->fh, nb * g->cp, "clEnqueueNDRangeKernel (conv2d fft padding)");
+  cl_mem tin[1] = {r->t}, xout[2] = {r->xr, r->xi}, yin[2] = {r->yr, r->yi};
+  fft_plan *pf = nb == g->nb ? f->fwd[0] : f->fwd[1], *pi = nb == g->nb ? f->inv[0] : f->inv[1];
+  if (st == CLFORGE_SUCCESS) st = transform(c, pf, tin, xout, r->tmp, g->tmp_bytes);
+  if (st != CLFORGE_SUCCESS) return st;
+  SET_ARG(f->mac, 0, r->xr), SET_ARG(f->mac, 1, r->xi), SET_ARG(f->mac, 2, r->wr), SET_ARG(f->mac, 3, r->wi);
+  SET_ARG(f->mac, 4, r->yr), SET_ARG(f->mac, 5, r->yi), SET_ARG(f->mac, 6, nf), SET_ARG(f->mac, 7, nbu);
+  SET_ARG(f->mac, 8, cp), SET_ARG(f->mac, 9, cgp), SET_ARG(f->mac, 10, k), SET_ARG(f->mac, 11, kg);
+  SET_ARG(f->mac, 12, kbl);
+  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft product)");
+  const size_t gm[3] = {align_up(ceil_div(g->nf, (size_t)e->v[CONV_FFT_VW]), wg), d->groups * kblocks,
+                        ceil_div(nb, (size_t)e->v[CONV_FFT_NB])};
+  const size_t lm[3] = {wg, 1, 1};
+  st = launch(c, f->mac, 3, gm, lm, "clEnqueueNDRangeKernel (conv2d fft product)");
+  if (st == CLFORGE_SUCCESS) st = transform(c, pi, yin, tin, r->tmp, g->tmp_bytes);
+  return st;
+}
+
+/* Images n0 .. n0 + nb of y: the T region's crop (when use_t) times
+ * alpha, plus bias and beta y. */
+static clforge_status epilogue_pass(chain *c, const clforge__conv_exec *e, const fft_call *f, const regions *r,
+                                    size_t n0, size_t nb) {
+  const clforge__conv *d = e->d;
+  const fft_geom *g = &f->g;
+  const cl_ulong yoff = d->y.offset, ys0 = d->y.stride[0], ys1 = d->y.stride[1], ys2 = d->y.stride[2],
+                 ys3 = d->y.stride[3], boff = d->bias.offset, bs = d->bias.stride[0];
+  const cl_uint fh = (cl_uint)g->fh, fw = (cl_uint)g->fw, k = (cl_uint)d->k, eh = (cl_uint)g->eh,
+                ew = (cl_uint)g->ew, p = (cl_uint)d->p, q = (cl_uint)d->q, use = (cl_uint)f->use_t, n0u = (cl_uint)n0;
+  const cl_float alpha = d->alpha, beta = d->beta;
+  cl_int err = CL_SUCCESS;
+  cl_mem tbuf = f->use_t ? r->t : e->y; /* not read when use_t is 0 */
+  SET_ARG(f->outk, 0, tbuf), SET_ARG(f->outk, 1, use), SET_ARG(f->outk, 2, fh), SET_ARG(f->outk, 3, fw);
+  SET_ARG(f->outk, 4, eh), SET_ARG(f->outk, 5, ew), SET_ARG(f->outk, 6, e->y), SET_ARG(f->outk, 7, yoff);
+  SET_ARG(f->outk, 8, ys0), SET_ARG(f->outk, 9, ys1), SET_ARG(f->outk, 10, ys2), SET_ARG(f->outk, 11, ys3);
+  SET_ARG(f->outk, 12, n0u), SET_ARG(f->outk, 13, k), SET_ARG(f->outk, 14, p), SET_ARG(f->outk, 15, q);
+  cl_uint ai = 16;
+  if (d->has_bias) {
+    SET_ARG(f->outk, ai, e->bias), ++ai;
+    SET_ARG(f->outk, ai, boff), ++ai;
+    SET_ARG(f->outk, ai, bs), ++ai;
+  }
+  SET_ARG(f->outk, ai, alpha), ++ai;
+  SET_ARG(f->outk, ai, beta);
+  if (err != CL_SUCCESS) return clforge__fail_cl(e->ctx, err, "clSetKernelArg (conv2d fft epilogue)");
+  return launch_planes(c, f->outk, d->q, d->p, nb * d->k, "clEnqueueNDRangeKernel (conv2d fft epilogue)");
+}
+
 static clforge_status enqueue(const clforge__conv_exec *e) {
   clforge_context ctx = e->ctx;
   const clforge__conv *d = e->d;
   const int *v = e->v;
-  fft_geom g;
-  geometry(ctx, d, v, &g);
-  if (g.total > e->ws_bytes)
+  fft_call f;
+  fft_geom *g = &f.g;
+  geometry(ctx, d, v, g);
+  if (g->total > e->ws_bytes)
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "conv2d fft: %zu bytes of workspace given, %zu needed",
-                         e->ws_bytes, g.total);
-  const int use_t = d->alpha != 0.0f; /* alpha == 0: x and w do not count */
+                         e->ws_bytes, g->total);
+  f.use_t = d->alpha != 0.0f; /* alpha == 0: x and w do not count */
   clforge__log(CLFORGE_LOG_DEBUG,
                "conv2d fft: tiles %zux%zu (%zu channel planes, phases %zux%zu), %zu images per slice, %zu filters "
                "per transform, workspace %zu bytes%s",
-               g.fh, g.fw, g.cp, g.ph, g.pw, g.nb, g.kc, g.total, e->pw ? " (prepared weights)" : "");
-  const size_t kblocks = ceil_div(d->kg, (size_t)v[CONV_FFT_KB]), wg = (size_t)v[CONV_FFT_WG];
-
-  /* Every kernel and plan before the first command. */
-  cl_kernel pad = NULL, mac = NULL, outk = NULL;
-  clforge_status st = fft_kernel(ctx, "clforge_conv_fft_out", v, d, PLANE_L0 * PLANE_L1, &outk);
-  fft_plan *fwd[2] = {NULL, NULL}, *inv[2] = {NULL, NULL};
-  const size_t nrest = d->n % g.nb ? d->n % g.nb : g.nb;
-  if (use_t) {
-    if (st == CLFORGE_SUCCESS)
-      st = fft_kernel(ctx, "clforge_conv_fft_pad_x", v, d, PLANE_L0 * PLANE_L1, &pad);
-    if (st == CLFORGE_SUCCESS)
-      st = fft_kernel(ctx, "clforge_conv_fft_mac", v, d, wg, &mac);
-    for (int i = 0; i < 2 && st == CLFORGE_SUCCESS; ++i) {
-      const size_t nb = i ? nrest : g.nb;
-      st = get_plan(ctx, g.fh, g.fw, nb * g.cp, 0, &fwd[i]);
-      if (st == CLFORGE_SUCCESS) st = get_plan(ctx, g.fh, g.fw, nb * d->k, 1, &inv[i]);
-    }
-    /* filter_spectra gets its kernel and plans before its first launch. */
-    chain probe = {ctx, d, v, 0, NULL, NULL};
-    cl_kernel dft[2];
-    if (st == CLFORGE_SUCCESS && test_dft) st = get_dfts(&probe, 0, dft);
-    if (st == CLFORGE_SUCCESS && test_dft) st = get_dfts(&probe, 1, dft);
-  }
+               g->fh, g->fw, g->cp, g->ph, g->pw, g->nb, g->kc, g->total, e->pw ? " (prepared weights)" : "");
+  clforge_status st = get_call(ctx, d, v, &f);
   if (st != CLFORGE_SUCCESS) return st;
 
   regions r;
   memset(&r, 0, sizeof r);
-  if (use_t) {
-    st = make_regions(ctx, &g, e->ws, e->pw ? e->pw : e->ws, &r, 1);
+  if (f.use_t) {
+    st = make_regions(ctx, g, e->ws, e->pw ? e->pw : e->ws, &r, 1);
     if (st != CLFORGE_SUCCESS) return st;
   }
   chain c = {ctx, d, v, e->nwait, e->wait, NULL};
-  if (use_t && !e->pw) st = filter_spectra(&c, d, v, &g, e->w, &r);
-
-  const cl_ulong xoff = d->x.offset, xs0 = d->x.stride[0], xs1 = d->x.stride[1], xs2 = d->x.stride[2],
-                 xs3 = d->x.stride[3];
-  const cl_ulong yoff = d->y.offset, ys0 = d->y.stride[0], ys1 = d->y.stride[1], ys2 = d->y.stride[2],
-                 ys3 = d->y.stride[3], boff = d->bias.offset, bs = d->bias.stride[0];
-  const cl_uint cp = (cl_uint)g.cp, cgp = (cl_uint)g.cgp, fh = (cl_uint)g.fh, fw = (cl_uint)g.fw, ph = (cl_uint)g.ph,
-                pw = (cl_uint)g.pw, padt = (cl_uint)d->pad_t, padl = (cl_uint)d->pad_l, h = (cl_uint)d->h,
-                w = (cl_uint)d->w, hn = (cl_uint)g.hn, wn = (cl_uint)g.wn, nf = (cl_uint)g.nf, k = (cl_uint)d->k,
-                kg = (cl_uint)d->kg, kbl = (cl_uint)kblocks, eh = (cl_uint)g.eh, ew = (cl_uint)g.ew,
-                p = (cl_uint)d->p, q = (cl_uint)d->q, use = (cl_uint)use_t;
-  const cl_float alpha = d->alpha, beta = d->beta;
+  if (f.use_t && !e->pw) st = filter_spectra(&c, d, v, g, e->w, &r);
   /* alpha == 0: one epilogue launch over the whole batch, nothing else. */
-  const size_t step = use_t ? g.nb : d->n;
+  const size_t step = f.use_t ? g->nb : d->n;
   for (size_t n0 = 0; n0 < d->n && st == CLFORGE_SUCCESS; n0 += step) {
     const size_t nb = d->n - n0 < step ? d->n - n0 : step;
-    const cl_uint n0u = (cl_uint)n0, nbu = (cl_uint)nb;
-    cl_int err = CL_SUCCESS;
-    if (use_t) {
-      SET_ARG(pad, 0, e->x), SET_ARG(pad, 1, xoff), SET_ARG(pad, 2, xs0), SET_ARG(pad, 3, xs1);
-      SET_ARG(pad, 4, xs2), SET_ARG(pad, 5, xs3), SET_ARG(pad, 6, n0u), SET_ARG(pad, 7, cp), SET_ARG(pad, 8, fh);
-      SET_ARG(pad, 9, fw), SET_ARG(pad, 10, ph), SET_ARG(pad, 11, pw), SET_ARG(pad, 12, padt);
-      SET_ARG(pad, 13, padl), SET_ARG(pad, 14, h), SET_ARG(pad, 15, w), SET_ARG(pad, 16, hn), SET_ARG(pad, 17, wn);
-      SET_ARG(pad, 18, r.t);
-      if (err != CL_SUCCESS) {
-        st = clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft padding)");
-        break;
-      }
-      st = launch_planes(&c, pad, g.fw, g.fh, nb * g.cp, "clEnqueueNDRangeKernel (conv2d fft padding)");
-      cl_mem tin[1] = {r.t}, xout[2] = {r.xr, r.xi}, yin[2] = {r.yr, r.yi};
-      fft_plan *pf = nb == g.nb ? fwd[0] : fwd[1], *pi = nb == g.nb ? inv[0] : inv[1];
-      if (st == CLFORGE_SUCCESS) st = transform(&c, pf, tin, xout, r.tmp, g.tmp_bytes);
-      if (st != CLFORGE_SUCCESS) break;
-      SET_ARG(mac, 0, r.xr), SET_ARG(mac, 1, r.xi), SET_ARG(mac, 2, r.wr), SET_ARG(mac, 3, r.wi);
-      SET_ARG(mac, 4, r.yr), SET_ARG(mac, 5, r.yi), SET_ARG(mac, 6, nf), SET_ARG(mac, 7, nbu), SET_ARG(mac, 8, cp);
-      SET_ARG(mac, 9, cgp), SET_ARG(mac, 10, k), SET_ARG(mac, 11, kg), SET_ARG(mac, 12, kbl);
-      if (err != CL_SUCCESS) {
-        st = clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft product)");
-        break;
-      }
-      const size_t gm[3] = {align_up(ceil_div(g.nf, (size_t)v[CONV_FFT_VW]), wg), d->groups * kblocks, ceil_div(nb, (size_t)v[CONV_FFT_NB])};
-      const size_t lm[3] = {wg, 1, 1};
-      st = launch(&c, mac, 3, gm, lm, "clEnqueueNDRangeKernel (conv2d fft product)");
-      if (st == CLFORGE_SUCCESS) st = transform(&c, pi, yin, tin, r.tmp, g.tmp_bytes);
-      if (st != CLFORGE_SUCCESS) break;
-    }
-    cl_mem tbuf = use_t ? r.t : e->y; /* not read when use_t is 0 */
-    SET_ARG(outk, 0, tbuf), SET_ARG(outk, 1, use), SET_ARG(outk, 2, fh), SET_ARG(outk, 3, fw);
-    SET_ARG(outk, 4, eh), SET_ARG(outk, 5, ew), SET_ARG(outk, 6, e->y), SET_ARG(outk, 7, yoff);
-    SET_ARG(outk, 8, ys0), SET_ARG(outk, 9, ys1), SET_ARG(outk, 10, ys2), SET_ARG(outk, 11, ys3);
-    SET_ARG(outk, 12, n0u), SET_ARG(outk, 13, k), SET_ARG(outk, 14, p), SET_ARG(outk, 15, q);
-    cl_uint ai = 16;
-    if (d->has_bias) {
-      SET_ARG(outk, ai, e->bias), ++ai;
-      SET_ARG(outk, ai, boff), ++ai;
-      SET_ARG(outk, ai, bs), ++ai;
-    }
-    SET_ARG(outk, ai, alpha), ++ai;
-    SET_ARG(outk, ai, beta);
-    if (err != CL_SUCCESS) {
-      st = clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d fft epilogue)");
-      break;
-    }
-    st = launch_planes(&c, outk, d->q, d->p, nb * d->k, "clEnqueueNDRangeKernel (conv2d fft epilogue)");
+    if (f.use_t) st = spectrum_pass(&c, e, &f, &r, n0, nb);
+    if (st == CLFORGE_SUCCESS) st = epilogue_pass(&c, e, &f, &r, n0, nb);
   }
   release_regions(&r);
   if (st == CLFORGE_SUCCESS) {

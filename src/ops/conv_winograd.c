@@ -308,6 +308,80 @@ static clforge_status prepare_m(const clforge__conv_exec *e, cl_mem out, size_t 
 static clforge_status prepare_2(const clforge__conv_exec *e, cl_mem out) { return prepare_m(e, out, 2); }
 static clforge_status prepare_4(const clforge__conv_exec *e, cl_mem out) { return prepare_m(e, out, 4); }
 
+/* One pass's input transform of tiles t0 .. t0 + nt into V, then its GEMM
+ * M = U V, each after *prev (which moves on to the last). */
+static clforge_status input_pass(const clforge__conv_exec *e, const wino_kernels *k, const wino_shape *s, size_t t0,
+                                 size_t nt, cl_event *prev) {
+  const clforge__conv *d = e->d;
+  const size_t wg = (size_t)e->v[WINO_WG], vw = (size_t)e->v[WINO_VW];
+  const size_t v_off = s->u_floats, m_off = s->u_floats + s->nt * s->t * d->c;
+  argset a = {k->input, 0, CL_SUCCESS};
+  arg_mem(&a, e->x);
+  arg_idx(&a, d, d->x.offset);
+  for (int i = 0; i < 4; ++i) arg_idx(&a, d, d->x.stride[i]);
+  arg_u32(&a, d->h);
+  arg_u32(&a, d->w);
+  arg_i32(&a, d->pad_t);
+  arg_i32(&a, d->pad_l);
+  arg_u32(&a, s->th);
+  arg_u32(&a, s->tw);
+  arg_u32(&a, t0);
+  arg_u32(&a, nt);
+  arg_u32(&a, s->nt);
+  arg_u32(&a, d->c);
+  arg_u32(&a, d->cg);
+  arg_mem(&a, e->ws);
+  arg_u32(&a, v_off);
+  if (a.err != CL_SUCCESS) return args_failed(e, &a, "clSetKernelArg (winograd input)");
+  /* The kernel indexes V with the pass's capacity s.nt, so the last
+   * pass's tiles sit where the GEMM's leading dimensions expect them. */
+  clforge_status st = launch(e, k->input, (d->c + vw - 1) / vw, nt, wg, prev, "clEnqueueNDRangeKernel (winograd input)");
+  if (st != CLFORGE_SUCCESS) return st;
+  clforge__gemm g;
+  st = gemm_of(e->ctx, d, e->v, s, nt, v_off, m_off, &g);
+  if (st != CLFORGE_SUCCESS) return st;
+  clforge__gemm_buffers bf = {e->ws, e->pw ? e->pw : e->ws, e->ws, NULL, NULL};
+  cl_event ev = NULL;
+  st = clforge__gemm_enqueue(e->ctx, &g, &bf, 1, prev, &ev);
+  if (st != CLFORGE_SUCCESS) return st;
+  clReleaseEvent(*prev);
+  *prev = ev;
+  return CLFORGE_SUCCESS;
+}
+
+/* One pass's output transform of M into y, with bias, alpha and beta (M
+ * not read when use_m is 0). */
+static clforge_status output_pass(const clforge__conv_exec *e, const wino_kernels *k, const wino_shape *s, size_t t0,
+                                  size_t nt, int use_m, cl_event *prev) {
+  const clforge__conv *d = e->d;
+  const size_t wg = (size_t)e->v[WINO_WG], vw = (size_t)e->v[WINO_VW];
+  const size_t m_off = s->u_floats + s->nt * s->t * d->c;
+  const cl_mem mbuf = e->ws ? e->ws : e->y; /* alpha 0 without workspace: M is not read */
+  argset a = {k->output, 0, CL_SUCCESS};
+  arg_mem(&a, mbuf);
+  arg_u32(&a, m_off);
+  arg_u32(&a, t0);
+  arg_u32(&a, nt);
+  arg_u32(&a, s->nt);
+  arg_u32(&a, d->k);
+  arg_u32(&a, d->kg);
+  arg_u32(&a, s->th);
+  arg_u32(&a, s->tw);
+  arg_u32(&a, d->p);
+  arg_u32(&a, d->q);
+  arg_mem(&a, e->y);
+  arg_idx(&a, d, d->y.offset);
+  for (int i = 0; i < 4; ++i) arg_idx(&a, d, d->y.stride[i]);
+  arg_mem(&a, e->bias ? e->bias : e->y);
+  arg_idx(&a, d, d->has_bias ? d->bias.offset : 0);
+  arg_idx(&a, d, d->has_bias ? d->bias.stride[0] : 0);
+  arg_f32(&a, d->alpha);
+  arg_f32(&a, d->beta);
+  arg_i32(&a, (size_t)use_m);
+  if (a.err != CL_SUCCESS) return args_failed(e, &a, "clSetKernelArg (winograd output)");
+  return launch(e, k->output, (d->k + vw - 1) / vw, nt, wg, prev, "clEnqueueNDRangeKernel (winograd output)");
+}
+
 static clforge_status enqueue_m(const clforge__conv_exec *e, size_t m) {
   const clforge__conv *d = e->d;
   wino_shape s;
@@ -320,76 +394,12 @@ static clforge_status enqueue_m(const clforge__conv_exec *e, size_t m) {
   wino_kernels k;
   clforge_status st = build(e->ctx, d, e->v, &s, &k);
   if (st != CLFORGE_SUCCESS) return st;
-  const size_t wg = (size_t)e->v[WINO_WG], vw = (size_t)e->v[WINO_VW];
-  const cl_mem u = e->pw ? e->pw : e->ws;
-  const size_t v_off = s.u_floats, m_off = s.u_floats + s.nt * s.t * d->c;
   cl_event prev = NULL;
   if (use_m && !e->pw) st = enqueue_filter(e, k.filter, e->ws, &prev);
-  cl_mem mbuf = e->ws ? e->ws : e->y; /* alpha 0 without workspace: M is not read */
   for (size_t t0 = 0; st == CLFORGE_SUCCESS && t0 < s.tiles; t0 += s.nt) {
     const size_t nt = s.tiles - t0 < s.nt ? s.tiles - t0 : s.nt;
-    if (use_m) {
-      argset a = {k.input, 0, CL_SUCCESS};
-      arg_mem(&a, e->x);
-      arg_idx(&a, d, d->x.offset);
-      for (int i = 0; i < 4; ++i) arg_idx(&a, d, d->x.stride[i]);
-      arg_u32(&a, d->h);
-      arg_u32(&a, d->w);
-      arg_i32(&a, d->pad_t);
-      arg_i32(&a, d->pad_l);
-      arg_u32(&a, s.th);
-      arg_u32(&a, s.tw);
-      arg_u32(&a, t0);
-      arg_u32(&a, nt);
-      arg_u32(&a, s.nt);
-      arg_u32(&a, d->c);
-      arg_u32(&a, d->cg);
-      arg_mem(&a, e->ws);
-      arg_u32(&a, v_off);
-      if (a.err != CL_SUCCESS) {
-        st = args_failed(e, &a, "clSetKernelArg (winograd input)");
-        break;
-      }
-      /* The kernel indexes V with the pass's capacity s.nt, so the last
-       * pass's tiles sit where the GEMM's leading dimensions expect them. */
-      st = launch(e, k.input, (d->c + vw - 1) / vw, nt, wg, &prev, "clEnqueueNDRangeKernel (winograd input)");
-      if (st != CLFORGE_SUCCESS) break;
-      clforge__gemm g;
-      st = gemm_of(e->ctx, d, e->v, &s, nt, v_off, m_off, &g);
-      if (st != CLFORGE_SUCCESS) break;
-      clforge__gemm_buffers bf = {e->ws, u, e->ws, NULL, NULL};
-      cl_event ev = NULL;
-      st = clforge__gemm_enqueue(e->ctx, &g, &bf, 1, &prev, &ev);
-      if (st != CLFORGE_SUCCESS) break;
-      clReleaseEvent(prev);
-      prev = ev;
-    }
-    argset a = {k.output, 0, CL_SUCCESS};
-    arg_mem(&a, mbuf);
-    arg_u32(&a, m_off);
-    arg_u32(&a, t0);
-    arg_u32(&a, nt);
-    arg_u32(&a, s.nt);
-    arg_u32(&a, d->k);
-    arg_u32(&a, d->kg);
-    arg_u32(&a, s.th);
-    arg_u32(&a, s.tw);
-    arg_u32(&a, d->p);
-    arg_u32(&a, d->q);
-    arg_mem(&a, e->y);
-    arg_idx(&a, d, d->y.offset);
-    for (int i = 0; i < 4; ++i) arg_idx(&a, d, d->y.stride[i]);
-    arg_mem(&a, e->bias ? e->bias : e->y);
-    arg_idx(&a, d, d->has_bias ? d->bias.offset : 0);
-    arg_idx(&a, d, d->has_bias ? d->bias.stride[0] : 0);
-    arg_f32(&a, d->alpha);
-    arg_f32(&a, d->beta);
-    arg_i32(&a, (size_t)use_m);
-    if (a.err != CL_SUCCESS) {
-      st = args_failed(e, &a, "clSetKernelArg (winograd output)");
-      break;
-    }
-    st = launch(e, k.output, (d->k + vw - 1) / vw, nt, wg, &prev, "clEnqueueNDRangeKernel (winograd output)");
+    if (use_m) st = input_pass(e, &k, &s, t0, nt, &prev);
+    if (st == CLFORGE_SUCCESS) st = output_pass(e, &k, &s, t0, nt, use_m, &prev);
   }
   if (st == CLFORGE_SUCCESS) *e->event = prev;
   else if (prev) clReleaseEvent(prev);

@@ -571,50 +571,56 @@ static clforge_status baseline(tuner *t, int index, int count) {
   return st;
 }
 
-static clforge_status tune_problem(tuner *t, int index, int count) {
+/* The problem's space and its op's buffers; *skip when there is nothing to
+ * tune (no candidate fits, or the buffers cannot be made: the other
+ * problems go on). The space is freed on every return but success. */
+static clforge_status open_problem(tuner *t, int index, int count, clforge__search_space *space, int *skip) {
   const problem *pb = t->pb;
   const clforge__family *f = pb->family;
   const clforge__tune_op *op = pb->op;
   clforge_context ctx = t->ctx;
   clforge_tune_event ev = problem_event(t, CLFORGE_TUNE_PROBLEM_START, index, count);
-
-  clforge__search_space space;
+  *skip = 0;
   clforge_status st = clforge__space_build(ctx, f, op, pb->cls->shape, t->o->space,
-                                           clforge__half_level_allowed(t->o->compute_type), &t->spaces, &space);
+                                           clforge__half_level_allowed(t->o->compute_type), &t->spaces, space);
   if (st != CLFORGE_SUCCESS) return st;
-  ev.total = space.count;
+  ev.total = space->count;
   t->ev = ev;
   t->evals = t->failures = 0;
   emit(t, &ev);
-  if (space.count == 0) {
+  if (space->count == 0) {
     clforge__log(CLFORGE_LOG_WARN, "tune %s %s: no candidate fits this device and shape", f->name, pb->cls->name);
-    clforge__space_free(&space);
+    clforge__space_free(space);
+    *skip = 1;
     return CLFORGE_SUCCESS;
   }
   st = op->setup(ctx, pb->dtypes, pb->layout, pb->cls->shape, &t->state);
   if (st != CLFORGE_SUCCESS) { /* e.g. buffers too big for a small device: the other problems go on */
     clforge__log(CLFORGE_LOG_WARN, "tune %s %s %s %s: skipped: %s", f->name, pb->cls->name, pb->dtypes, pb->layout,
                  clforge_last_error(ctx));
-    clforge__space_free(&space);
-    return CLFORGE_SUCCESS;
+    clforge__space_free(space);
+    *skip = 1;
   }
-  t->shape = pb->cls->shape;
-  t->ntop = 0;
-  double flops = op->flops(pb->cls->shape);
-  double default_s = measure_plain(t, RUN_DEFAULT, NULL, 0.0);
-  t->default_failed = default_s <= 0;
+  return CLFORGE_SUCCESS;
+}
 
+/* The search over the space, from the known entry (into old, which t->old
+ * points to) and the built-in default (into start), within the problem's
+ * deadline less the time the side-by-side round needs. */
+static void search_problem(tuner *t, clforge__search_space *space, double default_s, int *start, int *old) {
+  const problem *pb = t->pb;
+  const clforge__family *f = pb->family;
+  const clforge__tune_op *op = f->tune;
   /* The search starts from the built-in default when it is in the space,
    * and leaves time for the side-by-side round. */
-  int start[CLFORGE_MAX_PARAMS];
-  clforge__family_device_default(f, &ctx->info, op->variant(pb->dtypes, pb->layout, pb->cls->shape), start);
+  clforge__family_device_default(f, &t->ctx->info, op->variant(pb->dtypes, pb->layout, pb->cls->shape), start);
   t->start = start;
   t->start_failed = 0;
   /* The known entry for this problem (the file's, or this run's baseline),
    * if it still fits, is measured first: a re-tune keeps it unless
    * something beats it now. The default's own values were measured as the
    * default (they need not be in the space). */
-  int old[CLFORGE_MAX_PARAMS], plain[CLFORGE_MAX_PARAMS];
+  int plain[CLFORGE_MAX_PARAMS];
   t->old = find_old(t, old, NULL);
   t->old_measured = 0;
   if (t->old && default_s > 0 && plain_values(t, plain) == CLFORGE_SUCCESS &&
@@ -624,8 +630,120 @@ static clforge_status tune_problem(tuner *t, int index, int count) {
   t->search_deadline = t->problem_deadline - (slice > 10.0 ? 2.5 : 0.25 * slice);
   clforge__search_hooks hooks = {evaluate, search_should_stop, t};
   const int *seeds[2] = {t->old, start};
-  clforge__search(&space, t->o->strategy, seeds, 2, t->o->seed ? t->o->seed : 0x5eed, &hooks);
+  clforge__search(space, t->o->strategy, seeds, 2, t->o->seed ? t->o->seed : 0x5eed, &hooks);
   t->start = NULL;
+}
+
+/* Side by side: the default, the search's best, the peer (c holds
+ * TOP_CANDIDATES + 2). Returns how many. */
+static int gather_contenders(const tuner *t, double default_s, double peer_s, const int *start, contender *c) {
+  int nc = 0;
+  memset(c, 0, sizeof *c * (TOP_CANDIDATES + 2));
+  if (default_s > 0) c[nc].kind = RUN_DEFAULT, c[nc++].s = default_s;
+  for (int i = 0; i < t->ntop && i < TOP_CANDIDATES; ++i) {
+    /* The default's own values run as the default already: once is enough
+     * (two samples of one kernel would only show the noise as a speed-up). */
+    if (default_s > 0 && !memcmp(t->top[i].values, start, sizeof(int) * (size_t)t->pb->family->nparams)) continue;
+    c[nc].kind = RUN_CANDIDATE;
+    c[nc].s = t->top[i].s;
+    memcpy(c[nc++].values, t->top[i].values, sizeof c[0].values);
+  }
+  if (peer_s > 0) c[nc].kind = RUN_PEER, c[nc++].s = peer_s;
+  return nc;
+}
+
+/* The round's outcome: what is saved (win, NULL for nothing, with its
+ * values), the default and the peer as measured, and why. */
+typedef struct {
+  const contender *win, *def, *peer;
+  int peer_lost; /* CLBlast was measured (the table shows it) but did not win */
+  char verdict[160];
+  int win_values[CLFORGE_MAX_PARAMS];
+} outcome;
+
+static void choose_winner(tuner *t, const contender *c, int nc, outcome *w) {
+  w->win = w->def = w->peer = NULL;
+  w->peer_lost = 0;
+  w->verdict[0] = '\0';
+  for (int i = 0; i < nc; ++i) {
+    if (c[i].s <= 0) continue;
+    if (c[i].kind == RUN_DEFAULT) w->def = &c[i];
+    if (c[i].kind == RUN_PEER) w->peer = &c[i];
+    else if ((c[i].kind != RUN_DEFAULT || !t->start_failed) && (!w->win || c[i].s < w->win->s)) w->win = &c[i];
+  }
+  /* A winner other than the default replaces it only when interleaved
+   * pairs confirm the gain (confirm.h): one median each, taken at
+   * different moments on a shared machine, made tuned calls 0.7-0.8x as
+   * fast (issue 32). Unconfirmed (or no budget left to confirm), the
+   * default is saved. A default that failed or gave a wrong result cannot
+   * stand; then the fastest wins as measured. */
+  if (w->def && !t->start_failed) {
+    const contender *challenger = w->peer && (!w->win || w->peer->s < w->win->s) ? w->peer : w->win;
+    if (challenger && challenger != w->def && challenger->s < w->def->s &&
+        confirm_winner(t, w->def, challenger, w->verdict, sizeof w->verdict)) {
+      /* CLBlast confirmed: the entry's own values, for calls CLBlast cannot
+       * do, are the default's (the candidates were not confirmed). */
+      if (challenger == w->peer) w->win = w->def;
+    } else {
+      w->win = w->def;
+      w->peer_lost = 1;
+    }
+  }
+  /* The default won: the entry records what a plain call uses (e.g. a skinny
+   * shape the default runs on the direct kernel, out of the search's reach). */
+  if (w->win && w->win->kind == RUN_DEFAULT && plain_values(t, w->win_values) != CLFORGE_SUCCESS)
+    w->win = NULL;
+  else if (w->win && w->win->kind == RUN_CANDIDATE)
+    memcpy(w->win_values, w->win->values, sizeof w->win_values);
+  /* Nothing is saved from a run that measured neither a candidate nor the
+   * default, or that never measured the entry it would replace (stopped
+   * early, budget spent). A default measured (and checked) alone is saved:
+   * its rate is what the op compares families by (conv's algorithms). */
+  if ((t->evals == 0 && !(w->win && w->win->kind == RUN_DEFAULT)) || (t->old && !t->old_measured)) w->win = NULL;
+}
+
+/* The problem's closing event, and the winner's entry saved. */
+static clforge_status report_problem(tuner *t, const outcome *w, double flops) {
+  const problem *pb = t->pb;
+  clforge_status st = CLFORGE_SUCCESS;
+  const double win_s = w->win ? w->win->s : 0, peer_s = w->peer ? w->peer->s : 0;
+  clforge_tune_event ev = t->ev;
+  ev.kind = CLFORGE_TUNE_PROBLEM_DONE;
+  ev.tried = (size_t)t->evals;
+  ev.failures = t->failures;
+  ev.default_gflops = w->def ? flops / w->def->s / 1e9 : 0;
+  ev.tuned_gflops = win_s > 0 ? flops / win_s / 1e9 : 0;
+  ev.clblast_gflops = peer_s > 0 ? flops / peer_s / 1e9 : 0;
+  ev.best_gflops = ev.tuned_gflops;
+  int peer_wins = !w->peer_lost && peer_s > 0 && (win_s == 0 || peer_s < win_s);
+  ev.message = w->verdict[0] ? w->verdict : NULL;
+  ev.provider = peer_wins ? pb->family->tune->peer : "clforge";
+  char params[256] = "";
+  if (win_s > 0) {
+    st = record(t, w->win_values, peer_wins ? peer_s : win_s, ev.provider, params, sizeof params);
+    ev.params = params;
+  } else {
+    clforge__log(CLFORGE_LOG_WARN, "tune %s %s %s %s: no candidate passed; nothing saved", pb->family->name,
+                 pb->cls->name, pb->dtypes, pb->layout);
+  }
+  emit(t, &ev);
+  return st;
+}
+
+static clforge_status tune_problem(tuner *t, int index, int count) {
+  const clforge__tune_op *op = t->pb->family->tune;
+  clforge_context ctx = t->ctx;
+  clforge__search_space space;
+  int skip;
+  clforge_status st = open_problem(t, index, count, &space, &skip);
+  if (st != CLFORGE_SUCCESS || skip) return st;
+  t->shape = t->pb->cls->shape;
+  t->ntop = 0;
+  double flops = op->flops(t->pb->cls->shape);
+  double default_s = measure_plain(t, RUN_DEFAULT, NULL, 0.0);
+  t->default_failed = default_s <= 0;
+  int start[CLFORGE_MAX_PARAMS], old[CLFORGE_MAX_PARAMS];
+  search_problem(t, &space, default_s, start, old);
 
   /* The peer within the problem's share only, and cut short when it is 3x
    * slower than our best (CLBlast runs 2048^3 in seconds on PoCL: a short
@@ -634,83 +752,13 @@ static clforge_status tune_problem(tuner *t, int index, int count) {
   if (op->peer && !t->o->skip_peers && !stop_requested(t) && clforge__now() < t->problem_deadline)
     peer_s = measure_plain(t, RUN_PEER, NULL, t->ntop ? t->top[0].s : default_s);
 
-  /* Side by side: the default, the search's best, the peer. The default
-   * cannot win when its values gave a wrong result in the search. */
+  /* The default cannot win when its values gave a wrong result in the search. */
   contender c[TOP_CANDIDATES + 2];
-  int nc = 0;
-  memset(c, 0, sizeof c);
-  if (default_s > 0) c[nc].kind = RUN_DEFAULT, c[nc++].s = default_s;
-  for (int i = 0; i < t->ntop && i < TOP_CANDIDATES; ++i) {
-    /* The default's own values run as the default already: once is enough
-     * (two samples of one kernel would only show the noise as a speed-up). */
-    if (default_s > 0 && !memcmp(t->top[i].values, start, sizeof(int) * (size_t)f->nparams)) continue;
-    c[nc].kind = RUN_CANDIDATE;
-    c[nc].s = t->top[i].s;
-    memcpy(c[nc++].values, t->top[i].values, sizeof c[0].values);
-  }
-  if (peer_s > 0) c[nc].kind = RUN_PEER, c[nc++].s = peer_s;
+  const int nc = gather_contenders(t, default_s, peer_s, start, c);
   if (!stop_requested(t)) confirm(t, c, nc); /* stopped: the first measurements stand, and the default (below) */
-  const contender *win = NULL, *def = NULL, *peer = NULL;
-  for (int i = 0; i < nc; ++i) {
-    if (c[i].s <= 0) continue;
-    if (c[i].kind == RUN_DEFAULT) def = &c[i];
-    if (c[i].kind == RUN_PEER) peer = &c[i];
-    else if ((c[i].kind != RUN_DEFAULT || !t->start_failed) && (!win || c[i].s < win->s)) win = &c[i];
-  }
-  /* A winner other than the default replaces it only when interleaved
-   * pairs confirm the gain (confirm.h): one median each, taken at
-   * different moments on a shared machine, made tuned calls 0.7-0.8x as
-   * fast (issue 32). Unconfirmed (or no budget left to confirm), the
-   * default is saved. A default that failed or gave a wrong result cannot
-   * stand; then the fastest wins as measured. */
-  char verdict[160] = "";
-  int peer_lost = 0; /* CLBlast was measured (the table shows it) but did not win */
-  if (def && !t->start_failed) {
-    const contender *challenger = peer && (!win || peer->s < win->s) ? peer : win;
-    if (challenger && challenger != def && challenger->s < def->s && confirm_winner(t, def, challenger, verdict, sizeof verdict)) {
-      /* CLBlast confirmed: the entry's own values, for calls CLBlast cannot
-       * do, are the default's (the candidates were not confirmed). */
-      if (challenger == peer) win = def;
-    } else {
-      win = def;
-      peer_lost = 1;
-    }
-  }
-  /* The default won: the entry records what a plain call uses (e.g. a skinny
-   * shape the default runs on the direct kernel, out of the search's reach). */
-  int win_values[CLFORGE_MAX_PARAMS];
-  if (win && win->kind == RUN_DEFAULT && plain_values(t, win_values) != CLFORGE_SUCCESS)
-    win = NULL;
-  else if (win && win->kind == RUN_CANDIDATE)
-    memcpy(win_values, win->values, sizeof win_values);
-  /* Nothing is saved from a run that measured neither a candidate nor the
-   * default, or that never measured the entry it would replace (stopped
-   * early, budget spent). A default measured (and checked) alone is saved:
-   * its rate is what the op compares families by (conv's algorithms). */
-  if ((t->evals == 0 && !(win && win->kind == RUN_DEFAULT)) || (t->old && !t->old_measured)) win = NULL;
-  const double win_s = win ? win->s : 0;
-  peer_s = peer ? peer->s : 0;
-
-  ev = t->ev;
-  ev.kind = CLFORGE_TUNE_PROBLEM_DONE;
-  ev.tried = (size_t)t->evals;
-  ev.failures = t->failures;
-  ev.default_gflops = def ? flops / def->s / 1e9 : 0;
-  ev.tuned_gflops = win_s > 0 ? flops / win_s / 1e9 : 0;
-  ev.clblast_gflops = peer_s > 0 ? flops / peer_s / 1e9 : 0;
-  ev.best_gflops = ev.tuned_gflops;
-  int peer_wins = !peer_lost && peer_s > 0 && (win_s == 0 || peer_s < win_s);
-  ev.message = verdict[0] ? verdict : NULL;
-  ev.provider = peer_wins ? op->peer : "clforge";
-  char params[256] = "";
-  if (win_s > 0) {
-    st = record(t, win_values, peer_wins ? peer_s : win_s, ev.provider, params, sizeof params);
-    ev.params = params;
-  } else {
-    clforge__log(CLFORGE_LOG_WARN, "tune %s %s %s %s: no candidate passed; nothing saved", f->name, pb->cls->name,
-                 pb->dtypes, pb->layout);
-  }
-  emit(t, &ev);
+  outcome w;
+  choose_winner(t, c, nc, &w);
+  st = report_problem(t, &w, flops);
   op->teardown(t->state);
   t->state = NULL;
   clforge__space_free(&space);
@@ -720,41 +768,120 @@ static clforge_status tune_problem(tuner *t, int index, int count) {
   return st;
 }
 
+/* The options checked, the budget's default applied and the tuning file
+ * to write named (path holds the default file's name). */
+static clforge_status check_options(clforge_context ctx, clforge_tune_options *o, char *path, size_t cap) {
+  if (o->budget_s < 0 || isnan(o->budget_s) || o->max_evals < 0 ||
+      (unsigned)o->strategy > (unsigned)CLFORGE_TUNE_ANNEAL)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: budget_s (%g), max_evals (%d) or strategy (%d) is invalid",
+                         o->budget_s, o->max_evals, (int)o->strategy);
+  clforge_status rst =
+      clforge__check_reserved_ptrs(ctx, "tune", "clforge_tune_options.reserved", o->reserved, CLFORGE_COUNT_OF(o->reserved));
+  if (rst != CLFORGE_SUCCESS) return rst;
+  if ((unsigned)o->compute_type > CLFORGE_COMPUTE_16F)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: compute_type %d (0 or 32f: strict calls; 32f_fast_16f, 16f)",
+                         (int)o->compute_type);
+  if (clforge__half_level_allowed(o->compute_type) > 0 && !(ctx->info.caps & CLFORGE_CAP_FP16))
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED,
+                         "tune: compute type %s: %s has no cl_khr_fp16, so no f16 arithmetic to measure (its calls "
+                         "of that compute type run f32 with the strict entries)",
+                         clforge_compute_type_name(o->compute_type), ctx->info.name);
+  if (o->budget_s == 0) o->budget_s = DEFAULT_BUDGET_S;
+  size_t need;
+  if (!o->dry_run && !o->file) {
+    if (clforge__path(CLFORGE_PATH_TUNING_FILE, path, cap, &need) || !strcmp(path, "off"))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           "tune: no tuning file to write (CLFORGE_TUNING_FILE is off or there is no home directory); "
+                           "name one with options->file");
+    o->file = path;
+  }
+  if (!o->dry_run && (!*o->file || !strcmp(o->file, "off")))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: no tuning file to write (\"%s\"); name one, or dry-run",
+                         o->file);
+  return CLFORGE_SUCCESS;
+}
+
+/* What tuning hides in the context, to be put back after. */
+typedef struct {
+  clforge__tuning_view view;
+  char *override;
+  int validate;
+} hidden_state;
+
+/* Measure against the built-in defaults: hide the tuning files' entries
+ * (and the app's override) while tuning, and restore them after. */
+static void hide_tuning(clforge_context ctx, hidden_state *h) {
+  h->view = ctx->tuning;
+  h->override = ctx->params_override;
+  memset(&ctx->tuning, 0, sizeof ctx->tuning);
+  ctx->tuning.loaded = 1;
+  ctx->params_override = NULL;
+  ctx->tuning_active = 1;
+  h->validate = ctx->validate;
+  ctx->validate = 0; /* the tuner checks each candidate itself */
+}
+
+static void restore_tuning(clforge_context ctx, const hidden_state *h) {
+  ctx->tuning_active = 0;
+  clforge__tuning_view_release(&ctx->tuning);
+  ctx->tuning = h->view;
+  ctx->params_override = h->override;
+  ctx->validate = h->validate;
+}
+
+/* The baseline pass over first (breadth first: each class's heuristic
+ * family and its rival), then the searches, the rest of the budget split
+ * by weight. */
+static clforge_status run_passes(tuner *t, problem *problems, int count, problem **first, int nfirst) {
+  clforge_status st = CLFORGE_SUCCESS;
+  for (int i = 0; i < nfirst && st == CLFORGE_SUCCESS && !stop_requested(t) && clforge__now() < t->deadline; ++i) {
+    t->pb = first[i];
+    st = baseline(t, i, nfirst);
+  }
+  double weight_left = 0;
+  for (int i = 0; i < count; ++i) weight_left += problems[i].weight;
+  for (int i = 0; i < count && st == CLFORGE_SUCCESS && !stop_requested(t); ++i) {
+    double now = clforge__now();
+    if (now >= t->deadline) break;
+    t->pb = &problems[i];
+    problems[i].searched = 1;
+    t->problem_deadline = now + (t->deadline - now) * problems[i].weight / weight_left;
+    weight_left -= problems[i].weight;
+    st = tune_problem(t, i, count);
+  }
+  return st;
+}
+
+/* What the budget (or a stop) left out: calls of those classes use the
+ * baseline's entries where there are some, else the defaults. */
+static void report_not_reached(tuner *t, problem *problems, int count) {
+  int left = 0;
+  for (int i = 0; i < count; ++i) {
+    if (problems[i].searched) continue;
+    ++left;
+    t->pb = &problems[i];
+    clforge_tune_event ev = problem_event(t, CLFORGE_TUNE_NOT_REACHED, i, count);
+    ev.default_gflops = problems[i].base_default, ev.tuned_gflops = problems[i].base_tuned;
+    ev.best_gflops = ev.tuned_gflops;
+    ev.params = problems[i].base_params[0] ? problems[i].base_params : NULL;
+    ev.provider = "clforge";
+    emit(t, &ev);
+  }
+  if (left)
+    clforge__log(CLFORGE_LOG_WARN, "tune: %s; %d of %d problems not searched", stop_requested(t) ? "stopped" : "budget spent",
+                 left, count);
+}
+
 clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *options) {
   if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "tune: context is NULL");
   clforge__clear_error(ctx);
   clforge_tune_options o = options ? *options : (clforge_tune_options){0};
-  if (o.budget_s < 0 || isnan(o.budget_s) || o.max_evals < 0 ||
-      (unsigned)o.strategy > (unsigned)CLFORGE_TUNE_ANNEAL)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: budget_s (%g), max_evals (%d) or strategy (%d) is invalid",
-                         o.budget_s, o.max_evals, (int)o.strategy);
-  clforge_status rst =
-      clforge__check_reserved_ptrs(ctx, "tune", "clforge_tune_options.reserved", o.reserved, CLFORGE_COUNT_OF(o.reserved));
-  if (rst != CLFORGE_SUCCESS) return rst;
-  if ((unsigned)o.compute_type > CLFORGE_COMPUTE_16F)
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: compute_type %d (0 or 32f: strict calls; 32f_fast_16f, 16f)",
-                         (int)o.compute_type);
-  if (clforge__half_level_allowed(o.compute_type) > 0 && !(ctx->info.caps & CLFORGE_CAP_FP16))
-    return clforge__fail(ctx, CLFORGE_UNSUPPORTED,
-                         "tune: compute type %s: %s has no cl_khr_fp16, so no f16 arithmetic to measure (its calls "
-                         "of that compute type run f32 with the strict entries)",
-                         clforge_compute_type_name(o.compute_type), ctx->info.name);
-  if (o.budget_s == 0) o.budget_s = DEFAULT_BUDGET_S;
   char path[4096];
-  size_t need;
-  if (!o.dry_run && !o.file) {
-    if (clforge__path(CLFORGE_PATH_TUNING_FILE, path, sizeof path, &need) || !strcmp(path, "off"))
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                           "tune: no tuning file to write (CLFORGE_TUNING_FILE is off or there is no home directory); "
-                           "name one with options->file");
-    o.file = path;
-  }
-  if (!o.dry_run && (!*o.file || !strcmp(o.file, "off")))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune: no tuning file to write (\"%s\"); name one, or dry-run",
-                         o.file);
+  clforge_status st = check_options(ctx, &o, path, sizeof path);
+  if (st != CLFORGE_SUCCESS) return st;
   problem *problems = NULL;
   int count = 0;
-  clforge_status st = clforge__space_validate(ctx, o.space);
+  st = clforge__space_validate(ctx, o.space);
   if (st == CLFORGE_SUCCESS) st = make_problems(ctx, &o, &problems, &count);
   if (st != CLFORGE_SUCCESS) return st;
   problem **first = malloc((size_t)count * sizeof *first); /* the baseline pass, in its order */
@@ -770,17 +897,8 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
   char lwhy[512];
   if (!o.dry_run) clforge__tuning_load_file(o.file, &known, lwhy, sizeof lwhy); /* a damaged file: nothing to keep */
 
-  /* Measure against the built-in defaults: hide the tuning files' entries
-   * (and the app's override) while tuning, and restore them after. */
-  clforge__tuning_view saved_view = ctx->tuning;
-  char *saved_override = ctx->params_override;
-  memset(&ctx->tuning, 0, sizeof ctx->tuning);
-  ctx->tuning.loaded = 1;
-  ctx->params_override = NULL;
-  ctx->tuning_active = 1;
-  int saved_validate = ctx->validate;
-  ctx->validate = 0; /* the tuner checks each candidate itself */
-
+  hidden_state hidden;
+  hide_tuning(ctx, &hidden);
   tuner t = {0};
   t.ctx = ctx;
   t.o = &o;
@@ -789,49 +907,13 @@ clforge_status clforge_tune(clforge_context ctx, const clforge_tune_options *opt
   t.known = &known;
   t.fault_tests = clforge__test_fault_armed(ctx, "tune");
   if (t.fault_tests) ctx->test_fault[0] = '\0';
-  /* First, breadth first: each class's heuristic family and its rival. */
-  for (int i = 0; i < nfirst && st == CLFORGE_SUCCESS && !stop_requested(&t) && clforge__now() < t.deadline; ++i) {
-    t.pb = first[i];
-    st = baseline(&t, i, nfirst);
-  }
-  /* Then the searches, the rest of the budget split by weight. */
-  double weight_left = 0;
-  for (int i = 0; i < count; ++i) weight_left += problems[i].weight;
-  for (int i = 0; i < count && st == CLFORGE_SUCCESS && !stop_requested(&t); ++i) {
-    double now = clforge__now();
-    if (now >= t.deadline) break;
-    t.pb = &problems[i];
-    problems[i].searched = 1;
-    t.problem_deadline = now + (t.deadline - now) * problems[i].weight / weight_left;
-    weight_left -= problems[i].weight;
-    st = tune_problem(&t, i, count);
-  }
-  /* What the budget (or a stop) left out: calls of those classes use the
-   * baseline's entries where there are some, else the defaults. */
-  int left = 0;
-  for (int i = 0; i < count && st == CLFORGE_SUCCESS; ++i) {
-    if (problems[i].searched) continue;
-    ++left;
-    t.pb = &problems[i];
-    clforge_tune_event ev = problem_event(&t, CLFORGE_TUNE_NOT_REACHED, i, count);
-    ev.default_gflops = problems[i].base_default, ev.tuned_gflops = problems[i].base_tuned;
-    ev.best_gflops = ev.tuned_gflops;
-    ev.params = problems[i].base_params[0] ? problems[i].base_params : NULL;
-    ev.provider = "clforge";
-    emit(&t, &ev);
-  }
-  if (left)
-    clforge__log(CLFORGE_LOG_WARN, "tune: %s; %d of %d problems not searched", stop_requested(&t) ? "stopped" : "budget spent",
-                 left, count);
+  st = run_passes(&t, problems, count, first, nfirst);
+  if (st == CLFORGE_SUCCESS) report_not_reached(&t, problems, count);
   clforge__space_cache_free(&t.spaces);
   clforge__tuning_free(&known);
   free(first);
   free(problems);
-  ctx->tuning_active = 0;
-  clforge__tuning_view_release(&ctx->tuning);
-  ctx->tuning = saved_view;
-  ctx->params_override = saved_override;
-  ctx->validate = saved_validate;
+  restore_tuning(ctx, &hidden);
   /* This context sees the new entries from its next call. */
   if (st == CLFORGE_SUCCESS && !o.dry_run) clforge__tuning_view_release(&ctx->tuning);
   return st;

@@ -68,7 +68,7 @@ def _time_wall(fn, runs, warmup):
 
 
 def _peak():
-    from .cli import command_path
+    from ._command import command_path
     path = command_path()
     if not path:
         return {}

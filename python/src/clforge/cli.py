@@ -5,10 +5,9 @@ the library (the wheel's, or the one beside CLFORGE_LIBRARY, or CLFORGE_COMMAND)
 so they behave exactly as `clforge` does; `bench gemm` and `bench overhead`
 are this package's own (clforge through Python next to pyclblast and numpy),
 and `plot` draws any `clforge bench --json` output."""
-import os
-import shutil
-import subprocess
 import sys
+
+from ._command import command_path, run_command  # noqa: F401 (command_path: clforge.cli's, for callers)
 
 USAGE = """usage: python -m clforge <command> [options]
 
@@ -23,29 +22,6 @@ Commands:
 
 Run 'python -m clforge <command> --help' for a command's options.
 """
-
-
-def command_path():
-    """The clforge command matching the loaded library, or None."""
-    env = os.environ.get("CLFORGE_COMMAND")
-    if env:
-        return env
-    from ._capi import library_path
-    here = os.path.dirname(os.path.abspath(__file__))
-    libdir = os.path.dirname(os.path.abspath(library_path))
-    for cand in (os.path.join(here, "bin", "clforge"), os.path.join(libdir, "..", "bin", "clforge")):
-        if os.path.isfile(cand) and os.access(cand, os.X_OK):
-            return os.path.normpath(cand)
-    return shutil.which("clforge")
-
-
-def run_command(args):
-    path = command_path()
-    if path is None:
-        print("python -m clforge: the clforge command was not found (it comes with the wheel; or set "
-              "CLFORGE_COMMAND to build/bin/clforge)", file=sys.stderr)
-        return 1
-    return subprocess.call([path] + list(args))
 
 
 def info(args):
