@@ -146,7 +146,9 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
   d->beta = desc->beta;
   d->has_bias = has_bias;
 
-  if (!d->c || !d->h || !d->w || !d->r || !d->s)
+  /* c = 0 is an empty dx for backward data (a no-op, as n = 0); the other
+   * kinds would still write y or dbias from nothing */
+  if ((!d->c && desc->kind != CLFORGE_CONV_BACKWARD_DATA) || !d->h || !d->w || !d->r || !d->s)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: c = %zu, h = %zu, w = %zu, r = %zu, s = %zu: each must be >= 1",
                          d->c, d->h, d->w, d->r, d->s);
   if (d->c % d->groups || d->k % d->groups)

@@ -46,7 +46,10 @@ static clforge_status check_overlap(clforge_context ctx, const clforge__actb *a,
     const size_t es = clforge_dtype_size(t[i]);
     st = clforge__buffer_range(ctx, in[i], off[i] * es, a->count * es, &r);
     const int same = r.root == rx.root && r.begin == rx.begin && r.end == rx.end && t[i] == a->dx_type;
-    if (st == CLFORGE_SUCCESS && !same && clforge__ranges_alias(&rx, &r))
+    if (st != CLFORGE_SUCCESS || !clforge__ranges_alias(&rx, &r)) continue;
+    if (i == 1) /* z is read after dx may be written (the header allows dy alone in place) */
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": dx overlaps z (only dy may be dx, in place)");
+    if (!same)
       return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                            OP ": dx overlaps %s without being it (in place needs the same elements and type)", name[i]);
   }

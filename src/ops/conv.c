@@ -378,8 +378,10 @@ static clforge_status plan_within(clforge_context ctx, const clforge__conv *d,
   if (automatic(p)) st = fall_back(ctx, d, limit, p);
   if (st == CLFORGE_SUCCESS && p->choice.workspace_bytes <= limit) return st;
   if (given)
-    return clforge__fail(ctx, CLFORGE_BUFFER_TOO_SMALL, "conv2d: %s needs a workspace of %zu bytes; the one given has %zu",
-                         name, need, limit);
+    return clforge__fail(ctx, CLFORGE_BUFFER_TOO_SMALL,
+                         "conv2d: %s needs a workspace of %zu bytes; the one given has %zu (size it with %s)", name,
+                         need, limit,
+                         weights ? "clforge_conv2d_weights_workspace_size" : "clforge_conv2d_workspace_size");
   return st != CLFORGE_SUCCESS ? st
                                : clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
                                                "conv2d: %s needs %zu bytes of workspace, above the bound of %zu", name,
@@ -602,6 +604,26 @@ clforge_status clforge_conv2d_workspace_size(clforge_context ctx, const clforge_
   clforge_conv_choice c;
   clforge_status st = clforge_conv2d_explain(ctx, desc, &c);
   if (st == CLFORGE_SUCCESS) *bytes = c.workspace_bytes;
+  return st;
+}
+
+/* The weights fix the algorithm (chosen with d.prepared, so it may differ
+ * from the plain call's): the workspace clforge_conv2d_ex needs with them. */
+clforge_status clforge_conv2d_weights_workspace_size(clforge_context ctx, clforge_conv2d_weights weights,
+                                                     size_t *bytes) {
+  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_workspace_size: context is NULL");
+  clforge__clear_error(ctx);
+  if (!weights || !bytes)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_workspace_size: %s is NULL",
+                         weights ? "bytes" : "weights");
+  if (weights->ctx != ctx)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d_weights_workspace_size: the prepared weights belong to another context");
+  clforge__conv d = weights->d;
+  d.prepared = 0; /* as clforge_conv2d_ex resolves it */
+  conv_plan p;
+  clforge_status st = plan_within(ctx, &d, weights, clforge__workspace_cap(ctx), 0, 0, &p);
+  if (st == CLFORGE_SUCCESS) *bytes = p.choice.workspace_bytes;
   return st;
 }
 
