@@ -20,6 +20,8 @@
 #include "../core/workspace.h"
 #include "attention_algo.h"
 #include "buffer_check.h"
+#include "launch_chain.h"
+#include "op_call.h"
 
 typedef struct attn_plan {
   const clforge__attn_algo_impl *impl;
@@ -341,27 +343,20 @@ static clforge_status validate_attention(clforge_context ctx, const clforge__att
 
 /* ------------------------------------------------------------------- call */
 
-static clforge_status enqueue_marker(clforge_context ctx, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  if (!event) return CLFORGE_SUCCESS;
-  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (attention)");
-}
-
 clforge_status clforge_attention(clforge_context ctx, const clforge_attention_desc *desc, cl_mem q, cl_mem k, cl_mem v,
                                  cl_mem o, const clforge_attention_buffers *extra, cl_uint num_events_in_wait_list,
                                  const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "attention: context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, "attention", event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__attn d;
-  clforge_status st = clforge__attn_resolve(ctx, desc, extra, &d);
+  st = clforge__attn_resolve(ctx, desc, extra, &d);
   if (st == CLFORGE_SUCCESS && d.kind != CLFORGE_ATTENTION_FORWARD)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: desc.kind is backward: call clforge_attention_backward");
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "attention", num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
   /* Sq = 0 reads and writes nothing: a no-op needing no buffers, as every
    * op's empty call (GEMM's m or n = 0, softmax's rows or n = 0). */
-  if (d.sq == 0) return enqueue_marker(ctx, num_events_in_wait_list, event_wait_list, event);
+  if (d.sq == 0) return clforge__call_marker(ctx, "attention", num_events_in_wait_list, event_wait_list, event);
   st = check_buffers(ctx, &d, q, k, v, o, extra);
   if (st != CLFORGE_SUCCESS) return st;
   /* a paged call's table and lengths first: a refused call takes no workspace */
@@ -386,10 +381,10 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
     return st;
   }
   if (ctx->validate) { /* inputs as they are when the kernels will run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) {
+    st = clforge__call_await_inputs(ctx, "attention", num_events_in_wait_list, event_wait_list);
+    if (st != CLFORGE_SUCCESS) {
       free_inputs(&h);
-      return clforge__fail_cl(ctx, err, "attention validation: waiting for the wait list");
+      return st;
     }
     int32_t *table = h.table;
     st = read_inputs(ctx, &d, q, k, v, extra, &h);
@@ -400,14 +395,12 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
     }
   }
 
-  cl_event *wait = malloc((num_events_in_wait_list + 1) * sizeof *wait);
-  if (!wait) {
+  clforge__chain ch; /* the caller's list and the workspace's last user */
+  st = clforge__chain_begin(ctx, "attention", &ch, num_events_in_wait_list, event_wait_list, 1, &busy);
+  if (st != CLFORGE_SUCCESS) {
     free_inputs(&h);
-    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "attention: no memory for the wait list");
+    return st;
   }
-  cl_uint nwait = 0;
-  for (cl_uint i = 0; i < num_events_in_wait_list; ++i) wait[nwait++] = event_wait_list[i];
-  if (busy) wait[nwait++] = busy;
 
   cl_event done = NULL;
   clforge__attn_exec e = {ctx,
@@ -425,33 +418,29 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
                           d.has_table ? extra->block_table : NULL,
                           ws,
                           need,
-                          nwait,
-                          nwait ? wait : NULL,
+                          clforge__chain_nwait(&ch),
+                          clforge__chain_wait(&ch),
                           &done};
-  st = p.impl->enqueue(&e);
-  free(wait);
+  st = clforge__chain_end(&ch, p.impl->enqueue(&e), NULL);
   if (st == CLFORGE_SUCCESS && ws) clforge__workspace_used(ctx, done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "attention: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "attention", done);
     if (st == CLFORGE_SUCCESS) st = validate_attention(ctx, &hd, &h, o, d.has_lse ? extra->lse : NULL,
                                                           p.choice.kernels[0].compute_type);
   }
   free_inputs(&h);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 /* ----------------------------------------------------------- the queries */
 
 clforge_status clforge_attention_explain(clforge_context ctx, const clforge_attention_desc *desc,
                                          clforge_attention_choice *choice) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "attention_explain: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "attention_explain", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_explain: choice is NULL");
   clforge__attn d;
-  clforge_status st = clforge__attn_resolve(ctx, desc, NULL, &d);
+  st = clforge__attn_resolve(ctx, desc, NULL, &d);
   if (st != CLFORGE_SUCCESS) return st;
   if (d.kind == CLFORGE_ATTENTION_BACKWARD) return clforge__attn_bwd_explain(ctx, &d, choice);
   attn_plan p;

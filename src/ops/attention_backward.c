@@ -15,6 +15,7 @@
 #include "attention_algo.h"
 #include "buffer_check.h"
 #include "launch_chain.h"
+#include "op_call.h"
 
 #define OP "attention_backward"
 
@@ -95,12 +96,11 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
                                           cl_mem d_o, const clforge_attention_buffers *extra, cl_mem dq, cl_mem dk,
                                           cl_mem dv, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                           cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, OP, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__attn d;
   clforge__attn_grads g;
-  clforge_status st = clforge__attn_resolve(ctx, desc, extra, &d);
+  st = clforge__attn_resolve(ctx, desc, extra, &d);
   if (st == CLFORGE_SUCCESS && d.kind != CLFORGE_ATTENTION_BACKWARD)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": desc.kind is %d; set CLFORGE_ATTENTION_BACKWARD (1)",
                        (int)d.kind);
@@ -111,11 +111,7 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
   if (st != CLFORGE_SUCCESS) return st;
   if (g.idx64) d.idx64 = 1;
   const int work = (d.sq && d.sk) || (d.sq == 0 && d.sk) || (d.sk == 0 && d.sq); /* zeros to write, at least */
-  if (!work) {
-    if (!event) return CLFORGE_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
-    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
-  }
+  if (!work) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   const cl_mem mask = extra ? extra->mask : NULL, lse = extra ? extra->lse : NULL;
   const cl_mem kvl = extra ? extra->kv_lens : NULL, ql = extra ? extra->q_lens : NULL;
   const int rd = CLFORGE_ACCESS_READ;
@@ -162,8 +158,8 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
   void *hq = NULL, *hk = NULL, *hv = NULL, *hm = NULL, *hdo = NULL;
   int32_t *hkvl = NULL, *hql = NULL;
   if (ctx->validate) {
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    clforge_status wst = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);
+    if (wst != CLFORGE_SUCCESS) return wst;
     st = read_tensor(ctx, &d.q, q, &hq);
     if (st == CLFORGE_SUCCESS) st = read_tensor(ctx, &d.k, k, &hk);
     if (st == CLFORGE_SUCCESS) st = read_tensor(ctx, &d.v, v, &hv);
@@ -223,8 +219,7 @@ clforge_status clforge_attention_backward(clforge_context ctx, const clforge_att
   }
   if (ch.last) clforge__workspace_used(ctx, ch.last);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &ch.last);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
+    st = clforge__call_await_done(ctx, OP, ch.last);
     if (st == CLFORGE_SUCCESS && d.sq) st = clforge__test_fault_apply(ctx, OP, dq, g.dq.offset, g.dq.type); /* tests only */
     void *got[3] = {NULL, NULL, NULL}, *want[3] = {NULL, NULL, NULL};
     const clforge__attn_tensor *ot[3] = {&g.dq, &g.dk, &g.dv};

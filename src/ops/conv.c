@@ -19,6 +19,8 @@
 #include "buffer_check.h"
 #include "conv_algo.h"
 #include "conv_backward.h"
+#include "launch_chain.h"
+#include "op_call.h"
 
 struct clforge_conv2d_weights_s {
   clforge_context ctx;
@@ -462,11 +464,10 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
                                  clforge_conv2d_weights weights, cl_mem bias, cl_mem y, cl_mem workspace,
                                  size_t workspace_size, cl_uint num_events_in_wait_list,
                                  const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d: context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, "conv2d", event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve(ctx, desc, bias != NULL, &d);
+  st = clforge__conv_resolve(ctx, desc, bias != NULL, &d);
   if (st == CLFORGE_SUCCESS) st = forward_only(ctx, &d, "conv2d");
   if (st != CLFORGE_SUCCESS) return st;
   st = clforge__check_wait_list(ctx, "conv2d", num_events_in_wait_list, event_wait_list);
@@ -479,7 +480,7 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
   }
   if (workspace && workspace_size == 0)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: a workspace is given with workspace_size 0");
-  if (d.n == 0 || d.k == 0) return clforge__conv_marker(ctx, "conv2d", num_events_in_wait_list, event_wait_list, event);
+  if (d.n == 0 || d.k == 0) return clforge__call_marker(ctx, "conv2d", num_events_in_wait_list, event_wait_list, event);
 
   const cl_mem wbuf = weights ? NULL : w;
   st = clforge__conv_check_tensor(ctx, "conv2d", &d.x, x, CLFORGE_ACCESS_READ);
@@ -518,9 +519,8 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
 
   host_copies h = {NULL, NULL, NULL, NULL};
   if (ctx->validate) { /* inputs as they are when the kernels will run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "conv2d validation: waiting for the wait list");
-    st = clforge__conv_read_tensor(ctx, "conv2d", &d.x, x, &h.x);
+    st = clforge__call_await_inputs(ctx, "conv2d", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, "conv2d", &d.x, x, &h.x);
     if (st == CLFORGE_SUCCESS && !weights) st = clforge__conv_read_tensor(ctx, "conv2d", &d.w_, w, &h.w);
     if (st == CLFORGE_SUCCESS && bias) st = clforge__conv_read_tensor(ctx, "conv2d", &d.bias, bias, &h.bias);
     if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, "conv2d", &d.y, y, &h.y);
@@ -531,25 +531,22 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
   }
 
   /* The caller's list, the workspace's last user and the weights' transform. */
-  cl_event *wait = malloc((num_events_in_wait_list + 2) * sizeof *wait);
-  if (!wait) {
+  const cl_event extra[2] = {busy && ws == ctx->conv_workspace.buffer ? busy : NULL, weights ? weights->ready : NULL};
+  clforge__chain ch;
+  st = clforge__chain_begin(ctx, "conv2d", &ch, num_events_in_wait_list, event_wait_list, 2, extra);
+  if (st != CLFORGE_SUCCESS) {
     free_copies(&h);
-    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d: no memory for the wait list");
+    return st;
   }
-  cl_uint nwait = 0;
-  for (cl_uint i = 0; i < num_events_in_wait_list; ++i) wait[nwait++] = event_wait_list[i];
-  if (busy && ws == (ctx->conv_workspace.buffer)) wait[nwait++] = busy;
-  if (weights && weights->ready) wait[nwait++] = weights->ready;
 
   cl_event done = NULL;
   clforge__conv_exec e = {ctx, &d, p.v, x, weights ? (weights->transformed ? NULL : weights->buf) : w, bias, y,
-                          weights && weights->transformed ? weights->buf : NULL, ws, need, nwait, nwait ? wait : NULL, &done};
-  st = p.impl->enqueue(&e);
-  free(wait);
+                          weights && weights->transformed ? weights->buf : NULL, ws, need, clforge__chain_nwait(&ch),
+                          clforge__chain_wait(&ch), &done};
+  st = clforge__chain_end(&ch, p.impl->enqueue(&e), NULL);
   if (st == CLFORGE_SUCCESS && ws && !workspace) clforge__workspace_used_by(&ctx->conv_workspace, done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "conv2d: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "conv2d", done);
     if (st == CLFORGE_SUCCESS && weights) h.w = weights->host_w;
     clforge_conv2d_desc vd = *desc;
     if (weights) vd.w_offset = 0;
@@ -557,9 +554,7 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
     if (weights) h.w = NULL;
   }
   free_copies(&h);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 clforge_status clforge_conv2d(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem w, cl_mem bias,
@@ -583,11 +578,11 @@ clforge_status clforge_conv2d_output_size(const clforge_conv2d_desc *desc, size_
 }
 
 clforge_status clforge_conv2d_explain(clforge_context ctx, const clforge_conv2d_desc *desc, clforge_conv_choice *choice) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_explain: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "conv2d_explain", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_explain: choice is NULL");
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
+  st = clforge__conv_resolve(ctx, desc, 0, &d);
   if (st != CLFORGE_SUCCESS) return st;
   if (d.kind == CLFORGE_CONV_BACKWARD_DATA) return clforge__conv_bwd_data_explain(ctx, &d, choice);
   if (d.kind == CLFORGE_CONV_BACKWARD_FILTER) return clforge__conv_bwd_filter_explain(ctx, &d, choice);
@@ -611,8 +606,8 @@ clforge_status clforge_conv2d_workspace_size(clforge_context ctx, const clforge_
  * from the plain call's): the workspace clforge_conv2d_ex needs with them. */
 clforge_status clforge_conv2d_weights_workspace_size(clforge_context ctx, clforge_conv2d_weights weights,
                                                      size_t *bytes) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_workspace_size: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "conv2d_weights_workspace_size", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!weights || !bytes)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_workspace_size: %s is NULL",
                          weights ? "bytes" : "weights");
@@ -622,7 +617,7 @@ clforge_status clforge_conv2d_weights_workspace_size(clforge_context ctx, clforg
   clforge__conv d = weights->d;
   d.prepared = 0; /* as clforge_conv2d_ex resolves it */
   conv_plan p;
-  clforge_status st = plan_within(ctx, &d, weights, clforge__workspace_cap(ctx), 0, 0, &p);
+  st = plan_within(ctx, &d, weights, clforge__workspace_cap(ctx), 0, 0, &p);
   if (st == CLFORGE_SUCCESS) *bytes = p.choice.workspace_bytes;
   return st;
 }
@@ -632,12 +627,12 @@ clforge_status clforge_conv2d_weights_workspace_size(clforge_context ctx, clforg
 clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem w,
                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                              clforge_conv2d_weights *weights) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "conv2d_weights_create", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!weights) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: weights is NULL");
   *weights = NULL;
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
+  st = clforge__conv_resolve(ctx, desc, 0, &d);
   if (st == CLFORGE_SUCCESS) st = forward_only(ctx, &d, "conv2d_weights_create");
   d.prepared = 1; /* the choice may count on a filter transform paid once */
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "conv2d_weights_create", num_events_in_wait_list, event_wait_list);

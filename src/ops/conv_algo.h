@@ -124,9 +124,6 @@ clforge_status clforge__conv_check_tensor(clforge_context ctx, const char *op, c
                                           int access);
 clforge_status clforge__conv_check_overlaps(clforge_context ctx, const char *op, const clforge__conv_tensor *const *t,
                                             const cl_mem *b, int nout, int nall, cl_mem ws, size_t ws_bytes);
-/* An empty call's event: a marker after the wait list (none when event is NULL). */
-clforge_status clforge__conv_marker(clforge_context ctx, const char *op, cl_uint nwait, const cl_event *wait,
-                                    cl_event *event);
 clforge_status clforge__conv_read_tensor(clforge_context ctx, const char *op, const clforge__conv_tensor *t, cl_mem buf,
                                          void **out);
 

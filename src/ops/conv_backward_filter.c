@@ -30,6 +30,7 @@
 #include "conv_im2col.h"
 #include "gemm_launch.h"
 #include "launch_chain.h"
+#include "op_call.h"
 
 #define OP "conv2d_backward_filter"
 
@@ -363,18 +364,17 @@ static clforge_status validate(clforge_context ctx, const clforge_conv2d_desc *d
 clforge_status clforge_conv2d_backward_filter(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem dy,
                                               cl_mem dw, cl_mem dbias, cl_uint num_events_in_wait_list,
                                               const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, OP, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve(ctx, desc, dbias != NULL, &d);
+  st = clforge__conv_resolve(ctx, desc, dbias != NULL, &d);
   if (st != CLFORGE_SUCCESS) return st;
   if (d.kind != CLFORGE_CONV_BACKWARD_FILTER)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": desc.kind is %d; set CLFORGE_CONV_BACKWARD_FILTER (2)",
                          (int)d.kind);
   st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
-  if (d.k == 0) return clforge__conv_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
+  if (d.k == 0) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   const int rd = d.beta != 0.0f ? CLFORGE_ACCESS_READ : 0;
   st = clforge__conv_check_tensor(ctx, OP, &d.x, x, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OP, &d.y, dy, CLFORGE_ACCESS_READ);
@@ -391,8 +391,8 @@ clforge_status clforge_conv2d_backward_filter(clforge_context ctx, const clforge
 
   void *hx = NULL, *hdy = NULL, *hdw = NULL, *hdb = NULL;
   if (ctx->validate) { /* inputs as they are when the kernels will run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    clforge_status wst = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);
+    if (wst != CLFORGE_SUCCESS) return wst;
     st = clforge__conv_read_tensor(ctx, OP, &d.x, x, &hx);
     if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.y, dy, &hdy);
     if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.w_, dw, &hdw);
@@ -402,15 +402,12 @@ clforge_status clforge_conv2d_backward_filter(clforge_context ctx, const clforge
   if (st == CLFORGE_SUCCESS)
     st = enqueue(ctx, &d, &p, x, dy, dw, dbias, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, OP ": waiting for the result to validate")
-                           : validate(ctx, desc, &d, dw, dbias, hx, hdy, hdw, hdb);
+    st = clforge__call_await_done(ctx, OP, done);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, desc, &d, dw, dbias, hx, hdy, hdw, hdb);
   }
   free(hx);
   free(hdy);
   free(hdw);
   free(hdb);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }

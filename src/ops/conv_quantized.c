@@ -26,6 +26,7 @@
 #include "conv_im2col.h"
 #include "gemm_quantized.h"
 #include "quant_check.h"
+#include "op_call.h"
 
 #define OP "conv2d_quantized"
 
@@ -364,11 +365,10 @@ clforge_status clforge_conv2d_quantized_ex(clforge_context ctx, const clforge_co
                                            clforge_conv2d_quantized_weights weights, cl_mem bias, cl_mem y,
                                            cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                            cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, OP, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__conv_q q;
-  clforge_status st = clforge__conv_q_resolve(ctx, OP, desc, quant, bias != NULL, &q);
+  st = clforge__conv_q_resolve(ctx, OP, desc, quant, bias != NULL, &q);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS && weights &&
       (weights->ctx != ctx || weights->k != q.d.k || weights->cg != q.d.cg || weights->r != q.d.r ||
@@ -381,32 +381,24 @@ clforge_status clforge_conv2d_quantized_ex(clforge_context ctx, const clforge_co
                        q.d.k, q.d.cg, q.d.r, q.d.s, q.d.w_layout == CLFORGE_KRSC ? "KRSC" : "KCRS");
   if (st != CLFORGE_SUCCESS) return st;
   const clforge__conv *d = &q.d;
-  if (d->n == 0 || d->k == 0) {
-    if (!event) return CLFORGE_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
-    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
-  }
+  if (d->n == 0 || d->k == 0) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   st = check_buffers(ctx, &q, quant, x, w, weights, y, bias);
   if (st != CLFORGE_SUCCESS) return st;
   copies h;
   memset(&h, 0, sizeof h);
   if (ctx->validate) {
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    st = err == CL_SUCCESS ? read_inputs(ctx, &q, quant, x, w, weights, y, bias, &h)
-                           : clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    st = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_inputs(ctx, &q, quant, x, w, weights, y, bias, &h);
   }
   cl_event done = NULL;
   if (st == CLFORGE_SUCCESS)
     st = run(ctx, &q, quant, x, w, weights, y, bias, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err == CL_SUCCESS ? validate(ctx, desc, &q, quant, y, &h)
-                           : clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
+    st = clforge__call_await_done(ctx, OP, done);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, desc, &q, quant, y, &h);
   }
   free(h.x), free(h.w), free(h.y), free(h.bias), free(h.xs), free(h.ws);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 /* ------------------------------------------------------- prepared weights */
@@ -416,8 +408,8 @@ clforge_status clforge_conv2d_quantized_weights_create(clforge_context ctx, cons
                                                        const cl_event *event_wait_list,
                                                        clforge_conv2d_quantized_weights *weights) {
   static const char *const op = OP "_weights_create";
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: context is NULL", op);
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, op, NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!weights) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: weights is NULL", op);
   *weights = NULL;
   if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: desc is NULL", op);
@@ -427,7 +419,7 @@ clforge_status clforge_conv2d_quantized_weights_create(clforge_context ctx, cons
   fd.alpha = 0.0f, fd.alpha_mode = CLFORGE_ALPHA_DEFAULT_ONE;
   const clforge_conv_quant none = {0};
   clforge__conv_q q;
-  clforge_status st = clforge__conv_q_resolve(ctx, op, &fd, &none, 0, &q);
+  st = clforge__conv_q_resolve(ctx, op, &fd, &none, 0, &q);
   if (st == CLFORGE_SUCCESS && q.d.k == 0)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: the filter is empty (k is 0)", op);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, op, num_events_in_wait_list, event_wait_list);

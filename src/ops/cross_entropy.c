@@ -18,6 +18,7 @@
 #include "../core/workspace.h"
 #include "buffer_check.h"
 #include "softmax_common.h"
+#include "op_call.h"
 
 typedef struct {
   int v[CLFORGE_MAX_PARAMS];
@@ -243,20 +244,17 @@ static clforge_status no_rows(clforge_context ctx, const clforge__ce *d, cl_mem 
     err = clEnqueueFillBuffer(ctx->queue, loss, &v, sizeof v, d->loss_offset * 4, 4, nwait, wait, event);
     return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueFillBuffer (cross_entropy)");
   }
-  if (!event) return CLFORGE_SUCCESS;
-  err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (cross_entropy)");
+  return clforge__call_marker(ctx, "cross_entropy", nwait, wait, event);
 }
 
 clforge_status clforge_cross_entropy(clforge_context ctx, const clforge_cross_entropy_desc *desc, cl_mem logits,
                                      cl_mem targets, cl_mem loss, cl_mem dlogits, cl_mem grad_scale,
                                      cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                      cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "cross_entropy: context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, "cross_entropy", event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__ce d;
-  clforge_status st = clforge__ce_resolve(ctx, desc, &d);
+  st = clforge__ce_resolve(ctx, desc, &d);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "cross_entropy", num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS && !loss && !dlogits)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "cross_entropy: loss and dlogits are both NULL (nothing to do)");
@@ -288,9 +286,8 @@ clforge_status clforge_cross_entropy(clforge_context ctx, const clforge_cross_en
   host_copies h;
   memset(&h, 0, sizeof h);
   if (ctx->validate) { /* the inputs (and the outputs as they were) when the kernels run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    st = err == CL_SUCCESS ? read_copies(ctx, &d, &b, &h)
-                           : clforge__fail_cl(ctx, err, "cross_entropy validation: waiting for the wait list");
+    st = clforge__call_await_inputs(ctx, "cross_entropy", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_copies(ctx, &d, &b, &h);
     if (st != CLFORGE_SUCCESS) {
       free_copies(&h);
       return st;
@@ -309,23 +306,20 @@ clforge_status clforge_cross_entropy(clforge_context ctx, const clforge_cross_en
   free(wait);
   if (st == CLFORGE_SUCCESS && ws) clforge__workspace_used(ctx, done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err == CL_SUCCESS ? validate(ctx, desc, &d, &b, &h)
-                           : clforge__fail_cl(ctx, err, "cross_entropy: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "cross_entropy", done);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, desc, &d, &b, &h);
   }
   free_copies(&h);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 clforge_status clforge_cross_entropy_explain(clforge_context ctx, const clforge_cross_entropy_desc *desc,
                                              clforge_kernel_choice *choice) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "cross_entropy_explain: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "cross_entropy_explain", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "cross_entropy_explain: choice is NULL");
   clforge__ce d;
-  clforge_status st = clforge__ce_resolve(ctx, desc, &d);
+  st = clforge__ce_resolve(ctx, desc, &d);
   plan p;
   if (st == CLFORGE_SUCCESS) st = make_plan(ctx, &d, &p);
   if (st == CLFORGE_SUCCESS) *choice = p.choice;

@@ -18,6 +18,7 @@
 #include "buffer_check.h"
 #include "gemm_bias_grad.h"
 #include "gemm_launch.h"
+#include "op_call.h"
 
 /* Below this many multiply-adds the direct kernel does the whole problem:
  * the tiled kernel's edges and launch overhead would dominate. */
@@ -457,8 +458,7 @@ static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, 
       *event = evs[0];
       nev = 0;
     } else {
-      cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nev, evs, event);
-      if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (gemm)");
+      st = clforge__call_marker(ctx, "gemm", nev, evs, event); /* one event for the parts */
     }
   }
   for (cl_uint i = 0; i < nev; ++i) clReleaseEvent(evs[i]);
@@ -586,21 +586,16 @@ clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, 
 clforge_status clforge_gemm_ex(clforge_context ctx, const clforge_gemm_desc *desc, cl_mem a, cl_mem b, cl_mem c,
                                cl_mem bias, cl_mem aux, cl_uint num_events_in_wait_list,
                                const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "gemm: context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, "gemm", event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__gemm g;
-  clforge_status st = clforge__gemm_resolve(ctx, desc, &g);
+  st = clforge__gemm_resolve(ctx, desc, &g);
   if (st != CLFORGE_SUCCESS) return st;
   st = clforge__check_wait_list(ctx, "gemm", num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
   clforge__gemm_buffers bf = {g.swapped ? b : a, g.swapped ? a : b, c, bias, aux};
   const int bias_grad = g.aux_mode == CLFORGE_GEMM_AUX_BACKWARD && g.bias_mode;
-  if (g.m == 0 || g.n == 0) {
-    if (!event) return CLFORGE_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
-    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (gemm)");
-  }
+  if (g.m == 0 || g.n == 0) return clforge__call_marker(ctx, "gemm", num_events_in_wait_list, event_wait_list, event);
   st = clforge__gemm_check_buffers(ctx, &g, &bf);
   if (st == CLFORGE_SUCCESS)
     st = check_operand(ctx, &g.aux, bf.aux,
@@ -610,9 +605,8 @@ clforge_status clforge_gemm_ex(clforge_context ctx, const clforge_gemm_desc *des
 
   host_copies h = {NULL, NULL, NULL, NULL, NULL};
   if (ctx->validate) { /* inputs as they are when the kernel will run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "gemm validation: waiting for the wait list");
-    st = read_operand(ctx, &g.a, bf.a, &h.a);
+    st = clforge__call_await_inputs(ctx, "gemm", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.a, bf.a, &h.a);
     if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.b, bf.b, &h.b);
     if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.c, bf.c, &h.c);
     if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.bias, bf.bias, &h.bias);
@@ -632,23 +626,16 @@ clforge_status clforge_gemm_ex(clforge_context ctx, const clforge_gemm_desc *des
     clReleaseEvent(gemm);
   }
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err == CL_SUCCESS ? validate_gemm(ctx, desc, &g, &bf, &h)
-                           : clforge__fail_cl(ctx, err, "gemm: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "gemm", done);
+    if (st == CLFORGE_SUCCESS) st = validate_gemm(ctx, desc, &g, &bf, &h);
   }
   free_copies(&h);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 clforge_status clforge__gemm_enqueue(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
                                      cl_uint nwait, const cl_event *wait, cl_event *event) {
-  if (g->m == 0 || g->n == 0) {
-    if (!event) return CLFORGE_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (gemm)");
-  }
+  if (g->m == 0 || g->n == 0) return clforge__call_marker(ctx, "gemm", nwait, wait, event);
   return enqueue_plan(ctx, g, bf, nwait, wait, event);
 }
 
@@ -670,13 +657,13 @@ int clforge__gemm_explain_resolved(clforge_context ctx, const clforge__gemm *g, 
 
 clforge_status clforge_gemm_explain(clforge_context ctx, const clforge_gemm_desc *desc, clforge_kernel_choice *choices,
                                     int capacity, int *count) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "gemm_explain: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "gemm_explain", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!count || (!choices && capacity > 0) || capacity < 0)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm_explain: count is NULL, or choices NULL with capacity %d",
                          capacity);
   clforge__gemm g;
-  clforge_status st = clforge__gemm_resolve(ctx, desc, &g);
+  st = clforge__gemm_resolve(ctx, desc, &g);
   gemm_plan p;
   if (st == CLFORGE_SUCCESS && g.m && g.n) st = make_plan(ctx, &g, &p);
   if (st != CLFORGE_SUCCESS) return st;

@@ -13,6 +13,7 @@
 #include "../core/workspace.h"
 #include "buffer_check.h"
 #include "launch_chain.h"
+#include "op_call.h"
 
 static clforge_status check_rows(clforge_context ctx, const char *op, const clforge__norm_tensor *t, size_t rows,
                                  cl_mem buf, int access) {
@@ -101,26 +102,19 @@ static clforge_status read_vec(clforge_context ctx, cl_mem buf, size_t off, size
   return clforge__read_buffer(ctx, buf, off * es, n * es, (char *)*out + off * es);
 }
 
-static clforge_status marker(clforge_context ctx, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  if (!event) return CLFORGE_SUCCESS;
-  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (norm)");
-}
-
 /* The calls' common start: context, descriptor and wait list checked;
  * *empty when there are no rows (the call is then a marker, and the
  * backward writes no gradient). */
 static clforge_status begin(clforge_context ctx, const char *op, const clforge_norm_desc *desc, clforge__norm *d,
                             cl_uint nwait, const cl_event *wait, cl_event *event, int *empty) {
   *empty = 0;
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: context is NULL", op);
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
-  clforge_status st = clforge__norm_resolve(ctx, op, desc, d);
+  clforge_status st = clforge__call_begin(ctx, op, event);
+  if (st != CLFORGE_SUCCESS) return st;
+  st = clforge__norm_resolve(ctx, op, desc, d);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, op, nwait, wait);
   if (st == CLFORGE_SUCCESS && !d->rows) {
     *empty = 1;
-    st = marker(ctx, nwait, wait, event);
+    st = clforge__call_marker(ctx, op, nwait, wait, event);
   }
   return st;
 }
@@ -162,9 +156,8 @@ clforge_status clforge_norm(clforge_context ctx, const clforge_norm_desc *desc, 
 
   void *hx = NULL, *hw = NULL, *hb = NULL;
   if (ctx->validate) {
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "norm validation: waiting for the wait list");
-    st = read_rows(ctx, x, &d.x, &hx);
+    st = clforge__call_await_inputs(ctx, "norm", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_rows(ctx, x, &d.x, &hx);
     if (st == CLFORGE_SUCCESS) st = read_vec(ctx, weight, d.weight_offset, d.n, d.param_type, &hw);
     if (st == CLFORGE_SUCCESS) st = read_vec(ctx, bias, d.bias_offset, d.n, d.param_type, &hb);
   }
@@ -173,8 +166,7 @@ clforge_status clforge_norm(clforge_context ctx, const clforge_norm_desc *desc, 
     st = enqueue_fwd(ctx, op, &d, x, weight, bias, y, stats, d.stats_offset, 1, num_events_in_wait_list,
                      event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "norm: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "norm", done);
     if (st == CLFORGE_SUCCESS) st = clforge__test_fault_apply(ctx, op, y, d.y.offset, d.y.type); /* tests only */
     void *got = NULL, *want = NULL;
     if (st == CLFORGE_SUCCESS) st = read_rows(ctx, y, &d.y, &got);
@@ -185,9 +177,7 @@ clforge_status clforge_norm(clforge_context ctx, const clforge_norm_desc *desc, 
     free(got), free(want);
   }
   free(hx), free(hw), free(hb);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 clforge_status clforge_norm_backward(clforge_context ctx, const clforge_norm_desc *desc, cl_mem x, cl_mem weight,
@@ -256,9 +246,8 @@ clforge_status clforge_norm_backward(clforge_context ctx, const clforge_norm_des
 
   void *hx = NULL, *hw = NULL, *hdy = NULL, *hdx = NULL, *hdw = NULL, *hdb = NULL;
   if (ctx->validate) {
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "norm_backward validation: waiting for the wait list");
-    st = read_rows(ctx, x, &d.x, &hx);
+    st = clforge__call_await_inputs(ctx, "norm_backward", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_rows(ctx, x, &d.x, &hx);
     if (st == CLFORGE_SUCCESS) st = read_vec(ctx, weight, d.weight_offset, d.n, d.param_type, &hw);
     if (st == CLFORGE_SUCCESS) st = read_rows(ctx, dy, &d.dy, &hdy);
     if (st == CLFORGE_SUCCESS) st = read_rows(ctx, dx, &d.dx, &hdx);
@@ -293,8 +282,7 @@ clforge_status clforge_norm_backward(clforge_context ctx, const clforge_norm_des
   }
   if (ws && ch.last) clforge__workspace_used(ctx, ch.last);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &ch.last);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "norm_backward: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "norm_backward", ch.last);
     if (st == CLFORGE_SUCCESS) st = clforge__test_fault_apply(ctx, op, dx, d.dx.offset, d.dx.type); /* tests only */
     void *got = NULL;
     if (st == CLFORGE_SUCCESS) st = read_rows(ctx, dx, &d.dx, &got);
