@@ -170,7 +170,9 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, pla
                            clforge_conv_algo_name(d->algo), why);
     p->forward = 1, p->route = ROUTE_FORWARD;
     forward_desc(d, d->algo, &p->fwd);
-    clforge_status st = clforge_conv2d_explain(ctx, &p->fwd, c);
+    clforge__conv fd;
+    clforge_status st = clforge__conv_resolve(ctx, &p->fwd, 0, &fd);
+    if (st == CLFORGE_SUCCESS) st = clforge__conv_forward_explain(ctx, &fd, c);
     if (st != CLFORGE_SUCCESS) return st;
     char fwhy[sizeof c->why];
     snprintf(fwhy, sizeof fwhy, "%s", c->why);

@@ -55,7 +55,6 @@ static int one_by_one(const clforge__conv *d) {
 
 /* 1 when algo can compute d, else 0 with the reason. */
 static int supports(clforge_context ctx, const clforge__conv *d, clforge_conv_algo algo, char *why, size_t cap) {
-  clforge__col_plan p;
   switch (algo) {
     case CLFORGE_CONV_ALGO_DIRECT: return 1;
     case CLFORGE_CONV_ALGO_GEMM_1X1:
@@ -68,17 +67,7 @@ static int supports(clforge_context ctx, const clforge__conv *d, clforge_conv_al
         return 0;
       }
       return 1;
-    case CLFORGE_CONV_ALGO_IM2COL:
-      if (!clforge__conv_col_plan(ctx, d, NULL, &p)) {
-        snprintf(why, cap, "im2col: a row of the column matrix exceeds the workspace bound of %zu bytes",
-                 clforge__workspace_cap(ctx));
-        return 0;
-      }
-      if (p.rsc > INT32_MAX || d->k > INT32_MAX) {
-        snprintf(why, cap, "im2col: the GEMM (R*S*C %zu, K %zu) exceeds clforge GEMM's limits", p.rsc, d->k);
-        return 0;
-      }
-      return 1;
+    case CLFORGE_CONV_ALGO_IM2COL: return clforge__conv_im2col_supports(ctx, d, why, cap);
     default:
       snprintf(why, cap, "%s has no backward-filter route (direct, im2col and gemm_1x1 do)",
                clforge_conv_algo_name(algo));
@@ -86,33 +75,45 @@ static int supports(clforge_context ctx, const clforge__conv *d, clforge_conv_al
   }
 }
 
+/* The forward table's GEMM rows, read for this pass: 1x1 on x itself;
+ * im2col where the GEMM is large enough for its tiles (C*R*S >= 32,
+ * K >= 16); the direct kernel else (depthwise, tiny channel counts). */
+static int heuristic(clforge_context ctx, const void *dv, char *why, size_t cap) {
+  const clforge__conv *d = dv;
+  char ignored[160];
+  if (d->n && supports(ctx, d, CLFORGE_CONV_ALGO_GEMM_1X1, ignored, sizeof ignored)) {
+    snprintf(why, cap, "heuristic: 1x1, stride 1, no padding: GEMMs on x");
+    return CLFORGE_CONV_ALGO_GEMM_1X1;
+  }
+  if (d->n && d->cg * d->r * d->s >= 32 && d->kg >= 16 &&
+      supports(ctx, d, CLFORGE_CONV_ALGO_IM2COL, ignored, sizeof ignored)) {
+    snprintf(why, cap, "heuristic: C*R*S >= 32, K >= 16: im2col + GEMM");
+    return CLFORGE_CONV_ALGO_IM2COL;
+  }
+  snprintf(why, cap, "heuristic: direct (split N*P*Q)");
+  return CLFORGE_CONV_ALGO_DIRECT;
+}
+
+static const char *algo_name(int a) { return clforge_conv_algo_name((clforge_conv_algo)a); }
+
+static int supported(clforge_context ctx, const void *d, int a, char *why, size_t cap) {
+  return supports(ctx, d, (clforge_conv_algo)a, why, cap);
+}
+
+/* desc.algo, then the heuristic: no environment variable, no tuning-file
+ * step (the tuner measures this pass's parameters, not its algorithm). */
+static const clforge__algo_table bwd_filter_algos = {OP, NULL, CLFORGE_CONV_ALGO_COUNT, algo_name, NULL, supported,
+                                                     NULL, heuristic};
+
 static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, plan *p) {
   memset(p, 0, sizeof *p);
   clforge_conv_choice *c = &p->choice;
-  char why[160] = "";
-  clforge_conv_algo algo = d->algo;
-  if (algo != CLFORGE_CONV_ALGO_AUTO) {
-    if (!supports(ctx, d, algo, why, sizeof why))
-      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, OP ": %s (desc.algo): %s", clforge_conv_algo_name(algo), why);
-    c->source = CLFORGE_CONV_ALGO_FROM_DESC;
-    snprintf(c->why, sizeof c->why, "desc.algo = %s", clforge_conv_algo_name(algo));
-  } else {
-    /* The forward table's GEMM rows, read for this pass: 1x1 on x itself;
-     * im2col where the GEMM is large enough for its tiles (C*R*S >= 32,
-     * K >= 16); the direct kernel else (depthwise, tiny channel counts). */
-    c->source = CLFORGE_CONV_ALGO_FROM_HEURISTIC;
-    if (d->n && supports(ctx, d, CLFORGE_CONV_ALGO_GEMM_1X1, why, sizeof why)) {
-      algo = CLFORGE_CONV_ALGO_GEMM_1X1;
-      snprintf(c->why, sizeof c->why, "heuristic: 1x1, stride 1, no padding: GEMMs on x");
-    } else if (d->n && d->cg * d->r * d->s >= 32 && d->kg >= 16 &&
-               supports(ctx, d, CLFORGE_CONV_ALGO_IM2COL, why, sizeof why)) {
-      algo = CLFORGE_CONV_ALGO_IM2COL;
-      snprintf(c->why, sizeof c->why, "heuristic: C*R*S >= 32, K >= 16: im2col + GEMM");
-    } else {
-      algo = CLFORGE_CONV_ALGO_DIRECT;
-      snprintf(c->why, sizeof c->why, "heuristic: direct (split N*P*Q)");
-    }
-  }
+  clforge__algo_pick pick;
+  clforge_status cst = clforge__algo_choose(ctx, &bwd_filter_algos, d, (int)d->algo, NULL, &pick);
+  if (cst != CLFORGE_SUCCESS) return cst;
+  clforge_conv_algo algo = (clforge_conv_algo)pick.algo;
+  c->source = pick.from == CLFORGE__ALGO_FROM_DESC ? CLFORGE_CONV_ALGO_FROM_DESC : CLFORGE_CONV_ALGO_FROM_HEURISTIC;
+  snprintf(c->why, sizeof c->why, "%.*s", (int)sizeof c->why - 1, pick.why);
   if (!d->n && algo != CLFORGE_CONV_ALGO_DIRECT) { /* no products: the reduce alone writes beta * dw */
     algo = CLFORGE_CONV_ALGO_DIRECT;
     snprintf(c->why, sizeof c->why, "n = 0: dw = beta * dw (direct's reduce)");

@@ -1,7 +1,7 @@
 /* clforge_conv2d_quantized: an int8 convolution as the int8 GEMM (one per
  * group; a depthwise layer runs its own kernel, below). The
  * filter is first transposed to [R*S*C][K] (the GEMM's vector loads run
- * along K; read transposed it was 20x slower). A 1x1 filter at stride 1
+ * along K; read transposed they gather). A 1x1 filter at stride 1
  * without padding reads x in place; any other shape writes the int8 column
  * matrix first with the im2col algorithm's kernel and passes
  * (src/ops/conv_im2col.c: padding reads x's zero point), each pass's GEMM
@@ -26,6 +26,7 @@
 #include "conv_im2col.h"
 #include "gemm_quantized.h"
 #include "quant_check.h"
+#include "launch_chain.h"
 #include "op_call.h"
 
 #define OP "conv2d_quantized"
@@ -258,6 +259,36 @@ static clforge_status run_passes(clforge_context ctx, const clforge__conv_q *q, 
   return st;
 }
 
+/* Every GEMM of the call checked and built before anything is enqueued
+ * (the passes have two shapes at most: a full one and the last; the groups
+ * differ only in offsets: the first's and the last's checked), so an error
+ * leaves y untouched. wb: the filter the GEMMs read. */
+static clforge_status check_gemms(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
+                                  const clforge__col_plan *p, int wt, cl_mem x, cl_mem wb, cl_mem wsc, cl_mem y,
+                                  cl_mem bias) {
+  const clforge__conv *d = &q->d;
+  clforge_gemm_desc g;
+  clforge_gemm_quant gq;
+  const size_t last_g = d->groups - 1;
+  clforge_status st = CLFORGE_SUCCESS;
+  if (q->in_place) {
+    for (int gi = 0; gi < 2 && st == CLFORGE_SUCCESS; ++gi) {
+      clforge__conv_q_gemm(q, quant, 0, d->n, 0, d->p * d->q, gi ? last_g : 0, wt, &g, &gq);
+      st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, x, wb, y, bias);
+    }
+    return st;
+  }
+  const size_t last_n = (d->n - 1) / p->imgs * p->imgs, last_pix = (p->pq - 1) / p->pix * p->pix;
+  const size_t shapes[2][4] = {{0, p->imgs < d->n ? p->imgs : d->n, 0, p->pix},
+                               {last_n, d->n - last_n, last_pix, p->pq - last_pix}};
+  for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
+    const size_t *sh = shapes[i / 2];
+    clforge__conv_q_gemm(q, quant, sh[0], sh[1], sh[2], sh[3], i % 2 ? last_g : 0, wt, &g, &gq);
+    st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, wsc, wb, y, bias);
+  }
+  return st;
+}
+
 /* The whole call after the wait list: the filter transposed (when it fits
  * the workspace bound: else the GEMM reads it transposed, slower), then x
  * in place or the passes of column matrices, each GEMM after its inputs. */
@@ -297,41 +328,16 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   if (st == CLFORGE_SUCCESS && wt && !pw) st = clforge__workspace_get(ctx, d->k * q->rsc, &wsw, &busy_w);
   if (st == CLFORGE_SUCCESS && !q->in_place && !dw)
     st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, p.bytes, &wsc, &busy_c);
-  /* Every GEMM of the call checked and built before anything is enqueued
-   * (the passes have two shapes at most: a full one and the last; the
-   * groups differ only in offsets: the first's and the last's checked), so
-   * an error leaves y untouched. */
-  clforge_gemm_desc g;
-  clforge_gemm_quant gq;
-  const size_t last_g = d->groups - 1;
-  if (dw) {
-    /* one kernel: built above */
-  } else if (st == CLFORGE_SUCCESS && q->in_place) {
-    for (int gi = 0; gi < 2 && st == CLFORGE_SUCCESS; ++gi) {
-      clforge__conv_q_gemm(q, quant, 0, d->n, 0, d->p * d->q, gi ? last_g : 0, wt, &g, &gq);
-      st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, x, wt ? wsw : w, y, bias);
-    }
-  } else if (st == CLFORGE_SUCCESS) {
-    const size_t last_n = (d->n - 1) / p.imgs * p.imgs, last_pix = (p.pq - 1) / p.pix * p.pix;
-    const size_t shapes[2][4] = {{0, p.imgs < d->n ? p.imgs : d->n, 0, p.pix},
-                                 {last_n, d->n - last_n, last_pix, p.pq - last_pix}};
-    for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
-      const size_t *sh = shapes[i / 2];
-      clforge__conv_q_gemm(q, quant, sh[0], sh[1], sh[2], sh[3], i % 2 ? last_g : 0, wt, &g, &gq);
-      st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, wsc, wt ? wsw : w, y, bias);
-    }
-  }
+  if (st == CLFORGE_SUCCESS && !dw) st = check_gemms(ctx, q, quant, &p, wt, x, wt ? wsw : w, wsc, y, bias);
+  /* the caller's list and the scratch buffers' last users */
+  const cl_event busy[2] = {busy_w, busy_c};
+  clforge__chain ch;
+  if (st == CLFORGE_SUCCESS) st = clforge__chain_begin(ctx, OP, &ch, nwait, wait, 2, busy);
   if (st != CLFORGE_SUCCESS) return st;
-  cl_event *first = malloc((nwait + 2) * sizeof *first);
-  if (!first) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
-  cl_uint nfirst = 0;
-  for (cl_uint i = 0; i < nwait; ++i) first[nfirst++] = wait[i];
-  if (busy_w) first[nfirst++] = busy_w;
-  if (busy_c) first[nfirst++] = busy_c;
   cl_event after = NULL, last = NULL;
-  if (wt && !pw) st = transpose_filter(ctx, q, v, w, wsw, nfirst, nfirst ? first : NULL, &after);
-  const cl_uint na = after ? 1 : nfirst;
-  const cl_event *wa = after ? &after : (nfirst ? first : NULL);
+  if (wt && !pw) st = transpose_filter(ctx, q, v, w, wsw, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &after);
+  const cl_uint na = after ? 1 : clforge__chain_nwait(&ch);
+  const cl_event *wa = after ? &after : clforge__chain_wait(&ch);
   if (st == CLFORGE_SUCCESS && dw) {
     st = depthwise_launch(ctx, q, quant, vdw, kern, x, wsw, y, bias, na, wa, &last);
   } else if (st == CLFORGE_SUCCESS && q->in_place) {
@@ -339,7 +345,7 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   } else if (st == CLFORGE_SUCCESS) {
     st = run_passes(ctx, q, quant, v, &p, kern, x, wt ? wsw : w, wt, wsc, y, bias, na, wa, &last);
   }
-  free(first);
+  clforge__chain_end(&ch, CLFORGE_SUCCESS, NULL);
   if (after && st != CLFORGE_SUCCESS) clforge__workspace_used(ctx, after); /* the transpose may still run */
   if (after) clReleaseEvent(after);
   if (st == CLFORGE_SUCCESS) {

@@ -38,9 +38,8 @@
 #define PACKED_TRANS_B_FROM_M 16
 /* ... and from this many multiply-adds where m or n is not a multiple of
  * the tiled kernel's tile: the tiled path leaves the ragged strip to the
- * direct kernel, whose vectors along n then run mostly masked (1024 x 196
- * x 512 on PoCL: 20 GFLOP/s tiled, 120 packed; 512 x 784 x 1024: 54 and
- * 154; 1024 x 192 x 512, no strip: 139 and 135), skinny classes too
+ * direct kernel, whose vectors along n then run mostly masked
+ * (docs/performance.md), skinny classes too
  * (from 16 rows and columns, as with B transposed). The packed path does
  * its edges itself. */
 #define PACKED_RAGGED_FROM_MNK (256.0 * 256.0 * 256.0)
@@ -111,54 +110,6 @@ clforge_status clforge__gemm_check_buffers(clforge_context ctx, const clforge__g
   return st == CLFORGE_SUCCESS ? check_aliasing(ctx, g, bf) : st;
 }
 
-clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
-                                    const clforge__gemm *g, size_t wgs, cl_kernel *k) {
-  char opts[1024];
-  if (clforge__family_options(f, v, opts, sizeof opts))
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: build options too long");
-  size_t used = strlen(opts);
-  snprintf(opts + used, sizeof opts - used, " -DA_T=%d -DB_T=%d -DC_T=%d -DBIAS=%d -DBIAS_T=%d -DACT=%d -DTA=%d -DTB=%d -DIDX64=%d",
-           (int)g->a.type, (int)g->b.type, (int)g->c.type, g->kernel_bias, (int)g->bias.type, g->act, g->a.trans,
-           g->b.trans, g->idx64);
-  if (g->aux_mode) { /* only when asked: the plain builds stay as they were */
-    used = strlen(opts);
-    snprintf(opts + used, sizeof opts - used, " -DAUX=%d -DAUX_T=%d", g->aux_mode, (int)g->aux.type);
-  }
-  if (g->a_direct) {
-    used = strlen(opts);
-    snprintf(opts + used, sizeof opts - used, " -DA_DIRECT=1");
-  }
-  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, name, k);
-  return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "gemm", f->name, opts, wgs) : st;
-}
-
-cl_int clforge__gemm_set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g, const clforge__gemm_buffers *bf) {
-  const clforge__gemm_operand *o[3] = {&g->a, &g->b, &g->c};
-  const cl_mem m[3] = {bf->a, bf->b, bf->c};
-  cl_uint k = (cl_uint)g->k;
-  /* alpha = 0 tells the kernels to drop the product term: with k = 0 there is
-   * none (alpha * 0 would be NaN for an infinite alpha). */
-  float alpha = g->k ? g->alpha : 0.0f;
-  cl_int err = clSetKernelArg(kern, i++, sizeof k, &k);
-  err |= clSetKernelArg(kern, i++, sizeof alpha, &alpha);
-  err |= clSetKernelArg(kern, i++, sizeof g->beta, &g->beta);
-  for (int j = 0; j < 3; ++j) {
-    cl_ulong off = o[j]->offset, stride = o[j]->stride;
-    cl_uint ld = (cl_uint)o[j]->ld;
-    err |= clSetKernelArg(kern, i++, sizeof(cl_mem), &m[j]);
-    err |= clSetKernelArg(kern, i++, sizeof off, &off);
-    err |= clSetKernelArg(kern, i++, sizeof ld, &ld);
-    err |= clSetKernelArg(kern, i++, sizeof stride, &stride);
-  }
-  cl_ulong boff = g->bias.offset, xoff = g->aux.offset;
-  cl_mem bias = g->kernel_bias ? bf->bias : NULL, aux = g->aux_mode ? bf->aux : NULL;
-  err |= clSetKernelArg(kern, i++, sizeof(cl_mem), &bias);
-  err |= clSetKernelArg(kern, i++, sizeof boff, &boff);
-  err |= clSetKernelArg(kern, i++, sizeof(cl_mem), &aux);
-  err |= clSetKernelArg(kern, i++, sizeof xoff, &xoff);
-  return err;
-}
-
 static clforge_status enqueue_tiled(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
                                     const int *v, size_t m0, size_t n0, cl_uint nwait, const cl_event *wait,
                                     cl_event *ev) {
@@ -212,8 +163,7 @@ int clforge__gemm_heuristic_packed(clforge_context ctx, size_t m, size_t n, size
   const int cpu = ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU;
   const int skinny = !strncmp(clforge__gemm_shape_class(m, n, k), "skinny", 6);
   /* A transposed B: the tiled and direct kernels' vectors run along n, so
-   * each is a gather of VW rows of B; the pack reads B once in order.
-   * 49x512x2048 NT on PoCL: 10 GFLOP/s tiled or direct, 123 packed
+   * each is a gather of VW rows of B; the pack reads B once in order
    * (1x1 convolutions in NHWC are such products). */
   const int gathers = cpu && trans_b && m >= PACKED_TRANS_B_FROM_M && mnk >= DIRECT_BELOW_MNK;
   const int ragged = cpu && m >= PACKED_TRANS_B_FROM_M && n >= PACKED_TRANS_B_FROM_M && mwg && nwg &&

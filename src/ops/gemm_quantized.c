@@ -87,7 +87,7 @@ static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *
   }
   /* A group much wider (taller) than C: its work-items past the last column
    * repeat it on the scalar load path (a conv layer's K = 64 under the CPU
-   * default's 256 columns ran 15x slower), so the group narrows to C. */
+   * default's 256 columns), so the group narrows to C. */
   while (v[GEMMI_NDIM] > 1 && (size_t)(v[GEMMI_NDIM] / 2) * (size_t)v[GEMMI_NWI] * (size_t)v[GEMMI_VW] >= q->g.n)
     v[GEMMI_NDIM] /= 2;
   while (v[GEMMI_MDIM] > 1 && (size_t)(v[GEMMI_MDIM] / 2) * (size_t)v[GEMMI_MWI] >= q->g.m) v[GEMMI_MDIM] /= 2;
