@@ -111,6 +111,9 @@ static void bad_input(clforge_context ctx) {
   CHECK_FAILS(ctx, clforge_activation_backward(ctx, &d, a, c, c, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlaps dy");
   d = good, d.dx_type = CLFORGE_BF16;
   CHECK_FAILS(ctx, clforge_activation_backward(ctx, &d, c, b, c, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlaps z");
+  d = good; /* dx being z exactly: only dy may be dx */
+  CHECK_FAILS(ctx, clforge_activation_backward(ctx, &d, c, b, c, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "dx overlaps z (only dy may be dx");
   float back[1024];
   tu_read(ctx, c, 0, 4096, back);
   CHECK(!memcmp(back, sent, 4096), "a refused call wrote dx");

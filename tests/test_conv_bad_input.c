@@ -23,8 +23,60 @@ static void refused_reserved(clforge_context ctx, clforge_conv2d_desc d, cl_mem 
   CHECK(h[0] == 7 && h[3] == 7, "the reference wrote y: %g %g", h[0], h[3]);
 }
 
+/* Prepared weights may take another algorithm than the plain call (their
+ * filter transform is paid once): a workspace sized for the descriptor can
+ * be too small for them, and the refusal names the query that sizes it;
+ * sized with clforge_conv2d_weights_workspace_size, the call runs and
+ * matches the reference. */
+static void weights_workspace(clforge_context ctx) {
+  clforge_conv2d_desc d = {.n = 3, .c = 17, .h = 11, .w = 7, .k = 33, .r = 3, .s = 3};
+  d.pad_top = d.pad_bottom = d.pad_left = d.pad_right = 1;
+  d.x_layout = CLFORGE_NHWC, d.y_layout = CLFORGE_NCHW;
+  const size_t nx = 3 * 17 * 11 * 7, nw = 33 * 17 * 9, ny = 3 * 33 * 11 * 7;
+  float *hx = malloc(nx * 4), *hw = malloc(nw * 4), *hy = malloc(ny * 4), *want = malloc(ny * 4);
+  unsigned seed = 33;
+  tu_fill(hx, CLFORGE_F32, nx, &seed);
+  tu_fill(hw, CLFORGE_F32, nw, &seed);
+  cl_mem x = tu_buffer(ctx, nx * 4), w = tu_buffer(ctx, nw * 4), y = tu_buffer(ctx, ny * 4);
+  tu_write(ctx, x, 0, nx * 4, hx);
+  tu_write(ctx, w, 0, nw * 4, hw);
+  clforge_conv2d_weights pw = NULL;
+  size_t plain = 0, with = 0;
+  CHECK_OK(ctx, clforge_conv2d_weights_create(ctx, &d, w, 0, NULL, &pw));
+  CHECK_OK(ctx, clforge_conv2d_workspace_size(ctx, &d, &plain));
+  CHECK_OK(ctx, clforge_conv2d_weights_workspace_size(ctx, pw, &with));
+  CHECK_FAILS(ctx, clforge_conv2d_weights_workspace_size(ctx, NULL, &with), CLFORGE_INVALID_ARGUMENT, "weights is NULL");
+  CHECK_FAILS(ctx, clforge_conv2d_weights_workspace_size(ctx, pw, NULL), CLFORGE_INVALID_ARGUMENT, "bytes is NULL");
+  clforge_conv_algo a = CLFORGE_CONV_ALGO_AUTO;
+  clforge_conv2d_weights_algo(pw, &a);
+  if (with > plain) {
+    cl_mem ws = tu_buffer(ctx, plain ? plain : 1);
+    CHECK_FAILS(ctx, clforge_conv2d_ex(ctx, &d, x, NULL, pw, NULL, y, ws, plain ? plain : 1, 0, NULL, NULL),
+                CLFORGE_BUFFER_TOO_SMALL, "size it with clforge_conv2d_weights_workspace_size");
+    clReleaseMemObject(ws);
+  } else {
+    printf("skipped: weights' algorithm %s needs no more than the plain call's (%zu <= %zu bytes)\n",
+           clforge_conv_algo_name(a), with, plain);
+  }
+  cl_mem ws = with ? tu_buffer(ctx, with) : NULL;
+  CHECK_OK(ctx, clforge_conv2d_ex(ctx, &d, x, NULL, pw, NULL, y, ws, with, 0, NULL, NULL));
+  tu_read(ctx, y, 0, ny * 4, hy);
+  CHECK_OK(NULL, clforge_ref_conv2d(&d, hx, hw, NULL, want));
+  double err = 0, ref = 0;
+  for (size_t i = 0; i < ny; ++i) err += (hy[i] - want[i]) * (double)(hy[i] - want[i]), ref += want[i] * (double)want[i];
+  CHECK(err <= 1e-8 * ref, "%s with prepared weights and their workspace: relative squared error %g",
+        clforge_conv_algo_name(a), ref > 0 ? err / ref : err);
+  if (ws) clReleaseMemObject(ws);
+  clforge_conv2d_weights_release(pw);
+  clReleaseMemObject(x);
+  clReleaseMemObject(w);
+  clReleaseMemObject(y);
+  free(hx), free(hw), free(hy), free(want);
+}
+
 int main(void) {
   clforge_context ctx = tu_context();
+  weights_workspace(ctx);
   cl_mem x = tu_buffer(ctx, YB), w = tu_buffer(ctx, YB), y = tu_buffer(ctx, YB), bias = tu_buffer(ctx, YB);
   cl_mem small = tu_buffer(ctx, 16);
   cl_context c;
@@ -232,6 +284,20 @@ int main(void) {
     d = bf, d.algo = CLFORGE_CONV_ALGO_GEMM_1X1;
     CHECK_FAILS(ctx, clforge_conv2d_backward_filter(ctx, &d, x, w, y, NULL, 0, NULL, NULL), CLFORGE_UNSUPPORTED,
                 "1x1");
+    /* c = 0: dx is empty, a no-op as n = 0 (an event, nothing written);
+     * backward filter would still write dbias from nothing: refused */
+    for (int e = 0; e < 2; ++e) {
+      d = bd, d.c = 0, d.groups = e ? 1 : 0;
+      if (e) d.n = 0;
+      cl_event ev = NULL;
+      CHECK_OK(ctx, clforge_conv2d_backward_data(ctx, &d, x, w, y, 0, NULL, &ev));
+      CHECK(ev && clWaitForEvents(1, &ev) == CL_SUCCESS, "no completed event for backward data with c = 0");
+      if (ev) clReleaseEvent(ev);
+      CHECK_OK(ctx, clforge_conv2d_backward_data(ctx, &d, NULL, NULL, NULL, 0, NULL, NULL));
+    }
+    d = bf, d.c = 0;
+    CHECK_FAILS(ctx, clforge_conv2d_backward_filter(ctx, &d, x, w, y, NULL, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+                "c = 0");
     unsigned char back[YB];
     tu_read(ctx, y, 0, YB, back);
     CHECK(!memcmp(back, sentinel, YB), "a refused backward call wrote its output");

@@ -827,7 +827,8 @@ CLFORGE_API clforge_status clforge_conv2d_quantized_ex(clforge_context ctx, cons
 typedef struct clforge_conv2d_weights_s *clforge_conv2d_weights;
 
 /** Transform w for desc's algorithm (desc->algo, or the one the automatic
- *  choice makes now). The transform is enqueued after the wait list; calls
+ *  choice makes now for prepared weights, which may differ from the plain
+ *  call's: see clforge_conv2d_weights_workspace_size). The transform is enqueued after the wait list; calls
  *  that use the weights are ordered after it on the context's queue. */
 CLFORGE_API clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_conv2d_desc *desc,
                                                          cl_mem w, cl_uint num_events_in_wait_list,
@@ -839,14 +840,23 @@ CLFORGE_API clforge_status clforge_conv2d_weights_algo(clforge_conv2d_weights we
 CLFORGE_API clforge_status clforge_conv2d_weights_release(clforge_conv2d_weights weights);
 
 /** Bytes of scratch memory clforge_conv2d(desc) needs with the algorithm it
- *  would choose (0 for algorithms that need none). */
+ *  would choose (0 for algorithms that need none): the size for
+ *  clforge_conv2d_ex without prepared weights. */
 CLFORGE_API clforge_status clforge_conv2d_workspace_size(clforge_context ctx, const clforge_conv2d_desc *desc,
                                                          size_t *bytes);
+/** Bytes of scratch memory clforge_conv2d_ex needs with these prepared
+ *  weights. Their algorithm was chosen knowing the filter transform is paid
+ *  once, so it may differ from the plain call's and need another size than
+ *  clforge_conv2d_workspace_size reports: size the workspace with this one
+ *  when passing weights. */
+CLFORGE_API clforge_status clforge_conv2d_weights_workspace_size(clforge_context ctx, clforge_conv2d_weights weights,
+                                                                 size_t *bytes);
 
 /** clforge_conv2d with the caller's choices: prepared weights (w may then be
  *  NULL; weights NULL uses w) and a workspace the caller owns (NULL: the
- *  context's). A workspace smaller than clforge_conv2d_workspace_size for
- *  the algorithm returns CLFORGE_BUFFER_TOO_SMALL. */
+ *  context's). A workspace smaller than the algorithm needs returns
+ *  CLFORGE_BUFFER_TOO_SMALL: size it with clforge_conv2d_workspace_size
+ *  (weights NULL) or clforge_conv2d_weights_workspace_size (weights given). */
 CLFORGE_API clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem w,
                                              clforge_conv2d_weights weights, cl_mem bias, cl_mem y,
                                              cl_mem workspace, size_t workspace_size,

@@ -176,7 +176,9 @@ static clforge_status copy_geometry(clforge_context ctx, const clforge_conv2d_de
 /* Sizes at least 1, groups dividing the channels, everything below the
  * kernels' limit, and an output of at least 1 x 1 (p, q set here). */
 static clforge_status check_sizes(clforge_context ctx, clforge__conv *d) {
-  if (!d->c || !d->h || !d->w || !d->r || !d->s)
+  /* c = 0 is an empty dx for backward data (a no-op, as n = 0); the other
+   * kinds would still write y or dbias from nothing */
+  if ((!d->c && d->kind != CLFORGE_CONV_BACKWARD_DATA) || !d->h || !d->w || !d->r || !d->s)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: c = %zu, h = %zu, w = %zu, r = %zu, s = %zu: each must be >= 1",
                          d->c, d->h, d->w, d->r, d->s);
   if (d->c % d->groups || d->k % d->groups)
@@ -238,6 +240,7 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
                               int int8, clforge__conv *d) {
   memset(d, 0, sizeof *d);
   if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: desc is NULL");
+  d->kind = desc->kind; /* check_sizes lets c = 0 through for backward data only */
   clforge_status st = check_modes(ctx, desc, allow_aux);
   if (st == CLFORGE_SUCCESS) st = resolve_types(ctx, desc, int8, d);
   if (st == CLFORGE_SUCCESS) st = copy_geometry(ctx, desc, has_bias, d);

@@ -12,6 +12,7 @@
 #include "../core/validate.h"
 #include "activation.h"
 #include "buffer_check.h"
+#include "op_call.h"
 
 #define OP "activation_backward"
 
@@ -22,12 +23,12 @@ static clforge_status select_params(clforge_context ctx, const clforge__actb *a,
 
 clforge_status clforge_activation_backward_explain(clforge_context ctx, const clforge_activation_backward_desc *desc,
                                                    clforge_kernel_choice *choice) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP "_explain: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, OP "_explain", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP "_explain: choice is NULL");
   clforge__actb a;
   int v[CLFORGE_MAX_PARAMS];
-  clforge_status st = clforge__actb_resolve(ctx, OP "_explain", desc, &a);
+  st = clforge__actb_resolve(ctx, OP "_explain", desc, &a);
   return st == CLFORGE_SUCCESS ? select_params(ctx, &a, v, choice) : st;
 }
 
@@ -46,7 +47,10 @@ static clforge_status check_overlap(clforge_context ctx, const clforge__actb *a,
     const size_t es = clforge_dtype_size(t[i]);
     st = clforge__buffer_range(ctx, in[i], off[i] * es, a->count * es, &r);
     const int same = r.root == rx.root && r.begin == rx.begin && r.end == rx.end && t[i] == a->dx_type;
-    if (st == CLFORGE_SUCCESS && !same && clforge__ranges_alias(&rx, &r))
+    if (st != CLFORGE_SUCCESS || !clforge__ranges_alias(&rx, &r)) continue;
+    if (i == 1) /* z is read after dx may be written (the header allows dy alone in place) */
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": dx overlaps z (only dy may be dx, in place)");
+    if (!same)
       return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                            OP ": dx overlaps %s without being it (in place needs the same elements and type)", name[i]);
   }
@@ -107,18 +111,13 @@ clforge_status clforge__activation_forward(clforge_context ctx, clforge_activati
 clforge_status clforge_activation_backward(clforge_context ctx, const clforge_activation_backward_desc *desc, cl_mem z,
                                            cl_mem dy, cl_mem dx, cl_uint num_events_in_wait_list,
                                            const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, OP, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__actb a;
-  clforge_status st = clforge__actb_resolve(ctx, OP, desc, &a);
+  st = clforge__actb_resolve(ctx, OP, desc, &a);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
-  if (a.count == 0) {
-    if (!event) return CLFORGE_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
-    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
-  }
+  if (a.count == 0) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   if (a.act != CLFORGE_ACT_NONE)
     st = clforge__check_buffer(ctx, OP, "z", z, a.z_offset, a.count, clforge_dtype_size(a.z_type), CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS)
@@ -136,8 +135,8 @@ clforge_status clforge_activation_backward(clforge_context ctx, const clforge_ac
 
   void *hz = NULL, *hdy = NULL, *hdx = NULL;
   if (ctx->validate) { /* inputs as they are when the kernel will run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    clforge_status wst = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);
+    if (wst != CLFORGE_SUCCESS) return wst;
     if (a.act != CLFORGE_ACT_NONE) st = read_copy(ctx, z, a.z_type, a.z_offset, a.count, &hz);
     if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dy, a.dy_type, a.dy_offset, a.count, &hdy);
     if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dx, a.dx_type, a.dx_offset, a.count, &hdx);
@@ -145,8 +144,7 @@ clforge_status clforge_activation_backward(clforge_context ctx, const clforge_ac
   cl_event done = NULL;
   if (st == CLFORGE_SUCCESS) st = launch(ctx, &a, k, v, z, dy, dx, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
+    st = clforge__call_await_done(ctx, OP, done);
     if (st == CLFORGE_SUCCESS) st = clforge__test_fault_apply(ctx, OP, dx, a.dx_offset, a.dx_type); /* tests only */
     void *got = NULL;
     if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dx, a.dx_type, a.dx_offset, a.count, &got);
@@ -158,7 +156,5 @@ clforge_status clforge_activation_backward(clforge_context ctx, const clforge_ac
     free(got);
   }
   free(hz), free(hdy), free(hdx);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }

@@ -20,6 +20,8 @@
 #include "../core/workspace.h"
 #include "attention_algo.h"
 #include "buffer_check.h"
+#include "launch_chain.h"
+#include "op_call.h"
 
 typedef struct attn_plan {
   const clforge__attn_algo_impl *impl;
@@ -33,24 +35,12 @@ enum { SPLIT_MIN_SK = 256 };
 
 /* ----------------------------------------------------------- algorithm choice */
 
-static clforge_status read_env_algo(clforge_context ctx, clforge_attention_algo *algo) {
-  *algo = CLFORGE_ATTENTION_ALGO_AUTO;
-  const char *v = ctx->tuning_active ? NULL : getenv("CLFORGE_ATTENTION_ALGO");
-  if (!v || !*v) return CLFORGE_SUCCESS;
-  for (int a = 0; a < CLFORGE_ATTENTION_ALGO_COUNT; ++a)
-    if (!strcmp(v, clforge_attention_algo_name((clforge_attention_algo)a))) {
-      *algo = (clforge_attention_algo)a;
-      return CLFORGE_SUCCESS;
-    }
-  return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT, "CLFORGE_ATTENTION_ALGO=\"%s\": use auto, fused or split_kv", v);
-}
-
-static int tuner_algo(clforge_context ctx, clforge_attention_algo *algo) {
+static int tuner_algo(clforge_context ctx, int *algo) {
   if (!ctx->tuning_active || !ctx->tune_force.path) return 0;
   for (int a = 1; a < CLFORGE_ATTENTION_ALGO_COUNT; ++a) {
     const clforge__attn_algo_impl *impl = clforge__attn_algo_impl_of((clforge_attention_algo)a);
     if (impl && (impl->family == ctx->tune_force.path || impl->family2 == ctx->tune_force.path)) {
-      *algo = (clforge_attention_algo)a;
+      *algo = a;
       return 1;
     }
   }
@@ -60,7 +50,9 @@ static int tuner_algo(clforge_context ctx, clforge_attention_algo *algo) {
 /* The built-in rule (docs/tuning.md): few query rows per key/value head
  * and many keys leave most of the device idle with one work-group per
  * query block, so the key range is split (flash-decoding). */
-static clforge_attention_algo heuristic(const clforge__attn *d, char *why, size_t cap) {
+static int heuristic(clforge_context ctx, const void *dv, char *why, size_t cap) {
+  (void)ctx;
+  const clforge__attn *d = dv;
   if (d->sq <= CLFORGE_ATTN_DECODE_MAX_SQ && d->sk >= SPLIT_MIN_SK) {
     snprintf(why, cap, "heuristic: Sq = %zu <= %d, Sk = %zu >= %d: split_kv", d->sq, CLFORGE_ATTN_DECODE_MAX_SQ, d->sk,
              SPLIT_MIN_SK);
@@ -90,35 +82,34 @@ static clforge_status select_params(clforge_context ctx, const clforge__attn *d,
   return st;
 }
 
+static const char *algo_name(int a) { return clforge_attention_algo_name((clforge_attention_algo)a); }
+
+static int supported(clforge_context ctx, const void *d, int a, char *why, size_t cap) {
+  const clforge__attn_algo_impl *impl = clforge__attn_algo_impl_of((clforge_attention_algo)a);
+  if (!impl) snprintf(why, cap, "not available");
+  return impl && impl->supports(ctx, d, why, cap);
+}
+
+/* No tuning-file step: the algorithms' own entries choose their parameters. */
+static const clforge__algo_table attn_algos = {"attention", "CLFORGE_ATTENTION_ALGO", CLFORGE_ATTENTION_ALGO_COUNT,
+                                               algo_name,   tuner_algo,               supported,
+                                               NULL,        heuristic};
+
 static clforge_status make_plan(clforge_context ctx, const clforge__attn *d, attn_plan *p) {
   memset(p, 0, sizeof *p);
   clforge_attention_choice *c = &p->choice;
-  char why[160] = "";
-  clforge_attention_algo algo = CLFORGE_ATTENTION_ALGO_AUTO;
-  int forced = 1;
-  if (tuner_algo(ctx, &algo)) {
-    snprintf(why, sizeof why, "tuner: measuring %s", clforge_attention_algo_name(algo));
-  } else if (d->algo != CLFORGE_ATTENTION_ALGO_AUTO) {
-    algo = d->algo;
-    snprintf(why, sizeof why, "desc.algo = %s", clforge_attention_algo_name(algo));
-  } else {
-    clforge_status st = read_env_algo(ctx, &algo);
-    if (st != CLFORGE_SUCCESS) return st;
-    if (algo != CLFORGE_ATTENTION_ALGO_AUTO) {
-      snprintf(why, sizeof why, "CLFORGE_ATTENTION_ALGO=%s", clforge_attention_algo_name(algo));
-    } else {
-      forced = 0;
-      algo = heuristic(d, why, sizeof why);
-    }
-  }
+  clforge__algo_pick pick;
+  clforge_status pst = clforge__algo_choose(ctx, &attn_algos, d, (int)d->algo, NULL, &pick);
+  if (pst != CLFORGE_SUCCESS) return pst;
+  char *why = pick.why;
+  const size_t whycap = sizeof pick.why;
+  clforge_attention_algo algo = (clforge_attention_algo)pick.algo;
+  const int forced = pick.from != CLFORGE__ALGO_FROM_HEURISTIC;
   p->impl = clforge__attn_algo_impl_of(algo);
   char reason[160] = "";
-  if (!p->impl || !p->impl->supports(ctx, d, reason, sizeof reason)) {
-    if (forced || !p->impl)
-      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "attention: %s (%s): %s", clforge_attention_algo_name(algo), why,
-                           p->impl ? reason : "not available");
+  if (!supported(ctx, d, algo, reason, sizeof reason)) {
     /* The heuristic's first choice cannot: the fused algorithm can do every shape. */
-    snprintf(why, sizeof why, "%s cannot (%.80s): fused", clforge_attention_algo_name(algo), reason);
+    snprintf(why, whycap, "%s cannot (%.80s): fused", clforge_attention_algo_name(algo), reason);
     algo = CLFORGE_ATTENTION_ALGO_FUSED;
     p->impl = clforge__attn_algo_impl_of(algo);
     if (!p->impl->supports(ctx, d, reason, sizeof reason))
@@ -134,7 +125,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__attn *d, att
   if (c->splits == 1 && p->impl->family2) c->nkernels = 1;
   /* The automatic choice's scratch must fit the bound; the fused algorithm needs none. */
   if (!forced && c->workspace_bytes > clforge__workspace_cap(ctx) && algo != CLFORGE_ATTENTION_ALGO_FUSED) {
-    snprintf(why, sizeof why, "%s needs %zu bytes of workspace: fused", clforge_attention_algo_name(algo),
+    snprintf(why, whycap, "%s needs %zu bytes of workspace: fused", clforge_attention_algo_name(algo),
              c->workspace_bytes);
     memset(p, 0, sizeof *p);
     p->impl = clforge__attn_algo_impl_of(CLFORGE_ATTENTION_ALGO_FUSED);
@@ -341,27 +332,63 @@ static clforge_status validate_attention(clforge_context ctx, const clforge__att
 
 /* ------------------------------------------------------------------- call */
 
-static clforge_status enqueue_marker(clforge_context ctx, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  if (!event) return CLFORGE_SUCCESS;
-  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (attention)");
+/* The plan and its scratch (within the context's bound). */
+static clforge_status plan_with_workspace(clforge_context ctx, const clforge__attn *d, attn_plan *p, cl_mem *ws,
+                                          cl_event *busy) {
+  clforge_status st = make_plan(ctx, d, p);
+  const size_t need = st == CLFORGE_SUCCESS ? p->choice.workspace_bytes : 0;
+  if (need > clforge__workspace_cap(ctx))
+    st = clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
+                       "attention: %s needs %zu bytes of workspace, above the bound of %zu",
+                       clforge_attention_algo_name(p->choice.algo), need, clforge__workspace_cap(ctx));
+  if (st == CLFORGE_SUCCESS && need) st = clforge__workspace_get(ctx, need, ws, busy);
+  return st;
+}
+
+/* The algorithm's enqueue after the caller's list and the workspace's last user. */
+static clforge_status enqueue(clforge_context ctx, const clforge__attn *d, const attn_plan *p, cl_mem q, cl_mem k,
+                              cl_mem v, cl_mem o, const clforge_attention_buffers *extra, cl_mem ws, cl_event busy,
+                              cl_uint nwait, const cl_event *wait, cl_event *done) {
+  clforge__chain ch;
+  clforge_status st = clforge__chain_begin(ctx, "attention", &ch, nwait, wait, 1, &busy);
+  if (st != CLFORGE_SUCCESS) return st;
+  const clforge__attn_exec e = {ctx,
+                                d,
+                                p->v,
+                                p->impl->family2 ? p->v2 : NULL,
+                                q,
+                                k,
+                                v,
+                                o,
+                                d->has_mask ? extra->mask : NULL,
+                                d->has_kv_lens ? extra->kv_lens : NULL,
+                                d->has_q_lens ? extra->q_lens : NULL,
+                                d->has_lse ? extra->lse : NULL,
+                                d->has_table ? extra->block_table : NULL,
+                                ws,
+                                ws ? p->choice.workspace_bytes : 0,
+                                clforge__chain_nwait(&ch),
+                                clforge__chain_wait(&ch),
+                                done};
+  st = clforge__chain_end(&ch, p->impl->enqueue(&e), NULL);
+  if (st == CLFORGE_SUCCESS && ws) clforge__workspace_used(ctx, *done);
+  return st;
 }
 
 clforge_status clforge_attention(clforge_context ctx, const clforge_attention_desc *desc, cl_mem q, cl_mem k, cl_mem v,
                                  cl_mem o, const clforge_attention_buffers *extra, cl_uint num_events_in_wait_list,
                                  const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "attention: context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, "attention", event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__attn d;
-  clforge_status st = clforge__attn_resolve(ctx, desc, extra, &d);
+  st = clforge__attn_resolve(ctx, desc, extra, &d);
   if (st == CLFORGE_SUCCESS && d.kind != CLFORGE_ATTENTION_FORWARD)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: desc.kind is backward: call clforge_attention_backward");
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "attention", num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
   /* Sq = 0 reads and writes nothing: a no-op needing no buffers, as every
    * op's empty call (GEMM's m or n = 0, softmax's rows or n = 0). */
-  if (d.sq == 0) return enqueue_marker(ctx, num_events_in_wait_list, event_wait_list, event);
+  if (d.sq == 0) return clforge__call_marker(ctx, "attention", num_events_in_wait_list, event_wait_list, event);
   st = check_buffers(ctx, &d, q, k, v, o, extra);
   if (st != CLFORGE_SUCCESS) return st;
   /* a paged call's table and lengths first: a refused call takes no workspace */
@@ -372,86 +399,36 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
   if (st != CLFORGE_SUCCESS) return st;
 
   attn_plan p;
-  st = make_plan(ctx, &d, &p);
-  const size_t need = st == CLFORGE_SUCCESS ? p.choice.workspace_bytes : 0;
   cl_mem ws = NULL;
   cl_event busy = NULL;
-  if (need > clforge__workspace_cap(ctx))
-    st = clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
-                       "attention: %s needs %zu bytes of workspace, above the bound of %zu",
-                       clforge_attention_algo_name(p.choice.algo), need, clforge__workspace_cap(ctx));
-  if (st == CLFORGE_SUCCESS && need) st = clforge__workspace_get(ctx, need, &ws, &busy);
-  if (st != CLFORGE_SUCCESS) {
-    free_inputs(&h);
-    return st;
-  }
-  if (ctx->validate) { /* inputs as they are when the kernels will run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) {
-      free_inputs(&h);
-      return clforge__fail_cl(ctx, err, "attention validation: waiting for the wait list");
-    }
+  st = plan_with_workspace(ctx, &d, &p, &ws, &busy);
+  if (st == CLFORGE_SUCCESS && ctx->validate) { /* inputs as they are when the kernels will run */
+    st = clforge__call_await_inputs(ctx, "attention", num_events_in_wait_list, event_wait_list);
     int32_t *table = h.table;
-    st = read_inputs(ctx, &d, q, k, v, extra, &h);
+    if (st == CLFORGE_SUCCESS) st = read_inputs(ctx, &d, q, k, v, extra, &h);
     h.table = table;
-    if (st != CLFORGE_SUCCESS) {
-      free_inputs(&h);
-      return st;
-    }
   }
-
-  cl_event *wait = malloc((num_events_in_wait_list + 1) * sizeof *wait);
-  if (!wait) {
-    free_inputs(&h);
-    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "attention: no memory for the wait list");
-  }
-  cl_uint nwait = 0;
-  for (cl_uint i = 0; i < num_events_in_wait_list; ++i) wait[nwait++] = event_wait_list[i];
-  if (busy) wait[nwait++] = busy;
-
   cl_event done = NULL;
-  clforge__attn_exec e = {ctx,
-                          &d,
-                          p.v,
-                          p.impl->family2 ? p.v2 : NULL,
-                          q,
-                          k,
-                          v,
-                          o,
-                          d.has_mask ? extra->mask : NULL,
-                          d.has_kv_lens ? extra->kv_lens : NULL,
-                          d.has_q_lens ? extra->q_lens : NULL,
-                          d.has_lse ? extra->lse : NULL,
-                          d.has_table ? extra->block_table : NULL,
-                          ws,
-                          need,
-                          nwait,
-                          nwait ? wait : NULL,
-                          &done};
-  st = p.impl->enqueue(&e);
-  free(wait);
-  if (st == CLFORGE_SUCCESS && ws) clforge__workspace_used(ctx, done);
+  if (st == CLFORGE_SUCCESS)
+    st = enqueue(ctx, &d, &p, q, k, v, o, extra, ws, busy, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "attention: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "attention", done);
     if (st == CLFORGE_SUCCESS) st = validate_attention(ctx, &hd, &h, o, d.has_lse ? extra->lse : NULL,
                                                           p.choice.kernels[0].compute_type);
   }
   free_inputs(&h);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 /* ----------------------------------------------------------- the queries */
 
 clforge_status clforge_attention_explain(clforge_context ctx, const clforge_attention_desc *desc,
                                          clforge_attention_choice *choice) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "attention_explain: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "attention_explain", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_explain: choice is NULL");
   clforge__attn d;
-  clforge_status st = clforge__attn_resolve(ctx, desc, NULL, &d);
+  st = clforge__attn_resolve(ctx, desc, NULL, &d);
   if (st != CLFORGE_SUCCESS) return st;
   if (d.kind == CLFORGE_ATTENTION_BACKWARD) return clforge__attn_bwd_explain(ctx, &d, choice);
   attn_plan p;
@@ -462,10 +439,11 @@ clforge_status clforge_attention_explain(clforge_context ctx, const clforge_atte
 
 clforge_status clforge_attention_workspace_size(clforge_context ctx, const clforge_attention_desc *desc,
                                                 size_t *bytes) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "attention_workspace_size: context is NULL");
+  clforge_status st = clforge__call_begin(ctx, "attention_workspace_size", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!bytes) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_workspace_size: bytes is NULL");
   clforge_attention_choice c;
-  clforge_status st = clforge_attention_explain(ctx, desc, &c);
+  st = clforge_attention_explain(ctx, desc, &c);
   if (st == CLFORGE_SUCCESS) *bytes = c.workspace_bytes;
   return st;
 }

@@ -41,7 +41,7 @@ static clforge_status enqueue(const clforge__attn_exec *e) {
   const int *v = e->v;
   const size_t wgq = (size_t)v[ATTF_WGQ], bq = wgq * (size_t)v[ATTF_VW] * (size_t)v[ATTF_QW];
   /* Unit d strides let the staging load rows as vectors; f32 rows with
-   * them need no private copy at all (measured 12% at D = 128). */
+   * them need no private copy at all (docs/performance.md). */
   const int ku = d->k.stride[3] == 1, vu = d->v.stride[3] == 1;
   /* paged rows and the half variant's f16 rows are staged */
   const int direct = ku && vu && d->k.type == CLFORGE_F32 && !v[ATTF_STAGE] && !d->page && !v[ATTF_HALF];

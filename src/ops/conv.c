@@ -18,7 +18,8 @@
 #include "../core/workspace.h"
 #include "buffer_check.h"
 #include "conv_algo.h"
-#include "conv_backward.h"
+#include "launch_chain.h"
+#include "op_call.h"
 
 struct clforge_conv2d_weights_s {
   clforge_context ctx;
@@ -50,18 +51,6 @@ static int is_conv_family(const clforge__family *f, clforge_conv_algo *algo) {
   return 0;
 }
 
-static clforge_status read_env_algo(clforge_context ctx, clforge_conv_algo *algo) {
-  *algo = CLFORGE_CONV_ALGO_AUTO;
-  const char *v = ctx->tuning_active ? NULL : getenv("CLFORGE_CONV_ALGO");
-  if (!v || !*v) return CLFORGE_SUCCESS;
-  if (clforge_conv_algo_from_name(v, algo) != CLFORGE_SUCCESS)
-    return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT,
-                         "CLFORGE_CONV_ALGO=\"%s\": use auto, direct, implicit_gemm, gemm_1x1, im2col, winograd_2x2, "
-                         "winograd_4x4, fft or depthwise",
-                         v);
-  return CLFORGE_SUCCESS;
-}
-
 static int supported(clforge_context ctx, const clforge__conv *d, clforge_conv_algo a, char *why, size_t cap) {
   const clforge__conv_algo_impl *impl = clforge__conv_algo_impl_of(a);
   if (!impl || !impl->supports) {
@@ -91,15 +80,13 @@ static void heuristic_rows(const clforge__conv *d, heuristic_row rows[HEURISTIC_
   const double npq = (double)d->n * (double)d->p * (double)d->q;
   /* Winograd transforms the filter per call unless the weights are
    * prepared: with few output tiles that transform costs more than the
-   * products (1 x 7^2 and 1 x 14^2 at 256-512 channels: 2-5x im2col's time
-   * per call; prepared, F(2x2) is the fastest there). */
+   * products; prepared, F(2x2) is the fastest there (docs/performance.md). */
   const int wino = three && cg >= 16 && kg >= 16 && (d->prepared || npq >= 1024.0);
   const heuristic_row t[HEURISTIC_ROWS] = {
       {dw, CLFORGE_CONV_ALGO_DEPTHWISE, "heuristic: depthwise"},
       {one, CLFORGE_CONV_ALGO_GEMM_1X1, "heuristic: 1x1, stride 1, no padding: GEMM"},
-      /* F(4x4) needs more tiles than F(2x2): measured on PoCL, 4x4 won at 8 x 56^2 and 8 x 28^2
-       * outputs (1.4x, 2x), the two tied at 1 x 56^2 and 8 x 14^2, 2x2 won at 8 x 7^2
-       * (docs/performance.md) */
+      /* F(4x4) needs more tiles than F(2x2) to win: with few tiles its
+       * larger transforms cost more than they save (docs/performance.md) */
       {wino && npq >= 4096.0, CLFORGE_CONV_ALGO_WINOGRAD_4X4,
        "heuristic: 3x3 stride 1, C and K >= 16, N*P*Q >= 4096: Winograd F(4x4,3x3)"},
       {wino, CLFORGE_CONV_ALGO_WINOGRAD_2X2,
@@ -243,57 +230,87 @@ static size_t ws_need(clforge_context ctx, const clforge__conv *d, const clforge
   return impl->workspace ? impl->workspace(ctx, d, v) : 0;
 }
 
+/* The table clforge__algo_choose reads for the forward convolution. */
+typedef struct {
+  clforge_conv_algo_source source; /* tuned or nearest */
+  int from_f32;                    /* the algorithm was chosen on f32 entries: their parameters serve too */
+} conv_tuned;
+
+static const char *algo_name(int a) { return clforge_conv_algo_name((clforge_conv_algo)a); }
+
+static int tuner_algo(clforge_context ctx, int *algo) {
+  clforge_conv_algo a; /* the family being tuned (its default too: tune_force.family is NULL then) */
+  if (!ctx->tuning_active || !ctx->tune_force.path || !is_conv_family(ctx->tune_force.path, &a)) return 0;
+  *algo = (int)a;
+  return 1;
+}
+
+static int supported_algo(clforge_context ctx, const void *d, int a, char *why, size_t cap) {
+  return supported(ctx, d, (clforge_conv_algo)a, why, cap);
+}
+
+static int heuristic_algo(clforge_context ctx, const void *d, char *why, size_t cap) {
+  return (int)heuristic(ctx, d, why, cap);
+}
+
+static int tuned_algo(clforge_context ctx, const void *d, int heur, const char *rule, void *user, char *why,
+                      size_t cap) {
+  conv_tuned *u = user;
+  char note[80];
+  const clforge_conv_algo a =
+      tuned_choice(ctx, d, (clforge_conv_algo)heur, &u->source, &u->from_f32, why, cap, note, sizeof note);
+  if (a == CLFORGE_CONV_ALGO_AUTO && note[0]) /* the file measured other algorithms, not this one: say so */
+    snprintf(why, cap, "heuristic (%s):%.70s", note, rule + strlen("heuristic:"));
+  return (int)a;
+}
+
+static const clforge__algo_table conv_algos = {"conv2d",         "CLFORGE_CONV_ALGO", CLFORGE_CONV_ALGO_COUNT,
+                                               algo_name,        tuner_algo,          supported_algo,
+                                               tuned_algo,       heuristic_algo};
+
+/* Algorithm and its why for d: the prepared weights' (they fix it), else
+ * the one order of clforge__algo_choose. */
+static clforge_status choose(clforge_context ctx, const clforge__conv *d, const struct clforge_conv2d_weights_s *weights,
+                             clforge_conv_choice *c, int *from_f32) {
+  char reason[160];
+  *from_f32 = 0;
+  if (weights) {
+    c->algo = weights->algo, c->source = CLFORGE_CONV_ALGO_FROM_WEIGHTS;
+    snprintf(c->why, sizeof c->why, "prepared weights for %s", clforge_conv_algo_name(c->algo));
+    if (!supported(ctx, d, c->algo, reason, sizeof reason))
+      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "conv2d: %s (%s): %s", clforge_conv_algo_name(c->algo), c->why,
+                           reason);
+    return CLFORGE_SUCCESS;
+  }
+  conv_tuned u = {CLFORGE_CONV_ALGO_FROM_TUNED, 0};
+  clforge__algo_pick pick;
+  clforge_status st = clforge__algo_choose(ctx, &conv_algos, d, (int)d->algo, &u, &pick);
+  if (st != CLFORGE_SUCCESS) return st;
+  static const clforge_conv_algo_source from[] = {CLFORGE_CONV_ALGO_FROM_TUNER, CLFORGE_CONV_ALGO_FROM_DESC,
+                                                  CLFORGE_CONV_ALGO_FROM_ENV, CLFORGE_CONV_ALGO_FROM_TUNED,
+                                                  CLFORGE_CONV_ALGO_FROM_HEURISTIC};
+  c->algo = (clforge_conv_algo)pick.algo;
+  c->source = pick.from == CLFORGE__ALGO_FROM_TUNED ? u.source : from[pick.from];
+  snprintf(c->why, sizeof c->why, "%.*s", (int)sizeof c->why - 1, pick.why);
+  *from_f32 = pick.from == CLFORGE__ALGO_FROM_TUNED && u.from_f32;
+  if (pick.from >= CLFORGE__ALGO_FROM_TUNED && !supported(ctx, d, c->algo, reason, sizeof reason))
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "conv2d: no algorithm can do this problem (%s: %s)",
+                         clforge_conv_algo_name(c->algo), reason);
+  return CLFORGE_SUCCESS;
+}
+
 /* Algorithm, parameters and workspace for d. `weights` fixes the algorithm
- * and the parameters; `user_ws` (bytes; SIZE_MAX: the context's) bounds the
- * scratch memory for the automatic choice's fallback. */
+ * and the parameters. */
 static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, const struct clforge_conv2d_weights_s *weights,
                                 conv_plan *p) {
   memset(p, 0, sizeof *p);
   clforge_conv_choice *c = &p->choice;
   c->p = d->p, c->q = d->q;
-  char why[160] = "";
-  clforge_conv_algo algo = CLFORGE_CONV_ALGO_AUTO, tuner_algo = CLFORGE_CONV_ALGO_AUTO;
-  clforge_conv_algo_source source = CLFORGE_CONV_ALGO_FROM_HEURISTIC;
-  int from_f32 = 0; /* the algorithm was chosen on f32 entries: their parameters serve too */
-  if (weights) {
-    algo = weights->algo, source = CLFORGE_CONV_ALGO_FROM_WEIGHTS;
-    snprintf(why, sizeof why, "prepared weights for %s", clforge_conv_algo_name(algo));
-  } else if (ctx->tuning_active && ctx->tune_force.path && is_conv_family(ctx->tune_force.path, &tuner_algo)) {
-    /* the family being tuned (its default too: tune_force.family is NULL then) */
-    algo = tuner_algo, source = CLFORGE_CONV_ALGO_FROM_TUNER;
-    snprintf(why, sizeof why, "tuner: measuring %s", clforge_conv_algo_name(algo));
-  } else if (d->algo != CLFORGE_CONV_ALGO_AUTO) {
-    algo = d->algo, source = CLFORGE_CONV_ALGO_FROM_DESC;
-    snprintf(why, sizeof why, "desc.algo = %s", clforge_conv_algo_name(algo));
-  } else {
-    clforge_status st = read_env_algo(ctx, &algo);
-    if (st != CLFORGE_SUCCESS) return st;
-    if (algo != CLFORGE_CONV_ALGO_AUTO) {
-      source = CLFORGE_CONV_ALGO_FROM_ENV;
-      snprintf(why, sizeof why, "CLFORGE_CONV_ALGO=%s", clforge_conv_algo_name(algo));
-    }
-  }
-  if (algo != CLFORGE_CONV_ALGO_AUTO) {
-    char reason[160];
-    if (!supported(ctx, d, algo, reason, sizeof reason))
-      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "conv2d: %s (%s): %s", clforge_conv_algo_name(algo), why, reason);
-  } else {
-    char rule[120], note[80];
-    const clforge_conv_algo heur = heuristic(ctx, d, rule, sizeof rule);
-    algo = tuned_choice(ctx, d, heur, &source, &from_f32, why, sizeof why, note, sizeof note);
-    if (algo == CLFORGE_CONV_ALGO_AUTO) {
-      source = CLFORGE_CONV_ALGO_FROM_HEURISTIC;
-      algo = heur;
-      if (note[0]) /* the file measured other algorithms, not this one: say so */
-        snprintf(why, sizeof why, "heuristic (%s):%.70s", note, rule + strlen("heuristic:"));
-      else
-        snprintf(why, sizeof why, "%s", rule);
-    }
-    char reason[160];
-    if (!supported(ctx, d, algo, reason, sizeof reason))
-      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "conv2d: no algorithm can do this problem (%s: %s)",
-                           clforge_conv_algo_name(algo), reason);
-  }
+  int from_f32;
+  clforge_status cst = choose(ctx, d, weights, c, &from_f32);
+  if (cst != CLFORGE_SUCCESS) return cst;
+  const clforge_conv_algo algo = c->algo;
+  const char *why = c->why;
   p->impl = clforge__conv_algo_impl_of(algo);
   clforge__conv_key key;
   clforge__conv_make_key(d, &key);
@@ -316,9 +333,6 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, con
   }
   if (p->impl->explain)
     c->nkernels += p->impl->explain(ctx, d, p->v, c->kernels + c->nkernels, 4 - c->nkernels);
-  c->algo = algo;
-  c->source = source;
-  snprintf(c->why, sizeof c->why, "%s", why);
   c->workspace_bytes = ws_need(ctx, d, p->impl, p->v);
   for (int i = 0; i < c->nkernels; ++i) snprintf(c->kernels[i].route, sizeof c->kernels[i].route, "%.47s", why);
   return CLFORGE_SUCCESS;
@@ -378,8 +392,10 @@ static clforge_status plan_within(clforge_context ctx, const clforge__conv *d,
   if (automatic(p)) st = fall_back(ctx, d, limit, p);
   if (st == CLFORGE_SUCCESS && p->choice.workspace_bytes <= limit) return st;
   if (given)
-    return clforge__fail(ctx, CLFORGE_BUFFER_TOO_SMALL, "conv2d: %s needs a workspace of %zu bytes; the one given has %zu",
-                         name, need, limit);
+    return clforge__fail(ctx, CLFORGE_BUFFER_TOO_SMALL,
+                         "conv2d: %s needs a workspace of %zu bytes; the one given has %zu (size it with %s)", name,
+                         need, limit,
+                         weights ? "clforge_conv2d_weights_workspace_size" : "clforge_conv2d_workspace_size");
   return st != CLFORGE_SUCCESS ? st
                                : clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY,
                                                "conv2d: %s needs %zu bytes of workspace, above the bound of %zu", name,
@@ -448,6 +464,52 @@ static clforge_status validate_conv(clforge_context ctx, const clforge_conv2d_de
 
 /* ------------------------------------------------------------------- call */
 
+/* The call's buffers (w unused with prepared weights) and their overlaps. */
+static clforge_status check_buffers(clforge_context ctx, const clforge__conv *d, cl_mem x, cl_mem w, int prepared,
+                                    cl_mem bias, cl_mem y, cl_mem workspace, size_t workspace_size) {
+  if (prepared) w = NULL;
+  clforge_status st = clforge__conv_check_tensor(ctx, "conv2d", &d->x, x, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && !prepared) st = clforge__conv_check_tensor(ctx, "conv2d", &d->w_, w, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && bias) st = clforge__conv_check_tensor(ctx, "conv2d", &d->bias, bias, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__conv_check_tensor(ctx, "conv2d", &d->y, y,
+                                    CLFORGE_ACCESS_WRITE | (d->beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
+  if (st == CLFORGE_SUCCESS && workspace)
+    st = clforge__check_buffer(ctx, "conv2d", "workspace", workspace, 0, workspace_size, 1,
+                               CLFORGE_ACCESS_READ | CLFORGE_ACCESS_WRITE);
+  if (st == CLFORGE_SUCCESS) {
+    const clforge__conv_tensor *t[4] = {&d->y, &d->x, &d->w_, &d->bias};
+    const cl_mem b[4] = {y, x, w, bias};
+    st = clforge__conv_check_overlaps(ctx, "conv2d", t, b, 1, 4, workspace, workspace_size);
+  }
+  return st;
+}
+
+/* The context's scratch, when the caller brings none (*ws stays NULL when
+ * the plan needs none). Allocation failure of the automatic choice's falls
+ * back as plan_within does. */
+static clforge_status get_workspace(clforge_context ctx, const clforge__conv *d, conv_plan *p, cl_mem *ws,
+                                    cl_event *busy) {
+  if (!p->choice.workspace_bytes) return CLFORGE_SUCCESS;
+  clforge_status st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, p->choice.workspace_bytes, ws, busy);
+  if (st == CLFORGE_OUT_OF_DEVICE_MEMORY && automatic(p)) {
+    clforge__clear_error(ctx);
+    st = fall_back(ctx, d, 0, p);
+    *ws = NULL, *busy = NULL;
+  }
+  return st;
+}
+
+/* Validation's copies of the inputs (w NULL: the prepared weights' own). */
+static clforge_status read_copies(clforge_context ctx, const clforge__conv *d, cl_mem x, cl_mem w, cl_mem bias,
+                                  cl_mem y, host_copies *h) {
+  clforge_status st = clforge__conv_read_tensor(ctx, "conv2d", &d->x, x, &h->x);
+  if (st == CLFORGE_SUCCESS && w) st = clforge__conv_read_tensor(ctx, "conv2d", &d->w_, w, &h->w);
+  if (st == CLFORGE_SUCCESS && bias) st = clforge__conv_read_tensor(ctx, "conv2d", &d->bias, bias, &h->bias);
+  if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, "conv2d", &d->y, y, &h->y);
+  return st;
+}
+
 /* The forward calls refuse the backward kinds, naming the call to use. */
 static clforge_status forward_only(clforge_context ctx, const clforge__conv *d, const char *op) {
   if (d->kind == CLFORGE_CONV_FORWARD) return CLFORGE_SUCCESS;
@@ -460,11 +522,10 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
                                  clforge_conv2d_weights weights, cl_mem bias, cl_mem y, cl_mem workspace,
                                  size_t workspace_size, cl_uint num_events_in_wait_list,
                                  const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d: context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, "conv2d", event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve(ctx, desc, bias != NULL, &d);
+  st = clforge__conv_resolve(ctx, desc, bias != NULL, &d);
   if (st == CLFORGE_SUCCESS) st = forward_only(ctx, &d, "conv2d");
   if (st != CLFORGE_SUCCESS) return st;
   st = clforge__check_wait_list(ctx, "conv2d", num_events_in_wait_list, event_wait_list);
@@ -477,51 +538,24 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
   }
   if (workspace && workspace_size == 0)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: a workspace is given with workspace_size 0");
-  if (d.n == 0 || d.k == 0) return clforge__conv_marker(ctx, "conv2d", num_events_in_wait_list, event_wait_list, event);
+  if (d.n == 0 || d.k == 0) return clforge__call_marker(ctx, "conv2d", num_events_in_wait_list, event_wait_list, event);
 
   const cl_mem wbuf = weights ? NULL : w;
-  st = clforge__conv_check_tensor(ctx, "conv2d", &d.x, x, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS && !weights) st = clforge__conv_check_tensor(ctx, "conv2d", &d.w_, w, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS && bias) st = clforge__conv_check_tensor(ctx, "conv2d", &d.bias, bias, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS)
-    st = clforge__conv_check_tensor(ctx, "conv2d", &d.y, y, CLFORGE_ACCESS_WRITE | (d.beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
-  if (st == CLFORGE_SUCCESS && workspace)
-    st = clforge__check_buffer(ctx, "conv2d", "workspace", workspace, 0, workspace_size, 1,
-                               CLFORGE_ACCESS_READ | CLFORGE_ACCESS_WRITE);
-  if (st == CLFORGE_SUCCESS) {
-    const clforge__conv_tensor *t[4] = {&d.y, &d.x, &d.w_, &d.bias};
-    const cl_mem b[4] = {y, x, wbuf, bias};
-    st = clforge__conv_check_overlaps(ctx, "conv2d", t, b, 1, 4, workspace, workspace_size);
-  }
+  st = check_buffers(ctx, &d, x, w, weights != NULL, bias, y, workspace, workspace_size);
   if (st != CLFORGE_SUCCESS) return st;
 
   conv_plan p;
   st = plan_within(ctx, &d, weights, workspace ? workspace_size : clforge__workspace_cap(ctx), workspace != NULL, 1, &p);
-  if (st != CLFORGE_SUCCESS) return st;
-  size_t need = p.choice.workspace_bytes;
-
-  /* The context's scratch, when the caller brings none. Allocation failure
-   * of the automatic choice's falls back as above. */
   cl_mem ws = workspace;
   cl_event busy = NULL;
-  if (!ws && need) {
-    st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, need, &ws, &busy);
-    if (st == CLFORGE_OUT_OF_DEVICE_MEMORY && automatic(&p)) {
-      clforge__clear_error(ctx);
-      st = fall_back(ctx, &d, 0, &p);
-      ws = NULL, need = 0;
-    }
-    if (st != CLFORGE_SUCCESS) return st;
-  }
+  if (st == CLFORGE_SUCCESS && !ws) st = get_workspace(ctx, &d, &p, &ws, &busy);
+  if (st != CLFORGE_SUCCESS) return st;
+  const size_t need = ws ? p.choice.workspace_bytes : 0;
 
   host_copies h = {NULL, NULL, NULL, NULL};
   if (ctx->validate) { /* inputs as they are when the kernels will run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "conv2d validation: waiting for the wait list");
-    st = clforge__conv_read_tensor(ctx, "conv2d", &d.x, x, &h.x);
-    if (st == CLFORGE_SUCCESS && !weights) st = clforge__conv_read_tensor(ctx, "conv2d", &d.w_, w, &h.w);
-    if (st == CLFORGE_SUCCESS && bias) st = clforge__conv_read_tensor(ctx, "conv2d", &d.bias, bias, &h.bias);
-    if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, "conv2d", &d.y, y, &h.y);
+    st = clforge__call_await_inputs(ctx, "conv2d", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_copies(ctx, &d, x, wbuf, bias, y, &h);
     if (st != CLFORGE_SUCCESS) {
       free_copies(&h);
       return st;
@@ -529,25 +563,22 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
   }
 
   /* The caller's list, the workspace's last user and the weights' transform. */
-  cl_event *wait = malloc((num_events_in_wait_list + 2) * sizeof *wait);
-  if (!wait) {
+  const cl_event extra[2] = {busy && ws == ctx->conv_workspace.buffer ? busy : NULL, weights ? weights->ready : NULL};
+  clforge__chain ch;
+  st = clforge__chain_begin(ctx, "conv2d", &ch, num_events_in_wait_list, event_wait_list, 2, extra);
+  if (st != CLFORGE_SUCCESS) {
     free_copies(&h);
-    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d: no memory for the wait list");
+    return st;
   }
-  cl_uint nwait = 0;
-  for (cl_uint i = 0; i < num_events_in_wait_list; ++i) wait[nwait++] = event_wait_list[i];
-  if (busy && ws == (ctx->conv_workspace.buffer)) wait[nwait++] = busy;
-  if (weights && weights->ready) wait[nwait++] = weights->ready;
 
   cl_event done = NULL;
   clforge__conv_exec e = {ctx, &d, p.v, x, weights ? (weights->transformed ? NULL : weights->buf) : w, bias, y,
-                          weights && weights->transformed ? weights->buf : NULL, ws, need, nwait, nwait ? wait : NULL, &done};
-  st = p.impl->enqueue(&e);
-  free(wait);
+                          weights && weights->transformed ? weights->buf : NULL, ws, need, clforge__chain_nwait(&ch),
+                          clforge__chain_wait(&ch), &done};
+  st = clforge__chain_end(&ch, p.impl->enqueue(&e), NULL);
   if (st == CLFORGE_SUCCESS && ws && !workspace) clforge__workspace_used_by(&ctx->conv_workspace, done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "conv2d: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "conv2d", done);
     if (st == CLFORGE_SUCCESS && weights) h.w = weights->host_w;
     clforge_conv2d_desc vd = *desc;
     if (weights) vd.w_offset = 0;
@@ -555,9 +586,7 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
     if (weights) h.w = NULL;
   }
   free_copies(&h);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 clforge_status clforge_conv2d(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem w, cl_mem bias,
@@ -580,28 +609,30 @@ clforge_status clforge_conv2d_output_size(const clforge_conv2d_desc *desc, size_
   return CLFORGE_SUCCESS;
 }
 
-clforge_status clforge_conv2d_explain(clforge_context ctx, const clforge_conv2d_desc *desc, clforge_conv_choice *choice) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_explain: context is NULL");
-  clforge__clear_error(ctx);
-  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_explain: choice is NULL");
-  clforge__conv d;
-  clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
-  if (st != CLFORGE_SUCCESS) return st;
-  if (d.kind == CLFORGE_CONV_BACKWARD_DATA) return clforge__conv_bwd_data_explain(ctx, &d, choice);
-  if (d.kind == CLFORGE_CONV_BACKWARD_FILTER) return clforge__conv_bwd_filter_explain(ctx, &d, choice);
+clforge_status clforge__conv_forward_explain(clforge_context ctx, const clforge__conv *d, clforge_conv_choice *choice) {
   conv_plan p;
-  st = plan_within(ctx, &d, NULL, clforge__workspace_cap(ctx), 0, 0, &p);
-  if (st != CLFORGE_SUCCESS) return st;
-  *choice = p.choice;
-  return CLFORGE_SUCCESS;
+  clforge_status st = plan_within(ctx, d, NULL, clforge__workspace_cap(ctx), 0, 0, &p);
+  if (st == CLFORGE_SUCCESS) *choice = p.choice;
+  return st;
 }
 
-clforge_status clforge_conv2d_workspace_size(clforge_context ctx, const clforge_conv2d_desc *desc, size_t *bytes) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_workspace_size: context is NULL");
-  if (!bytes) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_workspace_size: bytes is NULL");
-  clforge_conv_choice c;
-  clforge_status st = clforge_conv2d_explain(ctx, desc, &c);
-  if (st == CLFORGE_SUCCESS) *bytes = c.workspace_bytes;
+/* The weights fix the algorithm (chosen with d.prepared, so it may differ
+ * from the plain call's): the workspace clforge_conv2d_ex needs with them. */
+clforge_status clforge_conv2d_weights_workspace_size(clforge_context ctx, clforge_conv2d_weights weights,
+                                                     size_t *bytes) {
+  clforge_status st = clforge__call_begin(ctx, "conv2d_weights_workspace_size", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
+  if (!weights || !bytes)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_workspace_size: %s is NULL",
+                         weights ? "bytes" : "weights");
+  if (weights->ctx != ctx)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "conv2d_weights_workspace_size: the prepared weights belong to another context");
+  clforge__conv d = weights->d;
+  d.prepared = 0; /* as clforge_conv2d_ex resolves it */
+  conv_plan p;
+  st = plan_within(ctx, &d, weights, clforge__workspace_cap(ctx), 0, 0, &p);
+  if (st == CLFORGE_SUCCESS) *bytes = p.choice.workspace_bytes;
   return st;
 }
 
@@ -610,12 +641,12 @@ clforge_status clforge_conv2d_workspace_size(clforge_context ctx, const clforge_
 clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem w,
                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                              clforge_conv2d_weights *weights) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "conv2d_weights_create", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!weights) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: weights is NULL");
   *weights = NULL;
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
+  st = clforge__conv_resolve(ctx, desc, 0, &d);
   if (st == CLFORGE_SUCCESS) st = forward_only(ctx, &d, "conv2d_weights_create");
   d.prepared = 1; /* the choice may count on a filter transform paid once */
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "conv2d_weights_create", num_events_in_wait_list, event_wait_list);

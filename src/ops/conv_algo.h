@@ -71,9 +71,8 @@ clforge__tolerance clforge__conv_tolerance(const clforge__family *f, clforge_dty
  * call's: input channels, output channels and image size each within a
  * factor CLFORGE__CONV_NEAR_FACTOR (the batch size is not a bound: a batch
  * scales the work, it does not change which algorithm wins). A layer of 1
- * input channel is not ResNet's 64-channel 3x3 layer: measured, the
- * winner there (Winograd) ran 8x slower than the heuristic's direct
- * kernel on it. Both shapes are CLFORGE_CONV_NDIMS dims. */
+ * input channel is not ResNet's 64-channel 3x3 layer: the winner there
+ * (Winograd) loses to the heuristic's direct kernel on it. Both shapes are CLFORGE_CONV_NDIMS dims. */
 #define CLFORGE__CONV_NEAR_FACTOR 8.0
 int clforge__conv_shape_near(const size_t *call, const size_t *tuned);
 
@@ -120,10 +119,11 @@ clforge_status clforge__conv_check_tensor(clforge_context ctx, const char *op, c
                                           int access);
 clforge_status clforge__conv_check_overlaps(clforge_context ctx, const char *op, const clforge__conv_tensor *const *t,
                                             const cl_mem *b, int nout, int nall, cl_mem ws, size_t ws_bytes);
-/* An empty call's event: a marker after the wait list (none when event is NULL). */
-clforge_status clforge__conv_marker(clforge_context ctx, const char *op, cl_uint nwait, const cl_event *wait,
-                                    cl_event *event);
 clforge_status clforge__conv_read_tensor(clforge_context ctx, const char *op, const clforge__conv_tensor *t, cl_mem buf,
                                          void **out);
+
+/* The forward's choice for a resolved forward problem (ops/conv.c): what
+ * clforge_conv2d_explain reports, and backward data's forward route. */
+clforge_status clforge__conv_forward_explain(clforge_context ctx, const clforge__conv *d, clforge_conv_choice *choice);
 
 #endif

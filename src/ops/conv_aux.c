@@ -17,6 +17,7 @@
 #include "conv_algo.h"
 #include "gemm_bias_grad.h"
 #include "launch_chain.h"
+#include "op_call.h"
 
 /* desc without its aux and activation: the plain call's descriptor. */
 static clforge_conv2d_desc plain(const clforge_conv2d_desc *desc) {
@@ -31,16 +32,15 @@ static clforge_conv2d_desc plain(const clforge_conv2d_desc *desc) {
 clforge_status clforge_conv2d_aux(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem w,
                                   cl_mem bias, cl_mem y, cl_mem aux, cl_uint num_events_in_wait_list,
                                   const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OPF ": context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, OPF, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve_aux(ctx, desc, bias != NULL, &d);
+  st = clforge__conv_resolve_aux(ctx, desc, bias != NULL, &d);
   if (st == CLFORGE_SUCCESS && d.kind != CLFORGE_CONV_FORWARD)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OPF ": desc.kind is %d; the forward (0) keeps z", (int)d.kind);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OPF, num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
-  if (d.n == 0 || d.k == 0) return clforge__conv_marker(ctx, OPF, num_events_in_wait_list, event_wait_list, event);
+  if (d.n == 0 || d.k == 0) return clforge__call_marker(ctx, OPF, num_events_in_wait_list, event_wait_list, event);
   /* aux, with everything the convolution checks again, before anything runs */
   st = clforge__conv_check_tensor(ctx, OPF, &d.x, x, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OPF, &d.w_, w, CLFORGE_ACCESS_READ);
@@ -79,17 +79,16 @@ clforge_status clforge_conv2d_backward_data_aux(clforge_context ctx, const clfor
                                                 cl_mem w, cl_mem dx, cl_mem aux, cl_mem dbias,
                                                 cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                                 cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OPB ": context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, OPB, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve_aux(ctx, desc, dbias != NULL, &d);
+  st = clforge__conv_resolve_aux(ctx, desc, dbias != NULL, &d);
   if (st == CLFORGE_SUCCESS && d.kind != CLFORGE_CONV_BACKWARD_DATA)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OPB ": desc.kind is %d; set CLFORGE_CONV_BACKWARD_DATA (1)",
                        (int)d.kind);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OPB, num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
-  if (d.c == 0) return clforge__conv_marker(ctx, OPB, num_events_in_wait_list, event_wait_list, event);
+  if (d.c == 0) return clforge__call_marker(ctx, OPB, num_events_in_wait_list, event_wait_list, event);
   const int nhwc = d.x_layout == CLFORGE_NHWC;
   /* the channel sums' matrix: NCHW, N images of C rows of H*W; NHWC, N*H*W rows of C */
   const size_t hw = d.h * d.w, rows = nhwc ? d.n * hw : d.c, cols = nhwc ? d.c : hw, batch = nhwc ? 1 : d.n;

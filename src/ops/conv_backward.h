@@ -1,5 +1,5 @@
-/* The convolution's backward passes as the forward op sees them: its
- * explain and workspace queries hand backward kinds to these. */
+/* The convolution's backward passes as its queries see them
+ * (ops/conv_explain.c hands backward kinds to these). */
 #ifndef CLFORGE_SRC_OPS_CONV_BACKWARD_H
 #define CLFORGE_SRC_OPS_CONV_BACKWARD_H
 

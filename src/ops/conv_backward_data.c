@@ -33,6 +33,7 @@
 #include "conv_im2col.h"
 #include "gemm_launch.h"
 #include "launch_chain.h"
+#include "op_call.h"
 
 #define OP "conv2d_backward_data"
 
@@ -169,7 +170,9 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, pla
                            clforge_conv_algo_name(d->algo), why);
     p->forward = 1, p->route = ROUTE_FORWARD;
     forward_desc(d, d->algo, &p->fwd);
-    clforge_status st = clforge_conv2d_explain(ctx, &p->fwd, c);
+    clforge__conv fd;
+    clforge_status st = clforge__conv_resolve(ctx, &p->fwd, 0, &fd);
+    if (st == CLFORGE_SUCCESS) st = clforge__conv_forward_explain(ctx, &fd, c);
     if (st != CLFORGE_SUCCESS) return st;
     char fwhy[sizeof c->why];
     snprintf(fwhy, sizeof fwhy, "%s", c->why);
@@ -332,18 +335,17 @@ static clforge_status validate(clforge_context ctx, const clforge_conv2d_desc *d
 clforge_status clforge_conv2d_backward_data(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem dy, cl_mem w,
                                             cl_mem dx, cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                             cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, OP, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve(ctx, desc, 0, &d);
+  st = clforge__conv_resolve(ctx, desc, 0, &d);
   if (st != CLFORGE_SUCCESS) return st;
   if (d.kind != CLFORGE_CONV_BACKWARD_DATA)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": desc.kind is %d; set CLFORGE_CONV_BACKWARD_DATA (1)",
                          (int)d.kind);
   st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
-  if (d.n == 0 || d.c == 0) return clforge__conv_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
+  if (d.n == 0 || d.c == 0) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   st = clforge__conv_check_tensor(ctx, OP, &d.y, dy, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OP, &d.w_, w, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS)
@@ -359,8 +361,8 @@ clforge_status clforge_conv2d_backward_data(clforge_context ctx, const clforge_c
 
   void *hdy = NULL, *hw = NULL, *hdx = NULL;
   if (ctx->validate) { /* inputs as they are when the kernels will run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    clforge_status wst = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);
+    if (wst != CLFORGE_SUCCESS) return wst;
     st = clforge__conv_read_tensor(ctx, OP, &d.y, dy, &hdy);
     if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.w_, w, &hw);
     if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.x, dx, &hdx);
@@ -370,14 +372,11 @@ clforge_status clforge_conv2d_backward_data(clforge_context ctx, const clforge_c
     st = (p.route == ROUTE_FORWARD ? enqueue_forward : p.route == ROUTE_COL2IM ? enqueue_col2im : enqueue_direct)(
         ctx, &d, &p, dy, w, dx, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, OP ": waiting for the result to validate")
-                           : validate(ctx, desc, &d, &p, dx, hdy, hw, hdx);
+    st = clforge__call_await_done(ctx, OP, done);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, desc, &d, &p, dx, hdy, hw, hdx);
   }
   free(hdy);
   free(hw);
   free(hdx);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }

@@ -30,6 +30,7 @@
 #include "conv_im2col.h"
 #include "gemm_launch.h"
 #include "launch_chain.h"
+#include "op_call.h"
 
 #define OP "conv2d_backward_filter"
 
@@ -54,7 +55,6 @@ static int one_by_one(const clforge__conv *d) {
 
 /* 1 when algo can compute d, else 0 with the reason. */
 static int supports(clforge_context ctx, const clforge__conv *d, clforge_conv_algo algo, char *why, size_t cap) {
-  clforge__col_plan p;
   switch (algo) {
     case CLFORGE_CONV_ALGO_DIRECT: return 1;
     case CLFORGE_CONV_ALGO_GEMM_1X1:
@@ -67,17 +67,7 @@ static int supports(clforge_context ctx, const clforge__conv *d, clforge_conv_al
         return 0;
       }
       return 1;
-    case CLFORGE_CONV_ALGO_IM2COL:
-      if (!clforge__conv_col_plan(ctx, d, NULL, &p)) {
-        snprintf(why, cap, "im2col: a row of the column matrix exceeds the workspace bound of %zu bytes",
-                 clforge__workspace_cap(ctx));
-        return 0;
-      }
-      if (p.rsc > INT32_MAX || d->k > INT32_MAX) {
-        snprintf(why, cap, "im2col: the GEMM (R*S*C %zu, K %zu) exceeds clforge GEMM's limits", p.rsc, d->k);
-        return 0;
-      }
-      return 1;
+    case CLFORGE_CONV_ALGO_IM2COL: return clforge__conv_im2col_supports(ctx, d, why, cap);
     default:
       snprintf(why, cap, "%s has no backward-filter route (direct, im2col and gemm_1x1 do)",
                clforge_conv_algo_name(algo));
@@ -85,33 +75,45 @@ static int supports(clforge_context ctx, const clforge__conv *d, clforge_conv_al
   }
 }
 
+/* The forward table's GEMM rows, read for this pass: 1x1 on x itself;
+ * im2col where the GEMM is large enough for its tiles (C*R*S >= 32,
+ * K >= 16); the direct kernel else (depthwise, tiny channel counts). */
+static int heuristic(clforge_context ctx, const void *dv, char *why, size_t cap) {
+  const clforge__conv *d = dv;
+  char ignored[160];
+  if (d->n && supports(ctx, d, CLFORGE_CONV_ALGO_GEMM_1X1, ignored, sizeof ignored)) {
+    snprintf(why, cap, "heuristic: 1x1, stride 1, no padding: GEMMs on x");
+    return CLFORGE_CONV_ALGO_GEMM_1X1;
+  }
+  if (d->n && d->cg * d->r * d->s >= 32 && d->kg >= 16 &&
+      supports(ctx, d, CLFORGE_CONV_ALGO_IM2COL, ignored, sizeof ignored)) {
+    snprintf(why, cap, "heuristic: C*R*S >= 32, K >= 16: im2col + GEMM");
+    return CLFORGE_CONV_ALGO_IM2COL;
+  }
+  snprintf(why, cap, "heuristic: direct (split N*P*Q)");
+  return CLFORGE_CONV_ALGO_DIRECT;
+}
+
+static const char *algo_name(int a) { return clforge_conv_algo_name((clforge_conv_algo)a); }
+
+static int supported(clforge_context ctx, const void *d, int a, char *why, size_t cap) {
+  return supports(ctx, d, (clforge_conv_algo)a, why, cap);
+}
+
+/* desc.algo, then the heuristic: no environment variable, no tuning-file
+ * step (the tuner measures this pass's parameters, not its algorithm). */
+static const clforge__algo_table bwd_filter_algos = {OP, NULL, CLFORGE_CONV_ALGO_COUNT, algo_name, NULL, supported,
+                                                     NULL, heuristic};
+
 static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, plan *p) {
   memset(p, 0, sizeof *p);
   clforge_conv_choice *c = &p->choice;
-  char why[160] = "";
-  clforge_conv_algo algo = d->algo;
-  if (algo != CLFORGE_CONV_ALGO_AUTO) {
-    if (!supports(ctx, d, algo, why, sizeof why))
-      return clforge__fail(ctx, CLFORGE_UNSUPPORTED, OP ": %s (desc.algo): %s", clforge_conv_algo_name(algo), why);
-    c->source = CLFORGE_CONV_ALGO_FROM_DESC;
-    snprintf(c->why, sizeof c->why, "desc.algo = %s", clforge_conv_algo_name(algo));
-  } else {
-    /* The forward table's GEMM rows, read for this pass: 1x1 on x itself;
-     * im2col where the GEMM is large enough for its tiles (C*R*S >= 32,
-     * K >= 16); the direct kernel else (depthwise, tiny channel counts). */
-    c->source = CLFORGE_CONV_ALGO_FROM_HEURISTIC;
-    if (d->n && supports(ctx, d, CLFORGE_CONV_ALGO_GEMM_1X1, why, sizeof why)) {
-      algo = CLFORGE_CONV_ALGO_GEMM_1X1;
-      snprintf(c->why, sizeof c->why, "heuristic: 1x1, stride 1, no padding: GEMMs on x");
-    } else if (d->n && d->cg * d->r * d->s >= 32 && d->kg >= 16 &&
-               supports(ctx, d, CLFORGE_CONV_ALGO_IM2COL, why, sizeof why)) {
-      algo = CLFORGE_CONV_ALGO_IM2COL;
-      snprintf(c->why, sizeof c->why, "heuristic: C*R*S >= 32, K >= 16: im2col + GEMM");
-    } else {
-      algo = CLFORGE_CONV_ALGO_DIRECT;
-      snprintf(c->why, sizeof c->why, "heuristic: direct (split N*P*Q)");
-    }
-  }
+  clforge__algo_pick pick;
+  clforge_status cst = clforge__algo_choose(ctx, &bwd_filter_algos, d, (int)d->algo, NULL, &pick);
+  if (cst != CLFORGE_SUCCESS) return cst;
+  clforge_conv_algo algo = (clforge_conv_algo)pick.algo;
+  c->source = pick.from == CLFORGE__ALGO_FROM_DESC ? CLFORGE_CONV_ALGO_FROM_DESC : CLFORGE_CONV_ALGO_FROM_HEURISTIC;
+  snprintf(c->why, sizeof c->why, "%.*s", (int)sizeof c->why - 1, pick.why);
   if (!d->n && algo != CLFORGE_CONV_ALGO_DIRECT) { /* no products: the reduce alone writes beta * dw */
     algo = CLFORGE_CONV_ALGO_DIRECT;
     snprintf(c->why, sizeof c->why, "n = 0: dw = beta * dw (direct's reduce)");
@@ -363,18 +365,17 @@ static clforge_status validate(clforge_context ctx, const clforge_conv2d_desc *d
 clforge_status clforge_conv2d_backward_filter(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem x, cl_mem dy,
                                               cl_mem dw, cl_mem dbias, cl_uint num_events_in_wait_list,
                                               const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, OP, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__conv d;
-  clforge_status st = clforge__conv_resolve(ctx, desc, dbias != NULL, &d);
+  st = clforge__conv_resolve(ctx, desc, dbias != NULL, &d);
   if (st != CLFORGE_SUCCESS) return st;
   if (d.kind != CLFORGE_CONV_BACKWARD_FILTER)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": desc.kind is %d; set CLFORGE_CONV_BACKWARD_FILTER (2)",
                          (int)d.kind);
   st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
-  if (d.k == 0) return clforge__conv_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
+  if (d.k == 0) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   const int rd = d.beta != 0.0f ? CLFORGE_ACCESS_READ : 0;
   st = clforge__conv_check_tensor(ctx, OP, &d.x, x, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OP, &d.y, dy, CLFORGE_ACCESS_READ);
@@ -391,8 +392,8 @@ clforge_status clforge_conv2d_backward_filter(clforge_context ctx, const clforge
 
   void *hx = NULL, *hdy = NULL, *hdw = NULL, *hdb = NULL;
   if (ctx->validate) { /* inputs as they are when the kernels will run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    clforge_status wst = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);
+    if (wst != CLFORGE_SUCCESS) return wst;
     st = clforge__conv_read_tensor(ctx, OP, &d.x, x, &hx);
     if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.y, dy, &hdy);
     if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.w_, dw, &hdw);
@@ -402,15 +403,12 @@ clforge_status clforge_conv2d_backward_filter(clforge_context ctx, const clforge
   if (st == CLFORGE_SUCCESS)
     st = enqueue(ctx, &d, &p, x, dy, dw, dbias, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, OP ": waiting for the result to validate")
-                           : validate(ctx, desc, &d, dw, dbias, hx, hdy, hdw, hdb);
+    st = clforge__call_await_done(ctx, OP, done);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, desc, &d, dw, dbias, hx, hdy, hdw, hdb);
   }
   free(hx);
   free(hdy);
   free(hdw);
   free(hdb);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }

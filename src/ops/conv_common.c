@@ -224,11 +224,3 @@ clforge_status clforge__conv_read_tensor(clforge_context ctx, const char *op, co
   return clforge__read_buffer(ctx, buf, 0, bytes, *out);
 }
 
-clforge_status clforge__conv_marker(clforge_context ctx, const char *op, cl_uint nwait, const cl_event *wait,
-                                    cl_event *event) {
-  if (!event) return CLFORGE_SUCCESS;
-  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-  char what[96];
-  snprintf(what, sizeof what, "clEnqueueMarkerWithWaitList (%s)", op);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, what);
-}

@@ -47,8 +47,7 @@ int clforge__conv_col_plan(clforge_context ctx, const clforge__conv *d, const in
   /* Small images (deep layers: 7x7 or 14x14 outputs) take more than CHUNK
    * per pass while the pass's columns stay within PASS_BYTES (what one
    * large image's columns are, and a CPU's last-level cache holds): one
-   * 7x7 image is a GEMM of 49 rows, too few for any tile (ResNet-50's
-   * 1x1/2 1024->2048 at N = 8: 9.7 GFLOP/s one image at a time). */
+   * 7x7 image is a GEMM of 49 rows, too few for any tile. */
   if (image / p->pq == line && image < PASS_BYTES && PASS_BYTES / image > chunk) chunk = PASS_BYTES / image;
   if (image / p->pq == line && image <= cap) {
     /* the GEMM's m (y NHWC: images x pixels) stays below 2^31 */
@@ -96,16 +95,17 @@ static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, con
   return st;
 }
 
-static int supports(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {
+int clforge__conv_im2col_supports(clforge_context ctx, const clforge__conv *d, char *why, size_t cap) {
   clforge__col_plan p;
   if (!clforge__conv_col_plan(ctx, d, NULL, &p)) {
     snprintf(why, cap, "im2col: a row of the column matrix (%zu x %zu x %zu elements) exceeds the workspace bound of %zu bytes",
              d->r, d->s, d->c, clforge__workspace_cap(ctx));
     return 0;
   }
-  /* The GEMM's and the kernel's limits: sizes below 2^31, leading dimensions
-   * below 2^32. */
-  if (p.rsc > INT32_MAX || d->k > UINT32_MAX) {
+  /* R*S*C and K are GEMM sizes (m, n or k: below 2^31, clforge_gemm's
+   * limit, as the kernel's uint products r * s * cg need); the leading
+   * dimensions' 2^32 does not bind first. */
+  if (p.rsc > INT32_MAX || d->k > INT32_MAX) {
     snprintf(why, cap, "im2col: the GEMM (R*S*C %zu, K %zu) exceeds clforge GEMM's limits", p.rsc, d->k);
     return 0;
   }
@@ -233,7 +233,7 @@ const clforge__conv_algo_impl clforge__conv_im2col = {
     .algo = CLFORGE_CONV_ALGO_IM2COL,
     .name = "im2col",
     .family = &clforge__family_conv_im2col,
-    .supports = supports,
+    .supports = clforge__conv_im2col_supports,
     .workspace = workspace,
     .enqueue = enqueue,
     .explain = explain,

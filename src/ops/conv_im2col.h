@@ -17,6 +17,9 @@ typedef struct clforge__col_plan {
 
 /* The passes of d with conv_im2col values v (NULL: one image per pass); 0
  * when not even one row (or column) of the matrix fits the workspace bound. */
+/* 1 when im2col + GEMM can do d (forward or backward filter: the same
+ * columns), else 0 with the reason. */
+int clforge__conv_im2col_supports(clforge_context ctx, const clforge__conv *d, char *why, size_t cap);
 int clforge__conv_col_plan(clforge_context ctx, const clforge__conv *d, const int *v, clforge__col_plan *p);
 /* The im2col kernel for d and p (built, checked to fit v's work-group). */
 clforge_status clforge__conv_col_kernel(clforge_context ctx, const clforge__conv *d, const int *v,

@@ -88,8 +88,8 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
     /* Rows fastest (PoCL runs a work-group's work-items as a loop along
      * dimension 0 first): neighbours share the filter rows of their columns
      * in L1, and a work-group's x rows stay in L2 across its columns. The
-     * group is 8 x 16 whatever the problem (8 measured best of 8 and 32 on
-     * PoCL, 3x3 64->64): a shape cut to a small problem would be a new
+     * group is 8 x 16 whatever the problem (the best measured, see
+     * docs/performance.md): a shape cut to a small problem would be a new
      * compile per shape on drivers that compile per work-group shape; the
      * kernel skips the rows and columns past the end. */
     const size_t cols = (d->kg + (size_t)v[CIG_DNR] - 1) / (size_t)v[CIG_DNR], rows = (m + (size_t)v[CIG_DMR] - 1) / (size_t)v[CIG_DMR];

@@ -1,7 +1,7 @@
 /* clforge_conv2d_quantized: an int8 convolution as the int8 GEMM (one per
  * group; a depthwise layer runs its own kernel, below). The
  * filter is first transposed to [R*S*C][K] (the GEMM's vector loads run
- * along K; read transposed it was 20x slower). A 1x1 filter at stride 1
+ * along K; read transposed they gather). A 1x1 filter at stride 1
  * without padding reads x in place; any other shape writes the int8 column
  * matrix first with the im2col algorithm's kernel and passes
  * (src/ops/conv_im2col.c: padding reads x's zero point), each pass's GEMM
@@ -26,6 +26,8 @@
 #include "conv_im2col.h"
 #include "gemm_quantized.h"
 #include "quant_check.h"
+#include "launch_chain.h"
+#include "op_call.h"
 
 #define OP "conv2d_quantized"
 
@@ -257,6 +259,36 @@ static clforge_status run_passes(clforge_context ctx, const clforge__conv_q *q, 
   return st;
 }
 
+/* Every GEMM of the call checked and built before anything is enqueued
+ * (the passes have two shapes at most: a full one and the last; the groups
+ * differ only in offsets: the first's and the last's checked), so an error
+ * leaves y untouched. wb: the filter the GEMMs read. */
+static clforge_status check_gemms(clforge_context ctx, const clforge__conv_q *q, const clforge_conv_quant *quant,
+                                  const clforge__col_plan *p, int wt, cl_mem x, cl_mem wb, cl_mem wsc, cl_mem y,
+                                  cl_mem bias) {
+  const clforge__conv *d = &q->d;
+  clforge_gemm_desc g;
+  clforge_gemm_quant gq;
+  const size_t last_g = d->groups - 1;
+  clforge_status st = CLFORGE_SUCCESS;
+  if (q->in_place) {
+    for (int gi = 0; gi < 2 && st == CLFORGE_SUCCESS; ++gi) {
+      clforge__conv_q_gemm(q, quant, 0, d->n, 0, d->p * d->q, gi ? last_g : 0, wt, &g, &gq);
+      st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, x, wb, y, bias);
+    }
+    return st;
+  }
+  const size_t last_n = (d->n - 1) / p->imgs * p->imgs, last_pix = (p->pq - 1) / p->pix * p->pix;
+  const size_t shapes[2][4] = {{0, p->imgs < d->n ? p->imgs : d->n, 0, p->pix},
+                               {last_n, d->n - last_n, last_pix, p->pq - last_pix}};
+  for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
+    const size_t *sh = shapes[i / 2];
+    clforge__conv_q_gemm(q, quant, sh[0], sh[1], sh[2], sh[3], i % 2 ? last_g : 0, wt, &g, &gq);
+    st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, wsc, wb, y, bias);
+  }
+  return st;
+}
+
 /* The whole call after the wait list: the filter transposed (when it fits
  * the workspace bound: else the GEMM reads it transposed, slower), then x
  * in place or the passes of column matrices, each GEMM after its inputs. */
@@ -296,41 +328,16 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   if (st == CLFORGE_SUCCESS && wt && !pw) st = clforge__workspace_get(ctx, d->k * q->rsc, &wsw, &busy_w);
   if (st == CLFORGE_SUCCESS && !q->in_place && !dw)
     st = clforge__workspace_get_from(ctx, &ctx->conv_workspace, p.bytes, &wsc, &busy_c);
-  /* Every GEMM of the call checked and built before anything is enqueued
-   * (the passes have two shapes at most: a full one and the last; the
-   * groups differ only in offsets: the first's and the last's checked), so
-   * an error leaves y untouched. */
-  clforge_gemm_desc g;
-  clforge_gemm_quant gq;
-  const size_t last_g = d->groups - 1;
-  if (dw) {
-    /* one kernel: built above */
-  } else if (st == CLFORGE_SUCCESS && q->in_place) {
-    for (int gi = 0; gi < 2 && st == CLFORGE_SUCCESS; ++gi) {
-      clforge__conv_q_gemm(q, quant, 0, d->n, 0, d->p * d->q, gi ? last_g : 0, wt, &g, &gq);
-      st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, x, wt ? wsw : w, y, bias);
-    }
-  } else if (st == CLFORGE_SUCCESS) {
-    const size_t last_n = (d->n - 1) / p.imgs * p.imgs, last_pix = (p.pq - 1) / p.pix * p.pix;
-    const size_t shapes[2][4] = {{0, p.imgs < d->n ? p.imgs : d->n, 0, p.pix},
-                                 {last_n, d->n - last_n, last_pix, p.pq - last_pix}};
-    for (int i = 0; i < 4 && st == CLFORGE_SUCCESS; ++i) {
-      const size_t *sh = shapes[i / 2];
-      clforge__conv_q_gemm(q, quant, sh[0], sh[1], sh[2], sh[3], i % 2 ? last_g : 0, wt, &g, &gq);
-      st = clforge__gemm_quantized_check(ctx, OP, &g, &gq, wsc, wt ? wsw : w, y, bias);
-    }
-  }
+  if (st == CLFORGE_SUCCESS && !dw) st = check_gemms(ctx, q, quant, &p, wt, x, wt ? wsw : w, wsc, y, bias);
+  /* the caller's list and the scratch buffers' last users */
+  const cl_event busy[2] = {busy_w, busy_c};
+  clforge__chain ch;
+  if (st == CLFORGE_SUCCESS) st = clforge__chain_begin(ctx, OP, &ch, nwait, wait, 2, busy);
   if (st != CLFORGE_SUCCESS) return st;
-  cl_event *first = malloc((nwait + 2) * sizeof *first);
-  if (!first) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP ": no memory for the wait list");
-  cl_uint nfirst = 0;
-  for (cl_uint i = 0; i < nwait; ++i) first[nfirst++] = wait[i];
-  if (busy_w) first[nfirst++] = busy_w;
-  if (busy_c) first[nfirst++] = busy_c;
   cl_event after = NULL, last = NULL;
-  if (wt && !pw) st = transpose_filter(ctx, q, v, w, wsw, nfirst, nfirst ? first : NULL, &after);
-  const cl_uint na = after ? 1 : nfirst;
-  const cl_event *wa = after ? &after : (nfirst ? first : NULL);
+  if (wt && !pw) st = transpose_filter(ctx, q, v, w, wsw, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &after);
+  const cl_uint na = after ? 1 : clforge__chain_nwait(&ch);
+  const cl_event *wa = after ? &after : clforge__chain_wait(&ch);
   if (st == CLFORGE_SUCCESS && dw) {
     st = depthwise_launch(ctx, q, quant, vdw, kern, x, wsw, y, bias, na, wa, &last);
   } else if (st == CLFORGE_SUCCESS && q->in_place) {
@@ -338,7 +345,7 @@ static clforge_status run(clforge_context ctx, const clforge__conv_q *q, const c
   } else if (st == CLFORGE_SUCCESS) {
     st = run_passes(ctx, q, quant, v, &p, kern, x, wt ? wsw : w, wt, wsc, y, bias, na, wa, &last);
   }
-  free(first);
+  clforge__chain_end(&ch, CLFORGE_SUCCESS, NULL);
   if (after && st != CLFORGE_SUCCESS) clforge__workspace_used(ctx, after); /* the transpose may still run */
   if (after) clReleaseEvent(after);
   if (st == CLFORGE_SUCCESS) {
@@ -364,11 +371,10 @@ clforge_status clforge_conv2d_quantized_ex(clforge_context ctx, const clforge_co
                                            clforge_conv2d_quantized_weights weights, cl_mem bias, cl_mem y,
                                            cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                            cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, OP, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__conv_q q;
-  clforge_status st = clforge__conv_q_resolve(ctx, OP, desc, quant, bias != NULL, &q);
+  st = clforge__conv_q_resolve(ctx, OP, desc, quant, bias != NULL, &q);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS && weights &&
       (weights->ctx != ctx || weights->k != q.d.k || weights->cg != q.d.cg || weights->r != q.d.r ||
@@ -381,32 +387,24 @@ clforge_status clforge_conv2d_quantized_ex(clforge_context ctx, const clforge_co
                        q.d.k, q.d.cg, q.d.r, q.d.s, q.d.w_layout == CLFORGE_KRSC ? "KRSC" : "KCRS");
   if (st != CLFORGE_SUCCESS) return st;
   const clforge__conv *d = &q.d;
-  if (d->n == 0 || d->k == 0) {
-    if (!event) return CLFORGE_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
-    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
-  }
+  if (d->n == 0 || d->k == 0) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   st = check_buffers(ctx, &q, quant, x, w, weights, y, bias);
   if (st != CLFORGE_SUCCESS) return st;
   copies h;
   memset(&h, 0, sizeof h);
   if (ctx->validate) {
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    st = err == CL_SUCCESS ? read_inputs(ctx, &q, quant, x, w, weights, y, bias, &h)
-                           : clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    st = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_inputs(ctx, &q, quant, x, w, weights, y, bias, &h);
   }
   cl_event done = NULL;
   if (st == CLFORGE_SUCCESS)
     st = run(ctx, &q, quant, x, w, weights, y, bias, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err == CL_SUCCESS ? validate(ctx, desc, &q, quant, y, &h)
-                           : clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
+    st = clforge__call_await_done(ctx, OP, done);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, desc, &q, quant, y, &h);
   }
   free(h.x), free(h.w), free(h.y), free(h.bias), free(h.xs), free(h.ws);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 /* ------------------------------------------------------- prepared weights */
@@ -416,8 +414,8 @@ clforge_status clforge_conv2d_quantized_weights_create(clforge_context ctx, cons
                                                        const cl_event *event_wait_list,
                                                        clforge_conv2d_quantized_weights *weights) {
   static const char *const op = OP "_weights_create";
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: context is NULL", op);
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, op, NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!weights) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: weights is NULL", op);
   *weights = NULL;
   if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: desc is NULL", op);
@@ -427,7 +425,7 @@ clforge_status clforge_conv2d_quantized_weights_create(clforge_context ctx, cons
   fd.alpha = 0.0f, fd.alpha_mode = CLFORGE_ALPHA_DEFAULT_ONE;
   const clforge_conv_quant none = {0};
   clforge__conv_q q;
-  clforge_status st = clforge__conv_q_resolve(ctx, op, &fd, &none, 0, &q);
+  st = clforge__conv_q_resolve(ctx, op, &fd, &none, 0, &q);
   if (st == CLFORGE_SUCCESS && q.d.k == 0)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: the filter is empty (k is 0)", op);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, op, num_events_in_wait_list, event_wait_list);

@@ -11,6 +11,7 @@
 #include "../core/program.h"
 #include "../core/validate.h"
 #include "buffer_check.h"
+#include "op_call.h"
 
 /* Run the reference on what src holds now and compare with dst. */
 static clforge_status validate(clforge_context ctx, size_t n, cl_mem src, size_t src_offset, clforge_dtype st,
@@ -72,9 +73,8 @@ static clforge_status enqueue_kernel(clforge_context ctx, size_t n, cl_mem src, 
 clforge_status clforge_convert(clforge_context ctx, size_t n, cl_mem src, size_t src_offset, clforge_dtype src_type,
                                cl_mem dst, size_t dst_offset, clforge_dtype dst_type, cl_uint num_events_in_wait_list,
                                const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "convert: context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, "convert", event);
+  if (st != CLFORGE_SUCCESS) return st;
   size_t ss = clforge__float_dtype_size(src_type), ds = clforge__float_dtype_size(dst_type);
   if (!ss || !ds)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "convert: unknown dtype or not a float one (src_type %d, dst_type %d)",
@@ -103,7 +103,7 @@ clforge_status clforge_convert(clforge_context ctx, size_t n, cl_mem src, size_t
   clforge_status r = CLFORGE_SUCCESS;
   cl_event *out = (event || ctx->validate) ? &done : NULL;
   if (n == 0 || (same_range && src_type == dst_type)) {
-    if (out) err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, out);
+    r = clforge__call_marker(ctx, "convert", num_events_in_wait_list, event_wait_list, out);
   } else if (src_type == dst_type) { /* a copy keeps every bit */
     err = clEnqueueCopyBuffer(ctx->queue, src, dst, src_offset * ss, dst_offset * ds, n * ss,
                               num_events_in_wait_list, event_wait_list, out);
@@ -113,11 +113,8 @@ clforge_status clforge_convert(clforge_context ctx, size_t n, cl_mem src, size_t
   }
   if (err != CL_SUCCESS) r = clforge__fail_cl(ctx, err, "convert: enqueue");
   if (r == CLFORGE_SUCCESS && ctx->validate && n > 0) {
-    err = clWaitForEvents(1, &done);
-    r = err == CL_SUCCESS ? validate(ctx, n, src, src_offset, src_type, dst, dst_offset, dst_type)
-                          : clforge__fail_cl(ctx, err, "convert: waiting for the result to validate");
+    r = clforge__call_await_done(ctx, "convert", done);
+    if (r == CLFORGE_SUCCESS) r = validate(ctx, n, src, src_offset, src_type, dst, dst_offset, dst_type);
   }
-  if (event && r == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return r;
+  return clforge__call_end(r, done, event);
 }

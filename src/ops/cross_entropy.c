@@ -18,6 +18,8 @@
 #include "../core/workspace.h"
 #include "buffer_check.h"
 #include "softmax_common.h"
+#include "launch_chain.h"
+#include "op_call.h"
 
 typedef struct {
   int v[CLFORGE_MAX_PARAMS];
@@ -125,10 +127,9 @@ static clforge_status get_kernels(clforge_context ctx, const clforge__ce *d, con
 
 #define ARG(k, i, v) (err == CL_SUCCESS ? (err = clSetKernelArg(k, i, sizeof(v), &(v))) : err)
 
-/* count (MEAN with dlogits) -> rows -> reduce (MEAN, SUM), each waiting for
- * the one before; *event: the last. */
+/* count (MEAN with dlogits) -> rows -> reduce (MEAN, SUM) on the chain. */
 static clforge_status enqueue(clforge_context ctx, const clforge__ce *d, const plan *p, cl_kernel k[3],
-                              const ce_buffers *b, cl_mem ws, cl_uint nwait, const cl_event *wait, cl_event *event) {
+                              const ce_buffers *b, cl_mem ws, clforge__chain *ch) {
   const int reduce = d->reduction != CLFORGE_REDUCTION_NONE && b->loss;
   const int count = d->reduction == CLFORGE_REDUCTION_MEAN && (b->dlogits || b->loss);
   const cl_ulong rows = d->rows, t_off = d->targets_offset, z_off = d->logits.offset, z_stride = d->logits.stride;
@@ -140,15 +141,14 @@ static clforge_status enqueue(clforge_context ctx, const clforge__ce *d, const p
   const cl_mem loss_rows = d->reduction == CLFORGE_REDUCTION_NONE ? b->loss : (reduce ? ws : NULL);
   const cl_mem cnt = count ? ws : NULL;
   cl_int err = CL_SUCCESS;
-  cl_event ev[3] = {NULL, NULL, NULL};
   clforge_status st = CLFORGE_SUCCESS;
   const size_t one[1] = {CLFORGE_CE_RWG};
   if (count) {
     ARG(k[1], 0, b->targets), ARG(k[1], 1, t_off), ARG(k[1], 2, rows), ARG(k[1], 3, use_ignore);
     ARG(k[1], 4, ignore), ARG(k[1], 5, ws);
     st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, "clSetKernelArg (cross_entropy count)")
-                           : clforge__launch(ctx, k[1], 1, one, one, nwait, wait, &ev[0],
-                                             "clEnqueueNDRangeKernel (cross_entropy count)");
+                           : clforge__chain_launch(ctx, ch, k[1], 1, one, one,
+                                                   "clEnqueueNDRangeKernel (cross_entropy count)");
   }
   if (st == CLFORGE_SUCCESS) {
     cl_uint a = 0;
@@ -161,19 +161,15 @@ static clforge_status enqueue(clforge_context ctx, const clforge__ce *d, const p
     clforge__softmax_grid(ctx, d->rows, p->v[CE_WG], p->v[CE_RPW], p->v[CE_RPI], global, local, &rpi);
     ARG(k[0], a++, use_ignore), ARG(k[0], a++, ignore), ARG(k[0], a++, rpi);
     st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, "clSetKernelArg (cross_entropy)")
-                           : clforge__launch(ctx, k[0], 2, global, local, ev[0] ? 1 : nwait, ev[0] ? &ev[0] : wait,
-                                             &ev[1], "clEnqueueNDRangeKernel (cross_entropy)");
+                           : clforge__chain_launch(ctx, ch, k[0], 2, global, local,
+                                                   "clEnqueueNDRangeKernel (cross_entropy)");
   }
   if (st == CLFORGE_SUCCESS && reduce) {
     ARG(k[2], 0, ws), ARG(k[2], 1, rows), ARG(k[2], 2, mean), ARG(k[2], 3, b->loss), ARG(k[2], 4, out_off);
     st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, "clSetKernelArg (cross_entropy reduce)")
-                           : clforge__launch(ctx, k[2], 1, one, one, 1, &ev[1], &ev[2],
-                                             "clEnqueueNDRangeKernel (cross_entropy reduce)");
+                           : clforge__chain_launch(ctx, ch, k[2], 1, one, one,
+                                                   "clEnqueueNDRangeKernel (cross_entropy reduce)");
   }
-  const int last = ev[2] ? 2 : 1;
-  for (int i = 0; i < 3; ++i)
-    if (ev[i] && !(st == CLFORGE_SUCCESS && i == last && event)) clReleaseEvent(ev[i]);
-  if (st == CLFORGE_SUCCESS && event) *event = ev[last];
   return st;
 }
 
@@ -243,20 +239,17 @@ static clforge_status no_rows(clforge_context ctx, const clforge__ce *d, cl_mem 
     err = clEnqueueFillBuffer(ctx->queue, loss, &v, sizeof v, d->loss_offset * 4, 4, nwait, wait, event);
     return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueFillBuffer (cross_entropy)");
   }
-  if (!event) return CLFORGE_SUCCESS;
-  err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (cross_entropy)");
+  return clforge__call_marker(ctx, "cross_entropy", nwait, wait, event);
 }
 
 clforge_status clforge_cross_entropy(clforge_context ctx, const clforge_cross_entropy_desc *desc, cl_mem logits,
                                      cl_mem targets, cl_mem loss, cl_mem dlogits, cl_mem grad_scale,
                                      cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                      cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "cross_entropy: context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, "cross_entropy", event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__ce d;
-  clforge_status st = clforge__ce_resolve(ctx, desc, &d);
+  st = clforge__ce_resolve(ctx, desc, &d);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "cross_entropy", num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS && !loss && !dlogits)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "cross_entropy: loss and dlogits are both NULL (nothing to do)");
@@ -288,44 +281,32 @@ clforge_status clforge_cross_entropy(clforge_context ctx, const clforge_cross_en
   host_copies h;
   memset(&h, 0, sizeof h);
   if (ctx->validate) { /* the inputs (and the outputs as they were) when the kernels run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    st = err == CL_SUCCESS ? read_copies(ctx, &d, &b, &h)
-                           : clforge__fail_cl(ctx, err, "cross_entropy validation: waiting for the wait list");
+    st = clforge__call_await_inputs(ctx, "cross_entropy", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_copies(ctx, &d, &b, &h);
     if (st != CLFORGE_SUCCESS) {
       free_copies(&h);
       return st;
     }
   }
-  cl_event *wait = malloc((num_events_in_wait_list + 1) * sizeof *wait);
-  if (!wait) {
-    free_copies(&h);
-    return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "cross_entropy: no memory for the wait list");
-  }
-  cl_uint nwait = 0;
-  for (cl_uint i = 0; i < num_events_in_wait_list; ++i) wait[nwait++] = event_wait_list[i];
-  if (busy) wait[nwait++] = busy;
-  cl_event done = NULL;
-  st = enqueue(ctx, &d, &p, k, &b, ws, nwait, nwait ? wait : NULL, &done);
-  free(wait);
-  if (st == CLFORGE_SUCCESS && ws) clforge__workspace_used(ctx, done);
+  clforge__chain ch; /* the caller's list and the workspace's last user */
+  st = clforge__chain_begin(ctx, "cross_entropy", &ch, num_events_in_wait_list, event_wait_list, 1, &busy);
+  if (st == CLFORGE_SUCCESS) st = enqueue(ctx, &d, &p, k, &b, ws, &ch);
+  if (st == CLFORGE_SUCCESS && ws) clforge__workspace_used(ctx, ch.last);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err == CL_SUCCESS ? validate(ctx, desc, &d, &b, &h)
-                           : clforge__fail_cl(ctx, err, "cross_entropy: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "cross_entropy", ch.last);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, desc, &d, &b, &h);
   }
   free_copies(&h);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__chain_end(&ch, st, event);
 }
 
 clforge_status clforge_cross_entropy_explain(clforge_context ctx, const clforge_cross_entropy_desc *desc,
                                              clforge_kernel_choice *choice) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "cross_entropy_explain: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "cross_entropy_explain", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "cross_entropy_explain: choice is NULL");
   clforge__ce d;
-  clforge_status st = clforge__ce_resolve(ctx, desc, &d);
+  st = clforge__ce_resolve(ctx, desc, &d);
   plan p;
   if (st == CLFORGE_SUCCESS) st = make_plan(ctx, &d, &p);
   if (st == CLFORGE_SUCCESS) *choice = p.choice;

@@ -18,6 +18,7 @@
 #include "buffer_check.h"
 #include "gemm_bias_grad.h"
 #include "gemm_launch.h"
+#include "op_call.h"
 
 /* Below this many multiply-adds the direct kernel does the whole problem:
  * the tiled kernel's edges and launch overhead would dominate. */
@@ -37,9 +38,8 @@
 #define PACKED_TRANS_B_FROM_M 16
 /* ... and from this many multiply-adds where m or n is not a multiple of
  * the tiled kernel's tile: the tiled path leaves the ragged strip to the
- * direct kernel, whose vectors along n then run mostly masked (1024 x 196
- * x 512 on PoCL: 20 GFLOP/s tiled, 120 packed; 512 x 784 x 1024: 54 and
- * 154; 1024 x 192 x 512, no strip: 139 and 135), skinny classes too
+ * direct kernel, whose vectors along n then run mostly masked
+ * (docs/performance.md), skinny classes too
  * (from 16 rows and columns, as with B transposed). The packed path does
  * its edges itself. */
 #define PACKED_RAGGED_FROM_MNK (256.0 * 256.0 * 256.0)
@@ -110,54 +110,6 @@ clforge_status clforge__gemm_check_buffers(clforge_context ctx, const clforge__g
   return st == CLFORGE_SUCCESS ? check_aliasing(ctx, g, bf) : st;
 }
 
-clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
-                                    const clforge__gemm *g, size_t wgs, cl_kernel *k) {
-  char opts[1024];
-  if (clforge__family_options(f, v, opts, sizeof opts))
-    return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: build options too long");
-  size_t used = strlen(opts);
-  snprintf(opts + used, sizeof opts - used, " -DA_T=%d -DB_T=%d -DC_T=%d -DBIAS=%d -DBIAS_T=%d -DACT=%d -DTA=%d -DTB=%d -DIDX64=%d",
-           (int)g->a.type, (int)g->b.type, (int)g->c.type, g->kernel_bias, (int)g->bias.type, g->act, g->a.trans,
-           g->b.trans, g->idx64);
-  if (g->aux_mode) { /* only when asked: the plain builds stay as they were */
-    used = strlen(opts);
-    snprintf(opts + used, sizeof opts - used, " -DAUX=%d -DAUX_T=%d", g->aux_mode, (int)g->aux.type);
-  }
-  if (g->a_direct) {
-    used = strlen(opts);
-    snprintf(opts + used, sizeof opts - used, " -DA_DIRECT=1");
-  }
-  clforge_status st = clforge__kernel_get(ctx, f->sources, opts, name, k);
-  return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "gemm", f->name, opts, wgs) : st;
-}
-
-cl_int clforge__gemm_set_shared_args(cl_kernel kern, cl_uint i, const clforge__gemm *g, const clforge__gemm_buffers *bf) {
-  const clforge__gemm_operand *o[3] = {&g->a, &g->b, &g->c};
-  const cl_mem m[3] = {bf->a, bf->b, bf->c};
-  cl_uint k = (cl_uint)g->k;
-  /* alpha = 0 tells the kernels to drop the product term: with k = 0 there is
-   * none (alpha * 0 would be NaN for an infinite alpha). */
-  float alpha = g->k ? g->alpha : 0.0f;
-  cl_int err = clSetKernelArg(kern, i++, sizeof k, &k);
-  err |= clSetKernelArg(kern, i++, sizeof alpha, &alpha);
-  err |= clSetKernelArg(kern, i++, sizeof g->beta, &g->beta);
-  for (int j = 0; j < 3; ++j) {
-    cl_ulong off = o[j]->offset, stride = o[j]->stride;
-    cl_uint ld = (cl_uint)o[j]->ld;
-    err |= clSetKernelArg(kern, i++, sizeof(cl_mem), &m[j]);
-    err |= clSetKernelArg(kern, i++, sizeof off, &off);
-    err |= clSetKernelArg(kern, i++, sizeof ld, &ld);
-    err |= clSetKernelArg(kern, i++, sizeof stride, &stride);
-  }
-  cl_ulong boff = g->bias.offset, xoff = g->aux.offset;
-  cl_mem bias = g->kernel_bias ? bf->bias : NULL, aux = g->aux_mode ? bf->aux : NULL;
-  err |= clSetKernelArg(kern, i++, sizeof(cl_mem), &bias);
-  err |= clSetKernelArg(kern, i++, sizeof boff, &boff);
-  err |= clSetKernelArg(kern, i++, sizeof(cl_mem), &aux);
-  err |= clSetKernelArg(kern, i++, sizeof xoff, &xoff);
-  return err;
-}
-
 static clforge_status enqueue_tiled(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
                                     const int *v, size_t m0, size_t n0, cl_uint nwait, const cl_event *wait,
                                     cl_event *ev) {
@@ -211,8 +163,7 @@ int clforge__gemm_heuristic_packed(clforge_context ctx, size_t m, size_t n, size
   const int cpu = ctx->info.device_class == CLFORGE_DEVICE_CLASS_CPU;
   const int skinny = !strncmp(clforge__gemm_shape_class(m, n, k), "skinny", 6);
   /* A transposed B: the tiled and direct kernels' vectors run along n, so
-   * each is a gather of VW rows of B; the pack reads B once in order.
-   * 49x512x2048 NT on PoCL: 10 GFLOP/s tiled or direct, 123 packed
+   * each is a gather of VW rows of B; the pack reads B once in order
    * (1x1 convolutions in NHWC are such products). */
   const int gathers = cpu && trans_b && m >= PACKED_TRANS_B_FROM_M && mnk >= DIRECT_BELOW_MNK;
   const int ragged = cpu && m >= PACKED_TRANS_B_FROM_M && n >= PACKED_TRANS_B_FROM_M && mwg && nwg &&
@@ -457,8 +408,7 @@ static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, 
       *event = evs[0];
       nev = 0;
     } else {
-      cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nev, evs, event);
-      if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (gemm)");
+      st = clforge__call_marker(ctx, "gemm", nev, evs, event); /* one event for the parts */
     }
   }
   for (cl_uint i = 0; i < nev; ++i) clReleaseEvent(evs[i]);
@@ -586,21 +536,16 @@ clforge_status clforge_gemm(clforge_context ctx, const clforge_gemm_desc *desc, 
 clforge_status clforge_gemm_ex(clforge_context ctx, const clforge_gemm_desc *desc, cl_mem a, cl_mem b, cl_mem c,
                                cl_mem bias, cl_mem aux, cl_uint num_events_in_wait_list,
                                const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "gemm: context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, "gemm", event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__gemm g;
-  clforge_status st = clforge__gemm_resolve(ctx, desc, &g);
+  st = clforge__gemm_resolve(ctx, desc, &g);
   if (st != CLFORGE_SUCCESS) return st;
   st = clforge__check_wait_list(ctx, "gemm", num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
   clforge__gemm_buffers bf = {g.swapped ? b : a, g.swapped ? a : b, c, bias, aux};
   const int bias_grad = g.aux_mode == CLFORGE_GEMM_AUX_BACKWARD && g.bias_mode;
-  if (g.m == 0 || g.n == 0) {
-    if (!event) return CLFORGE_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
-    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (gemm)");
-  }
+  if (g.m == 0 || g.n == 0) return clforge__call_marker(ctx, "gemm", num_events_in_wait_list, event_wait_list, event);
   st = clforge__gemm_check_buffers(ctx, &g, &bf);
   if (st == CLFORGE_SUCCESS)
     st = check_operand(ctx, &g.aux, bf.aux,
@@ -610,9 +555,8 @@ clforge_status clforge_gemm_ex(clforge_context ctx, const clforge_gemm_desc *des
 
   host_copies h = {NULL, NULL, NULL, NULL, NULL};
   if (ctx->validate) { /* inputs as they are when the kernel will run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "gemm validation: waiting for the wait list");
-    st = read_operand(ctx, &g.a, bf.a, &h.a);
+    st = clforge__call_await_inputs(ctx, "gemm", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.a, bf.a, &h.a);
     if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.b, bf.b, &h.b);
     if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.c, bf.c, &h.c);
     if (st == CLFORGE_SUCCESS) st = read_operand(ctx, &g.bias, bf.bias, &h.bias);
@@ -632,23 +576,16 @@ clforge_status clforge_gemm_ex(clforge_context ctx, const clforge_gemm_desc *des
     clReleaseEvent(gemm);
   }
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err == CL_SUCCESS ? validate_gemm(ctx, desc, &g, &bf, &h)
-                           : clforge__fail_cl(ctx, err, "gemm: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "gemm", done);
+    if (st == CLFORGE_SUCCESS) st = validate_gemm(ctx, desc, &g, &bf, &h);
   }
   free_copies(&h);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 clforge_status clforge__gemm_enqueue(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
                                      cl_uint nwait, const cl_event *wait, cl_event *event) {
-  if (g->m == 0 || g->n == 0) {
-    if (!event) return CLFORGE_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (gemm)");
-  }
+  if (g->m == 0 || g->n == 0) return clforge__call_marker(ctx, "gemm", nwait, wait, event);
   return enqueue_plan(ctx, g, bf, nwait, wait, event);
 }
 
@@ -670,13 +607,13 @@ int clforge__gemm_explain_resolved(clforge_context ctx, const clforge__gemm *g, 
 
 clforge_status clforge_gemm_explain(clforge_context ctx, const clforge_gemm_desc *desc, clforge_kernel_choice *choices,
                                     int capacity, int *count) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "gemm_explain: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "gemm_explain", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!count || (!choices && capacity > 0) || capacity < 0)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm_explain: count is NULL, or choices NULL with capacity %d",
                          capacity);
   clforge__gemm g;
-  clforge_status st = clforge__gemm_resolve(ctx, desc, &g);
+  st = clforge__gemm_resolve(ctx, desc, &g);
   gemm_plan p;
   if (st == CLFORGE_SUCCESS && g.m && g.n) st = make_plan(ctx, &g, &p);
   if (st != CLFORGE_SUCCESS) return st;

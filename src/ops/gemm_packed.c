@@ -12,6 +12,7 @@
 #include "../core/program.h"
 #include "../core/workspace.h"
 #include "gemm_launch.h"
+#include "launch_chain.h"
 
 /* The pack kernel (cl/gemm_pack.cl): k values per work-item, and work-items
  * per work-group, along k when the operand's rows run along k, else across
@@ -23,7 +24,7 @@ static const char *const pack_sources[] = {"gemm_base", "gemm_pack", NULL};
 
 /* The A panels of one band of row blocks (cl/gemm_packed.cl): a few MiB,
  * so that they stay in a CPU's last-level cache with B's current panels
- * (measured on a 32 MiB L3, docs/performance.md). */
+ * (docs/performance.md). */
 #define BAND_BYTES ((size_t)4 << 20)
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -65,20 +66,11 @@ int clforge__gemm_packed_fits(clforge_context ctx, const clforge__gemm *g, const
  * workspace), the first on the caller's list and the workspace's last user. */
 typedef struct {
   clforge_context ctx;
-  cl_event prev;
-  cl_uint nfirst;
-  const cl_event *first;
+  clforge__chain ch;
 } chain;
 
 static clforge_status launch(chain *c, cl_kernel k, const size_t *global, const size_t *local, const char *what) {
-  cl_event ev;
-  const cl_uint n = c->prev ? 1 : c->nfirst;
-  const cl_event *w = c->prev ? &c->prev : n ? c->first : NULL;
-  clforge_status st = clforge__launch(c->ctx, k, 3, global, local, n, w, &ev, what);
-  if (st != CLFORGE_SUCCESS) return st;
-  if (c->prev) clReleaseEvent(c->prev);
-  c->prev = ev;
-  return CLFORGE_SUCCESS;
+  return clforge__chain_launch(c->ctx, &c->ch, k, 3, global, local, what);
 }
 
 /* Pack `count` rows of op(A) from row0 (or columns of op(B) from col0) of
@@ -119,44 +111,78 @@ static clforge_status pack_kernel(clforge_context ctx, clforge_dtype t, int widt
   return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "gemm", "gemm_packed", opts, PACK_WG) : st;
 }
 
+/* The call's kernels: A's and B's pack (ka NULL when A is read in place)
+ * and the micro-kernel, built for f32 panels (*panels: the problem it sees). */
+static clforge_status get_kernels(clforge_context ctx, const clforge__gemm *g, const int *v, blocking *b,
+                                  clforge__gemm *panels, cl_kernel *ka, cl_kernel *kb, cl_kernel *km) {
+  const clforge__family *f = &clforge__family_gemm_packed;
+  const size_t mr = (size_t)v[GEMMP_MR], nr = (size_t)v[GEMMP_NR], mc = (size_t)v[GEMMP_MC], nc = (size_t)v[GEMMP_NC];
+  /* The micro-kernel reads f32 panels whatever A and B are: its program is
+   * built for those, so that it serves every storage type and transpose. */
+  *panels = *g;
+  /* A read in place when its panels would be used once: one column block
+   * (n <= NC) and A already f32 with rows along k. Packing would add a pass
+   * over A (read, write, read again) for no reuse; MobileNetV2's 1x1s to 16-32
+   * channels are such GEMMs. */
+  const int a_direct = g->a.type == CLFORGE_F32 && !g->a.trans && g->n <= nc;
+  panels->a.type = panels->b.type = CLFORGE_F32;
+  panels->a.trans = panels->b.trans = 0;
+  panels->a_direct = a_direct;
+  if (a_direct) b->a_floats = 0;
+  *ka = NULL; /* ka and kb may be one kernel: the same copy */
+  clforge_status st = a_direct ? CLFORGE_SUCCESS : pack_kernel(ctx, g->a.type, (int)mr, !g->a.trans, g->idx64, ka);
+  if (st == CLFORGE_SUCCESS) st = pack_kernel(ctx, g->b.type, (int)nr, g->b.trans, g->idx64, kb);
+  if (st == CLFORGE_SUCCESS) st = clforge__gemm_kernel(ctx, f, f->kernel, v, panels, (mc / mr) * (nc / nr), km);
+  return st;
+}
+
+/* The micro-kernel over one block: rows from m0, cols from n0 (padded to
+ * rows_p, cols_p) of `items` batch items from b0. */
+static clforge_status multiply(chain *c, cl_kernel km, const int *v, const clforge__gemm *g, const clforge__gemm *panels,
+                               const blocking *b, const clforge__gemm_buffers *packed, size_t b0, size_t items,
+                               size_t m0, size_t rows, size_t rows_p, size_t n0, size_t cols, size_t cols_p) {
+  const size_t mr = (size_t)v[GEMMP_MR], nr = (size_t)v[GEMMP_NR], mc = (size_t)v[GEMMP_MC], nc = (size_t)v[GEMMP_NC];
+  const size_t k = g->k;
+  clforge__gemm gp = *panels;
+  gp.a.offset = 0, gp.a.stride = b->a_floats, gp.a.ld = 0;
+  if (panels->a_direct) gp.a.offset = g->a.offset + b0 * g->a.stride, gp.a.stride = g->a.stride, gp.a.ld = g->a.ld;
+  gp.b.offset = b->a_floats * b->items, gp.b.stride = b->b_floats, gp.b.ld = 0;
+  gp.c.offset = g->c.offset + b0 * g->c.stride;
+  /* Bands of row blocks whose A panels take about BAND_BYTES. */
+  size_t band = k ? BAND_BYTES / (mc * k * sizeof(float)) : 1;
+  band = band < 1 ? 1 : band > rows_p / mc ? rows_p / mc : band;
+  cl_uint region[5] = {(cl_uint)m0, (cl_uint)n0, (cl_uint)rows, (cl_uint)cols, (cl_uint)band};
+  cl_int err = CL_SUCCESS;
+  for (cl_uint i = 0; i < 5; ++i) err |= clSetKernelArg(km, i, sizeof region[i], &region[i]);
+  if (err != CL_SUCCESS || clforge__gemm_set_shared_args(km, 5, &gp, packed) != CL_SUCCESS)
+    return clforge__fail(c->ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the packed kernel's arguments failed");
+  const int ord = v[GEMMP_ORD];
+  const size_t local[3] = {ord ? mc / mr : nc / nr, ord ? nc / nr : mc / mr, 1};
+  const size_t global[3] = {rows_p / mc * (cols_p / nc) * local[0], local[1], items};
+  return launch(c, km, global, local, "clEnqueueNDRangeKernel (gemm packed)");
+}
+
 clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__gemm *g,
                                             const clforge__gemm_buffers *bf, const int *v, cl_uint nwait,
                                             const cl_event *wait, cl_event *event) {
-  const clforge__family *f = &clforge__family_gemm_packed;
   const size_t mr = (size_t)v[GEMMP_MR], nr = (size_t)v[GEMMP_NR], mc = (size_t)v[GEMMP_MC], nc = (size_t)v[GEMMP_NC];
   blocking b;
   if (!plan_blocks(ctx, g, v, &b))
     return clforge__fail(ctx, CLFORGE_INTERNAL_ERROR,
                          "gemm: the packed panels of one block exceed the workspace bound");
   /* Every kernel and the workspace first: a failure leaves C untouched. */
-  /* The micro-kernel reads f32 panels whatever A and B are: its program is
-   * built for those, so that it serves every storage type and transpose. */
-  clforge__gemm panels = *g;
-  /* A read in place when its panels would be used once: one column block
-   * (n <= NC) and A already f32 with rows along k. Packing would add a pass
-   * over A (read, write, read again) for no reuse; MobileNetV2's 1x1s to 16-32
-   * channels are such GEMMs. */
-  const int a_direct = g->a.type == CLFORGE_F32 && !g->a.trans && g->n <= nc;
-  panels.a.type = panels.b.type = CLFORGE_F32;
-  panels.a.trans = panels.b.trans = 0;
-  panels.a_direct = a_direct;
-  if (a_direct) b.a_floats = 0;
-  cl_kernel ka = NULL, kb, km; /* ka and kb may be one kernel: the same copy */
-  clforge_status st = a_direct ? CLFORGE_SUCCESS : pack_kernel(ctx, g->a.type, (int)mr, !g->a.trans, g->idx64, &ka);
-  if (st == CLFORGE_SUCCESS) st = pack_kernel(ctx, g->b.type, (int)nr, g->b.trans, g->idx64, &kb);
-  if (st == CLFORGE_SUCCESS) st = clforge__gemm_kernel(ctx, f, f->kernel, v, &panels, (mc / mr) * (nc / nr), &km);
+  clforge__gemm panels;
+  cl_kernel ka, kb, km;
+  clforge_status st = get_kernels(ctx, g, v, &b, &panels, &ka, &kb, &km);
+  const int a_direct = panels.a_direct;
   cl_mem ws = NULL;
   cl_event busy = NULL;
   const size_t b_base = b.a_floats * b.items;
   if (st == CLFORGE_SUCCESS)
     st = clforge__workspace_get(ctx, (b.a_floats + b.b_floats) * b.items * sizeof(float), &ws, &busy);
+  chain c = {ctx, {NULL, 0, NULL}};
+  if (st == CLFORGE_SUCCESS) st = clforge__chain_begin(ctx, "gemm", &c.ch, nwait, wait, 1, &busy);
   if (st != CLFORGE_SUCCESS) return st;
-  cl_event *first = malloc((nwait + 1) * sizeof *first);
-  if (!first) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "gemm: no memory for the wait list");
-  for (cl_uint i = 0; i < nwait; ++i) first[i] = wait[i];
-  cl_uint nfirst = nwait;
-  if (busy) first[nfirst++] = busy;
-  chain c = {ctx, NULL, nfirst, first};
 
   const cl_uint k = (cl_uint)g->k;
   const clforge__gemm_buffers packed = {a_direct ? bf->a : ws, ws, bf->c, bf->bias, bf->aux};
@@ -173,34 +199,13 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
         if (k && !a_direct && (n0 == 0 || b.rows < g->m))
           st = pack(&c, ka, !g->a.trans, &g->a, bf->a, ws, m0, rows, rows_p, mr, b0, items, 0, b.a_floats, k,
                     "clEnqueueNDRangeKernel (gemm pack_a)");
-        if (st != CLFORGE_SUCCESS) break;
-        clforge__gemm gp = panels;
-        gp.a.offset = 0, gp.a.stride = b.a_floats, gp.a.ld = 0;
-        if (a_direct) gp.a.offset = g->a.offset + b0 * g->a.stride, gp.a.stride = g->a.stride, gp.a.ld = g->a.ld;
-        gp.b.offset = b_base, gp.b.stride = b.b_floats, gp.b.ld = 0;
-        gp.c.offset = g->c.offset + b0 * g->c.stride;
-        /* Bands of row blocks whose A panels take about BAND_BYTES. */
-        size_t band = k ? BAND_BYTES / (mc * k * sizeof(float)) : 1;
-        band = band < 1 ? 1 : band > rows_p / mc ? rows_p / mc : band;
-        cl_uint region[5] = {(cl_uint)m0, (cl_uint)n0, (cl_uint)rows, (cl_uint)cols, (cl_uint)band};
-        cl_int err = CL_SUCCESS;
-        for (cl_uint i = 0; i < 5; ++i) err |= clSetKernelArg(km, i, sizeof region[i], &region[i]);
-        if (err != CL_SUCCESS || clforge__gemm_set_shared_args(km, 5, &gp, &packed) != CL_SUCCESS) {
-          st = clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "gemm: setting the packed kernel's arguments failed");
-          break;
-        }
-        const int ord = v[GEMMP_ORD];
-        const size_t local[3] = {ord ? mc / mr : nc / nr, ord ? nc / nr : mc / mr, 1};
-        const size_t global[3] = {rows_p / mc * (cols_p / nc) * local[0], local[1], items};
-        st = launch(&c, km, global, local, "clEnqueueNDRangeKernel (gemm packed)");
+        if (st == CLFORGE_SUCCESS)
+          st = multiply(&c, km, v, g, &panels, &b, &packed, b0, items, m0, rows, rows_p, n0, cols, cols_p);
       }
     }
   }
-  free(first);
   /* The last launch covers all: the workspace is busy until it ends, and it
    * is the call's event. */
-  if (c.prev) clforge__workspace_used(ctx, c.prev);
-  if (st == CLFORGE_SUCCESS && event) *event = c.prev;
-  else if (c.prev) clReleaseEvent(c.prev);
-  return st;
+  if (c.ch.last) clforge__workspace_used(ctx, c.ch.last);
+  return clforge__chain_end(&c.ch, st, event);
 }

@@ -19,6 +19,7 @@
 #include "gemm_quantized.h"
 #include "launch_chain.h"
 #include "quant_check.h"
+#include "op_call.h"
 
 #define OP "gemm_quantized"
 
@@ -86,7 +87,7 @@ static clforge_status select_params(clforge_context ctx, const clforge__gemm_q *
   }
   /* A group much wider (taller) than C: its work-items past the last column
    * repeat it on the scalar load path (a conv layer's K = 64 under the CPU
-   * default's 256 columns ran 15x slower), so the group narrows to C. */
+   * default's 256 columns), so the group narrows to C. */
   while (v[GEMMI_NDIM] > 1 && (size_t)(v[GEMMI_NDIM] / 2) * (size_t)v[GEMMI_NWI] * (size_t)v[GEMMI_VW] >= q->g.n)
     v[GEMMI_NDIM] /= 2;
   while (v[GEMMI_MDIM] > 1 && (size_t)(v[GEMMI_MDIM] / 2) * (size_t)v[GEMMI_MWI] >= q->g.m) v[GEMMI_MDIM] /= 2;
@@ -270,19 +271,14 @@ clforge_status clforge_gemm_quantized(clforge_context ctx, const clforge_gemm_de
                                       const clforge_gemm_quant *quant, cl_mem a, cl_mem b, cl_mem c, cl_mem bias,
                                       cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                       cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, OP ": context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, OP, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__gemm_q q;
-  clforge_status st = clforge__gemm_q_resolve(ctx, OP, desc, quant, &q);
+  st = clforge__gemm_q_resolve(ctx, OP, desc, quant, &q);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
   const clforge__gemm *g = &q.g;
-  if (g->m == 0 || g->n == 0) {
-    if (!event) return CLFORGE_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_events_in_wait_list, event_wait_list, event);
-    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (" OP ")");
-  }
+  if (g->m == 0 || g->n == 0) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   const clforge__gemm_buffers bf = {g->swapped ? b : a, g->swapped ? a : b, c, bias, NULL};
   int v[CLFORGE_MAX_PARAMS];
   cl_kernel k; /* built before anything is enqueued */
@@ -290,19 +286,16 @@ clforge_status clforge_gemm_quantized(clforge_context ctx, const clforge_gemm_de
   if (st != CLFORGE_SUCCESS) return st;
   copies h = {NULL, NULL, NULL, NULL, NULL, NULL};
   if (ctx->validate) {
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, OP " validation: waiting for the wait list");
+    clforge_status wst = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);
+    if (wst != CLFORGE_SUCCESS) return wst;
     st = read_inputs(ctx, &q, quant, &bf, &h);
   }
   cl_event done = NULL;
   if (st == CLFORGE_SUCCESS) st = launch(ctx, &q, quant, &bf, v, k, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err == CL_SUCCESS ? validate(ctx, desc, quant, &q, &bf, &h)
-                           : clforge__fail_cl(ctx, err, OP ": waiting for the result to validate");
+    st = clforge__call_await_done(ctx, OP, done);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, desc, quant, &q, &bf, &h);
   }
   free(h.a), free(h.b), free(h.c), free(h.bias), free(h.as), free(h.bs);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }

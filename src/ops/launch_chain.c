@@ -5,6 +5,7 @@
 
 #include "../core/error.h"
 #include "../core/program.h"
+#include "op_call.h"
 
 clforge_status clforge__chain_begin(clforge_context ctx, const char *op, clforge__chain *ch, cl_uint nwait,
                                     const cl_event *wait, int nextra, const cl_event *extra) {
@@ -42,8 +43,7 @@ clforge_status clforge__chain_launch(clforge_context ctx, clforge__chain *ch, cl
 clforge_status clforge__chain_end(clforge__chain *ch, clforge_status st, cl_event *event) {
   free(ch->first);
   ch->first = NULL, ch->nfirst = 0;
-  if (event && st == CLFORGE_SUCCESS) *event = ch->last;
-  else if (ch->last) clReleaseEvent(ch->last);
+  const cl_event last = ch->last;
   ch->last = NULL;
-  return st;
+  return clforge__call_end(st, last, event);
 }

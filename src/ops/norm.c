@@ -13,6 +13,7 @@
 #include "../core/workspace.h"
 #include "buffer_check.h"
 #include "launch_chain.h"
+#include "op_call.h"
 
 static clforge_status check_rows(clforge_context ctx, const char *op, const clforge__norm_tensor *t, size_t rows,
                                  cl_mem buf, int access) {
@@ -101,26 +102,19 @@ static clforge_status read_vec(clforge_context ctx, cl_mem buf, size_t off, size
   return clforge__read_buffer(ctx, buf, off * es, n * es, (char *)*out + off * es);
 }
 
-static clforge_status marker(clforge_context ctx, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  if (!event) return CLFORGE_SUCCESS;
-  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList (norm)");
-}
-
 /* The calls' common start: context, descriptor and wait list checked;
  * *empty when there are no rows (the call is then a marker, and the
  * backward writes no gradient). */
 static clforge_status begin(clforge_context ctx, const char *op, const clforge_norm_desc *desc, clforge__norm *d,
                             cl_uint nwait, const cl_event *wait, cl_event *event, int *empty) {
   *empty = 0;
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: context is NULL", op);
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
-  clforge_status st = clforge__norm_resolve(ctx, op, desc, d);
+  clforge_status st = clforge__call_begin(ctx, op, event);
+  if (st != CLFORGE_SUCCESS) return st;
+  st = clforge__norm_resolve(ctx, op, desc, d);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, op, nwait, wait);
   if (st == CLFORGE_SUCCESS && !d->rows) {
     *empty = 1;
-    st = marker(ctx, nwait, wait, event);
+    st = clforge__call_marker(ctx, op, nwait, wait, event);
   }
   return st;
 }
@@ -162,9 +156,8 @@ clforge_status clforge_norm(clforge_context ctx, const clforge_norm_desc *desc, 
 
   void *hx = NULL, *hw = NULL, *hb = NULL;
   if (ctx->validate) {
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "norm validation: waiting for the wait list");
-    st = read_rows(ctx, x, &d.x, &hx);
+    st = clforge__call_await_inputs(ctx, "norm", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_rows(ctx, x, &d.x, &hx);
     if (st == CLFORGE_SUCCESS) st = read_vec(ctx, weight, d.weight_offset, d.n, d.param_type, &hw);
     if (st == CLFORGE_SUCCESS) st = read_vec(ctx, bias, d.bias_offset, d.n, d.param_type, &hb);
   }
@@ -173,8 +166,7 @@ clforge_status clforge_norm(clforge_context ctx, const clforge_norm_desc *desc, 
     st = enqueue_fwd(ctx, op, &d, x, weight, bias, y, stats, d.stats_offset, 1, num_events_in_wait_list,
                      event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "norm: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "norm", done);
     if (st == CLFORGE_SUCCESS) st = clforge__test_fault_apply(ctx, op, y, d.y.offset, d.y.type); /* tests only */
     void *got = NULL, *want = NULL;
     if (st == CLFORGE_SUCCESS) st = read_rows(ctx, y, &d.y, &got);
@@ -185,8 +177,113 @@ clforge_status clforge_norm(clforge_context ctx, const clforge_norm_desc *desc, 
     free(got), free(want);
   }
   free(hx), free(hw), free(hb);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
+  return clforge__call_end(st, done, event);
+}
+
+/* The backward's buffers (absent ones NULL). */
+typedef struct {
+  cl_mem x, weight, stats, dy, dx, dweight, dbias;
+} bwd_buffers;
+
+/* Every buffer; the outputs apart from every input and each other; dx may be dy exactly. */
+static clforge_status check_backward(clforge_context ctx, const char *op, const clforge__norm *d, const bwd_buffers *b) {
+  clforge_status st = check_rows(ctx, op, &d->x, d->rows, b->x, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = check_rows(ctx, op, &d->dy, d->rows, b->dy, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = check_rows(ctx, op, &d->dx, d->rows, b->dx, CLFORGE_ACCESS_WRITE);
+  if (st == CLFORGE_SUCCESS)
+    st = check_vec(ctx, op, "weight", b->weight, d->weight_offset, d->n, d->param_type, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = check_vec(ctx, op, "stats", b->stats, d->stats_offset, 2 * d->rows, CLFORGE_F32, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = check_vec(ctx, op, "dweight", b->dweight, d->dweight_offset, d->n, d->param_type, CLFORGE_ACCESS_WRITE);
+  if (st == CLFORGE_SUCCESS)
+    st = check_vec(ctx, op, "dbias", b->dbias, d->dbias_offset, d->n, d->param_type, CLFORGE_ACCESS_WRITE);
+  clforge__byte_range in[4] = {{0}}, rdx, rdw = {0}, rdb = {0};
+  const clforge_dtype it[4] = {d->dy.type, d->x.type, d->param_type, CLFORGE_F32};
+  const char *names[4] = {"dy", "x", "weight", "stats"};
+  if (st == CLFORGE_SUCCESS) st = range(ctx, b->dy, d->dy.offset, d->dy.extent - d->dy.offset, d->dy.type, &in[0]);
+  if (st == CLFORGE_SUCCESS) st = range(ctx, b->x, d->x.offset, d->x.extent - d->x.offset, d->x.type, &in[1]);
+  if (st == CLFORGE_SUCCESS && b->weight) st = range(ctx, b->weight, d->weight_offset, d->n, d->param_type, &in[2]);
+  if (st == CLFORGE_SUCCESS && b->stats) st = range(ctx, b->stats, d->stats_offset, 2 * d->rows, CLFORGE_F32, &in[3]);
+  if (st == CLFORGE_SUCCESS) st = range(ctx, b->dx, d->dx.offset, d->dx.extent - d->dx.offset, d->dx.type, &rdx);
+  if (st == CLFORGE_SUCCESS)
+    st = no_overlap(ctx, op, "dx", &rdx, d->dx.type, in, it, names, 4, d->dx.stride == d->dy.stride ? 0 : -1);
+  if (st == CLFORGE_SUCCESS && b->dweight) {
+    st = range(ctx, b->dweight, d->dweight_offset, d->n, d->param_type, &rdw);
+    const clforge__byte_range all[5] = {in[0], in[1], in[2], in[3], rdx};
+    const clforge_dtype at[5] = {d->dy.type, d->x.type, d->param_type, CLFORGE_F32, d->dx.type};
+    const char *an[5] = {"dy", "x", "weight", "stats", "dx"};
+    if (st == CLFORGE_SUCCESS) st = no_overlap(ctx, op, "dweight", &rdw, d->param_type, all, at, an, 5, -1);
+  }
+  if (st == CLFORGE_SUCCESS && b->dbias) {
+    st = range(ctx, b->dbias, d->dbias_offset, d->n, d->param_type, &rdb);
+    const clforge__byte_range all[6] = {in[0], in[1], in[2], in[3], rdx, rdw};
+    const clforge_dtype at[6] = {d->dy.type, d->x.type, d->param_type, CLFORGE_F32, d->dx.type, d->param_type};
+    const char *an[6] = {"dy", "x", "weight", "stats", "dx", "dweight"};
+    if (st == CLFORGE_SUCCESS) st = no_overlap(ctx, op, "dbias", &rdb, d->param_type, all, at, an, 6, -1);
+  }
+  return st;
+}
+
+/* The statistics when not given (into sbuf at 0), the parameter gradients
+ * (they read dy, which dx may overwrite), then dx: one chain. */
+static clforge_status enqueue_backward(clforge_context ctx, const char *op, const clforge__norm *d, const bwd_buffers *b,
+                                       cl_kernel kd, cl_kernel kp, int wg, cl_mem sbuf, size_t soff,
+                                       clforge__chain *ch) {
+  cl_event ev = NULL;
+  clforge_status st = CLFORGE_SUCCESS;
+  if (!b->stats)
+    st = enqueue_fwd(ctx, op, d, b->x, b->weight, NULL, NULL, sbuf, 0, 0, clforge__chain_nwait(ch),
+                     clforge__chain_wait(ch), &ev);
+  if (st == CLFORGE_SUCCESS) clforge__chain_add(ch, ev);
+  const cl_ulong xo = d->x.offset, xs = d->x.stride, wo = d->weight_offset, so = soff, yo = d->dy.offset,
+                 ys = d->dy.stride, dxo = d->dx.offset, dxs = d->dx.stride, dwo = d->dweight_offset,
+                 dbo = d->dbias_offset;
+  const cl_uint n = (cl_uint)d->n, rows = (cl_uint)d->rows;
+  const cl_mem x = b->x, dy = b->dy, dx = b->dx, wb = b->weight ? b->weight : x;
+  if (st == CLFORGE_SUCCESS && kp) {
+    const cl_mem dwb = b->dweight ? b->dweight : x, dbb = b->dbias ? b->dbias : x; /* unwritten when absent */
+    const void *vals[] = {&x, &xo, &xs, &sbuf, &so, &dy, &yo, &ys, &dwb, &dwo, &dbb, &dbo, &n, &rows};
+    const size_t sizes[] = {sizeof x, 8, 8, sizeof sbuf, 8, sizeof dy, 8, 8, sizeof dwb, 8, sizeof dbb, 8, 4, 4};
+    if (set_args(kp, vals, sizes, 14) != CL_SUCCESS) st = clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "%s: kernel arguments", op);
+    const size_t local = 64, global = (d->n + 63) / 64 * 64;
+    if (st == CLFORGE_SUCCESS)
+      st = clforge__chain_launch(ctx, ch, kp, 1, &global, &local, "clEnqueueNDRangeKernel (norm parameter gradients)");
+  }
+  if (st == CLFORGE_SUCCESS) {
+    const void *vals[] = {&x, &xo, &xs, &wb, &wo, &sbuf, &so, &dy, &yo, &ys, &dx, &dxo, &dxs, &n};
+    const size_t sizes[] = {sizeof x, 8, 8, sizeof wb, 8, sizeof sbuf, 8, sizeof dy, 8, 8, sizeof dx, 8, 8, 4};
+    if (set_args(kd, vals, sizes, 14) != CL_SUCCESS) st = clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "%s: kernel arguments", op);
+    const size_t local = (size_t)wg, global = d->rows * local;
+    if (st == CLFORGE_SUCCESS)
+      st = clforge__chain_launch(ctx, ch, kd, 1, &global, &local, "clEnqueueNDRangeKernel (norm backward)");
+  }
+  return st;
+}
+
+/* The device's dx (and dweight, dbias) against clforge_ref_norm_backward on
+ * the inputs read before (hdx: dx as it was). */
+static clforge_status validate_backward(clforge_context ctx, const char *op, const clforge_norm_desc *desc,
+                                        const clforge__norm *d, const bwd_buffers *b, void *const h[4]) {
+  void *got = NULL, *hdw = NULL, *hdb = NULL, *gv = NULL;
+  clforge_status st = clforge__test_fault_apply(ctx, op, b->dx, d->dx.offset, d->dx.type); /* tests only */
+  if (st == CLFORGE_SUCCESS) st = read_rows(ctx, b->dx, &d->dx, &got);
+  if (st == CLFORGE_SUCCESS && b->dweight) hdw = calloc(d->dweight_offset + d->n + 1, clforge_dtype_size(d->param_type));
+  if (st == CLFORGE_SUCCESS && b->dbias) hdb = calloc(d->dbias_offset + d->n + 1, clforge_dtype_size(d->param_type));
+  if (st == CLFORGE_SUCCESS) st = clforge_ref_norm_backward(desc, h[0], h[1], h[2], h[3], hdw, hdb);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__validate(ctx, op, d->dx.type, d->dx.extent, got, h[3], clforge__tolerance_for(d->dx.type));
+  const size_t ps = clforge_dtype_size(d->param_type);
+  if (st == CLFORGE_SUCCESS && b->dweight) st = read_vec(ctx, b->dweight, d->dweight_offset, d->n, d->param_type, &gv);
+  if (st == CLFORGE_SUCCESS && b->dweight)
+    st = clforge__validate(ctx, "norm_backward (dweight)", d->param_type, d->n, (char *)gv + d->dweight_offset * ps,
+                           (char *)hdw + d->dweight_offset * ps, clforge__tolerance_for(d->param_type));
+  free(gv), gv = NULL;
+  if (st == CLFORGE_SUCCESS && b->dbias) st = read_vec(ctx, b->dbias, d->dbias_offset, d->n, d->param_type, &gv);
+  if (st == CLFORGE_SUCCESS && b->dbias)
+    st = clforge__validate(ctx, "norm_backward (dbias)", d->param_type, d->n, (char *)gv + d->dbias_offset * ps,
+                           (char *)hdb + d->dbias_offset * ps, clforge__tolerance_for(d->param_type));
+  free(gv), free(got), free(hdw), free(hdb);
   return st;
 }
 
@@ -199,40 +296,8 @@ clforge_status clforge_norm_backward(clforge_context ctx, const clforge_norm_des
   int empty;
   clforge_status st = begin(ctx, op, desc, &d, num_events_in_wait_list, event_wait_list, event, &empty);
   if (st != CLFORGE_SUCCESS || empty) return st;
-  st = check_rows(ctx, op, &d.x, d.rows, x, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = check_rows(ctx, op, &d.dy, d.rows, dy, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = check_rows(ctx, op, &d.dx, d.rows, dx, CLFORGE_ACCESS_WRITE);
-  if (st == CLFORGE_SUCCESS) st = check_vec(ctx, op, "weight", weight, d.weight_offset, d.n, d.param_type, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS)
-    st = check_vec(ctx, op, "stats", stats, d.stats_offset, 2 * d.rows, CLFORGE_F32, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS)
-    st = check_vec(ctx, op, "dweight", dweight, d.dweight_offset, d.n, d.param_type, CLFORGE_ACCESS_WRITE);
-  if (st == CLFORGE_SUCCESS) st = check_vec(ctx, op, "dbias", dbias, d.dbias_offset, d.n, d.param_type, CLFORGE_ACCESS_WRITE);
-  /* the outputs apart from every input and each other; dx may be dy exactly */
-  clforge__byte_range in[4] = {{0}}, rdx, rdw = {0}, rdb = {0};
-  const clforge_dtype it[4] = {d.dy.type, d.x.type, d.param_type, CLFORGE_F32};
-  const char *names[4] = {"dy", "x", "weight", "stats"};
-  if (st == CLFORGE_SUCCESS) st = range(ctx, dy, d.dy.offset, d.dy.extent - d.dy.offset, d.dy.type, &in[0]);
-  if (st == CLFORGE_SUCCESS) st = range(ctx, x, d.x.offset, d.x.extent - d.x.offset, d.x.type, &in[1]);
-  if (st == CLFORGE_SUCCESS && weight) st = range(ctx, weight, d.weight_offset, d.n, d.param_type, &in[2]);
-  if (st == CLFORGE_SUCCESS && stats) st = range(ctx, stats, d.stats_offset, 2 * d.rows, CLFORGE_F32, &in[3]);
-  if (st == CLFORGE_SUCCESS) st = range(ctx, dx, d.dx.offset, d.dx.extent - d.dx.offset, d.dx.type, &rdx);
-  if (st == CLFORGE_SUCCESS)
-    st = no_overlap(ctx, op, "dx", &rdx, d.dx.type, in, it, names, 4, d.dx.stride == d.dy.stride ? 0 : -1);
-  if (st == CLFORGE_SUCCESS && dweight) {
-    st = range(ctx, dweight, d.dweight_offset, d.n, d.param_type, &rdw);
-    const clforge__byte_range all[5] = {in[0], in[1], in[2], in[3], rdx};
-    const clforge_dtype at[5] = {d.dy.type, d.x.type, d.param_type, CLFORGE_F32, d.dx.type};
-    const char *an[5] = {"dy", "x", "weight", "stats", "dx"};
-    if (st == CLFORGE_SUCCESS) st = no_overlap(ctx, op, "dweight", &rdw, d.param_type, all, at, an, 5, -1);
-  }
-  if (st == CLFORGE_SUCCESS && dbias) {
-    st = range(ctx, dbias, d.dbias_offset, d.n, d.param_type, &rdb);
-    const clforge__byte_range all[6] = {in[0], in[1], in[2], in[3], rdx, rdw};
-    const clforge_dtype at[6] = {d.dy.type, d.x.type, d.param_type, CLFORGE_F32, d.dx.type, d.param_type};
-    const char *an[6] = {"dy", "x", "weight", "stats", "dx", "dweight"};
-    if (st == CLFORGE_SUCCESS) st = no_overlap(ctx, op, "dbias", &rdb, d.param_type, all, at, an, 6, -1);
-  }
+  const bwd_buffers b = {x, weight, stats, dy, dx, dweight, dbias};
+  st = check_backward(ctx, op, &d, &b);
   if (st != CLFORGE_SUCCESS) return st;
 
   char opts[160];
@@ -254,68 +319,22 @@ clforge_status clforge_norm_backward(clforge_context ctx, const clforge_norm_des
   }
   if (st != CLFORGE_SUCCESS) return st;
 
-  void *hx = NULL, *hw = NULL, *hdy = NULL, *hdx = NULL, *hdw = NULL, *hdb = NULL;
+  void *h[4] = {NULL, NULL, NULL, NULL}; /* x, weight, dy, dx as they are when the kernels run */
   if (ctx->validate) {
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "norm_backward validation: waiting for the wait list");
-    st = read_rows(ctx, x, &d.x, &hx);
-    if (st == CLFORGE_SUCCESS) st = read_vec(ctx, weight, d.weight_offset, d.n, d.param_type, &hw);
-    if (st == CLFORGE_SUCCESS) st = read_rows(ctx, dy, &d.dy, &hdy);
-    if (st == CLFORGE_SUCCESS) st = read_rows(ctx, dx, &d.dx, &hdx);
+    st = clforge__call_await_inputs(ctx, "norm_backward", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS) st = read_rows(ctx, x, &d.x, &h[0]);
+    if (st == CLFORGE_SUCCESS) st = read_vec(ctx, weight, d.weight_offset, d.n, d.param_type, &h[1]);
+    if (st == CLFORGE_SUCCESS) st = read_rows(ctx, dy, &d.dy, &h[2]);
+    if (st == CLFORGE_SUCCESS) st = read_rows(ctx, dx, &d.dx, &h[3]);
   }
   clforge__chain ch = {NULL, 0, NULL};
   if (st == CLFORGE_SUCCESS) st = clforge__chain_begin(ctx, op, &ch, num_events_in_wait_list, event_wait_list, 1, &busy);
-  cl_event ev = NULL;
-  if (st == CLFORGE_SUCCESS && !stats)
-    st = enqueue_fwd(ctx, op, &d, x, weight, NULL, NULL, sbuf, 0, 0, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
-  if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev);
-  const cl_ulong xo = d.x.offset, xs = d.x.stride, wo = d.weight_offset, so = soff, yo = d.dy.offset, ys = d.dy.stride,
-                 dxo = d.dx.offset, dxs = d.dx.stride, dwo = d.dweight_offset, dbo = d.dbias_offset;
-  const cl_uint n = (cl_uint)d.n, rows = (cl_uint)d.rows;
-  const cl_mem wb = weight ? weight : x;
-  /* the parameter gradients first (they read dy, which dx may overwrite), then dx: one chain */
-  if (st == CLFORGE_SUCCESS && kp) {
-    const cl_mem dwb = dweight ? dweight : x, dbb = dbias ? dbias : x; /* unwritten when absent */
-    const void *vals[] = {&x, &xo, &xs, &sbuf, &so, &dy, &yo, &ys, &dwb, &dwo, &dbb, &dbo, &n, &rows};
-    const size_t sizes[] = {sizeof x, 8, 8, sizeof sbuf, 8, sizeof dy, 8, 8, sizeof dwb, 8, sizeof dbb, 8, 4, 4};
-    if (set_args(kp, vals, sizes, 14) != CL_SUCCESS) st = clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "%s: kernel arguments", op);
-    const size_t local = 64, global = (d.n + 63) / 64 * 64;
-    if (st == CLFORGE_SUCCESS)
-      st = clforge__chain_launch(ctx, &ch, kp, 1, &global, &local, "clEnqueueNDRangeKernel (norm parameter gradients)");
-  }
-  if (st == CLFORGE_SUCCESS) {
-    const void *vals[] = {&x, &xo, &xs, &wb, &wo, &sbuf, &so, &dy, &yo, &ys, &dx, &dxo, &dxs, &n};
-    const size_t sizes[] = {sizeof x, 8, 8, sizeof wb, 8, sizeof sbuf, 8, sizeof dy, 8, 8, sizeof dx, 8, 8, 4};
-    if (set_args(kd, vals, sizes, 14) != CL_SUCCESS) st = clforge__fail(ctx, CLFORGE_INTERNAL_ERROR, "%s: kernel arguments", op);
-    const size_t local = (size_t)wg, global = d.rows * local;
-    if (st == CLFORGE_SUCCESS)
-      st = clforge__chain_launch(ctx, &ch, kd, 1, &global, &local, "clEnqueueNDRangeKernel (norm backward)");
-  }
+  if (st == CLFORGE_SUCCESS) st = enqueue_backward(ctx, op, &d, &b, kd, kp, wg, sbuf, soff, &ch);
   if (ws && ch.last) clforge__workspace_used(ctx, ch.last);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &ch.last);
-    if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "norm_backward: waiting for the result to validate");
-    if (st == CLFORGE_SUCCESS) st = clforge__test_fault_apply(ctx, op, dx, d.dx.offset, d.dx.type); /* tests only */
-    void *got = NULL;
-    if (st == CLFORGE_SUCCESS) st = read_rows(ctx, dx, &d.dx, &got);
-    if (st == CLFORGE_SUCCESS && dweight) hdw = calloc(d.dweight_offset + d.n + 1, clforge_dtype_size(d.param_type));
-    if (st == CLFORGE_SUCCESS && dbias) hdb = calloc(d.dbias_offset + d.n + 1, clforge_dtype_size(d.param_type));
-    if (st == CLFORGE_SUCCESS) st = clforge_ref_norm_backward(desc, hx, hw, hdy, hdx, hdw, hdb);
-    if (st == CLFORGE_SUCCESS)
-      st = clforge__validate(ctx, op, d.dx.type, d.dx.extent, got, hdx, clforge__tolerance_for(d.dx.type));
-    const size_t ps = clforge_dtype_size(d.param_type);
-    void *gv = NULL;
-    if (st == CLFORGE_SUCCESS && dweight) st = read_vec(ctx, dweight, d.dweight_offset, d.n, d.param_type, &gv);
-    if (st == CLFORGE_SUCCESS && dweight)
-      st = clforge__validate(ctx, "norm_backward (dweight)", d.param_type, d.n, (char *)gv + d.dweight_offset * ps,
-                             (char *)hdw + d.dweight_offset * ps, clforge__tolerance_for(d.param_type));
-    free(gv), gv = NULL;
-    if (st == CLFORGE_SUCCESS && dbias) st = read_vec(ctx, dbias, d.dbias_offset, d.n, d.param_type, &gv);
-    if (st == CLFORGE_SUCCESS && dbias)
-      st = clforge__validate(ctx, "norm_backward (dbias)", d.param_type, d.n, (char *)gv + d.dbias_offset * ps,
-                             (char *)hdb + d.dbias_offset * ps, clforge__tolerance_for(d.param_type));
-    free(gv), free(got);
+    st = clforge__call_await_done(ctx, "norm_backward", ch.last);
+    if (st == CLFORGE_SUCCESS) st = validate_backward(ctx, op, desc, &d, &b, h);
   }
-  free(hx), free(hw), free(hdy), free(hdx), free(hdw), free(hdb);
+  for (int i = 0; i < 4; ++i) free(h[i]);
   return clforge__chain_end(&ch, st, event);
 }

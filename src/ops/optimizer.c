@@ -17,6 +17,7 @@
 #include "../core/validate.h"
 #include "buffer_check.h"
 #include "launch_chain.h"
+#include "op_call.h"
 
 enum { NBUF = 5 }; /* param, master, grad, m, v */
 static const char *const buf_names[NBUF] = {"param", "master", "grad", "m", "v"};
@@ -287,11 +288,10 @@ clforge_status clforge_optimizer_step(clforge_context ctx, const clforge_optimiz
                                       cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                       cl_event *event) {
   const char *op = "optimizer_step";
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: context is NULL", op);
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, op, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__opt d;
-  clforge_status st = clforge__opt_resolve(ctx, desc, &d);
+  st = clforge__opt_resolve(ctx, desc, &d);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, op, num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS && ntensors && !tensors)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: tensors is NULL with ntensors %zu", op, ntensors);
@@ -314,38 +314,35 @@ clforge_status clforge_optimizer_step(clforge_context ctx, const clforge_optimiz
     if (st == CLFORGE_SUCCESS && d.loss_scaling) st = get_kernel(ctx, &d, &r[i], &plans[i], "clforge_opt_check", &k);
   }
   if (st == CLFORGE_SUCCESS && ctx->validate) { /* the inputs as they are when the kernels run */
-    cl_int err = num_events_in_wait_list ? clWaitForEvents(num_events_in_wait_list, event_wait_list) : CL_SUCCESS;
     h = calloc(ntensors ? ntensors : 1, sizeof *h);
-    st = err != CL_SUCCESS ? clforge__fail_cl(ctx, err, "optimizer_step validation: waiting for the wait list")
-         : !h              ? clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s validation: no memory", op)
-                           : read_all(ctx, ntensors, tensors, r, h);
+    st = clforge__call_await_inputs(ctx, "optimizer_step", num_events_in_wait_list, event_wait_list);
+    if (st == CLFORGE_SUCCESS)
+      st = h ? read_all(ctx, ntensors, tensors, r, h)
+             : clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s validation: no memory", op);
     if (st == CLFORGE_SUCCESS) st = clforge__read_buffer(ctx, state, d.state_offset, sizeof hs, &hs);
   }
   cl_event done = NULL;
   if (st == CLFORGE_SUCCESS)
     st = enqueue(ctx, &d, ntensors, tensors, r, plans, state, num_events_in_wait_list, event_wait_list, &done);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    st = err == CL_SUCCESS ? validate(ctx, desc, &d, ntensors, tensors, r, h, &hs, state)
-                           : clforge__fail_cl(ctx, err, "optimizer_step: waiting for the result to validate");
+    st = clforge__call_await_done(ctx, "optimizer_step", done);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, desc, &d, ntensors, tensors, r, h, &hs, state);
   }
   free_all(ntensors, h);
   free(r);
   free(plans);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 clforge_status clforge_optimizer_explain(clforge_context ctx, const clforge_optimizer_desc *desc,
                                          const clforge_optimizer_tensor *tensor, clforge_kernel_choice *choice) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "optimizer_explain: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "optimizer_explain", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!choice || !tensor)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "optimizer_explain: choice or tensor is NULL");
   clforge__opt d;
   clforge__opt_tensor r;
-  clforge_status st = clforge__opt_resolve(ctx, desc, &d);
+  st = clforge__opt_resolve(ctx, desc, &d);
   /* only the types and the count matter: buffers are taken as given */
   if (st == CLFORGE_SUCCESS)
     st = clforge__opt_tensor_resolve(ctx, &d, "tensor", tensor->count, tensor->param_type, tensor->grad_type, 1,

@@ -15,6 +15,7 @@
 #include "../core/workspace.h"
 #include "buffer_check.h"
 #include "launch_chain.h"
+#include "op_call.h"
 
 /* The buffers of one call, in the order checked and read. */
 enum { BX, BQ, BSCALE, BZP, NBUF };
@@ -227,18 +228,13 @@ static clforge_status validate(clforge_context ctx, const char *op, const clforg
 
 static clforge_status run(clforge_context ctx, const char *op, const clforge_quant_desc *desc, int quantize, cl_mem x,
                           cl_mem q, cl_mem scale, cl_mem zp, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: context is NULL", op);
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, op, event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__quant d;
-  clforge_status st = clforge__quant_resolve(ctx, op, desc, quantize, &d);
+  st = clforge__quant_resolve(ctx, op, desc, quantize, &d);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, op, nwait, wait);
   if (st != CLFORGE_SUCCESS) return st;
-  if (d.rows == 0 || d.cols == 0) {
-    if (!event) return CLFORGE_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-    return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "clEnqueueMarkerWithWaitList");
-  }
+  if (d.rows == 0 || d.cols == 0) return clforge__call_marker(ctx, op, nwait, wait, event);
   const cl_mem b[NBUF] = {x, q, scale, zp};
   st = check_buffers(ctx, op, &d, b, quantize);
   int v[CLFORGE_MAX_PARAMS];
@@ -257,8 +253,8 @@ static clforge_status run(clforge_context ctx, const char *op, const clforge_qua
   }
   void *h[NBUF] = {NULL};
   if (ctx->validate) { /* inputs as they are when the kernels will run */
-    cl_int err = nwait ? clWaitForEvents(nwait, wait) : CL_SUCCESS;
-    if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "validation: waiting for the wait list");
+    st = clforge__call_await_inputs(ctx, op, nwait, wait);
+    if (st != CLFORGE_SUCCESS) return st;
     for (int i = 0; i < NBUF && st == CLFORGE_SUCCESS; ++i)
       if (b[i]) st = read_copy(ctx, &d, i, b[i], &h[i]);
   }
@@ -268,9 +264,8 @@ static clforge_status run(clforge_context ctx, const char *op, const clforge_qua
   if (ws && ch.last) clforge__workspace_used(ctx, ch.last);
   if (st == CLFORGE_SUCCESS) st = enqueue_main(ctx, op, &d, v, quantize, x, q, scale, zp, &ch);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &ch.last);
-    st = err == CL_SUCCESS ? validate(ctx, op, desc, &d, quantize, b, h)
-                           : clforge__fail_cl(ctx, err, "waiting for the result to validate");
+    st = clforge__call_await_done(ctx, op, ch.last);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, op, desc, &d, quantize, b, h);
   }
   for (int i = 0; i < NBUF; ++i) free(h[i]);
   return clforge__chain_end(&ch, st, event);

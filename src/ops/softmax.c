@@ -15,6 +15,7 @@
 #include "../desc/softmax_desc.h"
 #include "../core/validate.h"
 #include "softmax_common.h"
+#include "op_call.h"
 
 typedef clforge__softmax_plan softmax_plan;
 
@@ -113,16 +114,13 @@ static clforge_status reference(const clforge_softmax_desc *desc, int n, void *c
 
 clforge_status clforge_softmax(clforge_context ctx, const clforge_softmax_desc *desc, cl_mem x, cl_mem mask, cl_mem y,
                                cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "softmax: context is NULL");
-  clforge__clear_error(ctx);
-  if (event) *event = NULL;
+  clforge_status st = clforge__call_begin(ctx, "softmax", event);
+  if (st != CLFORGE_SUCCESS) return st;
   clforge__softmax d;
-  clforge_status st = clforge__softmax_resolve(ctx, desc, mask != NULL, &d);
+  st = clforge__softmax_resolve(ctx, desc, mask != NULL, &d);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "softmax", num_events_in_wait_list, event_wait_list);
   if (st != CLFORGE_SUCCESS) return st;
-  if (!d.rows || !d.n) {
-    return clforge__softmax_noop(ctx, &d, num_events_in_wait_list, event_wait_list, event);
-  }
+  if (!d.rows || !d.n) return clforge__call_marker(ctx, d.op, num_events_in_wait_list, event_wait_list, event);
   st = check_buffers(ctx, &d, x, mask, y);
   softmax_plan p;
   if (st == CLFORGE_SUCCESS) st = make_plan(ctx, &d, &p);
@@ -138,11 +136,11 @@ clforge_status clforge_softmax(clforge_context ctx, const clforge_softmax_desc *
 
 clforge_status clforge_softmax_explain(clforge_context ctx, const clforge_softmax_desc *desc,
                                        clforge_kernel_choice *choice) {
-  if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "softmax_explain: context is NULL");
-  clforge__clear_error(ctx);
+  clforge_status st = clforge__call_begin(ctx, "softmax_explain", NULL);
+  if (st != CLFORGE_SUCCESS) return st;
   if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax_explain: choice is NULL");
   clforge__softmax d;
-  clforge_status st = clforge__softmax_resolve(ctx, desc, 0, &d);
+  st = clforge__softmax_resolve(ctx, desc, 0, &d);
   softmax_plan p;
   if (st == CLFORGE_SUCCESS) st = make_plan(ctx, &d, &p);
   if (st == CLFORGE_SUCCESS) *choice = p.choice;

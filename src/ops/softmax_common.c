@@ -9,6 +9,7 @@
 #include "../families/softmax.h"
 #include "../families/softmax_classes.h"
 #include "../core/validate.h"
+#include "op_call.h"
 
 clforge_status clforge__softmax_plan_make(clforge_context ctx, const clforge__softmax *d, const clforge__family *f,
                                           clforge__softmax_plan *p) {
@@ -64,14 +65,6 @@ clforge_status clforge__softmax_check_alias(clforge_context ctx, const clforge__
                        out->name, ro.begin, clforge_dtype_name(out->type), out->stride);
 }
 
-clforge_status clforge__softmax_noop(clforge_context ctx, const clforge__softmax *d, cl_uint nwait,
-                                     const cl_event *wait, cl_event *event) {
-  if (!event) return CLFORGE_SUCCESS;
-  cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
-  char what[64];
-  snprintf(what, sizeof what, "clEnqueueMarkerWithWaitList (%s)", d->op);
-  return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, what);
-}
 
 static clforge_status read_tensor(clforge_context ctx, const clforge__softmax *d, const clforge__softmax_tensor *t,
                                   cl_mem buf, void **out) {
@@ -106,31 +99,19 @@ clforge_status clforge__softmax_execute(clforge_context ctx, const clforge__soft
   void *host[3] = {NULL, NULL, NULL};
   clforge_status st = CLFORGE_SUCCESS;
   if (ctx->validate) { /* the inputs as they are when the kernel runs */
-    cl_int err = nwait ? clWaitForEvents(nwait, wait) : CL_SUCCESS;
-    if (err != CL_SUCCESS) {
-      char what[80];
-      snprintf(what, sizeof what, "%s validation: waiting for the wait list", r->d->op);
-      return clforge__fail_cl(ctx, err, what);
-    }
+    st = clforge__call_await_inputs(ctx, r->d->op, nwait, wait);
+    if (st != CLFORGE_SUCCESS) return st;
     for (int i = 0; i < r->ntensors && st == CLFORGE_SUCCESS; ++i)
       st = read_tensor(ctx, r->d, r->t[i], r->buf[i], &host[i]);
   }
   cl_event done = NULL;
   if (st == CLFORGE_SUCCESS) st = r->launch(r->user, nwait, wait, event || ctx->validate ? &done : NULL);
   if (st == CLFORGE_SUCCESS && ctx->validate) {
-    cl_int err = clWaitForEvents(1, &done);
-    if (err == CL_SUCCESS) {
-      st = validate(ctx, r, host);
-    } else {
-      char what[80];
-      snprintf(what, sizeof what, "%s: waiting for the result to validate", r->d->op);
-      st = clforge__fail_cl(ctx, err, what);
-    }
+    st = clforge__call_await_done(ctx, r->d->op, done);
+    if (st == CLFORGE_SUCCESS) st = validate(ctx, r, host);
   }
   for (int i = 0; i < 3; ++i) free(host[i]);
-  if (event && st == CLFORGE_SUCCESS) *event = done;
-  else if (done) clReleaseEvent(done);
-  return st;
+  return clforge__call_end(st, done, event);
 }
 
 void clforge__softmax_grid(clforge_context ctx, size_t rows, int wg, int rpw, int rpi_max, size_t global[2],

@@ -31,10 +31,6 @@ clforge_status clforge__softmax_check_alias(clforge_context ctx, const clforge__
                                             const clforge__softmax_tensor *out, cl_mem ob,
                                             const clforge__softmax_tensor *in, cl_mem ib, int in_place_ok);
 
-/* rows or n of 0: nothing to run; a marker event after the wait list when
- * one is asked for. */
-clforge_status clforge__softmax_noop(clforge_context ctx, const clforge__softmax *d, cl_uint nwait,
-                                     const cl_event *wait, cl_event *event);
 
 /* One checked call of either op: in validation mode its tensors (inputs,
  * the output last) are copied to the host once the wait list is done, the

@@ -610,7 +610,7 @@ static clforge_status open_problem(tuner *t, int index, int count, clforge__sear
 static void search_problem(tuner *t, clforge__search_space *space, double default_s, int *start, int *old) {
   const problem *pb = t->pb;
   const clforge__family *f = pb->family;
-  const clforge__tune_op *op = f->tune;
+  const clforge__tune_op *op = pb->op;
   /* The search starts from the built-in default when it is in the space,
    * and leaves time for the side-by-side round. */
   clforge__family_device_default(f, &t->ctx->info, op->variant(pb->dtypes, pb->layout, pb->cls->shape), start);
@@ -717,7 +717,7 @@ static clforge_status report_problem(tuner *t, const outcome *w, double flops) {
   ev.best_gflops = ev.tuned_gflops;
   int peer_wins = !w->peer_lost && peer_s > 0 && (win_s == 0 || peer_s < win_s);
   ev.message = w->verdict[0] ? w->verdict : NULL;
-  ev.provider = peer_wins ? pb->family->tune->peer : "clforge";
+  ev.provider = peer_wins ? pb->op->peer : "clforge";
   char params[256] = "";
   if (win_s > 0) {
     st = record(t, w->win_values, peer_wins ? peer_s : win_s, ev.provider, params, sizeof params);
@@ -731,7 +731,7 @@ static clforge_status report_problem(tuner *t, const outcome *w, double flops) {
 }
 
 static clforge_status tune_problem(tuner *t, int index, int count) {
-  const clforge__tune_op *op = t->pb->family->tune;
+  const clforge__tune_op *op = t->pb->op;
   clforge_context ctx = t->ctx;
   clforge__search_space space;
   int skip;
