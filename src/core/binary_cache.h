@@ -22,8 +22,7 @@ clforge__cache_key clforge__binary_cache_key(const char *const *sources, const s
  * PoCL keeps its own cache of compiled kernels (keyed by source and options,
  * POCL_CACHE_DIR), and asking it for CL_PROGRAM_BINARIES compiles every
  * kernel of the program a second time, for a generic work-group size, which
- * nearly doubled every first build (test_softmax cold: 268 s against 153 s)
- * to save nothing on later runs. An explicit CLFORGE_CACHE_DIR, or PoCL's
+ * nearly doubled every first build (docs/performance.md) to save nothing on later runs. An explicit CLFORGE_CACHE_DIR, or PoCL's
  * cache turned off (POCL_KERNEL_CACHE=0), keeps clforge's. */
 int clforge__binary_cache_deferred(const clforge_device_info *info);
 

@@ -464,9 +464,9 @@ static clforge_status plain_values(tuner *t, int *values) {
 /* A family other than its class's heuristic one whose rate s would make
  * calls switch to it (above the heuristic's entry by CLFORGE__TUNED_MARGIN:
  * src/ops/gemm.c, conv.c) must beat that entry in interleaved pairs too:
- * the two rates were measured at different moments (issue 32: GEMM 1024's
- * route moved to tiled on baselines of 35.8 against 31.5 GFLOP/s and ran
- * 0.58x as fast). Unconfirmed, its rate is recorded as the heuristic's, so
+ * the two rates were measured at different moments, and on a shared
+ * machine such baselines moved calls to a slower route (docs/tuning.md,
+ * "never slower"). Unconfirmed, its rate is recorded as the heuristic's, so
  * that calls keep the heuristic's family. Returns the time to record. */
 static double guard_rival(tuner *t, const int *values, double s) {
   const problem *pb = t->pb, *h = pb->heuristic;
@@ -673,8 +673,8 @@ static void choose_winner(tuner *t, const contender *c, int nc, outcome *w) {
   }
   /* A winner other than the default replaces it only when interleaved
    * pairs confirm the gain (confirm.h): one median each, taken at
-   * different moments on a shared machine, made tuned calls 0.7-0.8x as
-   * fast (issue 32). Unconfirmed (or no budget left to confirm), the
+   * different moments on a shared machine, made tuned calls slower than
+   * the default (docs/performance.md). Unconfirmed (or no budget left to confirm), the
    * default is saved. A default that failed or gave a wrong result cannot
    * stand; then the fastest wins as measured. */
   if (w->def && !t->start_failed) {
