@@ -40,10 +40,19 @@ for layer in core desc families ref providers; do
     fi
   done
 done
+# The call sequence is shared (src/ops/op_call.c): no other file in
+# src/ops/ enqueues an empty call's marker of its own.
+for f in "$src"/ops/*.c; do
+  [ "${f##*/}" = op_call.c ] && continue
+  if grep -n 'clEnqueueMarker' "$f"; then
+    echo "FAIL ${f#"$src"/}: enqueues a marker (use clforge__call_marker, src/ops/op_call.h)"
+    status=1
+  fi
+done
 if [ "$files" -lt 50 ]; then
   echo "FAIL only $files files below src/ops under $src: wrong directory?"
   status=1
 fi
 [ "$status" -eq 0 ] &&
-  echo "$files files below src/ops: no ops header, no op's tune hook, no tuning header but $known_tuning_includes"
+  echo "$files files below src/ops: no ops header, no op's tune hook, no tuning header but $known_tuning_includes; no marker in src/ops but op_call.c"
 exit "$status"
