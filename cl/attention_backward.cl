@@ -38,9 +38,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, DKV_T) dkv_t;
 #define AT(t, b, h, s, c) ((aidx)t##_o + (aidx)(b) * (aidx)t##_b + (aidx)(h) * (aidx)t##_h + (aidx)(s) * (aidx)t##_s + \
                            (aidx)(c) * (aidx)t##_d)
 
-#define UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) UNROLL_(unroll n)
-
 // D's rows a work-group: WG * VW (a vector's worth of rows per work-item
 // of the streaming kernels; one row per work-item here).
 #define DWG (WG * VW)

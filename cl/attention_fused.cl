@@ -29,9 +29,6 @@
 #define LOG2E 1.4426950408889634f
 #define LN2 0.6931471805599453f
 
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
-
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, Q_T) q_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, KV_T) kv_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, O_T) o_t;

@@ -4,6 +4,18 @@
 #define CLFORGE_CAT_(a, b) a##b
 #define CLFORGE_CAT(a, b) CLFORGE_CAT_(a, b)
 
+// Tensor indices: uint, or ulong where an operand spans 2^32 elements or
+// more (-DIDX64=1, set by the op; unset = uint).
+#if IDX64
+typedef ulong idx_t;
+#else
+typedef uint idx_t;
+#endif
+
+// UNROLL(n) ahead of a loop: #pragma unroll n, n a macro's value.
+#define CLFORGE_UNROLL_(x) _Pragma(#x)
+#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
+
 // Storage type codes, equal to the values of clforge_dtype.
 #define CLFORGE_DT_F32 1
 #define CLFORGE_DT_F16 2

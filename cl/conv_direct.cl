@@ -24,61 +24,8 @@
 // contiguous and stride_w is 1: a chunk is VW consecutive x elements) and
 // WIDE (coordinates may pass 2^31: compute them in 64 bits).
 
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
-#if WIDE
-typedef long sidx_t;
-#else
-typedef int sidx_t;
-#endif
-
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
-
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
-
-#if VW == 1
-#define VSUF
-#define VLOADF(p) (*(p))
-#else
-#define VSUF VW
-#define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
-#endif
-typedef CLFORGE_CAT(float, VSUF) floatv;
-
 // VW consecutive x elements from p (all in bounds), as f32.
-static inline floatv load_x_vec(const global x_t *p) {
-#if VW > 1 && X_T == CLFORGE_DT_F32
-  return CLFORGE_CAT(vload, VW)(0, p);
-#elif VW > 1 && X_T == CLFORGE_DT_F16
-  return CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)));
-#elif VW > 1 && X_T == CLFORGE_DT_BF16
-  return CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)) << 16);
-#else
-  float t[VW];
-  UNROLL(VW)
-  for (int v = 0; v < VW; ++v) t[v] = LOAD1(X_T, p, v);
-  return VLOADF(t);
-#endif
-}
-
-#if VW == 2
-#define LANES (int2)(0, 1)
-#elif VW == 4
-#define LANES (int4)(0, 1, 2, 3)
-#elif VW == 8
-#define LANES (int8)(0, 1, 2, 3, 4, 5, 6, 7)
-#elif VW == 16
-#define LANES (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-#endif
-typedef CLFORGE_CAT(int, VSUF) intv;
-typedef CLFORGE_CAT(uint, VSUF) uintv;
+static inline floatv load_x_vec(const global x_t *p) { return LOADV(X_T, p); }
 
 // A chunk of VW pixels of x row `xr` whose first input column is iw (the
 // next ones are sw apart): 0 where a column falls in the padding.

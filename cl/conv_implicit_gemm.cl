@@ -25,31 +25,6 @@
 // Problem parameters: X_T W_T Y_T BIAS_T storage codes, BIAS, ACT, IDX64,
 // YC1 (y's channel stride is 1: vector stores along k).
 
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
-
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
-
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
-
-#if VW == 1
-#define VSUF
-#define VLOADL(p) (*(p))
-#define VSTOREP(x, p) (*(p) = (x))
-#else
-#define VSUF VW
-#define VLOADL(p) CLFORGE_CAT(vload, VW)(0, p)
-#define VSTOREP(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
-#endif
-typedef CLFORGE_CAT(float, VSUF) floatv;
-
 #define NV (NR / VW)
 #define MDIMP (MC / MR)
 #define NDIMP (NC / NR)
@@ -77,26 +52,15 @@ static inline void epi_vec(floatv acc, float alpha, float beta, global y_t *Y, i
     float t[VW];
     UNROLL(VW)
     for (int e = 0; e < VW; ++e) t[e] = LOAD1(Y_T, Y, yi + e);
-    v = fma((floatv)beta, VLOADL(t), v);
+    v = fma((floatv)beta, VLOADF(t), v);
   }
 #if BIAS
   float tb[VW];
   UNROLL(VW)
   for (int e = 0; e < VW; ++e) tb[e] = LOAD1(BIAS_T, Bias, bi + e);
-  v += VLOADL(tb);
+  v += VLOADF(tb);
 #endif
-  v = ACTIVATE(v);
-#if Y_T == CLFORGE_DT_F32
-  CLFORGE_CAT(vstore, VW)(v, 0, Y + yi);
-#else
-  CLFORGE_CAT(uint, VW) b = CLFORGE_CAT(as_uint, VW)(v);
-#if Y_T == CLFORGE_DT_F16
-  b = CLFORGE_CAT(clforge_f16_bits_uint, VW)(b);
-#else
-  b = CLFORGE_CAT(clforge_bf16_bits_uint, VW)(b);
-#endif
-  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(b), 0, Y + yi);
-#endif
+  STOREV(Y_T, ACTIVATE(v), Y + yi);
 }
 #endif
 
@@ -106,7 +70,7 @@ static inline void epi_vec(floatv acc, float alpha, float beta, global y_t *Y, i
   do {                                                                            \
     floatv b[NV];                                                                 \
     UNROLL(NV)                                                                    \
-    for (int t = 0; t < NV; ++t) b[t] = VLOADL(bp + (cc) * NC + t * VW);          \
+    for (int t = 0; t < NV; ++t) b[t] = VLOADF(bp + (cc) * NC + t * VW);          \
     UNROLL(MR)                                                                    \
     for (int i = 0; i < MR; ++i) {                                                \
       float a = LOAD1(X_T, X, off[i] + (idx_t)(cc) * xsc);                        \
@@ -241,7 +205,7 @@ void clforge_conv_implicit_gemm(const global x_t *restrict X, const ulong x_off,
       }
 #endif
       float e[VW];
-      VSTOREP(res[i][t], e);
+      VSTOREF(res[i][t], e);
       // Not unrolled: MR*NV*VW copies of the epilogue made most of the
       // kernel's code (its compile took 3x longer) for no speed.
       UNROLL(1)
