@@ -1,13 +1,15 @@
 // What every convolution program starts with (after common.cl, ahead of
 // the family's own file; src/families/conv_*.c list it first): the storage
-// types of the problem's tensors, the signed coordinate type, and the
-// VW-wide float vectors with their loads and stores of each storage code.
+// types of the problem's tensors, the signed coordinate type, the lanes'
+// indices of a VW-wide vector, and the direct and depthwise kernels' row
+// loads of x.
 // Each part only where the program is built with what it needs: a kernel
 // built with fewer options (the reduce of backward filter, im2col) gets
 // only the types it names.
 //   X_T W_T Y_T BIAS_T C_T   storage codes (CLFORGE_DT_*; C_T: the int8 output)
 //   WIDE                     coordinates may pass 2^31: sidx_t is 64 bits
-//   VW                       vector width of the family (tuned)
+//   VW                       vector width of the family (tuned): LANES
+//   XUNIT                    the direct and depthwise kernels: x's row loads (below)
 
 #ifdef X_T
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
@@ -32,21 +34,7 @@ typedef long sidx_t;
 typedef int sidx_t;
 #endif
 
-#ifdef VW
-#if VW == 1
-#define VSUF
-#define VLOADF(p) (*(p))
-#define VSTOREF(x, p) (*(p) = (x))
-#else
-#define VSUF VW
-#define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
-#define VSTOREF(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
-#endif
-typedef CLFORGE_CAT(float, VSUF) floatv;
-typedef CLFORGE_CAT(int, VSUF) intv;
-typedef CLFORGE_CAT(uint, VSUF) uintv;
-
-// Each lane's index, for masks.
+// Each lane's index in a VW-wide vector (floatv, LOADV and the rest: common.cl).
 #if VW == 2
 #define LANES (int2)(0, 1)
 #elif VW == 4
@@ -57,21 +45,42 @@ typedef CLFORGE_CAT(uint, VSUF) uintv;
 #define LANES (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #endif
 
-// VW consecutive elements of storage code T (f32, f16, bf16; all in bounds)
-// as f32, and f32 stored as T (narrowing rounds to nearest even).
-#if VW > 1
-#define CLFORGE_LDV_1(p) CLFORGE_CAT(vload, VW)(0, p)
-#define CLFORGE_LDV_2(p) CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)))
-#define CLFORGE_LDV_3(p) CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)) << 16)
-#define CLFORGE_STV_1(v, p) CLFORGE_CAT(vstore, VW)(v, 0, p)
-#define CLFORGE_STV_2(v, p) \
-  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(CLFORGE_CAT(clforge_f16_bits_uint, VW)(CLFORGE_CAT(as_uint, VW)(v))), 0, p)
-#define CLFORGE_STV_3(v, p) \
-  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(CLFORGE_CAT(clforge_bf16_bits_uint, VW)(CLFORGE_CAT(as_uint, VW)(v))), 0, p)
-#define LOADV(T, p) CLFORGE_CAT(CLFORGE_LDV_, T)(p)
-#define STOREV(T, v, p) CLFORGE_CAT(CLFORGE_STV_, T)(v, p)
-#else
-#define LOADV(T, p) LOAD1(T, p, 0)
-#define STOREV(T, v, p) STORE1(T, v, p, 0)
+#ifdef XUNIT
+// The direct and depthwise kernels' reads of x along a row (XUNIT 1: a
+// vector's columns are consecutive x elements).
+// VW consecutive x elements from p (all in bounds), as f32.
+static inline floatv load_x_vec(const global x_t *p) { return LOADV(X_T, p); }
+
+// VW pixels of x row `xr` from input column iw, sw apart, where some may
+// fall in the padding (0 there). Consecutive columns: one vector load at
+// iw with the padding's lanes zeroed, where those lanes' memory is still
+// inside x's buffer (X .. X + xlen: the neighbouring row); else one load
+// inside the row moved into place by a shuffle.
+static inline floatv load_x_edge(const global x_t *X, ulong xlen, const global x_t *xr, sidx_t iw, uint sw, uint W,
+                                 idx_t xsw) {
+#if XUNIT && VW > 1
+  const long at = (long)(xr - X) + (long)iw;
+  if (at >= 0 && at + VW <= (long)xlen) {
+    const intv col = (intv)(int)iw + LANES;
+    return select((floatv)0.0f, load_x_vec(xr + (long)iw), (col >= (intv)0) & (col < (intv)(int)W));
+  }
+  if (W >= VW) {
+    const sidx_t b = clamp(iw, (sidx_t)0, (sidx_t)(W - VW));
+    const floatv raw = load_x_vec(xr + (idx_t)b);
+    const intv col = (intv)(int)(iw - b) + LANES;
+    const floatv moved = shuffle(raw, CLFORGE_CAT(convert_uint, VW)(clamp(col, (intv)0, (intv)(VW - 1))));
+    const intv abs_col = col + (intv)(int)b;
+    return select((floatv)0.0f, moved, (abs_col >= (intv)0) & (abs_col < (intv)(int)W));
+  }
 #endif
+  float t[VW];
+  UNROLL(VW)
+  for (int v = 0; v < VW; ++v) {
+    const sidx_t col = iw + (sidx_t)v * (sidx_t)sw;
+    const int in = col >= 0 && col < (sidx_t)W;
+    const float e = LOAD1(X_T, xr, (idx_t)(in ? col : 0) * xsw);
+    t[v] = in ? e : 0.0f;
+  }
+  return VLOADF(t);
+}
 #endif

@@ -20,42 +20,6 @@
 // consecutive, as in the prepared weights' R S K layout), WIDE (64-bit
 // coordinates).
 
-static inline floatv load_x_vec(const global x_t *p) { return LOADV(X_T, p); }
-
-// VW pixels of x row `xr` from input column iw, sw apart, where some may
-// fall in the padding (0 there). Consecutive columns: one vector load at
-// iw with the padding's lanes zeroed, where those lanes' memory is still
-// inside x's buffer (X .. X + xlen: the neighbouring row); else one load
-// inside the row moved into place by a shuffle.
-static inline floatv load_x_edge(const global x_t *X, ulong xlen, const global x_t *xr, sidx_t iw, uint sw, uint W,
-                                 idx_t xsw) {
-#if XUNIT && VW > 1
-  const long at = (long)(xr - X) + (long)iw;
-  if (at >= 0 && at + VW <= (long)xlen) {
-    const intv col = (intv)(int)iw + LANES;
-    return select((floatv)0.0f, load_x_vec(xr + (long)iw), (col >= (intv)0) & (col < (intv)(int)W));
-  }
-  if (W >= VW) {
-    const sidx_t b = clamp(iw, (sidx_t)0, (sidx_t)(W - VW));
-    const floatv raw = load_x_vec(xr + (idx_t)b);
-    const intv col = (intv)(int)(iw - b) + LANES;
-    const floatv moved = shuffle(raw, CLFORGE_CAT(convert_uint, VW)(clamp(col, (intv)0, (intv)(VW - 1))));
-    const intv abs_col = col + (intv)(int)b;
-    return select((floatv)0.0f, moved, (abs_col >= (intv)0) & (abs_col < (intv)(int)W));
-  }
-#endif
-  float t[VW];
-  UNROLL(VW)
-  for (int v = 0; v < VW; ++v) {
-    const sidx_t col = iw + (sidx_t)v * (sidx_t)sw;
-    const int in = col >= 0 && col < (sidx_t)W;
-    const float e = LOAD1(X_T, xr, (idx_t)(in ? col : 0) * xsw);
-    t[v] = in ? e : 0.0f;
-  }
-  return VLOADF(t);
-}
-
-
 // The epilogue of one vector of outputs whose first element is y0 and whose
 // elements are ystep apart; the first `valid` exist. bias: each lane's bias.
 static inline void finish(floatv acc, floatv bias, float alpha, float beta, global y_t *y0, idx_t ystep, uint valid) {

@@ -24,42 +24,15 @@
 // contiguous and stride_w is 1: a chunk is VW consecutive x elements) and
 // WIDE (coordinates may pass 2^31: compute them in 64 bits).
 
-// VW consecutive x elements from p (all in bounds), as f32.
-static inline floatv load_x_vec(const global x_t *p) { return LOADV(X_T, p); }
-
 // A chunk of VW pixels of x row `xr` whose first input column is iw (the
-// next ones are sw apart): 0 where a column falls in the padding.
+// next ones are sw apart): 0 where a column falls in the padding. Chunks
+// wholly inside the row are one vector load.
 static inline floatv load_x_chunk(const global x_t *X, ulong xlen, const global x_t *xr, sidx_t iw, uint sw, uint W,
                                   idx_t xsw) {
 #if XUNIT && VW > 1
-  // Consecutive columns: one vector load at iw with the padding's lanes
-  // zeroed, where those lanes' memory is still inside x's buffer (X .. X +
-  // xlen: the neighbouring row); else one vector load inside the row, moved
-  // into place by a shuffle.
   if (iw >= 0 && iw + VW <= (sidx_t)W) return load_x_vec(xr + (idx_t)iw);
-  const long at = (long)(xr - X) + (long)iw;
-  if (at >= 0 && at + VW <= (long)xlen) {
-    const intv col = (intv)(int)iw + LANES;
-    return select((floatv)0.0f, load_x_vec(xr + (long)iw), (col >= (intv)0) & (col < (intv)(int)W));
-  }
-  if (W >= VW) {
-    const sidx_t b = clamp(iw, (sidx_t)0, (sidx_t)(W - VW));
-    const floatv raw = load_x_vec(xr + (idx_t)b);
-    const intv col = (intv)(int)(iw - b) + LANES; // lane's column relative to b
-    const floatv moved = shuffle(raw, CLFORGE_CAT(convert_uint, VW)(clamp(col, (intv)0, (intv)(VW - 1))));
-    const intv abs_col = col + (intv)(int)b;
-    return select((floatv)0.0f, moved, (abs_col >= (intv)0) & (abs_col < (intv)(int)W));
-  }
 #endif
-  float t[VW];
-  UNROLL(VW)
-  for (int v = 0; v < VW; ++v) {
-    const sidx_t c = iw + (sidx_t)v * (sidx_t)sw;
-    const int in = c >= 0 && c < (sidx_t)W;
-    const float e = LOAD1(X_T, xr, (idx_t)(in ? c : 0) * xsw);
-    t[v] = in ? e : 0.0f;
-  }
-  return VLOADF(t);
+  return load_x_edge(X, xlen, xr, iw, sw, W, xsw);
 }
 
 // The reduction over the group's input channels and the filter taps; rows

@@ -64,6 +64,26 @@ static inline void epi_vec(floatv acc, float alpha, float beta, global y_t *Y, i
 }
 #endif
 
+// Rows m0 .. m0+ROWS-1 of a kernel: where each starts in x (ih0, iw0 before
+// the tap, FAR_OUT past M; xb at the group's channel 0) and in y (yb).
+#define ROW_STARTS(ROWS)                                                                   \
+  int ih0[ROWS], iw0[ROWS];                                                                \
+  idx_t xb[ROWS], yb[ROWS];                                                                \
+  const uint PQ = P * Q;                                                                   \
+  UNROLL(ROWS)                                                                             \
+  for (int i = 0; i < ROWS; ++i) {                                                         \
+    const idx_t m = m0 + i;                                                                \
+    const int in = m < (idx_t)m_total;                                                     \
+    const idx_t mm = in ? m : 0;                                                           \
+    const idx_t n = mm / PQ;                                                               \
+    const uint pq = (uint)(mm - n * PQ);                                                   \
+    const uint p = pq / Q, q = pq - p * Q;                                                 \
+    ih0[i] = in ? (int)(p * sh) - (int)pt : FAR_OUT;                                       \
+    iw0[i] = in ? (int)(q * sw) - (int)pl : FAR_OUT;                                       \
+    xb[i] = gbase + n * (idx_t)xs_n;                                                       \
+    yb[i] = (idx_t)y_off + n * (idx_t)ys_n + p * (idx_t)ys_h + q * (idx_t)ys_w;            \
+  }
+
 // One step of the channel loop: row i's x value (masked or not) times the
 // NV filter vectors of channel cc.
 #define STEP(cc, MASKED)                                                          \
@@ -112,23 +132,7 @@ void clforge_conv_implicit_gemm(const global x_t *restrict X, const ulong x_off,
   const idx_t gbase = (idx_t)x_off + (idx_t)g * Cg * xsc; // the group's first channel at (0, 0, 0): always inside x
   const idx_t wbase = (idx_t)w_off + (idx_t)g * Kg * (idx_t)ws_k;
 
-  // Rows: where each starts in x (before the tap) and in y.
-  int ih0[MR], iw0[MR];
-  idx_t xb[MR], yb[MR];
-  const uint PQ = P * Q;
-  UNROLL(MR)
-  for (int i = 0; i < MR; ++i) {
-    const idx_t m = m0 + i;
-    const int in = m < (idx_t)m_total;
-    const idx_t mm = in ? m : 0;
-    const idx_t n = mm / PQ;
-    const uint pq = (uint)(mm - n * PQ);
-    const uint p = pq / Q, q = pq - p * Q;
-    ih0[i] = in ? (int)(p * sh) - (int)pt : FAR_OUT;
-    iw0[i] = in ? (int)(q * sw) - (int)pl : FAR_OUT;
-    xb[i] = gbase + n * (idx_t)xs_n;
-    yb[i] = (idx_t)y_off + n * (idx_t)ys_n + p * (idx_t)ys_h + q * (idx_t)ys_w;
-  }
+  ROW_STARTS(MR);
 
   floatv acc[MR][NV];
   UNROLL(MR)
@@ -264,22 +268,8 @@ kernel void clforge_conv_implicit_gemm_dot(const global x_t *restrict X, const u
   const idx_t m0 = (idx_t)get_global_id(0) * DMR;
   const idx_t xsh = (idx_t)xs_h, xsw = (idx_t)xs_w;
   const idx_t gbase = (idx_t)x_off + (idx_t)g * Cg; // always inside x
-  int ih0[DMR], iw0[DMR];
-  idx_t xb[DMR], yb[DMR], wb[DNR];
-  const uint PQ = P * Q;
-  UNROLL(DMR)
-  for (int i = 0; i < DMR; ++i) {
-    const idx_t m = m0 + i;
-    const int in = m < (idx_t)m_total;
-    const idx_t mm = in ? m : 0;
-    const idx_t n = mm / PQ;
-    const uint pq = (uint)(mm - n * PQ);
-    const uint p = pq / Q, q = pq - p * Q;
-    ih0[i] = in ? (int)(p * sh) - (int)pt : FAR_OUT;
-    iw0[i] = in ? (int)(q * sw) - (int)pl : FAR_OUT;
-    xb[i] = gbase + n * (idx_t)xs_n;
-    yb[i] = (idx_t)y_off + n * (idx_t)ys_n + p * (idx_t)ys_h + q * (idx_t)ys_w;
-  }
+  ROW_STARTS(DMR);
+  idx_t wb[DNR];
   UNROLL(DNR)
   for (int j = 0; j < DNR; ++j) // columns past Kg read the last one (not stored)
     wb[j] = (idx_t)w_off + (idx_t)(g * Kg + min(j0 + j, Kg - 1)) * (idx_t)ws_k;
