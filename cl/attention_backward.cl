@@ -38,9 +38,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, DKV_T) dkv_t;
 #define AT(t, b, h, s, c) ((aidx)t##_o + (aidx)(b) * (aidx)t##_b + (aidx)(h) * (aidx)t##_h + (aidx)(s) * (aidx)t##_s + \
                            (aidx)(c) * (aidx)t##_d)
 
-#define UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) UNROLL_(unroll n)
-
 // D's rows a work-group: WG * VW (a vector's worth of rows per work-item
 // of the streaming kernels; one row per work-item here).
 #define DWG (WG * VW)
@@ -115,7 +112,7 @@ INL void load_owned(floatv acc[][RW], const int n, const global void *p, const i
         const int r = r0 + w * VW + e;
         tv[e] = r < valid ? ld_any(p, t, base + (aidx)r * rs + (aidx)c * cs) : 0.0f;
       }
-      acc[c][w] = VLOADV(tv) * mul;
+      acc[c][w] = VLOADF(tv) * mul;
     }
   }
 }
@@ -126,7 +123,7 @@ INL void store_owned(floatv acc[][RW], const int n, global void *p, const int t,
   for (int c = 0; c < n; ++c) {
     for (int w = 0; w < RW; ++w) {
       float tv[VW];
-      VSTOREV(acc[c][w] * mul, tv);
+      VSTOREF(acc[c][w] * mul, tv);
       for (int e = 0; e < VW; ++e) {
         const int r = r0 + w * VW + e;
         if (r < limit) st_any(tv[e], p, t, base + (aidx)r * rs + (aidx)c * cs);
@@ -197,7 +194,7 @@ INL floatv mask_lanes(const global mask_t *M, const aidx base, const aidx ms, co
   float tm[VW];
   for (int e = 0; e < VW; ++e)
     tm[e] = LOAD1(MASK_T, M, base + (aidx)min(ib + e * is, sq - 1) * ms + (aidx)min(jb + e * js, sk - 1) * md);
-  return VLOADV(tm);
+  return VLOADF(tm);
 #else
   (void)M, (void)base, (void)ms, (void)md, (void)ib, (void)is, (void)jb, (void)js, (void)sq, (void)sk;
   return (floatv)0.0f;
@@ -267,7 +264,7 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_attn_bwd_dq(
     for (int e = 0; e < VW; ++e)
       row_stats(i0 + w * VW + e, rows, L, lbase, (aidx)l_s, Dl, dbase, kv_len, q_len, window, &tl[e], &td[e], &ta[e],
                 &tz[e]);
-    lse2[w] = VLOADV(tl), dl[w] = VLOADV(td), lo[w] = VLOADV(ta), hi[w] = VLOADV(tz);
+    lse2[w] = VLOADF(tl), dl[w] = VLOADF(td), lo[w] = VLOADF(ta), hi[w] = VLOADF(tz);
   }
   floatv qt[HEAD_D][RW], gt[HEAD_DV][RW], dq[HEAD_D][RW];
   load_owned(qt, HEAD_D, Q, Q_T, AT(Q, b, h, 0, 0), (aidx)Q_s, (aidx)Q_d, i0, rows, scale * SCORE_SCALE);
@@ -322,7 +319,7 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_attn_bwd_dkv
   for (int w = 0; w < RW; ++w) {
     int t[VW];
     for (int e = 0; e < VW; ++e) t[e] = j0 + w * VW + e;
-    jv[w] = VLOADV(t);
+    jv[w] = VLOADF(t);
   }
   floatv kt[HEAD_D][RW], vt[HEAD_DV][RW], dk[HEAD_D][RW], dv[HEAD_DV][RW];
   load_owned(kt, HEAD_D, K, KV_T, AT(K, b, hk, 0, 0), (aidx)K_s, (aidx)K_d, j0, keys, scale * SCORE_SCALE);

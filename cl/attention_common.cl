@@ -112,19 +112,6 @@ static inline float attn_softcap(float s, float cap) {
 #endif
 }
 
-// A vector of VW floats (ints) for the families with a VW parameter (the
-// fused forward's and the backward's rows per vector, split-KV's elements
-// along D), and its loads and stores from private arrays.
-#ifdef VW
-#if VW == 1
-typedef float floatv;
-typedef int intv;
-#define VLOADV(p) (*(p))
-#define VSTOREV(x, p) (*(p) = (x))
-#else
-typedef CLFORGE_CAT(float, VW) floatv;
-typedef CLFORGE_CAT(int, VW) intv;
-#define VLOADV(p) CLFORGE_CAT(vload, VW)(0, p)
-#define VSTOREV(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
-#endif
-#endif
+// (floatv, intv and their loads and stores VLOADF / VSTOREF for the
+// families with a VW parameter, the fused forward's and the backward's rows
+// per vector and split-KV's elements along D: cl/common.cl.)

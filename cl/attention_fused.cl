@@ -29,9 +29,6 @@
 #define LOG2E 1.4426950408889634f
 #define LN2 0.6931471805599453f
 
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
-
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, Q_T) q_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, KV_T) kv_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, O_T) o_t;
@@ -331,7 +328,7 @@ static inline __attribute__((always_inline)) void fused_block(
         const aidx j = (aidx)min(j0 + k, sk - 1);
         UNROLL(VW)
         for (int e = 0; e < VW; ++e) t[e] = LOAD1(MASK_T, M, (aidx)min(i0 + w * VW + e, sq - 1) * m_si + j * m_sj);
-        x += VLOADV(t);
+        x += VLOADF(t);
       }
 #endif
       s[k][w] = x * LOG2E;
@@ -447,8 +444,8 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
   for (int w = 0; w < QW; ++w) {
     int tl[VW], th[VW];
     for (int e = 0; e < VW; ++e) attn_key_range(i0 + w * VW + e, kv_len, q_len, window, &tl[e], &th[e]);
-    lo[w] = VLOADV(tl);
-    hi[w] = VLOADV(th);
+    lo[w] = VLOADF(tl);
+    hi[w] = VLOADF(th);
   }
   const int active = i0 < q_len, ie = min(i0 + TQ, q_len) - 1;
   int ulo, uhi, xlo, xhi, t0, t1;
@@ -488,7 +485,7 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
         const int i = i0 + w * VW + e;
         t[e] = i < (int)sq ? LOAD1(Q_T, Q, (aidx)i * (aidx)q_ss + (aidx)dd * (aidx)q_sd) : 0.0f;
       }
-      qt[dd][w] = TO_QV(VLOADV(t) * qs);
+      qt[dd][w] = TO_QV(VLOADF(t) * qs);
     }
   }
   floatv acc[HEAD_DV][QW], m[QW], l[QW];
@@ -530,8 +527,8 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
   UNROLL(QW)
   for (int w = 0; w < QW; ++w) {
     float tm[VW], tl[VW];
-    VSTOREV(m[w], tm);
-    VSTOREV(l[w], tl);
+    VSTOREF(m[w], tm);
+    VSTOREF(l[w], tl);
     float inv[VW];
     UNROLL(VW)
     for (int e = 0; e < VW; ++e) inv[e] = tl[e] == 0.0f ? 0.0f : 1.0f / tl[e];
@@ -540,7 +537,7 @@ kernel __attribute__((reqd_work_group_size(WGQ, 1, 1))) void clforge_attention_f
 #pragma nounroll
     for (int dd = 0; dd < HEAD_DV; ++dd) {
       float t[VW];
-      VSTOREV(acc[dd][w], t);
+      VSTOREF(acc[dd][w], t);
 #pragma nounroll
       for (int e = 0; e < VW; ++e) {
         const int i = i0 + w * VW + e;

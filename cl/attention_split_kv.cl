@@ -33,9 +33,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, MASK_T) mask_t;
 #define DV2 (HEAD_DV + 2)
 
 #ifdef VW
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
-
 // Sums and maxima of a vector's lanes as trees (short dependency chains):
 // halves combined down to two lanes, then dot() for the last sum (a plain
 // a.x + a.y is folded into a shuffle with an undefined lane, which

@@ -4,6 +4,18 @@
 #define CLFORGE_CAT_(a, b) a##b
 #define CLFORGE_CAT(a, b) CLFORGE_CAT_(a, b)
 
+// Tensor indices: uint, or ulong where an operand spans 2^32 elements or
+// more (-DIDX64=1, set by the op; unset = uint).
+#if IDX64
+typedef ulong idx_t;
+#else
+typedef uint idx_t;
+#endif
+
+// UNROLL(n) ahead of a loop: #pragma unroll n, n a macro's value.
+#define CLFORGE_UNROLL_(x) _Pragma(#x)
+#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
+
 // Storage type codes, equal to the values of clforge_dtype.
 #define CLFORGE_DT_F32 1
 #define CLFORGE_DT_F16 2
@@ -109,6 +121,42 @@ CLFORGE_DEFINE_WIDENING(uint16, float16)
 #define CLFORGE_ST1_2(v, p, i) ((p)[i] = (ushort)clforge_f16_bits_uint(as_uint(v)))
 #define CLFORGE_ST1_3(v, p, i) ((p)[i] = (ushort)clforge_bf16_bits_uint(as_uint(v)))
 #define STORE1(T, v, p, i) CLFORGE_CAT(CLFORGE_ST1_, T)(v, p, i)
+
+// VW-wide vectors, for the families with a VW parameter (-DVW: elements a
+// vector, 1 for scalars): VSUF their type suffix, VLOADF / VSTOREF a vector
+// from / to consecutive elements of any type, and LOADV / STOREV VW
+// consecutive elements of storage code T (f32, f16, bf16; all in bounds)
+// as an f32 vector, through the conversions above.
+#ifdef VW
+#if VW == 1
+#define VSUF
+#define VLOADF(p) (*(p))
+#define VSTOREF(x, p) (*(p) = (x))
+#else
+#define VSUF VW
+#define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
+#define VSTOREF(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
+#endif
+typedef CLFORGE_CAT(float, VSUF) floatv;
+typedef CLFORGE_CAT(int, VSUF) intv;
+typedef CLFORGE_CAT(uint, VSUF) uintv;
+
+#if VW > 1
+#define CLFORGE_LDV_1(p) CLFORGE_CAT(vload, VW)(0, p)
+#define CLFORGE_LDV_2(p) CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)))
+#define CLFORGE_LDV_3(p) CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)) << 16)
+#define CLFORGE_STV_1(v, p) CLFORGE_CAT(vstore, VW)(v, 0, p)
+#define CLFORGE_STV_2(v, p) \
+  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(CLFORGE_CAT(clforge_f16_bits_uint, VW)(CLFORGE_CAT(as_uint, VW)(v))), 0, p)
+#define CLFORGE_STV_3(v, p) \
+  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(CLFORGE_CAT(clforge_bf16_bits_uint, VW)(CLFORGE_CAT(as_uint, VW)(v))), 0, p)
+#define LOADV(T, p) CLFORGE_CAT(CLFORGE_LDV_, T)(p)
+#define STOREV(T, v, p) CLFORGE_CAT(CLFORGE_STV_, T)(v, p)
+#else
+#define LOADV(T, p) LOAD1(T, p, 0)
+#define STOREV(T, v, p) STORE1(T, v, p, 0)
+#endif
+#endif
 
 // The activation, on scalars or vectors (the epilogues: alpha*acc + beta*c,
 // c read only when beta != 0 so NaN in an unread C does not leak, + bias, act).

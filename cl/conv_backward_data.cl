@@ -17,19 +17,6 @@
 // convolution for stride 1: wt[c][k][R-1-r][S-1-s] = w[k][c][r][s] per group
 // (KCRS, C output channels of kg inputs), a copy of the storage bits.
 
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
-
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
-
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
-
 #ifdef TC
 kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_conv_bwd_data_direct(
     const global y_t *restrict DY, const ulong y_off, const ulong ysn, const ulong ysk, const ulong ysp,

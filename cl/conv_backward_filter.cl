@@ -15,19 +15,7 @@
 // Problem options: X_T Y_T (storage codes), DBIAS, IDX64; OUT_T for the
 // reduce (dw's or dbias's storage).
 
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
-
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
-
 #ifdef TK
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
-
 kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_conv_bwd_filter_direct(
     const global x_t *restrict X, const ulong x_off, const ulong xsn, const ulong xsc, const ulong xsh,
     const ulong xsw, const global y_t *restrict DY, const ulong y_off, const ulong ysn, const ulong ysk,

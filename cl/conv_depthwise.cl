@@ -20,108 +20,6 @@
 // consecutive, as in the prepared weights' R S K layout), WIDE (64-bit
 // coordinates).
 
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
-#if WIDE
-typedef long sidx_t;
-#else
-typedef int sidx_t;
-#endif
-
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
-
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
-
-#if VW == 1
-#define VSUF
-#define VLOADF(p) (*(p))
-#define VSTOREF(x, p) (*(p) = (x))
-#else
-#define VSUF VW
-#define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
-#define VSTOREF(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
-#endif
-typedef CLFORGE_CAT(float, VSUF) floatv;
-typedef CLFORGE_CAT(uint, VSUF) uintv;
-
-// VW consecutive elements of storage type T as f32 (all in bounds).
-#if VW > 1
-#define CLFORGE_LDV_1(p) CLFORGE_CAT(vload, VW)(0, p)
-#define CLFORGE_LDV_2(p) CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)))
-#define CLFORGE_LDV_3(p) CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)) << 16)
-#define LOADV(T, p) CLFORGE_CAT(CLFORGE_LDV_, T)(p)
-#else
-#define LOADV(T, p) LOAD1(T, p, 0)
-#endif
-static inline floatv load_x_vec(const global x_t *p) { return LOADV(X_T, p); }
-
-#if VW == 2
-#define LANES (int2)(0, 1)
-#elif VW == 4
-#define LANES (int4)(0, 1, 2, 3)
-#elif VW == 8
-#define LANES (int8)(0, 1, 2, 3, 4, 5, 6, 7)
-#elif VW == 16
-#define LANES (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-#endif
-typedef CLFORGE_CAT(int, VSUF) intv;
-
-// VW pixels of x row `xr` from input column iw, sw apart, where some may
-// fall in the padding (0 there). Consecutive columns: one vector load at
-// iw with the padding's lanes zeroed, where those lanes' memory is still
-// inside x's buffer (X .. X + xlen: the neighbouring row); else one load
-// inside the row moved into place by a shuffle.
-static inline floatv load_x_edge(const global x_t *X, ulong xlen, const global x_t *xr, sidx_t iw, uint sw, uint W,
-                                 idx_t xsw) {
-#if XUNIT && VW > 1
-  const long at = (long)(xr - X) + (long)iw;
-  if (at >= 0 && at + VW <= (long)xlen) {
-    const intv col = (intv)(int)iw + LANES;
-    return select((floatv)0.0f, load_x_vec(xr + (long)iw), (col >= (intv)0) & (col < (intv)(int)W));
-  }
-  if (W >= VW) {
-    const sidx_t b = clamp(iw, (sidx_t)0, (sidx_t)(W - VW));
-    const floatv raw = load_x_vec(xr + (idx_t)b);
-    const intv col = (intv)(int)(iw - b) + LANES;
-    const floatv moved = shuffle(raw, CLFORGE_CAT(convert_uint, VW)(clamp(col, (intv)0, (intv)(VW - 1))));
-    const intv abs_col = col + (intv)(int)b;
-    return select((floatv)0.0f, moved, (abs_col >= (intv)0) & (abs_col < (intv)(int)W));
-  }
-#endif
-  float t[VW];
-  UNROLL(VW)
-  for (int v = 0; v < VW; ++v) {
-    const sidx_t col = iw + (sidx_t)v * (sidx_t)sw;
-    const int in = col >= 0 && col < (sidx_t)W;
-    const float e = LOAD1(X_T, xr, (idx_t)(in ? col : 0) * xsw);
-    t[v] = in ? e : 0.0f;
-  }
-  return VLOADF(t);
-}
-
-static inline void store_y_vec(floatv v, global y_t *p) {
-#if VW > 1 && Y_T == CLFORGE_DT_F32
-  CLFORGE_CAT(vstore, VW)(v, 0, p);
-#elif VW > 1
-  uintv b = CLFORGE_CAT(as_uint, VW)(v);
-#if Y_T == CLFORGE_DT_F16
-  b = CLFORGE_CAT(clforge_f16_bits_uint, VW)(b);
-#else
-  b = CLFORGE_CAT(clforge_bf16_bits_uint, VW)(b);
-#endif
-  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(b), 0, p);
-#else
-  STORE1(Y_T, v, p, 0);
-#endif
-}
-
 // The epilogue of one vector of outputs whose first element is y0 and whose
 // elements are ystep apart; the first `valid` exist. bias: each lane's bias.
 static inline void finish(floatv acc, floatv bias, float alpha, float beta, global y_t *y0, idx_t ystep, uint valid) {
@@ -130,7 +28,7 @@ static inline void finish(floatv acc, floatv bias, float alpha, float beta, glob
 #if YUNIT
   if (valid >= VW) {
     if (beta != 0.0f) o = fma((floatv)beta, LOADV(Y_T, y0), o);
-    store_y_vec(ACTIVATE(o), y0);
+    STOREV(Y_T, ACTIVATE(o), y0);
     return;
   }
 #endif

@@ -10,18 +10,8 @@
 // Problem options: X_T, W_T (4 s8, 5 u8), C_T, BIAS, BIAS_T, ACT, IDX64,
 // MULT (the channel multiplier).
 
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, C_T) c_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
 
 #if VW > 1
-typedef CLFORGE_CAT(int, VW) intv;
 #define CONVERT_INTV(x) CLFORGE_CAT(convert_int, VW)(x)
 #define VLOAD_B(p) CLFORGE_CAT(vload, VW)(0, p)
 static inline void vstore_int_lanes(intv x, int *out) { CLFORGE_CAT(vstore, VW)(x, 0, out); }

@@ -24,95 +24,15 @@
 // contiguous and stride_w is 1: a chunk is VW consecutive x elements) and
 // WIDE (coordinates may pass 2^31: compute them in 64 bits).
 
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
-#if WIDE
-typedef long sidx_t;
-#else
-typedef int sidx_t;
-#endif
-
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
-
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
-
-#if VW == 1
-#define VSUF
-#define VLOADF(p) (*(p))
-#else
-#define VSUF VW
-#define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
-#endif
-typedef CLFORGE_CAT(float, VSUF) floatv;
-
-// VW consecutive x elements from p (all in bounds), as f32.
-static inline floatv load_x_vec(const global x_t *p) {
-#if VW > 1 && X_T == CLFORGE_DT_F32
-  return CLFORGE_CAT(vload, VW)(0, p);
-#elif VW > 1 && X_T == CLFORGE_DT_F16
-  return CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)));
-#elif VW > 1 && X_T == CLFORGE_DT_BF16
-  return CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, p)) << 16);
-#else
-  float t[VW];
-  UNROLL(VW)
-  for (int v = 0; v < VW; ++v) t[v] = LOAD1(X_T, p, v);
-  return VLOADF(t);
-#endif
-}
-
-#if VW == 2
-#define LANES (int2)(0, 1)
-#elif VW == 4
-#define LANES (int4)(0, 1, 2, 3)
-#elif VW == 8
-#define LANES (int8)(0, 1, 2, 3, 4, 5, 6, 7)
-#elif VW == 16
-#define LANES (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-#endif
-typedef CLFORGE_CAT(int, VSUF) intv;
-typedef CLFORGE_CAT(uint, VSUF) uintv;
-
 // A chunk of VW pixels of x row `xr` whose first input column is iw (the
-// next ones are sw apart): 0 where a column falls in the padding.
+// next ones are sw apart): 0 where a column falls in the padding. Chunks
+// wholly inside the row are one vector load.
 static inline floatv load_x_chunk(const global x_t *X, ulong xlen, const global x_t *xr, sidx_t iw, uint sw, uint W,
                                   idx_t xsw) {
 #if XUNIT && VW > 1
-  // Consecutive columns: one vector load at iw with the padding's lanes
-  // zeroed, where those lanes' memory is still inside x's buffer (X .. X +
-  // xlen: the neighbouring row); else one vector load inside the row, moved
-  // into place by a shuffle.
   if (iw >= 0 && iw + VW <= (sidx_t)W) return load_x_vec(xr + (idx_t)iw);
-  const long at = (long)(xr - X) + (long)iw;
-  if (at >= 0 && at + VW <= (long)xlen) {
-    const intv col = (intv)(int)iw + LANES;
-    return select((floatv)0.0f, load_x_vec(xr + (long)iw), (col >= (intv)0) & (col < (intv)(int)W));
-  }
-  if (W >= VW) {
-    const sidx_t b = clamp(iw, (sidx_t)0, (sidx_t)(W - VW));
-    const floatv raw = load_x_vec(xr + (idx_t)b);
-    const intv col = (intv)(int)(iw - b) + LANES; // lane's column relative to b
-    const floatv moved = shuffle(raw, CLFORGE_CAT(convert_uint, VW)(clamp(col, (intv)0, (intv)(VW - 1))));
-    const intv abs_col = col + (intv)(int)b;
-    return select((floatv)0.0f, moved, (abs_col >= (intv)0) & (abs_col < (intv)(int)W));
-  }
 #endif
-  float t[VW];
-  UNROLL(VW)
-  for (int v = 0; v < VW; ++v) {
-    const sidx_t c = iw + (sidx_t)v * (sidx_t)sw;
-    const int in = c >= 0 && c < (sidx_t)W;
-    const float e = LOAD1(X_T, xr, (idx_t)(in ? c : 0) * xsw);
-    t[v] = in ? e : 0.0f;
-  }
-  return VLOADF(t);
+  return load_x_edge(X, xlen, xr, iw, sw, W, xsw);
 }
 
 // The reduction over the group's input channels and the filter taps; rows

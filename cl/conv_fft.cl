@@ -15,13 +15,6 @@
 // clFFT's CLFFT_HERMITIAN_PLANAR), so work-items along the frequencies load
 // consecutive floats.
 
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
-#if BIAS
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
-#endif
-
 // x of images n0.. (gid2 = image-in-slice * C' + c') into tiles xt.
 // g: PH, PW, pad_t, pad_l, H, W, HN, WN (rows and columns of a plane read).
 __kernel void clforge_conv_fft_pad_x(__global const x_t *restrict X, ulong x_off, ulong xs0, ulong xs1, ulong xs2,
@@ -59,18 +52,8 @@ __kernel void clforge_conv_fft_pad_w(__global const w_t *restrict Wt, ulong w_of
 // output channels of one group and NB images; the last vector of a plane
 // loads and stores lane by lane.
 // gid0: frequency vector, gid1: group * kblocks + k-block, gid2: image block.
-#if VW == 1
-typedef float fv;
-#define VLD(p, o) ((p)[o])
-#define VST(v, p, o) ((p)[o] = (v))
-#else
-typedef CLFORGE_CAT(float, VW) fv;
-#define VLD(p, o) CLFORGE_CAT(vload, VW)(0, (p) + (o))
-#define VST(v, p, o) CLFORGE_CAT(vstore, VW)(v, 0, (p) + (o))
-#endif
-
-static inline fv fft_load(__global const float *restrict p, ulong o, uint f0, uint nf) {
-  if (f0 + VW <= nf) return VLD(p, o + f0);
+static inline floatv fft_load(__global const float *restrict p, ulong o, uint f0, uint nf) {
+  if (f0 + VW <= nf) return VLOADF(p + (o + f0));
   float t[VW];
   for (int l = 0; l < VW; ++l) t[l] = p[o + min(f0 + (uint)l, nf - 1u)];
 #if VW == 1
@@ -80,9 +63,9 @@ static inline fv fft_load(__global const float *restrict p, ulong o, uint f0, ui
 #endif
 }
 
-static inline void fft_store(fv v, __global float *restrict p, ulong o, uint f0, uint nf) {
+static inline void fft_store(floatv v, __global float *restrict p, ulong o, uint f0, uint nf) {
   if (f0 + VW <= nf) {
-    VST(v, p, o + f0);
+    VSTOREF(v, p + (o + f0));
     return;
   }
   float t[VW];
@@ -103,20 +86,20 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_conv_fft_m
   if (f0 >= nf) return;
   const uint g = get_global_id(1) / kblocks, kb = get_global_id(1) - g * kblocks;
   const uint kfirst = kb * KB, nfirst = get_global_id(2) * NB;
-  fv ar[NB][KB], ai[NB][KB];
+  floatv ar[NB][KB], ai[NB][KB];
   ulong wrow[KB], xrow[NB];
   for (int t = 0; t < KB; ++t) wrow[t] = (ulong)(g * kg + min(kfirst + t, kg - 1u)) * cgp * nf;
   for (int m = 0; m < NB; ++m) xrow[m] = ((ulong)min(nfirst + m, nb - 1u) * cp + (ulong)g * cgp) * nf;
   for (int m = 0; m < NB; ++m)
-    for (int t = 0; t < KB; ++t) ar[m][t] = ai[m][t] = (fv)0.0f;
+    for (int t = 0; t < KB; ++t) ar[m][t] = ai[m][t] = (floatv)0.0f;
   for (uint c = 0; c < cgp; ++c) {
-    fv xr[NB], xi[NB];
+    floatv xr[NB], xi[NB];
     for (int m = 0; m < NB; ++m) {
       xr[m] = fft_load(Xr, xrow[m] + (ulong)c * nf, f0, nf);
       xi[m] = fft_load(Xi, xrow[m] + (ulong)c * nf, f0, nf);
     }
     for (int t = 0; t < KB; ++t) {
-      const fv wr = fft_load(Wr, wrow[t] + (ulong)c * nf, f0, nf), wi = fft_load(Wi, wrow[t] + (ulong)c * nf, f0, nf);
+      const floatv wr = fft_load(Wr, wrow[t] + (ulong)c * nf, f0, nf), wi = fft_load(Wi, wrow[t] + (ulong)c * nf, f0, nf);
       for (int m = 0; m < NB; ++m) {
         ar[m][t] = fma(xr[m], wr, fma(xi[m], wi, ar[m][t]));
         ai[m][t] = fma(xi[m], wr, fma(-xr[m], wi, ai[m][t]));

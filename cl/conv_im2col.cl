@@ -15,7 +15,6 @@
 // (Remainders as x - q * y: the compiler's div/rem pairing would emit an
 // LLVM `freeze`, which Oclgrind cannot run.)
 
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
 #if X_T == CLFORGE_DT_F32
 #define XS float
 #elif X_T == CLFORGE_DT_F16 || X_T == CLFORGE_DT_BF16
@@ -28,8 +27,6 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
 #ifndef PAD
 #define PAD 0
 #endif
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
 #if VW > 1
 typedef CLFORGE_CAT(XS, VW) xv_t;
 #define VLOADX(p) CLFORGE_CAT(vload, VW)(0, p)

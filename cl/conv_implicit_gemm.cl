@@ -25,31 +25,6 @@
 // Problem parameters: X_T W_T Y_T BIAS_T storage codes, BIAS, ACT, IDX64,
 // YC1 (y's channel stride is 1: vector stores along k).
 
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
-
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
-
-#define CLFORGE_UNROLL_(x) _Pragma(#x)
-#define UNROLL(n) CLFORGE_UNROLL_(unroll n)
-
-#if VW == 1
-#define VSUF
-#define VLOADL(p) (*(p))
-#define VSTOREP(x, p) (*(p) = (x))
-#else
-#define VSUF VW
-#define VLOADL(p) CLFORGE_CAT(vload, VW)(0, p)
-#define VSTOREP(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
-#endif
-typedef CLFORGE_CAT(float, VSUF) floatv;
-
 #define NV (NR / VW)
 #define MDIMP (MC / MR)
 #define NDIMP (NC / NR)
@@ -77,28 +52,37 @@ static inline void epi_vec(floatv acc, float alpha, float beta, global y_t *Y, i
     float t[VW];
     UNROLL(VW)
     for (int e = 0; e < VW; ++e) t[e] = LOAD1(Y_T, Y, yi + e);
-    v = fma((floatv)beta, VLOADL(t), v);
+    v = fma((floatv)beta, VLOADF(t), v);
   }
 #if BIAS
   float tb[VW];
   UNROLL(VW)
   for (int e = 0; e < VW; ++e) tb[e] = LOAD1(BIAS_T, Bias, bi + e);
-  v += VLOADL(tb);
+  v += VLOADF(tb);
 #endif
-  v = ACTIVATE(v);
-#if Y_T == CLFORGE_DT_F32
-  CLFORGE_CAT(vstore, VW)(v, 0, Y + yi);
-#else
-  CLFORGE_CAT(uint, VW) b = CLFORGE_CAT(as_uint, VW)(v);
-#if Y_T == CLFORGE_DT_F16
-  b = CLFORGE_CAT(clforge_f16_bits_uint, VW)(b);
-#else
-  b = CLFORGE_CAT(clforge_bf16_bits_uint, VW)(b);
-#endif
-  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(b), 0, Y + yi);
-#endif
+  STOREV(Y_T, ACTIVATE(v), Y + yi);
 }
 #endif
+
+// Rows m0 .. m0+ROWS-1 of a kernel: where each starts in x (ih0, iw0 before
+// the tap, FAR_OUT past M; xb at the group's channel 0) and in y (yb).
+#define ROW_STARTS(ROWS)                                                                   \
+  int ih0[ROWS], iw0[ROWS];                                                                \
+  idx_t xb[ROWS], yb[ROWS];                                                                \
+  const uint PQ = P * Q;                                                                   \
+  UNROLL(ROWS)                                                                             \
+  for (int i = 0; i < ROWS; ++i) {                                                         \
+    const idx_t m = m0 + i;                                                                \
+    const int in = m < (idx_t)m_total;                                                     \
+    const idx_t mm = in ? m : 0;                                                           \
+    const idx_t n = mm / PQ;                                                               \
+    const uint pq = (uint)(mm - n * PQ);                                                   \
+    const uint p = pq / Q, q = pq - p * Q;                                                 \
+    ih0[i] = in ? (int)(p * sh) - (int)pt : FAR_OUT;                                       \
+    iw0[i] = in ? (int)(q * sw) - (int)pl : FAR_OUT;                                       \
+    xb[i] = gbase + n * (idx_t)xs_n;                                                       \
+    yb[i] = (idx_t)y_off + n * (idx_t)ys_n + p * (idx_t)ys_h + q * (idx_t)ys_w;            \
+  }
 
 // One step of the channel loop: row i's x value (masked or not) times the
 // NV filter vectors of channel cc.
@@ -106,7 +90,7 @@ static inline void epi_vec(floatv acc, float alpha, float beta, global y_t *Y, i
   do {                                                                            \
     floatv b[NV];                                                                 \
     UNROLL(NV)                                                                    \
-    for (int t = 0; t < NV; ++t) b[t] = VLOADL(bp + (cc) * NC + t * VW);          \
+    for (int t = 0; t < NV; ++t) b[t] = VLOADF(bp + (cc) * NC + t * VW);          \
     UNROLL(MR)                                                                    \
     for (int i = 0; i < MR; ++i) {                                                \
       float a = LOAD1(X_T, X, off[i] + (idx_t)(cc) * xsc);                        \
@@ -148,23 +132,7 @@ void clforge_conv_implicit_gemm(const global x_t *restrict X, const ulong x_off,
   const idx_t gbase = (idx_t)x_off + (idx_t)g * Cg * xsc; // the group's first channel at (0, 0, 0): always inside x
   const idx_t wbase = (idx_t)w_off + (idx_t)g * Kg * (idx_t)ws_k;
 
-  // Rows: where each starts in x (before the tap) and in y.
-  int ih0[MR], iw0[MR];
-  idx_t xb[MR], yb[MR];
-  const uint PQ = P * Q;
-  UNROLL(MR)
-  for (int i = 0; i < MR; ++i) {
-    const idx_t m = m0 + i;
-    const int in = m < (idx_t)m_total;
-    const idx_t mm = in ? m : 0;
-    const idx_t n = mm / PQ;
-    const uint pq = (uint)(mm - n * PQ);
-    const uint p = pq / Q, q = pq - p * Q;
-    ih0[i] = in ? (int)(p * sh) - (int)pt : FAR_OUT;
-    iw0[i] = in ? (int)(q * sw) - (int)pl : FAR_OUT;
-    xb[i] = gbase + n * (idx_t)xs_n;
-    yb[i] = (idx_t)y_off + n * (idx_t)ys_n + p * (idx_t)ys_h + q * (idx_t)ys_w;
-  }
+  ROW_STARTS(MR);
 
   floatv acc[MR][NV];
   UNROLL(MR)
@@ -241,7 +209,7 @@ void clforge_conv_implicit_gemm(const global x_t *restrict X, const ulong x_off,
       }
 #endif
       float e[VW];
-      VSTOREP(res[i][t], e);
+      VSTOREF(res[i][t], e);
       // Not unrolled: MR*NV*VW copies of the epilogue made most of the
       // kernel's code (its compile took 3x longer) for no speed.
       UNROLL(1)
@@ -300,22 +268,8 @@ kernel void clforge_conv_implicit_gemm_dot(const global x_t *restrict X, const u
   const idx_t m0 = (idx_t)get_global_id(0) * DMR;
   const idx_t xsh = (idx_t)xs_h, xsw = (idx_t)xs_w;
   const idx_t gbase = (idx_t)x_off + (idx_t)g * Cg; // always inside x
-  int ih0[DMR], iw0[DMR];
-  idx_t xb[DMR], yb[DMR], wb[DNR];
-  const uint PQ = P * Q;
-  UNROLL(DMR)
-  for (int i = 0; i < DMR; ++i) {
-    const idx_t m = m0 + i;
-    const int in = m < (idx_t)m_total;
-    const idx_t mm = in ? m : 0;
-    const idx_t n = mm / PQ;
-    const uint pq = (uint)(mm - n * PQ);
-    const uint p = pq / Q, q = pq - p * Q;
-    ih0[i] = in ? (int)(p * sh) - (int)pt : FAR_OUT;
-    iw0[i] = in ? (int)(q * sw) - (int)pl : FAR_OUT;
-    xb[i] = gbase + n * (idx_t)xs_n;
-    yb[i] = (idx_t)y_off + n * (idx_t)ys_n + p * (idx_t)ys_h + q * (idx_t)ys_w;
-  }
+  ROW_STARTS(DMR);
+  idx_t wb[DNR];
   UNROLL(DNR)
   for (int j = 0; j < DNR; ++j) // columns past Kg read the last one (not stored)
     wb[j] = (idx_t)w_off + (idx_t)(g * Kg + min(j0 + j, Kg - 1)) * (idx_t)ws_k;

@@ -16,17 +16,6 @@
 // (Remainders as x - q * y: the compiler's div/rem pairing would emit an
 // LLVM `freeze`, which Oclgrind cannot run.)
 
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
-
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, W_T) w_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, Y_T) y_t;
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
-
 #define WT (WM + 2)
 
 // One dimension of each transform on WT values (in place would alias; the
@@ -126,22 +115,7 @@ kernel void clforge_conv_winograd_filter(const global w_t *restrict W, idx_t w_o
 // (Lanes along a tile row for NCHW, with V and M tile-innermost, measured
 // slower: the GEMM on those transposed planes loses more than the
 // transforms gain.)
-typedef CLFORGE_CAT(float, VW) floatv;
-#define UINTV CLFORGE_CAT(uint, VW) // macros, not typedefs: they are pasted into names
-#define USHORTV CLFORGE_CAT(ushort, VW)
-#define FLOATV CLFORGE_CAT(float, VW)
-#define VLOAD CLFORGE_CAT(vload, VW)
-#define VSTORE CLFORGE_CAT(vstore, VW)
-#define CLFORGE_LDV_1(p) VLOAD(0, p)
-#define CLFORGE_LDV_2(p) CLFORGE_CAT(clforge_f32_from_f16_bits_, UINTV)(CLFORGE_CAT(convert_, UINTV)(VLOAD(0, p)))
-#define CLFORGE_LDV_3(p) CLFORGE_CAT(as_, FLOATV)(CLFORGE_CAT(convert_, UINTV)(VLOAD(0, p)) << 16)
-#define LOADV(T, p) CLFORGE_CAT(CLFORGE_LDV_, T)(p)
-#define CLFORGE_STV_1(v, p) VSTORE(v, 0, p)
-#define CLFORGE_STV_2(v, p) \
-  VSTORE(CLFORGE_CAT(convert_, USHORTV)(CLFORGE_CAT(clforge_f16_bits_, UINTV)(CLFORGE_CAT(as_, UINTV)(v))), 0, p)
-#define CLFORGE_STV_3(v, p) \
-  VSTORE(CLFORGE_CAT(convert_, USHORTV)(CLFORGE_CAT(clforge_bf16_bits_, UINTV)(CLFORGE_CAT(as_, UINTV)(v))), 0, p)
-#define STOREV(T, v, p) CLFORGE_CAT(CLFORGE_STV_, T)(v, p)
+// (floatv, VLOADF, LOADV and their stores: cl/conv_base.cl.)
 
 // ------------------------------------------------------------ input transform
 // V = B^T d B: flat id ti * ceil(C/VW) + c0/VW, V[t][g][tile][c].
@@ -169,10 +143,10 @@ kernel void clforge_conv_winograd_input(const global x_t *restrict X, idx_t x_of
           d[i][j] = LOADV(X_T, X + at);
         } else if (full) {
           for (int l = 0; l < VW; ++l) tmp[l] = LOAD1(X_T, X, at + (idx_t)l * xs1);
-          d[i][j] = VLOAD(0, tmp);
+          d[i][j] = VLOADF(tmp);
         } else {
           for (int l = 0; l < VW; ++l) tmp[l] = c0 + l < C ? LOAD1(X_T, X, at + (idx_t)l * xs1) : 0.0f;
-          d[i][j] = VLOAD(0, tmp);
+          d[i][j] = VLOADF(tmp);
         }
       } else {
         d[i][j] = (floatv)0.0f;
@@ -190,9 +164,9 @@ kernel void clforge_conv_winograd_input(const global x_t *restrict X, idx_t x_of
     for (int j = 0; j < WT; ++j) {
       const uint o = at + (uint)(i * WT + j) * plane;
       if (full) {
-        VSTORE(b[j], 0, V + o);
+        VSTOREF(b[j], V + o);
       } else {
-        VSTORE(b[j], 0, tmp);
+        VSTOREF(b[j], tmp);
         for (int l = 0; l < VW; ++l) {
           const uint cl = c0 + l;
           if (cl >= C) break;
@@ -230,13 +204,13 @@ kernel void clforge_conv_winograd_output(const global float *restrict M, uint m_
       for (int j = 0; j < WT; ++j) {
         const uint o = m_off + (uint)(i * WT + j) * plane;
         if (full) {
-          m[i][j] = VLOAD(0, M + o + grp * nt * KG + ti * KG + kk);
+          m[i][j] = VLOADF(M + o + grp * nt * KG + ti * KG + kk);
         } else {
           for (int l = 0; l < VW; ++l) {
             const uint kl = k0 + l, g2 = kl / KG;
             tmp[l] = kl < K ? M[o + g2 * nt * KG + ti * KG + (kl - g2 * KG)] : 0.0f;
           }
-          m[i][j] = VLOAD(0, tmp);
+          m[i][j] = VLOADF(tmp);
         }
       }
   floatv o[WM][WM];
@@ -265,7 +239,7 @@ kernel void clforge_conv_winograd_output(const global float *restrict M, uint m_
     if (k0 + l < K) bka[l] = LOAD1(BIAS_T, Bias, b_off + (idx_t)(k0 + l) * bs0);
 #endif
   }
-  const floatv bk = VLOAD(0, bka);
+  const floatv bk = VLOADF(bka);
   const idx_t base = y_off + (idx_t)n * ys0 + (idx_t)k0 * ys1;
   for (int i = 0; i < WM; ++i) {
     const uint p = ty * WM + i;
@@ -283,13 +257,13 @@ kernel void clforge_conv_winograd_output(const global float *restrict M, uint m_
         floatv v = o[i][j] + bk;
         if (beta != 0.0f) {
           for (int l = 0; l < VW; ++l) tmp[l] = LOAD1(Y_T, Y, at + (idx_t)l * ys1);
-          v += beta * VLOAD(0, tmp);
+          v += beta * VLOADF(tmp);
         }
         v = ACTIVATE(v);
-        VSTORE(v, 0, tmp);
+        VSTOREF(v, tmp);
         for (int l = 0; l < VW; ++l) STORE1(Y_T, tmp[l], Y, at + (idx_t)l * ys1);
       } else {
-        VSTORE(o[i][j], 0, tmp);
+        VSTOREF(o[i][j], tmp);
         for (int l = 0; l < VW; ++l) {
           if (k0 + l >= K) break;
           const idx_t al = at + (idx_t)l * ys1;

@@ -6,17 +6,8 @@
 // Values travel as f32 bit patterns (uint) between load and store, so no
 // floating-point operation touches them.
 
-#if VW == 1
-#define VSUF
-#define VLOAD(p) (*(p))
-#define VSTORE(v, p) (*(p) = (v))
-#else
-#define VSUF VW
-#define VLOAD(p) CLFORGE_CAT(vload, VW)(0, p)
-#define VSTORE(v, p) CLFORGE_CAT(vstore, VW)(v, 0, p)
-#endif
-
-typedef CLFORGE_CAT(uint, VSUF) uintv;
+// (VSUF, uintv, VLOADF / VSTOREF: cl/common.cl. LOAD_BITS1 and the rest are
+// this file's own: on bit patterns, named apart from common.cl's.)
 #define AS_UINTV(x) CLFORGE_CAT(as_uint, VSUF)(x)
 #define F16_BITS(x) CLFORGE_CAT(clforge_f16_bits_uint, VSUF)(x)
 #define BF16_BITS(x) CLFORGE_CAT(clforge_bf16_bits_uint, VSUF)(x)
@@ -25,24 +16,24 @@ typedef CLFORGE_CAT(uint, VSUF) uintv;
 
 #if SRC_T == CLFORGE_DT_F32
 typedef uint src_t;
-#define LOAD1(p) (*(p))
-#define LOADV(p) VLOAD(p)
+#define LOAD_BITS1(p) (*(p))
+#define LOAD_BITSV(p) VLOADF(p)
 #elif SRC_T == CLFORGE_DT_F16
 typedef ushort src_t;  // f16 bits, widened by cl/common.cl
-#define LOAD1(p) as_uint(clforge_f32_from_f16_bits_uint((uint)(*(p))))
-#define LOADV(p) AS_UINTV(CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VSUF)(CONVERT_UINTV(VLOAD(p))))
+#define LOAD_BITS1(p) as_uint(clforge_f32_from_f16_bits_uint((uint)(*(p))))
+#define LOAD_BITSV(p) AS_UINTV(CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VSUF)(CONVERT_UINTV(VLOADF(p))))
 #elif SRC_T == CLFORGE_DT_BF16
 typedef ushort src_t;
-#define LOAD1(p) ((uint)(*(p)) << 16)
-#define LOADV(p) (CONVERT_UINTV(VLOAD(p)) << 16)
+#define LOAD_BITS1(p) ((uint)(*(p)) << 16)
+#define LOAD_BITSV(p) (CONVERT_UINTV(VLOADF(p)) << 16)
 #else
 #error "SRC_T must be a CLFORGE_DT_* code"
 #endif
 
 #if DST_T == CLFORGE_DT_F32
 typedef uint dst_t;
-#define STORE1(b, p) (*(p) = (b))
-#define STOREV(b, p) VSTORE(b, p)
+#define STORE_BITS1(b, p) (*(p) = (b))
+#define STORE_BITSV(b, p) VSTOREF(b, p)
 #elif DST_T == CLFORGE_DT_F16 || DST_T == CLFORGE_DT_BF16
 typedef ushort dst_t;  // f16 is stored through its bits too: see cl/common.cl
 #if DST_T == CLFORGE_DT_F16
@@ -52,8 +43,8 @@ typedef ushort dst_t;  // f16 is stored through its bits too: see cl/common.cl
 #define NARROW1 clforge_bf16_bits_uint
 #define NARROWV BF16_BITS
 #endif
-#define STORE1(b, p) (*(p) = (ushort)NARROW1(b))
-#define STOREV(b, p) VSTORE(CONVERT_USHORTV(NARROWV(b)), p)
+#define STORE_BITS1(b, p) (*(p) = (ushort)NARROW1(b))
+#define STORE_BITSV(b, p) VSTOREF(CONVERT_USHORTV(NARROWV(b)), p)
 #else
 #error "DST_T must be a CLFORGE_DT_* code"
 #endif
@@ -67,12 +58,12 @@ kernel void clforge_convert(const global src_t *src, ulong src_off, global dst_t
   src += src_off + i;
   dst += dst_off + i;
   if (i + VW <= n) {
-    uintv b = LOADV(src);
-    STOREV(b, dst);
+    uintv b = LOAD_BITSV(src);
+    STORE_BITSV(b, dst);
   } else {  // the one partial vector at the end
     for (ulong j = 0; i + j < n; ++j) {
-      uint b = LOAD1(src + j);
-      STORE1(b, dst + j);
+      uint b = LOAD_BITS1(src + j);
+      STORE_BITS1(b, dst + j);
     }
   }
 }

@@ -80,7 +80,7 @@ kernel __attribute__((reqd_work_group_size(WG, RPW, 1))) void clforge_cross_entr
     floatv mv = (floatv)(-INFINITY), lv = (floatv)0.0f, sv = (floatv)0.0f;
     float m = -INFINITY, l = 0.0f, zs = 0.0f;
     for (uint i = w; i < nvr; i += WG) {
-      const floatv v = VLD(Z_T, zr + i * VW);
+      const floatv v = LOADV(Z_T, zr + i * VW);
       stepv(&mv, &lv, v);
       sv += v;
     }
@@ -110,7 +110,7 @@ kernel __attribute__((reqd_work_group_size(WG, RPW, 1))) void clforge_cross_entr
 #if HAS_DZ
     global dz_t *dr = dz + dz_off + (here ? row : 0) * dz_stride;
     if (!counted) {
-      for (uint i = w; i < nvr; i += WG) VST(DZ_T, (floatv)0.0f, dr + i * VW);
+      for (uint i = w; i < nvr; i += WG) STOREV(DZ_T, (floatv)0.0f, dr + i * VW);
       for (uint e = tail + w; e < len; e += WG) STORE1(DZ_T, 0.0f, dr, e);
       continue;
     }
@@ -122,7 +122,7 @@ kernel __attribute__((reqd_work_group_size(WG, RPW, 1))) void clforge_cross_entr
 #endif
     const floatv lsev = (floatv)lse, env = (floatv)en, kv = (floatv)k;
     for (uint i = w; i < nvr; i += WG)
-      VST(DZ_T, kv * (EXPV(VLD(Z_T, zr + i * VW) - lsev) - env), dr + i * VW);
+      STOREV(DZ_T, kv * (EXPV(LOADV(Z_T, zr + i * VW) - lsev) - env), dr + i * VW);
     for (uint e = tail + w; e < len; e += WG) STORE1(DZ_T, k * (EXP1(LOAD1(Z_T, zr, e) - lse) - en), dr, e);
     // The target's element, again by the item that wrote it (from zt, read
     // before any write: in place, the logit is gone by now).

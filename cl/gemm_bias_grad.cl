@@ -5,11 +5,6 @@
 // (sum over its columns), else one per column (neighbouring items read
 // neighbouring columns). Options: C_T, BIAS_T, IDX64, PER_ROW.
 
-#if IDX64
-typedef ulong idx_t;
-#else
-typedef uint idx_t;
-#endif
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, C_T) c_t;
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, BIAS_T) bias_t;
 

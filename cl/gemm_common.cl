@@ -41,18 +41,7 @@ typedef float aux_t;
   C += c_off + batch * stride_c;           \
   AUXP += aux_off + batch * stride_c
 
-
-// VW-wide vectors along n (both families have a VW parameter).
-#if VW == 1
-#define VSUF
-#define VLOADF(p) (*(p))
-#define VSTOREF(x, p) (*(p) = (x))
-#else
-#define VSUF VW
-#define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
-#define VSTOREF(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
-#endif
-typedef CLFORGE_CAT(float, VSUF) floatv;
+// (VW-wide vectors along n, floatv and their loads: cl/common.cl.)
 
 // Half arithmetic (family parameter HALF, gated by the call's compute type
 // in src/ops/gemm.c): inputs rounded to f16, products in f16; HALF 1 adds
@@ -96,12 +85,8 @@ typedef floatv halfv;
 
 // VW consecutive elements of op(B) in row p, as f32.
 static inline floatv load_b_vec(const global b_t *B, uint ldb, uint p, idx_t col) {
-#if TB == 0 && VW > 1 && B_T == CLFORGE_DT_F32
-  return CLFORGE_CAT(vload, VW)(0, B + B_AT(p, col));
-#elif TB == 0 && VW > 1 && B_T == CLFORGE_DT_F16
-  return CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, B + B_AT(p, col))));
-#elif TB == 0 && VW > 1 && B_T == CLFORGE_DT_BF16
-  return CLFORGE_CAT(as_float, VW)(CLFORGE_CAT(convert_uint, VW)(CLFORGE_CAT(vload, VW)(0, B + B_AT(p, col))) << 16);
+#if TB == 0 && VW > 1
+  return LOADV(B_T, B + B_AT(p, col));
 #else
   float t[VW];
   UNROLL(VW)
@@ -120,16 +105,8 @@ static inline floatv load_c_vec(const global c_t *C, uint ldc, idx_t row, idx_t 
 }
 
 static inline void store_c_vec(floatv x, global c_t *C, uint ldc, idx_t row, idx_t col) {
-#if VW > 1 && C_T == CLFORGE_DT_F32
-  CLFORGE_CAT(vstore, VW)(x, 0, C + row * ldc + col);
-#elif VW > 1
-  CLFORGE_CAT(uint, VW) b = CLFORGE_CAT(as_uint, VW)(x);
-#if C_T == CLFORGE_DT_F16
-  b = CLFORGE_CAT(clforge_f16_bits_uint, VW)(b);
-#else
-  b = CLFORGE_CAT(clforge_bf16_bits_uint, VW)(b);
-#endif
-  CLFORGE_CAT(vstore, VW)(CLFORGE_CAT(convert_ushort, VW)(b), 0, C + row * ldc + col);
+#if VW > 1
+  STOREV(C_T, x, C + row * ldc + col);
 #else
   STORE1(C_T, x, C, row * ldc + col);
 #endif

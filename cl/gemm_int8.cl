@@ -30,19 +30,7 @@
 #define WGC (NDIM * NWI * VW) // the group's columns
 
 
-#if VW == 1
-#define VSUF
-#define VLOADF(p) (*(p))
-#define VLOADF_U(p) (*(p))
-#define VSTORE_INT(x, p) (*(p) = (x))
-#else
-#define VSUF VW
-#define VLOADF(p) CLFORGE_CAT(vload, VW)(0, p)
-#define VLOADF_U(p) CLFORGE_CAT(vload, VW)(0, p)
-#define VSTORE_INT(x, p) CLFORGE_CAT(vstore, VW)(x, 0, p)
-#endif
-typedef CLFORGE_CAT(float, VSUF) floatv;
-typedef CLFORGE_CAT(int, VSUF) intv;
+// (VSUF, floatv, intv, uintv, VLOADF, VSTOREF: cl/common.cl.)
 #define CONVERT_INTV(x) CLFORGE_CAT(convert_int, VSUF)(x)
 
 
@@ -69,7 +57,6 @@ static inline floatv load_b_int8(const global b_t *B, uint ldb, uint p, uint col
 #if DOT == 2 && VW != 1
 #error "DOT 2 keeps one column a work-item (VW 1)"
 #endif
-typedef CLFORGE_CAT(uint, VSUF) uintv;
 // Byte i of a packed uint as a value of operand type T (4 s8, 5 u8);
 // shifts, not vector casts (Oclgrind's uninitialized-value checker stops
 // on the casts).
@@ -240,7 +227,7 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
           bp[t][v] = pack_b(B, ldb, min(cv[t] + v, cols - 1), p, kend);
           cs[v] = SUM4(B_T, bp[t][v]);
         }
-        csum[t] += VLOADF_U(cs);
+        csum[t] += VLOADF(cs);
       }
       UNROLL(MWI)
       for (int s = 0; s < MWI; ++s) {
@@ -251,7 +238,7 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
           uint d[VW];
           UNROLL(VW)
           for (int v = 0; v < VW; ++v) d[v] = DOT4(ap, bp[t][v]);
-          raw[s][t] += VLOADF_U(d);
+          raw[s][t] += VLOADF(d);
         }
       }
     }
@@ -331,7 +318,7 @@ void clforge_gemm_int8(const uint rows, const uint cols, const uint k, const flo
     if (row >= rows) continue;
     for (int t = 0; t < NWI; ++t) {
       int e[VW];
-      VSTORE_INT(iacc[s][t], e);
+      VSTOREF(iacc[s][t], e);
       for (int v = 0; v < VW; ++v) {
         const uint col = cv[t] + v;
         if (col >= cols) continue;

@@ -12,7 +12,7 @@
 // Packed layout: element (r, p) of panel i (rows first + i*W + r, k index p)
 // at i*W*k + p*W + r; rows past `count` are zeros (the host pads to MC or NC).
 
-typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t; // idx_t, UNROLL: gemm_base.cl
+typedef CLFORGE_CAT(CLFORGE_STORAGE_, X_T) x_t; // idx_t, UNROLL: common.cl
 
 #define PK 16 // k values per work-item (src/ops/gemm_packed.c)
 // A work-group of 64 work-items along the matrix's contiguous direction:

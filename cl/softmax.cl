@@ -42,10 +42,10 @@ typedef float mask_t;
 
 // t at element e of the row: one vector, or one element.
 #if HAS_MASK
-#define TVR(xp, mp, e) fma(VLD(X_T, (xp) + (e)), (floatv)scale, VLD(MASK_T, (mp) + (e)))
+#define TVR(xp, mp, e) fma(LOADV(X_T, (xp) + (e)), (floatv)scale, LOADV(MASK_T, (mp) + (e)))
 #define T1R(xp, mp, e) fma(LOAD1(X_T, xp, e), scale, LOAD1(MASK_T, mp, e))
 #else
-#define TVR(xp, mp, e) (VLD(X_T, (xp) + (e)) * scale)
+#define TVR(xp, mp, e) (LOADV(X_T, (xp) + (e)) * scale)
 #define T1R(xp, mp, e) (LOAD1(X_T, xp, e) * scale)
 #endif
 #define TV(e) TVR(xr, mr, e)   // this row
@@ -119,11 +119,11 @@ kernel __attribute__((reqd_work_group_size(WG, RPW, 1))) void clforge_softmax(
     const floatv sv = (floatv)s;
 #if LOG
     const float lg = l == 0.0f ? 0.0f : log(l); // an empty row stays -inf
-#define OUTV(i) VST(Y_T, (TV((i) * VW) - sv) - lg, yr + (i) * VW)
+#define OUTV(i) STOREV(Y_T, (TV((i) * VW) - sv) - lg, yr + (i) * VW)
 #define OUT1(e) STORE1(Y_T, (T1(e) - s) - lg, yr, e)
 #else
     const float inv = l == 0.0f ? 0.0f : 1.0f / l; // an empty row gives zeros
-#define OUTV(i) VST(Y_T, EXPV(TV((i) * VW) - sv) * inv, yr + (i) * VW)
+#define OUTV(i) STOREV(Y_T, EXPV(TV((i) * VW) - sv) * inv, yr + (i) * VW)
 #define OUT1(e) STORE1(Y_T, EXP1(T1(e) - s) * inv, yr, e)
 #endif
     floatv mv = (floatv)(-INFINITY), lv = (floatv)0.0f;
@@ -156,7 +156,7 @@ kernel __attribute__((reqd_work_group_size(WG, RPW, 1))) void clforge_softmax(
 #define SUMV(i)                                   \
   do {                                            \
     const floatv ev_ = EXPV(TV((i) * VW) - sv);   \
-    VST(Y_T, ev_, yr + (i) * VW);                 \
+    STOREV(Y_T, ev_, yr + (i) * VW);                 \
     lv += ev_;                                    \
   } while (0)
 #define SUM1(e)                     \
@@ -193,15 +193,15 @@ kernel __attribute__((reqd_work_group_size(WG, RPW, 1))) void clforge_softmax(
     // the output pass
 #if LOG
     const float lg = l == 0.0f ? 0.0f : log(l); // an empty row stays -inf
-    for (aidx i = w; i < nvr; i += WG) VST(Y_T, (TV(i * VW) - sv) - lg, yr + i * VW);
+    for (aidx i = w; i < nvr; i += WG) STOREV(Y_T, (TV(i * VW) - sv) - lg, yr + i * VW);
     for (aidx e = tail + w; e < len; e += WG) STORE1(Y_T, (T1(e) - s) - lg, yr, e);
 #else
     const float inv = l == 0.0f ? 0.0f : 1.0f / l; // an empty row gives zeros
 #if STASHED
-    for (aidx i = w; i < nvr; i += WG) VST(Y_T, VLD(Y_T, yr + i * VW) * inv, yr + i * VW);
+    for (aidx i = w; i < nvr; i += WG) STOREV(Y_T, LOADV(Y_T, yr + i * VW) * inv, yr + i * VW);
     for (aidx e = tail + w; e < len; e += WG) yr[e] *= inv;
 #else
-    for (aidx i = w; i < nvr; i += WG) VST(Y_T, EXPV(TV(i * VW) - sv) * inv, yr + i * VW);
+    for (aidx i = w; i < nvr; i += WG) STOREV(Y_T, EXPV(TV(i * VW) - sv) * inv, yr + i * VW);
     for (aidx e = tail + w; e < len; e += WG) STORE1(Y_T, EXP1(T1(e) - s) * inv, yr, e);
 #endif
 #endif

@@ -24,14 +24,14 @@ typedef CLFORGE_CAT(CLFORGE_STORAGE_, DX_T) dx_t;
 // A row's sum terms (vector at e, element e) and its dx (with sv / s1 the
 // row's sum as a vector and a scalar, scv / scale the scale).
 #if LOG
-#define TERMV(yp, dp, e) VLD(DY_T, (dp) + (e))
+#define TERMV(yp, dp, e) LOADV(DY_T, (dp) + (e))
 #define TERM1(yp, dp, e) LOAD1(DY_T, dp, e)
-#define DXV(yp, dp, e) (scv * (VLD(DY_T, (dp) + (e)) - EXPV(VLD(Y_T, (yp) + (e))) * sv))
+#define DXV(yp, dp, e) (scv * (LOADV(DY_T, (dp) + (e)) - EXPV(LOADV(Y_T, (yp) + (e))) * sv))
 #define DX1(yp, dp, e) (scale * (LOAD1(DY_T, dp, e) - EXP1(LOAD1(Y_T, yp, e)) * s1))
 #else
-#define TERMV(yp, dp, e) (VLD(Y_T, (yp) + (e)) * VLD(DY_T, (dp) + (e)))
+#define TERMV(yp, dp, e) (LOADV(Y_T, (yp) + (e)) * LOADV(DY_T, (dp) + (e)))
 #define TERM1(yp, dp, e) (LOAD1(Y_T, yp, e) * LOAD1(DY_T, dp, e))
-#define DXV(yp, dp, e) (scv * (VLD(Y_T, (yp) + (e)) * (VLD(DY_T, (dp) + (e)) - sv)))
+#define DXV(yp, dp, e) (scv * (LOADV(Y_T, (yp) + (e)) * (LOADV(DY_T, (dp) + (e)) - sv)))
 #define DX1(yp, dp, e) (scale * (LOAD1(Y_T, yp, e) * (LOAD1(DY_T, dp, e) - s1)))
 #endif
 
@@ -79,7 +79,7 @@ kernel __attribute__((reqd_work_group_size(WG, RPW, 1))) void clforge_softmax_ba
     float snx = 0.0f;
     if (ahead) {
       for (aidx i = w; i < nv; i += WG) {
-        VST(DX_T, DXV(yr, dr, i * VW), xr + i * VW);
+        STOREV(DX_T, DXV(yr, dr, i * VW), xr + i * VW);
         acc += TERMV(yn, dn, i * VW);
       }
       for (aidx e = tail + w; e < n; e += WG) {
@@ -87,7 +87,7 @@ kernel __attribute__((reqd_work_group_size(WG, RPW, 1))) void clforge_softmax_ba
         snx += TERM1(yn, dn, e);
       }
     } else {
-      for (aidx i = w; i < nvr; i += WG) VST(DX_T, DXV(yr, dr, i * VW), xr + i * VW);
+      for (aidx i = w; i < nvr; i += WG) STOREV(DX_T, DXV(yr, dr, i * VW), xr + i * VW);
       for (aidx e = tail + w; e < len; e += WG) STORE1(DX_T, DX1(yr, dr, e), xr, e);
     }
     snx += hsum(acc);

@@ -11,32 +11,8 @@ typedef ulong aidx;
 typedef uint aidx;
 #endif
 
-// VW-wide loads and stores of each storage code, as f32 vectors.
-#if VW == 1
-typedef float floatv;
-#define VLD_1(p) (*(p))
-#define VLD_2(p) clforge_f32_from_f16_bits_uint((uint)(*(p)))
-#define VLD_3(p) as_float((uint)(*(p)) << 16)
-#define VST_1(v, p) (*(p) = (v))
-#define VST_2(v, p) (*(p) = (ushort)clforge_f16_bits_uint(as_uint(v)))
-#define VST_3(v, p) (*(p) = (ushort)clforge_bf16_bits_uint(as_uint(v)))
-#else
-typedef CLFORGE_CAT(float, VW) floatv;
-#define VLOAD CLFORGE_CAT(vload, VW)
-#define VSTORE CLFORGE_CAT(vstore, VW)
-#define UINTV CLFORGE_CAT(convert_uint, VW)
-#define USHORTV CLFORGE_CAT(convert_ushort, VW)
-#define ASUINTV CLFORGE_CAT(as_uint, VW)
-#define ASFLOATV CLFORGE_CAT(as_float, VW)
-#define VLD_1(p) VLOAD(0, p)
-#define VLD_2(p) CLFORGE_CAT(clforge_f32_from_f16_bits_uint, VW)(UINTV(VLOAD(0, p)))
-#define VLD_3(p) ASFLOATV(UINTV(VLOAD(0, p)) << 16)
-#define VST_1(v, p) VSTORE(v, 0, p)
-#define VST_2(v, p) VSTORE(USHORTV(CLFORGE_CAT(clforge_f16_bits_uint, VW)(ASUINTV(v))), 0, p)
-#define VST_3(v, p) VSTORE(USHORTV(CLFORGE_CAT(clforge_bf16_bits_uint, VW)(ASUINTV(v))), 0, p)
-#endif
-#define VLD(T, p) CLFORGE_CAT(VLD_, T)(p)
-#define VST(T, v, p) CLFORGE_CAT(VST_, T)(v, p)
+// (floatv, and LOADV / STOREV: VW-wide loads and stores of each storage
+// code as f32 vectors: cl/common.cl.)
 
 // Max-subtraction base: 0 for a row (or part) with no mass.
 #define SAFE(m) select(m, (floatv)0.0f, m == (floatv)(-INFINITY))
@@ -110,8 +86,8 @@ static inline void join_lanes(float *m, float *l, floatv mv, floatv lv) {
   join(m, l, mv, lv);
 #else
   float am[VW], al[VW];
-  VSTORE(mv, 0, am);
-  VSTORE(lv, 0, al);
+  VSTOREF(mv, am);
+  VSTOREF(lv, al);
   for (int i = 0; i < VW; ++i) join(m, l, am[i], al[i]);
 #endif
 }
@@ -122,7 +98,7 @@ static inline float hmax(floatv v) {
 #else
   float m = v.s0;
   float a[VW];
-  VSTORE(v, 0, a);
+  VSTOREF(v, a);
   for (int i = 1; i < VW; ++i) m = fmax(m, a[i]);
   return m;
 #endif
@@ -133,7 +109,7 @@ static inline float hsum(floatv v) {
   return v;
 #else
   float a[VW];
-  VSTORE(v, 0, a);
+  VSTOREF(v, a);
   float s = 0.0f;
   for (int i = 0; i < VW; ++i) s += a[i];
   return s;

@@ -8,7 +8,7 @@
 /* clang-format off */
 const clforge__family clforge__family_conv_bwd_data_direct = {
     .name = "conv_bwd_data_direct",
-    .sources = (const char *const[]){"conv_backward_data", NULL},
+    .sources = (const char *const[]){"conv_base", "conv_backward_data", NULL},
     .kernel = "clforge_conv_bwd_data_direct",
     .nparams = CBD_NPARAMS,
     .params = {

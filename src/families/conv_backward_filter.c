@@ -9,7 +9,7 @@
 /* clang-format off */
 const clforge__family clforge__family_conv_bwd_filter_direct = {
     .name = "conv_bwd_filter_direct",
-    .sources = (const char *const[]){"conv_backward_filter", NULL},
+    .sources = (const char *const[]){"conv_base", "conv_backward_filter", NULL},
     .kernel = "clforge_conv_bwd_filter_direct",
     .nparams = CBF_NPARAMS,
     .params = {

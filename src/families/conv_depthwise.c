@@ -21,7 +21,7 @@ static int depthwise_allowed(const int *v, const clforge_device_info *dev, char 
 /* clang-format off */
 const clforge__family clforge__family_conv_depthwise = {
     .name = "conv_depthwise",
-    .sources = (const char *const[]){"conv_depthwise", NULL},
+    .sources = (const char *const[]){"conv_base", "conv_depthwise", NULL},
     .kernel = "clforge_conv_depthwise",
     .nparams = CONVDW_NPARAMS,
     .params = {

@@ -16,7 +16,7 @@ static int dw_int8_allowed(const int *v, const clforge_device_info *dev, char *w
 /* clang-format off */
 const clforge__family clforge__family_conv_depthwise_int8 = {
     .name = "conv_depthwise_int8",
-    .sources = (const char *const[]){"int8_epilogue", "conv_depthwise_int8", NULL},
+    .sources = (const char *const[]){"conv_base", "int8_epilogue", "conv_depthwise_int8", NULL},
     .kernel = "clforge_conv_depthwise_int8",
     .nparams = CDWI8_NPARAMS,
     .params = {

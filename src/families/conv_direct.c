@@ -24,7 +24,7 @@ static int direct_allowed(const int *v, const clforge_device_info *dev, char *wh
 /* clang-format off */
 const clforge__family clforge__family_conv_direct = {
     .name = "conv_direct",
-    .sources = (const char *const[]){"conv_direct", NULL},
+    .sources = (const char *const[]){"conv_base", "conv_direct", NULL},
     .kernel = "clforge_conv_direct",
     .nparams = CONVD_NPARAMS,
     .params = {

@@ -21,7 +21,7 @@ static int fft_allowed(const int *v, const clforge_device_info *dev, char *why, 
 /* clang-format off */
 const clforge__family clforge__family_conv_fft = {
     .name = "conv_fft",
-    .sources = (const char *const[]){"conv_fft", NULL},
+    .sources = (const char *const[]){"conv_base", "conv_fft", NULL},
     .kernel = "clforge_conv_fft_mac",
     .nparams = CONV_FFT_NPARAMS,
     .params = {

@@ -17,7 +17,7 @@ static int im2col_allowed(const int *v, const clforge_device_info *dev, char *wh
 /* clang-format off */
 const clforge__family clforge__family_conv_im2col = {
     .name = "conv_im2col",
-    .sources = (const char *const[]){"conv_im2col", NULL},
+    .sources = (const char *const[]){"conv_base", "conv_im2col", NULL},
     .kernel = "clforge_conv_im2col",
     .nparams = CI2C_NPARAMS,
     .params = {

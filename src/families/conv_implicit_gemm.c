@@ -55,7 +55,7 @@ static int cig_allowed(const int *v, const clforge_device_info *dev, char *why, 
 /* clang-format off */
 const clforge__family clforge__family_conv_implicit_gemm = {
     .name = "conv_implicit_gemm",
-    .sources = (const char *const[]){"conv_implicit_gemm", NULL},
+    .sources = (const char *const[]){"conv_base", "conv_implicit_gemm", NULL},
     .kernel = "clforge_conv_implicit_gemm",
     .nparams = CIG_NPARAMS,
     .params = {

@@ -8,7 +8,7 @@
 /* clang-format off */
 const clforge__family clforge__family_conv_winograd_4x4 = {
     .name = "conv_winograd_4x4",
-    .sources = (const char *const[]){"conv_winograd", NULL},
+    .sources = (const char *const[]){"conv_base", "conv_winograd", NULL},
     .kernel = "clforge_conv_winograd_input",
     .nparams = WINO_NPARAMS,
     .params = {
