@@ -15,10 +15,7 @@ static int cig_allowed(const int *v, const clforge_device_info *dev, char *why, 
     return 0;
   }
   size_t wgs = (size_t)(mc / mr) * (size_t)(nc / nr);
-  if (wgs > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
-    return 0;
-  }
+  if (!clforge__family_wg_fits(wgs, dev, why, why_cap)) return 0;
   /* A CPU has 32 vector registers (AVX-512): the accumulators leave room
    * for the filter vectors and the broadcast x value. */
   if (mr * (nr / vw) > 28) {
@@ -70,16 +67,12 @@ const clforge__family clforge__family_conv_implicit_gemm = {
         [CIG_DNR] = {"DNR", 7, {1, 2, 3, 4, 5, 6, 8}},
         [CIG_DVW] = {"DVW", 3, {4, 8, 16}},
     },
-    /*                                   MR  NR  VW  MC   NC  KC  KU DMR DNR DVW */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {12, 32, 16, 24, 32, 64, 2, 3, 6, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 8, 4, 32, 32, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 8, 4, 32, 32, 16, 1, 2, 4, 4},
-    },
+    /* rows: MR  NR  VW  MC   NC  KC  KU DMR DNR DVW */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (4, 16, 4, 64, 64, 16, 1, 2, 4, 4), /* cpu */ (12, 32, 16, 24, 32, 64, 2, 3, 6, 16),
+        /* nvidia */ (4, 16, 4, 64, 64, 16, 1, 2, 4, 4), /* amd */ (4, 16, 4, 64, 64, 16, 1, 2, 4, 4),
+        /* intel_gpu */ (4, 16, 4, 64, 64, 16, 1, 2, 4, 4), /* mali */ (4, 8, 4, 32, 32, 16, 1, 2, 4, 4),
+        /* adreno */ (4, 8, 4, 32, 32, 16, 1, 2, 4, 4)),
     .allowed = cig_allowed,
     .classes = (const clforge__shape_class[]){
         CLFORGE_CONV_CLASS_R50_3X3_56, CLFORGE_CONV_CLASS_R50_3X3_56_N1,

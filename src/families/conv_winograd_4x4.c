@@ -17,16 +17,10 @@ const clforge__family clforge__family_conv_winograd_4x4 = {
         [WINO_WG] = {"WG", 6, {1, 4, 8, 16, 32, 64}},
         [WINO_PASS] = {"PASS", 7, {0, 64, 128, 256, 512, 1024, 2048}},
     },
-    /*                                   PATH VW WG PASS */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 16, 8, 128},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 4, 16, 0},
-    },
+    /* rows: PATH VW WG PASS */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (0, 4, 16, 0), /* cpu */ (1, 16, 8, 128), /* nvidia */ (0, 4, 16, 0), /* amd */ (0, 4, 16, 0),
+        /* intel_gpu */ (0, 4, 16, 0), /* mali */ (0, 4, 16, 0), /* adreno */ (0, 4, 16, 0)),
     .classes = (const clforge__shape_class[]){
         CLFORGE_CONV_CLASS_R50_3X3_56, CLFORGE_CONV_CLASS_R50_3X3_56_N1,
         CLFORGE_CONV_CLASS_R50_3X3_28, CLFORGE_CONV_CLASS_R50_3X3_28_N1,

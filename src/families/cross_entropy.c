@@ -49,16 +49,11 @@ const clforge__family clforge__family_cross_entropy = {
      * per row, 16-wide, clforge's exp, many rows per item (short rows gain
      * most over one row per item: `clforge bench train`); on GPUs a
      * work-group per row. */
-    /*                                   EXP WG RPW RPI VW */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 1, 4, 64, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 256, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 128, 1, 1, 4},
-    },
+    /* rows: EXP WG RPW RPI VW */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (0, 64, 1, 1, 4), /* cpu */ (1, 1, 4, 64, 16), /* nvidia */ (0, 128, 1, 1, 4),
+        /* amd */ (0, 256, 1, 1, 4), /* intel_gpu */ (0, 128, 1, 1, 4), /* mali */ (0, 64, 1, 1, 4),
+        /* adreno */ (0, 128, 1, 1, 4)),
     .overrides = clforge__row_short_overrides,
     .allowed = ce_allowed,
     .classes = clforge__ce_classes,

@@ -14,10 +14,7 @@ static int packed_allowed(const int *v, const clforge_device_info *dev, char *wh
     return 0;
   }
   size_t wgs = (size_t)(mc / mr) * (size_t)(nc / nr);
-  if (wgs > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
-    return 0;
-  }
+  if (!clforge__family_wg_fits(wgs, dev, why, why_cap)) return 0;
   /* Accumulators in vectors: a CPU has 32 vector registers (AVX-512), and
    * the block must leave room for B's vectors and A's broadcast. */
   if (mr * (nr / vw) > 28) {
@@ -62,16 +59,12 @@ const clforge__family clforge__family_gemm_packed = {
         [GEMMP_KU] = {"KU", 4, {1, 2, 4, 8}},
         [GEMMP_ORD] = {"ORD", 2, {0, 1}},
     },
-    /*                                   MR NR  VW  MC   NC  KC  KU ORD */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 4, 32, 64, 64, 1, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {12, 32, 16, 24, 32, 384, 2, 0},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 16, 4, 64, 64, 64, 1, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 16, 4, 64, 64, 64, 1, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 4, 32, 64, 64, 1, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 16, 4, 32, 64, 64, 1, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 16, 4, 32, 64, 64, 1, 0},
-    },
+    /* rows: MR NR  VW  MC   NC  KC  KU ORD */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (4, 16, 4, 32, 64, 64, 1, 0), /* cpu */ (12, 32, 16, 24, 32, 384, 2, 0),
+        /* nvidia */ (4, 16, 4, 64, 64, 64, 1, 0), /* amd */ (4, 16, 4, 64, 64, 64, 1, 0),
+        /* intel_gpu */ (4, 16, 4, 32, 64, 64, 1, 0), /* mali */ (4, 16, 4, 32, 64, 64, 1, 0),
+        /* adreno */ (4, 16, 4, 32, 64, 64, 1, 0)),
     /* n <= 16 (MobileNetV2's 1x1 layers to 16 channels): panels of 16
      * columns, one of them per work-group, instead of half of a 32-wide one
      * computed for nothing (MobileNetV2's 1x1 layers: docs/performance.md). */

@@ -50,16 +50,12 @@ const clforge__family clforge__family_softmax = {
      * item). GPUs: a work-group per row (coalesced
      * 16-byte loads, a local reduction), one pass for the statistics, the
      * built-in exp. */
-    /*                                   ONLINE STASH EXP WG RPW RPI VW */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {1, 0, 0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {0, 1, 1, 1, 4, 64, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 0, 0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 0, 0, 256, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1, 0, 0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {1, 0, 0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {1, 0, 0, 128, 1, 1, 4},
-    },
+    /* rows: ONLINE STASH EXP WG RPW RPI VW */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (1, 0, 0, 64, 1, 1, 4), /* cpu */ (0, 1, 1, 1, 4, 64, 16),
+        /* nvidia */ (1, 0, 0, 128, 1, 1, 4), /* amd */ (1, 0, 0, 256, 1, 1, 4),
+        /* intel_gpu */ (1, 0, 0, 128, 1, 1, 4), /* mali */ (1, 0, 0, 64, 1, 1, 4),
+        /* adreno */ (1, 0, 0, 128, 1, 1, 4)),
     /* Short rows on GPUs: a warp-sized team per row, several rows per group. */
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_NVIDIA, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SOFTMAX_WG, 32},

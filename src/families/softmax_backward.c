@@ -60,16 +60,11 @@ const clforge__family clforge__family_softmax_backward = {
      * on CPUs one work-item per row with 16-wide vectors and many rows per
      * item (the next row's sum pass streams beside this row's dx pass);
      * on GPUs a work-group per row. */
-    /*                                   EXP WG RPW RPI VW */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 1, 4, 64, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 256, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 128, 1, 1, 4},
-    },
+    /* rows: EXP WG RPW RPI VW */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (0, 64, 1, 1, 4), /* cpu */ (1, 1, 4, 64, 16), /* nvidia */ (0, 128, 1, 1, 4),
+        /* amd */ (0, 256, 1, 1, 4), /* intel_gpu */ (0, 128, 1, 1, 4), /* mali */ (0, 64, 1, 1, 4),
+        /* adreno */ (0, 128, 1, 1, 4)),
     .overrides = clforge__row_short_overrides,
     .allowed = softmax_backward_allowed,
     .classes = clforge__softmax_classes,
