@@ -6,7 +6,7 @@
 
 #include "families.h"
 
-static int packed_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+int clforge__packed_block_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   const int mr = v[GEMMP_MR], nr = v[GEMMP_NR], vw = v[GEMMP_VW], mc = v[GEMMP_MC], nc = v[GEMMP_NC];
   if (nr % vw || mc % mr || nc % nr) {
     CLFORGE__WHY(why, why_cap, "NR %% VW, MC %% MR and NC %% NR must be 0 (MR=%d NR=%d VW=%d MC=%d NC=%d)", mr, nr, vw, mc,
@@ -15,21 +15,23 @@ static int packed_allowed(const int *v, const clforge_device_info *dev, char *wh
   }
   size_t wgs = (size_t)(mc / mr) * (size_t)(nc / nr);
   if (!clforge__family_wg_fits(wgs, dev, why, why_cap)) return 0;
-  /* Accumulators in vectors: a CPU has 32 vector registers (AVX-512), and
-   * the block must leave room for B's vectors and A's broadcast. */
   if (mr * (nr / vw) > 28) {
     CLFORGE__WHY(why, why_cap, "MR*(NR/VW) = %d accumulators exceed 28", mr * (nr / vw));
     return 0;
   }
-  if (mr * nr > 512) { /* in floats: registers per work-item on GPUs */
+  if (mr * nr > 512) {
     CLFORGE__WHY(why, why_cap, "MR*NR = %d exceeds 512", mr * nr);
     return 0;
   }
-  /* Vector FMAs in one unrolled step, as for the tiled family (compile time). */
   if (mr * (nr / vw) * v[GEMMP_KU] > 128) {
     CLFORGE__WHY(why, why_cap, "MR*(NR/VW)*KU = %d exceeds 128", mr * (nr / vw) * v[GEMMP_KU]);
     return 0;
   }
+  return 1;
+}
+
+static int packed_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if (!clforge__packed_block_allowed(v, dev, why, why_cap)) return 0;
   if (v[GEMMP_KC] % v[GEMMP_KU]) {
     CLFORGE__WHY(why, why_cap, "KC %% KU must be 0 (KC=%d KU=%d)", v[GEMMP_KC], v[GEMMP_KU]);
     return 0;

@@ -4,6 +4,7 @@
 
 #include "families.h"
 #include "softmax.h"
+#include "softmax_backward.h"
 #include "softmax_classes.h"
 
 static int softmax_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
@@ -36,11 +37,7 @@ const clforge__family clforge__family_softmax = {
     .params = {
         [SOFTMAX_ONLINE] = {"ONLINE", 2, {0, 1}},
         [SOFTMAX_STASH] = {"STASH", 2, {0, 1}},
-        [SOFTMAX_EXP] = {"EXP", 2, {0, 1}},
-        [SOFTMAX_WG] = {"WG", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
-        [SOFTMAX_RPW] = {"RPW", 6, {1, 2, 4, 8, 16, 32}},
-        [SOFTMAX_RPI] = {"RPI", 7, {1, 2, 4, 8, 16, 32, 64}},
-        [SOFTMAX_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
+        CLFORGE__ROW_PARAMS(SOFTMAX),
     },
     /* CPUs (measured on PoCL, AVX-512): one work-item per row with 16-wide
      * vectors, the row re-read from cache; max then sum with the exps kept
