@@ -16,6 +16,7 @@
 #include "../ref/attention.h"
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
+#include "tune_common.h"
 #include "../core/validate.h"
 #include "attention_algo.h"
 #include "attention_tune.h"
@@ -51,9 +52,8 @@ void clforge__attn_tune_shape(const size_t *s, clforge_attention_desc *d) {
 static void attn_teardown(void *state) {
   attn_problem *p = state;
   if (!p) return;
-  cl_mem all[] = {p->q, p->k, p->v, p->o};
-  for (int i = 0; i < 4; ++i)
-    if (all[i]) clReleaseMemObject(all[i]);
+  const cl_mem all[] = {p->q, p->k, p->v, p->o};
+  clforge__tune_release(all, sizeof all / sizeof all[0]);
   free(p->want);
   free(p);
 }
@@ -149,8 +149,7 @@ static clforge_status attn_run(void *state) {
 
 static void attn_prepare(void *state) {
   attn_problem *p = state;
-  cl_uchar ones = 0xff; /* NaN in every storage type */
-  clEnqueueFillBuffer(p->ctx->queue, p->o, &ones, 1, 0, p->d.o.extent * clforge_dtype_size(p->d.o.type), 0, NULL, NULL);
+  clforge__tune_poison(p->ctx, p->o, p->d.o.extent * clforge_dtype_size(p->d.o.type));
 }
 
 static clforge_status attn_check(void *state, int corrupt, char *why, size_t why_cap) {

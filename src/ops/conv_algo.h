@@ -104,6 +104,16 @@ void clforge__conv_problem_options(const clforge__conv *d, char *buf, size_t cap
  * argument goes before them. Returns the OR of clSetKernelArg's results. */
 cl_int clforge__conv_tensor_args(cl_kernel k, cl_uint *a, const clforge__conv_tensor *t, unsigned axes);
 
+/* Sets the arguments of a kernel laid out as cl/conv_direct.cl and
+ * cl/conv_depthwise.cl (x, its readable length and strides; the filter
+ * buffer w with the strides of wt in w_axes; y; bias and its offset; the
+ * nu sizes u; alpha, beta) and enqueues it over the 3-D global/local
+ * after e's wait list; `what` names it in messages ("conv2d direct"). */
+clforge_status clforge__conv_set_args_launch(const clforge__conv_exec *e, cl_kernel k, cl_mem w,
+                                             const clforge__conv_tensor *wt, unsigned w_axes, const cl_uint *u,
+                                             size_t nu, const size_t global[3], const size_t local[3],
+                                             const char *what);
+
 /* A kernel of family f built with values v and d's problem options (plus
  * `extra` -D options, may be NULL); fails with a message naming the
  * parameters when the device cannot run a work-group of wgs (0: no check). */

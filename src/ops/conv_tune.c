@@ -15,6 +15,7 @@
 #include "../ref/compare.h"
 #include "../ref/conv.h"
 #include "../tuning/tune_op.h"
+#include "tune_common.h"
 #include "../core/validate.h"
 #include "conv_algo.h"
 
@@ -53,9 +54,8 @@ static void shape_desc(const size_t *s, clforge_conv2d_desc *d) {
 static void conv_teardown(void *state) {
   conv_problem *p = state;
   if (!p) return;
-  if (p->x) clReleaseMemObject(p->x);
-  if (p->w) clReleaseMemObject(p->w);
-  if (p->y) clReleaseMemObject(p->y);
+  const cl_mem m[] = {p->x, p->w, p->y};
+  clforge__tune_release(m, sizeof m / sizeof m[0]);
   free(p);
 }
 
@@ -133,9 +133,7 @@ static clforge_status conv_run(void *state) {
 
 static void conv_prepare(void *state) {
   conv_problem *p = state;
-  cl_uchar ones = 0xff; /* NaN in every storage type */
-  clEnqueueFillBuffer(p->ctx->queue, p->y, &ones, 1, 0, p->d.y.count * clforge_dtype_size(p->d.y.type), 0, NULL,
-                      NULL);
+  clforge__tune_poison(p->ctx, p->y, p->d.y.count * clforge_dtype_size(p->d.y.type));
 }
 
 static clforge_status conv_check(void *state, int corrupt, char *why, size_t why_cap) {

@@ -16,6 +16,7 @@
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
 #include "../core/validate.h"
+#include "tune_common.h"
 
 typedef struct {
   clforge_context ctx;
@@ -43,9 +44,8 @@ static int parse_key(const char *dtypes, const char *layout, clforge_cross_entro
 static void ce_teardown(void *state) {
   ce_problem *p = state;
   if (!p) return;
-  cl_mem m[4] = {p->logits, p->targets, p->loss, p->dlogits};
-  for (int i = 0; i < 4; ++i)
-    if (m[i]) clReleaseMemObject(m[i]);
+  const cl_mem m[] = {p->logits, p->targets, p->loss, p->dlogits};
+  clforge__tune_release(m, sizeof m / sizeof m[0]);
   free(p->want);
   free(p);
 }
@@ -104,12 +104,6 @@ static clforge_status ce_setup(clforge_context ctx, const char *dtypes, const ch
   return CLFORGE_SUCCESS;
 }
 
-static int ce_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  (void)f;
-  /* more items per row than vectors in it: some would idle */
-  return (size_t)v[CE_WG] * (size_t)v[CE_VW] <= shape[1];
-}
-
 static clforge_status ce_run(void *state) {
   ce_problem *p = state;
   return clforge_cross_entropy(p->ctx, &p->desc, p->logits, p->targets, p->loss, p->dlogits, NULL, 0, NULL, NULL);
@@ -117,10 +111,8 @@ static clforge_status ce_run(void *state) {
 
 static void ce_prepare(void *state) {
   ce_problem *p = state;
-  cl_uchar ones = 0xff; /* NaN in every storage type */
-  clEnqueueFillBuffer(p->ctx->queue, p->dlogits, &ones, 1, 0,
-                      p->d.rows * p->d.n * clforge_dtype_size(p->d.dlogits.type), 0, NULL, NULL);
-  clEnqueueFillBuffer(p->ctx->queue, p->loss, &ones, 1, 0, sizeof(float), 0, NULL, NULL);
+  clforge__tune_poison(p->ctx, p->dlogits, p->d.rows * p->d.n * clforge_dtype_size(p->d.dlogits.type));
+  clforge__tune_poison(p->ctx, p->loss, sizeof(float));
 }
 
 static clforge_status ce_check(void *state, int corrupt, char *why, size_t why_cap) {
@@ -147,14 +139,6 @@ static clforge_status ce_check(void *state, int corrupt, char *why, size_t why_c
   return st;
 }
 
-/* Bytes moved at f32 storage (logits read, dlogits written). */
-static double ce_flops(const size_t *s) { return (double)s[0] * (double)s[1] * 8.0; }
-
-static int ce_variant(const char *dtypes, const char *layout, const size_t *shape) {
-  (void)dtypes, (void)layout;
-  return shape[1] <= 512 ? CE_VAR_SHORT : 0;
-}
-
 /* f32 logits and gradients, and bf16 (mixed-precision training). */
 const clforge__tune_op clforge__tune_cross_entropy = {
     .op = "cross_entropy",
@@ -163,11 +147,11 @@ const clforge__tune_op clforge__tune_cross_entropy = {
     .peer = NULL,
     .ndims = CLFORGE_CE_NDIMS,
     .setup = ce_setup,
-    .applicable = ce_applicable,
+    .applicable = clforge__tune_row_applicable,
     .run = ce_run,
     .prepare = ce_prepare,
     .check = ce_check,
-    .flops = ce_flops,
-    .variant = ce_variant,
+    .flops = clforge__tune_row_bytes, /* logits read, dlogits written */
+    .variant = clforge__tune_row_variant,
     .teardown = ce_teardown,
 };

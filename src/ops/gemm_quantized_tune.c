@@ -10,6 +10,7 @@
 #include "../core/error.h"
 #include "../families/families.h"
 #include "../tuning/tune_op.h"
+#include "tune_common.h"
 #include "../core/validate.h"
 
 enum { CHECKED_ROWS = 32 };
@@ -26,9 +27,8 @@ typedef struct {
 static void q_teardown(void *state) {
   q_problem *p = state;
   if (!p) return;
-  const cl_mem m[3] = {p->a, p->b, p->c};
-  for (int i = 0; i < 3; ++i)
-    if (m[i]) clReleaseMemObject(m[i]);
+  const cl_mem m[] = {p->a, p->b, p->c};
+  clforge__tune_release(m, sizeof m / sizeof m[0]);
   free(p->want);
   free(p);
 }
