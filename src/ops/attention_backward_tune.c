@@ -81,17 +81,7 @@ static clforge_status bwd_setup(clforge_context ctx, const char *dtypes, const c
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune attention_backward: clCreateBuffer");
   }
   free(hq), free(hk), free(hv), free(hdo), free(ho), free(hl);
-  if (st != CLFORGE_SUCCESS) {
-    bwd_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
-}
-
-static int bwd_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  (void)f, (void)v, (void)shape;
-  return 1;
+  return clforge__tune_setup_done(st, p, bwd_teardown, state);
 }
 
 static clforge_status bwd_run(void *state) {
@@ -143,7 +133,7 @@ const clforge__tune_op clforge__tune_attention_backward = {
     .peer = NULL,
     .ndims = CLFORGE_ATTN_NDIMS,
     .setup = bwd_setup,
-    .applicable = bwd_applicable,
+    .applicable = clforge__tune_any_applicable,
     .run = bwd_run,
     .prepare = bwd_prepare,
     .check = bwd_check,

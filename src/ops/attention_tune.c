@@ -128,18 +128,7 @@ static clforge_status attn_setup(clforge_context ctx, const char *dtypes, const 
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune attention: clCreateBuffer");
   }
   free(hq), free(hk), free(hv), free(row), free(scores);
-  if (st != CLFORGE_SUCCESS) {
-    attn_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
-}
-
-/* The families list only the classes their algorithm is for. */
-static int attn_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  (void)f, (void)v, (void)shape;
-  return 1;
+  return clforge__tune_setup_done(st, p, attn_teardown, state);
 }
 
 static clforge_status attn_run(void *state) {
@@ -202,7 +191,7 @@ const clforge__tune_op clforge__tune_attention = {
     .peer = NULL,
     .ndims = CLFORGE_ATTN_NDIMS,
     .setup = attn_setup,
-    .applicable = attn_applicable,
+    .applicable = clforge__tune_any_applicable,
     .run = attn_run,
     .prepare = attn_prepare,
     .check = attn_check,

@@ -32,10 +32,10 @@ typedef struct clforge__conv_algo_impl {
   /* 1 when it can compute d on ctx's device, else 0 with the reason in why
    * (e.g. "winograd_4x4 needs a 3x3 filter, stride 1, dilation 1"). */
   int (*supports)(clforge_context ctx, const clforge__conv *d, char *why, size_t cap);
-  /* Scratch bytes for d with values v (0: none). The algorithm may tile its
+  /* Scratch bytes for d with values v (0, or NULL: none). The algorithm may tile its
    * work (e.g. over the batch) to stay within clforge__workspace_cap. */
   size_t (*workspace)(clforge_context ctx, const clforge__conv *d, const int *v);
-  /* Prepared weights: their bytes (0: the algorithm reads w as given, and
+  /* Prepared weights: their bytes (0, or NULL: the algorithm reads w as given, and
    * the prepared object just keeps a reference to w) and the transform of
    * e->w into `out`, enqueued after e's wait list (*e->event its end). */
   size_t (*weights_bytes)(const clforge__conv *d, const int *v);

@@ -23,11 +23,6 @@ static int supports(clforge_context ctx, const clforge__conv *d, char *why, size
   return 1;
 }
 
-static size_t workspace(clforge_context ctx, const clforge__conv *d, const int *v) {
-  (void)ctx, (void)d, (void)v;
-  return 0;
-}
-
 /* Prepared weights for NHWC x: the filter as R S K (channels innermost), so
  * that a vector of VW channels' taps is one load, not VW gathers K R S
  * apart. NCHW reads one channel's taps per work-item: the filter as given. */
@@ -122,7 +117,6 @@ const clforge__conv_algo_impl clforge__conv_depthwise = {
     .name = "depthwise",
     .family = &clforge__family_conv_depthwise,
     .supports = supports,
-    .workspace = workspace,
     .weights_bytes = weights_bytes,
     .prepare_weights = prepare_weights,
     .enqueue = enqueue,

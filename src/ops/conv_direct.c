@@ -17,16 +17,6 @@ static int supports(clforge_context ctx, const clforge__conv *d, char *why, size
   return 1;
 }
 
-static size_t workspace(clforge_context ctx, const clforge__conv *d, const int *v) {
-  (void)ctx, (void)d, (void)v;
-  return 0;
-}
-
-static size_t weights_bytes(const clforge__conv *d, const int *v) {
-  (void)d, (void)v;
-  return 0;
-}
-
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 /* 1 when a coordinate (input row/column with padding and the filter's span)
@@ -85,7 +75,5 @@ const clforge__conv_algo_impl clforge__conv_direct = {
     .name = "direct",
     .family = &clforge__family_conv_direct,
     .supports = supports,
-    .workspace = workspace,
-    .weights_bytes = weights_bytes,
     .enqueue = enqueue,
 };

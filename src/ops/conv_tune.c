@@ -112,18 +112,7 @@ static clforge_status conv_setup(clforge_context ctx, const char *dtypes, const 
   }
   free(hx);
   free(hw);
-  if (st != CLFORGE_SUCCESS) {
-    conv_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
-}
-
-/* The families list only classes their algorithm can run. */
-static int conv_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  (void)f, (void)v, (void)shape;
-  return 1;
+  return clforge__tune_setup_done(st, p, conv_teardown, state);
 }
 
 static clforge_status conv_run(void *state) {
@@ -194,7 +183,7 @@ const clforge__tune_op clforge__tune_conv = {
     .peer = NULL,
     .ndims = CLFORGE_CONV_NDIMS,
     .setup = conv_setup,
-    .applicable = conv_applicable,
+    .applicable = clforge__tune_any_applicable,
     .run = conv_run,
     .prepare = conv_prepare,
     .check = conv_check,

@@ -27,20 +27,6 @@ typedef struct {
   float *want;  /* dlogits widened to f32 */
 } ce_problem;
 
-/* "f32,bf16" -> logits and dlogits types. */
-static int parse_key(const char *dtypes, const char *layout, clforge_cross_entropy_desc *d) {
-  const char *comma = strchr(dtypes, ',');
-  char a[8] = "", b[8] = "";
-  if (!comma || (size_t)(comma - dtypes) >= sizeof a || strlen(comma + 1) >= sizeof b || strcmp(layout, "rows"))
-    return -1;
-  memcpy(a, dtypes, (size_t)(comma - dtypes));
-  memcpy(b, comma + 1, strlen(comma + 1));
-  return clforge_dtype_from_name(a, &d->logits_type) == CLFORGE_SUCCESS &&
-                 clforge_dtype_from_name(b, &d->dlogits_type) == CLFORGE_SUCCESS
-             ? 0
-             : -1;
-}
-
 static void ce_teardown(void *state) {
   ce_problem *p = state;
   if (!p) return;
@@ -58,7 +44,7 @@ static clforge_status ce_setup(clforge_context ctx, const char *dtypes, const ch
   p->ctx = ctx;
   p->desc.rows = shape[0], p->desc.n = shape[1];
   p->desc.label_smoothing = 0.1f; /* the common training setting: every term of the formula runs */
-  if (parse_key(dtypes, layout, &p->desc)) {
+  if (clforge__tune_row_key(dtypes, layout, &p->desc.logits_type, &p->desc.dlogits_type)) {
     free(p);
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune cross_entropy: bad dtypes \"%s\" or layout \"%s\"",
                          dtypes, layout);
@@ -96,12 +82,7 @@ static clforge_status ce_setup(clforge_context ctx, const char *dtypes, const ch
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune cross_entropy: clCreateBuffer");
   }
   free(hz), free(sz), free(sd), free(t);
-  if (st != CLFORGE_SUCCESS) {
-    ce_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
+  return clforge__tune_setup_done(st, p, ce_teardown, state);
 }
 
 static clforge_status ce_run(void *state) {

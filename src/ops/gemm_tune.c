@@ -90,12 +90,7 @@ static clforge_status gemm_setup(clforge_context ctx, const char *dtypes, const 
   }
   free(ha);
   free(hb);
-  if (st != CLFORGE_SUCCESS) {
-    gemm_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
+  return clforge__tune_setup_done(st, p, gemm_teardown, state);
 }
 
 static int gemm_applicable(const clforge__family *f, const int *v, const size_t *shape) {

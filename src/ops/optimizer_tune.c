@@ -99,12 +99,7 @@ static clforge_status opt_setup(clforge_context ctx, const char *dtypes, const c
     if (sizes[i]) *bufs[i] = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, sizes[i], NULL, &err);
   if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune optimizer: clCreateBuffer");
   if (st == CLFORGE_SUCCESS) st = upload(p, p->t.grad, p->grad, n * gs);
-  if (st != CLFORGE_SUCCESS) {
-    opt_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
+  return clforge__tune_setup_done(st, p, opt_teardown, state);
 }
 
 static int opt_applicable(const clforge__family *f, const int *v, const size_t *shape) {

@@ -44,16 +44,7 @@ static int parse_key(int backward, const char *dtypes, const char *layout, clfor
     d->y_type = t[0], d->dy_type = t[1], d->x_type = t[2];
     return 0;
   }
-  const char *comma = strchr(dtypes, ',');
-  char a[8] = "", b[8] = "";
-  if (!comma || (size_t)(comma - dtypes) >= sizeof a || strlen(comma + 1) >= sizeof b || strcmp(layout, "rows"))
-    return -1;
-  memcpy(a, dtypes, (size_t)(comma - dtypes));
-  memcpy(b, comma + 1, strlen(comma + 1));
-  return clforge_dtype_from_name(a, &d->x_type) == CLFORGE_SUCCESS &&
-                 clforge_dtype_from_name(b, &d->y_type) == CLFORGE_SUCCESS
-             ? 0
-             : -1;
+  return clforge__tune_row_key(dtypes, layout, &d->x_type, &d->y_type);
 }
 
 static void softmax_teardown(void *state) {
@@ -142,12 +133,7 @@ static clforge_status setup(int backward, clforge_context ctx, const char *dtype
   free(sin);
   free(sdy);
   free(row);
-  if (st != CLFORGE_SUCCESS) {
-    softmax_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
+  return clforge__tune_setup_done(st, p, softmax_teardown, state);
 }
 
 static clforge_status softmax_setup(clforge_context ctx, const char *dtypes, const char *layout, const size_t *shape,
