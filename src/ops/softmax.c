@@ -62,32 +62,10 @@ static clforge_status get_kernel(clforge_context ctx, const clforge__softmax *d,
 
 static clforge_status enqueue(clforge_context ctx, const clforge__softmax *d, const softmax_plan *p, cl_kernel k,
                               cl_mem x, cl_mem mask, cl_mem y, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  size_t global[2], local[2];
-  cl_uint rpi32;
-  clforge__softmax_grid(ctx, d->rows, p->v[SOFTMAX_WG], p->v[SOFTMAX_RPW], p->v[SOFTMAX_RPI], global, local, &rpi32);
-  const cl_ulong xo = d->x.offset, xs = d->x.stride, mo = d->mask.offset, ms = d->mask.stride;
-  const cl_ulong yo = d->y.offset, ys = d->y.stride, rows = d->rows;
-  const cl_ulong n64 = d->n;
-  const cl_uint n32 = (cl_uint)d->n;
-  const float scale = d->scale;
-  const cl_mem m = d->has_mask ? mask : NULL;
-  cl_uint a = 0;
-  cl_int err = clSetKernelArg(k, a++, sizeof x, &x);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof xo, &xo);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof xs, &xs);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof m, &m);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof mo, &mo);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof ms, &ms);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof y, &y);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof yo, &yo);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof ys, &ys);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rows, &rows);
-  if (err == CL_SUCCESS)
-    err = d->idx64 ? clSetKernelArg(k, a++, sizeof n64, &n64) : clSetKernelArg(k, a++, sizeof n32, &n32);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof scale, &scale);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rpi32, &rpi32);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (softmax)");
-  return clforge__launch(ctx, k, 2, global, local, nwait, wait, event, "clEnqueueNDRangeKernel (softmax)");
+  const cl_mem buf[3] = {x, d->has_mask ? mask : NULL, y};
+  const clforge__softmax_tensor *const t[3] = {&d->x, &d->mask, &d->y};
+  return clforge__softmax_launch(ctx, "softmax", d, k, buf, t, p->v[SOFTMAX_WG], p->v[SOFTMAX_RPW], p->v[SOFTMAX_RPI],
+                                 nwait, wait, event);
 }
 
 /* ------------------------------------------------------------- the run */
@@ -136,9 +114,8 @@ clforge_status clforge_softmax(clforge_context ctx, const clforge_softmax_desc *
 
 clforge_status clforge_softmax_explain(clforge_context ctx, const clforge_softmax_desc *desc,
                                        clforge_kernel_choice *choice) {
-  clforge_status st = clforge__call_begin(ctx, "softmax_explain", NULL);
+  clforge_status st = clforge__query_begin(ctx, "softmax_explain", choice, "choice");
   if (st != CLFORGE_SUCCESS) return st;
-  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax_explain: choice is NULL");
   clforge__softmax d;
   st = clforge__softmax_resolve(ctx, desc, 0, &d);
   softmax_plan p;
