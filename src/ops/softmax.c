@@ -60,28 +60,7 @@ static clforge_status get_kernel(clforge_context ctx, const clforge__softmax *d,
   return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "softmax", f->name, opts, wgs) : st;
 }
 
-static clforge_status enqueue(clforge_context ctx, const clforge__softmax *d, const softmax_plan *p, cl_kernel k,
-                              cl_mem x, cl_mem mask, cl_mem y, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  const cl_mem buf[3] = {x, d->has_mask ? mask : NULL, y};
-  const clforge__softmax_tensor *const t[3] = {&d->x, &d->mask, &d->y};
-  return clforge__softmax_launch(ctx, "softmax", d, k, buf, t, p->v[SOFTMAX_WG], p->v[SOFTMAX_RPW], p->v[SOFTMAX_RPI],
-                                 nwait, wait, event);
-}
-
 /* ------------------------------------------------------------- the run */
-
-typedef struct {
-  clforge_context ctx;
-  const clforge__softmax *d;
-  const softmax_plan *p;
-  cl_kernel k;
-  cl_mem x, mask, y;
-} launch_args;
-
-static clforge_status launch(void *user, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  const launch_args *a = user;
-  return enqueue(a->ctx, a->d, a->p, a->k, a->x, a->mask, a->y, nwait, wait, event);
-}
 
 /* host: x, (mask,) y */
 static clforge_status reference(const clforge_softmax_desc *desc, int n, void *const *host) {
@@ -106,8 +85,9 @@ clforge_status clforge_softmax(clforge_context ctx, const clforge_softmax_desc *
   if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, &d, &p, &k); /* built before anything is enqueued */
   if (st != CLFORGE_SUCCESS) return st;
 
-  const launch_args a = {ctx, &d, &p, k, x, mask, y};
-  clforge__softmax_run r = {&d, desc, 2, {&d.x, &d.y, NULL}, {x, y, NULL}, launch, reference, (void *)&a};
+  clforge__softmax_launch_args a = {ctx, "softmax", &d, k, {x, d.has_mask ? mask : NULL, y}, {&d.x, &d.mask, &d.y},
+                                    p.v[SOFTMAX_WG], p.v[SOFTMAX_RPW], p.v[SOFTMAX_RPI]};
+  clforge__softmax_run r = {&d, desc, 2, {&d.x, &d.y, NULL}, {x, y, NULL}, clforge__softmax_launch, reference, &a};
   if (d.has_mask) r.ntensors = 3, r.t[1] = &d.mask, r.buf[1] = mask, r.t[2] = &d.y, r.buf[2] = y;
   return clforge__softmax_execute(ctx, &r, num_events_in_wait_list, event_wait_list, event);
 }

@@ -52,27 +52,6 @@ static clforge_status get_kernel(clforge_context ctx, const clforge__softmax *d,
   return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, d->op, f->name, opts, wgs) : st;
 }
 
-static clforge_status enqueue(clforge_context ctx, const clforge__softmax *d, const plan *p, cl_kernel k, cl_mem y,
-                              cl_mem dy, cl_mem dx, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  const cl_mem buf[3] = {y, dy, dx};
-  const clforge__softmax_tensor *const t[3] = {&d->y, &d->dy, &d->x};
-  return clforge__softmax_launch(ctx, "softmax_backward", d, k, buf, t, p->v[SMB_WG], p->v[SMB_RPW], p->v[SMB_RPI],
-                                 nwait, wait, event);
-}
-
-typedef struct {
-  clforge_context ctx;
-  const clforge__softmax *d;
-  const plan *p;
-  cl_kernel k;
-  cl_mem y, dy, dx;
-} launch_args;
-
-static clforge_status launch(void *user, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  const launch_args *a = user;
-  return enqueue(a->ctx, a->d, a->p, a->k, a->y, a->dy, a->dx, nwait, wait, event);
-}
-
 /* host: y, dy, dx */
 static clforge_status reference(const clforge_softmax_desc *desc, int n, void *const *host) {
   (void)n;
@@ -97,8 +76,9 @@ clforge_status clforge_softmax_backward(clforge_context ctx, const clforge_softm
   if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, &d, &p, &k); /* built before anything is enqueued */
   if (st != CLFORGE_SUCCESS) return st;
 
-  const launch_args a = {ctx, &d, &p, k, y, dy, dx};
-  const clforge__softmax_run r = {&d, desc, 3, {&d.y, &d.dy, &d.x}, {y, dy, dx}, launch, reference, (void *)&a};
+  clforge__softmax_launch_args a = {ctx, "softmax_backward", &d, k, {y, dy, dx}, {&d.y, &d.dy, &d.x},
+                                    p.v[SMB_WG], p.v[SMB_RPW], p.v[SMB_RPI]};
+  const clforge__softmax_run r = {&d, desc, 3, {&d.y, &d.dy, &d.x}, {y, dy, dx}, clforge__softmax_launch, reference, &a};
   return clforge__softmax_execute(ctx, &r, num_events_in_wait_list, event_wait_list, event);
 }
 
