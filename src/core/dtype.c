@@ -1,3 +1,4 @@
+#include <stdint.h>
 #include <string.h>
 
 #include "clforge/clforge.h"
@@ -51,4 +52,15 @@ clforge_status clforge_dtype_from_name(const char *name, clforge_dtype *out) {
   return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT,
                        "clforge_dtype_from_name: unknown dtype \"%.64s%s\" (expected f32, f16, bf16, s8, u8, s32 or q8_0)", name,
                        strlen(name) > 64 ? "..." : "");
+}
+
+int clforge__float_dtype_ok(clforge_dtype *t) {
+  if (*t == 0) *t = CLFORGE_F32;
+  return clforge__float_dtype_size(*t) != 0;
+}
+
+int clforge__size_mul(size_t a, size_t b, size_t *out) {
+  if (a && b > SIZE_MAX / a) return 0;
+  *out = a * b;
+  return 1;
 }

@@ -14,6 +14,14 @@
  * rather than read as floats. */
 size_t clforge__float_dtype_size(clforge_dtype dtype);
 
+/* A float operand's dtype as a descriptor gives it: 0 reads as f32
+ * (written back into *t); 1 when it is then a float storage type. */
+int clforge__float_dtype_ok(clforge_dtype *t);
+
+/* *out = a * b, 1; or 0 when the product overflows size_t (element counts
+ * and byte sizes of a descriptor's tensors). */
+int clforge__size_mul(size_t a, size_t b, size_t *out);
+
 /* 1 for s8 and u8. */
 int clforge__dtype_is_int8(clforge_dtype dtype);
 

@@ -10,17 +10,6 @@
 #include "../core/error.h"
 #include "../core/reserved.h"
 
-static int mul_ok(size_t a, size_t b, size_t *out) {
-  if (a && b > SIZE_MAX / a) return 0;
-  *out = a * b;
-  return 1;
-}
-
-static int dtype_ok(clforge_dtype *t) {
-  if (*t == 0) *t = CLFORGE_F32;
-  return clforge__float_dtype_size(*t) != 0;
-}
-
 /* Strides as given, or (all zero) tight in the order of the axes. */
 static void strides_of(clforge__attn_tensor *t, const size_t *given, int naxes) {
   int any = 0;
@@ -44,7 +33,7 @@ static clforge_status extent(clforge_context ctx, clforge__attn_tensor *t) {
   for (int i = 0; i < 4; ++i) {
     if (t->dims[i] == 0) empty = 1;
     if (t->dims[i] == 0) continue;
-    if (!mul_ok(t->dims[i] - 1, t->stride[i], &term) || far > SIZE_MAX / 16 - term)
+    if (!clforge__size_mul(t->dims[i] - 1, t->stride[i], &term) || far > SIZE_MAX / 16 - term)
       return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "attention: the extent of %s overflows size_t", t->name);
     far += term;
   }
@@ -198,7 +187,7 @@ static clforge_status resolve_modes(clforge_context ctx, const clforge_attention
                                     clforge_dtype t[4]) {
   t[0] = desc->q_type, t[1] = desc->kv_type, t[2] = desc->o_type, t[3] = desc->mask_type;
   d->kv_q8 = t[1] == CLFORGE_Q8_0;
-  if (!dtype_ok(&t[0]) || (!d->kv_q8 && !dtype_ok(&t[1])) || !dtype_ok(&t[2]) || !dtype_ok(&t[3]))
+  if (!clforge__float_dtype_ok(&t[0]) || (!d->kv_q8 && !clforge__float_dtype_ok(&t[1])) || !clforge__float_dtype_ok(&t[2]) || !clforge__float_dtype_ok(&t[3]))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention: unknown dtype or not a float one (q %d, kv %d, o %d, mask %d)",
                          (int)desc->q_type, (int)desc->kv_type, (int)desc->o_type, (int)desc->mask_type);
   if (desc->causal != CLFORGE_CAUSAL_NONE && desc->causal != CLFORGE_CAUSAL_TOP_LEFT &&
@@ -380,7 +369,7 @@ clforge_status clforge__attn_resolve_grads(clforge_context ctx, const clforge__a
                                                    grads->reserved, CLFORGE_COUNT_OF(grads->reserved));
   if (st != CLFORGE_SUCCESS) return st;
   clforge_dtype dot = grads->do_type, dqt = grads->dq_type, dkvt = grads->dkv_type;
-  if (!dtype_ok(&dot) || !dtype_ok(&dqt) || !dtype_ok(&dkvt))
+  if (!clforge__float_dtype_ok(&dot) || !clforge__float_dtype_ok(&dqt) || !clforge__float_dtype_ok(&dkvt))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_backward: unknown dtype or not a float one (do %d, dq %d, dkv %d)",
                          (int)grads->do_type, (int)grads->dq_type, (int)grads->dkv_type);
   if ((st = tensor(ctx, &g->d_o, "do", dot, grads->do_offset, d->b, d->hq, d->sq, d->dv, grads->do_strides, 4)) ||

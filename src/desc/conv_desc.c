@@ -10,17 +10,6 @@
 #include "../core/error.h"
 #include "../core/reserved.h"
 
-static int mul_ok(size_t a, size_t b, size_t *out) {
-  if (a && b > SIZE_MAX / a) return 0;
-  *out = a * b;
-  return 1;
-}
-
-static int dtype_ok(clforge_dtype *t) {
-  if (*t == 0) *t = CLFORGE_F32;
-  return clforge__float_dtype_size(*t) != 0;
-}
-
 /* Dims and strides of a 4-axis tensor whose axes (a0, a1, a2, a3) are
  * stored in the order given by `order` (a permutation: order[0] outermost). */
 static void dense(clforge__conv_tensor *t, const size_t dims[4], const int order[4]) {
@@ -35,7 +24,7 @@ static void dense(clforge__conv_tensor *t, const size_t dims[4], const int order
 static clforge_status extent(clforge_context ctx, clforge__conv_tensor *t, int ndims) {
   size_t count = 1;
   for (int i = 0; i < ndims; ++i)
-    if (!mul_ok(count, t->dims[i], &count))
+    if (!clforge__size_mul(count, t->dims[i], &count))
       return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "conv2d: the size of %s overflows size_t", t->name);
   if (t->offset > SIZE_MAX / 8 || count > SIZE_MAX / 8 - t->offset)
     return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "conv2d: offset + size of %s overflows", t->name);
@@ -145,8 +134,8 @@ static clforge_status resolve_types(clforge_context ctx, const clforge_conv2d_de
                          "conv2d_quantized: x and w must be s8 or u8, y s32, s8, u8 or a float type, bias a float type "
                          "(x %d, w %d, y %d, bias %d)",
                          (int)desc->x_type, (int)desc->w_type, (int)desc->y_type, (int)desc->bias_type);
-  if (!int8 && (!dtype_ok(&d->x.type) || !dtype_ok(&d->w_.type) || !dtype_ok(&d->y.type) || !dtype_ok(&d->bias.type) ||
-                !dtype_ok(&d->aux.type)))
+  if (!int8 && (!clforge__float_dtype_ok(&d->x.type) || !clforge__float_dtype_ok(&d->w_.type) || !clforge__float_dtype_ok(&d->y.type) || !clforge__float_dtype_ok(&d->bias.type) ||
+                !clforge__float_dtype_ok(&d->aux.type)))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "conv2d: unknown storage type or not a float one (x %d, w %d, y %d, bias %d, aux %d)", (int)desc->x_type,
                          (int)desc->w_type, (int)desc->y_type, (int)desc->bias_type, (int)desc->aux_type);

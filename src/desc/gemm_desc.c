@@ -9,11 +9,6 @@
 #include "../core/log.h"
 #include "../core/reserved.h"
 
-static int mul_ok(size_t a, size_t b, size_t *out) {
-  if (a && b > SIZE_MAX / a) return 0;
-  *out = a * b;
-  return 1;
-}
 static int add_ok(size_t a, size_t b, size_t *out) {
   if (b > SIZE_MAX - a) return 0;
   *out = a + b;
@@ -29,8 +24,8 @@ static clforge_status operand_extent(clforge_context ctx, clforge__gemm_operand 
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: ld%s = %zu is too small: each stored %s of %s holds %zu elements",
                          o->name, o->ld, line, o->name, o->cols);
   size_t span, batch_span, e;
-  if (!mul_ok(o->rows - 1, o->ld, &span) || !add_ok(span, o->cols, &span) ||
-      !mul_ok(batch - 1, o->stride, &batch_span) || !add_ok(batch_span, span, &e) || !add_ok(e, o->offset, &e) ||
+  if (!clforge__size_mul(o->rows - 1, o->ld, &span) || !add_ok(span, o->cols, &span) ||
+      !clforge__size_mul(batch - 1, o->stride, &batch_span) || !add_ok(batch_span, span, &e) || !add_ok(e, o->offset, &e) ||
       e > SIZE_MAX / 4)
     return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "gemm: the extent of %s overflows size_t", o->name);
   o->extent = e;
@@ -47,11 +42,6 @@ clforge__footprint clforge__gemm_footprint(const clforge__gemm_operand *o, size_
   clforge__footprint f = {o->offset * es, o->cols * es, o->ld * es, o->rows, o->stride * es, o->stride ? batch : 1};
   if (o->extent == o->offset) f.rows = 0; /* not read or written */
   return f;
-}
-
-static int dtype_ok(clforge_dtype *t) {
-  if (*t == 0) *t = CLFORGE_F32;
-  return clforge__float_dtype_size(*t) != 0;
 }
 
 clforge_status clforge__gemm_resolve(clforge_context ctx, const clforge_gemm_desc *d, clforge__gemm *g) {
@@ -83,11 +73,11 @@ static clforge_status check_desc(clforge_context ctx, const clforge_gemm_desc *d
                                                    CLFORGE_COUNT_OF(d->reserved));
   if (st != CLFORGE_SUCCESS) return st;
   t[0] = d->a_type, t[1] = d->b_type, t[2] = d->c_type, t[3] = d->bias_type, t[4] = d->aux_type;
-  if (int8 && (!int8_types_ok(&t[0], &t[1], &t[2]) || !dtype_ok(&t[3]) || !dtype_ok(&t[4])))
+  if (int8 && (!int8_types_ok(&t[0], &t[1], &t[2]) || !clforge__float_dtype_ok(&t[3]) || !clforge__float_dtype_ok(&t[4])))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "gemm_quantized: A and B must be s8 or u8, C s32, s8, u8, f32, f16 or bf16 (a %d, b %d, c %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type);
-  if (!int8 && (!dtype_ok(&t[0]) || !dtype_ok(&t[1]) || !dtype_ok(&t[2]) || !dtype_ok(&t[3]) || !dtype_ok(&t[4])))
+  if (!int8 && (!clforge__float_dtype_ok(&t[0]) || !clforge__float_dtype_ok(&t[1]) || !clforge__float_dtype_ok(&t[2]) || !clforge__float_dtype_ok(&t[3]) || !clforge__float_dtype_ok(&t[4])))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype or not a float one (a %d, b %d, c %d, bias %d, aux %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type, (int)d->aux_type);
   return CLFORGE_SUCCESS;

@@ -14,16 +14,10 @@ const clforge__family clforge__family_activation_backward = {
     .params = {{"WG", 6, {16, 32, 64, 128, 256, 512}}, {"EPI", 5, {1, 2, 4, 8, 16}}},
     /* CPUs: PoCL runs a group as one vector loop; 16 items of AVX-512, a
      * few elements each. GPUs: 256 coalesced items. */
-    /*                                   WG EPI */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {256, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {256, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {256, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {256, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {128, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {128, 4},
-    },
+    /* rows: WG EPI */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (256, 4), /* cpu */ (16, 16), /* nvidia */ (256, 4), /* amd */ (256, 4),
+        /* intel_gpu */ (256, 4), /* mali */ (128, 4), /* adreno */ (128, 4)),
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = clforge__family_wg_allowed,
 };

@@ -29,15 +29,9 @@ const clforge__family clforge__family_attention_backward = {
                {"TB", 3, {4, 8, 16}}},
     /* CPUs: one work-item a group holding 16 rows as one AVX-512 vector
      * (the forward's fused kernel's layout); GPUs: a row per work-item. */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 16, 2, 8},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {64, 1, 1, 4},
-    },
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (64, 1, 1, 4), /* cpu */ (1, 16, 2, 8), /* nvidia */ (64, 1, 1, 4), /* amd */ (64, 1, 1, 4),
+        /* intel_gpu */ (64, 1, 1, 4), /* mali */ (64, 1, 1, 4), /* adreno */ (64, 1, 1, 4)),
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = allowed,
     .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_PREFILL_D64_S512,

@@ -14,10 +14,7 @@ enum { ATTF_MAX_DIMS = 256 + 256 };
 static int fused_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   const int vw = v[ATTF_VW], qw = v[ATTF_QW], wgq = v[ATTF_WGQ], tk = v[ATTF_TK];
   const int tq = vw * qw;
-  if ((size_t)wgq > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", wgq, dev->max_work_group_size);
-    return 0;
-  }
+  if (!clforge__family_wg_fits((size_t)wgq, dev, why, why_cap)) return 0;
   /* Registers: the score tile and the P*V accumulators, in vectors
    * (32 vector registers on AVX-512 CPUs). */
   if (tk * qw > 32 || v[ATTF_DCH] * qw > 32) {
@@ -76,15 +73,11 @@ const clforge__family clforge__family_attention_fused = {
      * one per work-item, sharing K/V blocks in local memory. HALF 0
      * everywhere: a precision choice (gated by the call's compute type).
      *                                    VW QW WGQ TK DCH KU STAGE HALF */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {1, 1, 64, 16, 4, 4, 1, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 2, 1, 8, 4, 2, 0, 0},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 1, 64, 16, 4, 4, 1, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 1, 64, 16, 4, 4, 1, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1, 1, 64, 16, 4, 4, 1, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {1, 1, 32, 16, 4, 4, 1, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {1, 1, 32, 16, 4, 4, 1, 0},
-    },
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (1, 1, 64, 16, 4, 4, 1, 0), /* cpu */ (16, 2, 1, 8, 4, 2, 0, 0),
+        /* nvidia */ (1, 1, 64, 16, 4, 4, 1, 0), /* amd */ (1, 1, 64, 16, 4, 4, 1, 0),
+        /* intel_gpu */ (1, 1, 64, 16, 4, 4, 1, 0), /* mali */ (1, 1, 32, 16, 4, 4, 1, 0),
+        /* adreno */ (1, 1, 32, 16, 4, 4, 1, 0)),
     /* CPUs, f16/bf16 Q or K/V: the K/V rows are widened into the private
      * block, so more queries share each widening (4 x 16 against blocks of
      * 4 keys: faster for f16 K/V, the same for f32). */

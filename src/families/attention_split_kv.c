@@ -13,19 +13,11 @@ static int split_allowed(const int *v, const clforge_device_info *dev, char *why
     CLFORGE__WHY(why, why_cap, "ROWS*KB = %d scores exceed 256", s);
     return 0;
   }
-  if ((size_t)v[ASKV_WG] > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[ASKV_WG], dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
+  return clforge__family_wg_fits((size_t)v[ASKV_WG], dev, why, why_cap);
 }
 
 static int combine_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
-  if ((size_t)v[ACMB_CWG] > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[ACMB_CWG], dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
+  return clforge__family_wg_fits((size_t)v[ACMB_CWG], dev, why, why_cap);
 }
 
 /* clang-format off */
@@ -47,16 +39,11 @@ const clforge__family clforge__family_attention_split_kv = {
      * emits vcvtph2ps, faster than the integer conversion); GPUs: guesses,
      * many work-items, the integer
      * conversion (vload_half has been seen wrong on some drivers). */
-    /*                                  SPLITS KB ROWS WG VW HCVT */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 16, 4, 32, 4, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {0, 16, 4, 1, 16, 1},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 16, 4, 64, 4, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 16, 4, 64, 4, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 16, 4, 32, 4, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 16, 4, 32, 4, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 16, 4, 32, 4, 0},
-    },
+    /* rows: SPLITS KB ROWS WG VW HCVT */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (0, 16, 4, 32, 4, 0), /* cpu */ (0, 16, 4, 1, 16, 1), /* nvidia */ (0, 16, 4, 64, 4, 0),
+        /* amd */ (0, 16, 4, 64, 4, 0), /* intel_gpu */ (0, 16, 4, 32, 4, 0), /* mali */ (0, 16, 4, 32, 4, 0),
+        /* adreno */ (0, 16, 4, 32, 4, 0)),
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = split_allowed,
     .classes = (const clforge__shape_class[]){CLFORGE_ATTN_CLASS_DECODE_SK1024, CLFORGE_ATTN_CLASS_DECODE_SK8192,
@@ -72,16 +59,10 @@ const clforge__family clforge__family_attention_combine = {
         [ACMB_CWG] = {"CWG", 7, {1, 2, 4, 8, 16, 32, 64}},
         [ACMB_CVW] = {"CVW", 5, {1, 2, 4, 8, 16}},
     },
-    /*                                  CWG CVW */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {32, 1},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 1},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {32, 1},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {64, 1},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {32, 1},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {32, 1},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {32, 1},
-    },
+    /* rows: CWG CVW */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (32, 1), /* cpu */ (16, 1), /* nvidia */ (32, 1), /* amd */ (64, 1), /* intel_gpu */ (32, 1),
+        /* mali */ (32, 1), /* adreno */ (32, 1)),
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = combine_allowed,
 };

@@ -17,16 +17,10 @@ const clforge__family clforge__family_conv_bwd_data_direct = {
     },
     /* CPUs: PoCL vectorizes a group's pixels (16 floats of AVX-512), and
      * more channels per item reuse each dy load; GPUs: 64-item groups. */
-    /*                                   WG TC */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {64, 2},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 8},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {64, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {64, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {64, 2},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {64, 2},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {64, 2},
-    },
+    /* rows: WG TC */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (64, 2), /* cpu */ (16, 8), /* nvidia */ (64, 4), /* amd */ (64, 4), /* intel_gpu */ (64, 2),
+        /* mali */ (64, 2), /* adreno */ (64, 2)),
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = clforge__family_wg_allowed,
 };

@@ -19,16 +19,10 @@ const clforge__family clforge__family_conv_bwd_filter_direct = {
     },
     /* CHUNK: long enough that the partial sums (splits x K x C x R x S
      * floats) stay small against dy, short enough to fill the device. */
-    /*                                   WG TK CHUNK */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {64, 4, 1024},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 8, 4096},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {64, 4, 1024},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {64, 4, 1024},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {64, 4, 1024},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {64, 2, 1024},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {64, 2, 1024},
-    },
+    /* rows: WG TK CHUNK */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (64, 4, 1024), /* cpu */ (16, 8, 4096), /* nvidia */ (64, 4, 1024), /* amd */ (64, 4, 1024),
+        /* intel_gpu */ (64, 4, 1024), /* mali */ (64, 2, 1024), /* adreno */ (64, 2, 1024)),
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = clforge__family_wg_allowed,
 };

@@ -11,11 +11,7 @@ static int depthwise_allowed(const int *v, const clforge_device_info *dev, char 
     return 0;
   }
   size_t wgs = (size_t)v[CONVDW_WG0] * (size_t)v[CONVDW_WG1];
-  if (wgs > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
+  return clforge__family_wg_fits(wgs, dev, why, why_cap);
 }
 
 /* clang-format off */
@@ -31,16 +27,11 @@ const clforge__family clforge__family_conv_depthwise = {
         [CONVDW_WG0] = {"WG0", 7, {1, 2, 4, 8, 16, 32, 64}},
         [CONVDW_WG1] = {"WG1", 4, {1, 2, 4, 8}},
     },
-    /*                                   VW TP NV WG0 WG1 */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 1, 1, 16, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 8, 1, 1, 1},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 2, 1, 32, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 2, 1, 64, 2},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 1, 1, 16, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 1, 1, 16, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 1, 1, 16, 4},
-    },
+    /* rows: VW TP NV WG0 WG1 */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (4, 1, 1, 16, 4), /* cpu */ (16, 8, 1, 1, 1), /* nvidia */ (1, 2, 1, 32, 4),
+        /* amd */ (1, 2, 1, 64, 2), /* intel_gpu */ (4, 1, 1, 16, 4), /* mali */ (4, 1, 1, 16, 4),
+        /* adreno */ (4, 1, 1, 16, 4)),
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = depthwise_allowed,

@@ -6,11 +6,7 @@
 #include "families.h"
 
 static int dw_int8_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
-  if ((size_t)v[CDWI8_WG] > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[CDWI8_WG], dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
+  return clforge__family_wg_fits((size_t)v[CDWI8_WG], dev, why, why_cap);
 }
 
 /* clang-format off */
@@ -25,16 +21,10 @@ const clforge__family clforge__family_conv_depthwise_int8 = {
     },
     /* VW output channels a work-item (consecutive: x's and the transposed
      * filter's loads run along them), WG work-items a group along K. */
-    /*                                   VW  WG */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 64},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 1},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 64},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 64},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 32},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 32},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 32},
-    },
+    /* rows: VW  WG */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (4, 64), /* cpu */ (16, 1), /* nvidia */ (4, 64), /* amd */ (4, 64), /* intel_gpu */ (4, 32),
+        /* mali */ (4, 32), /* adreno */ (4, 32)),
     .allowed = dw_int8_allowed,
 };
 /* clang-format on */

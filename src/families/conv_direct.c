@@ -14,11 +14,7 @@ static int direct_allowed(const int *v, const clforge_device_info *dev, char *wh
     return 0;
   }
   size_t wgs = (size_t)v[CONVD_WGQ] * (size_t)v[CONVD_WGK];
-  if (wgs > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
+  return clforge__family_wg_fits(wgs, dev, why, why_cap);
 }
 
 /* clang-format off */
@@ -34,16 +30,11 @@ const clforge__family clforge__family_conv_direct = {
         [CONVD_WGK] = {"WGK", 5, {1, 2, 4, 8, 16}},
         [CONVD_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
     },
-    /*                                   TQ TK WGQ WGK VW */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 4, 16, 4, 1},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 8, 1, 1, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {2, 4, 32, 4, 1},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {2, 4, 32, 4, 1},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {2, 4, 16, 4, 1},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {2, 4, 16, 4, 1},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {2, 4, 16, 4, 1},
-    },
+    /* rows: TQ TK WGQ WGK VW */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (2, 4, 16, 4, 1), /* cpu */ (1, 8, 1, 1, 16), /* nvidia */ (2, 4, 32, 4, 1),
+        /* amd */ (2, 4, 32, 4, 1), /* intel_gpu */ (2, 4, 16, 4, 1), /* mali */ (2, 4, 16, 4, 1),
+        /* adreno */ (2, 4, 16, 4, 1)),
     /* CPUs, NHWC x: a chunk's pixels are gathered (C apart), so fewer pixels
      * and more channels per work-item (measured ~1.3x). */
     .overrides = (const clforge__default_override[]){

@@ -31,16 +31,11 @@ const clforge__family clforge__family_conv_fft = {
         [CONV_FFT_WG] = {"WG", 5, {1, 4, 16, 64, 128}},
         [CONV_FFT_PHASE] = {"PHASE", 2, {0, 1}},
     },
-    /*                                   KB NB VW  WG PHASE */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 1, 1, 64, 1},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {4, 4, 8, 4, 1},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 1, 1, 64, 1},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 1, 1, 64, 1},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 1, 1, 64, 1},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {2, 1, 4, 64, 1},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {2, 1, 4, 64, 1},
-    },
+    /* rows: KB NB VW  WG PHASE */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (4, 1, 1, 64, 1), /* cpu */ (4, 4, 8, 4, 1), /* nvidia */ (4, 1, 1, 64, 1),
+        /* amd */ (4, 1, 1, 64, 1), /* intel_gpu */ (4, 1, 1, 64, 1), /* mali */ (2, 1, 4, 64, 1),
+        /* adreno */ (2, 1, 4, 64, 1)),
     /* CPU: measured on AlexNet conv1 (PoCL, Zen 5): the product took 45 ms
      * at KB=4 NB=4 VW=8 WG=4, 58 ms at KB=4 NB=2 VW=16 WG=1, 150 ms with
      * scalar work-items (VW=1 WG=64). */

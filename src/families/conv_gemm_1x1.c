@@ -17,10 +17,9 @@ const clforge__family clforge__family_conv_gemm_1x1 = {
      * usual route, mbv2_1x1_112 0.96x); NHWC: the usual route (packing A
      * costs r50_1x1_56 0.65x; mbv2_1x1_112 would gain 3.6x from packed: the
      * tuner finds that). CPU time, N = 8, side by side. */
-    .defaults = {[CLFORGE_DEVICE_CLASS_GENERIC] = {0}, [CLFORGE_DEVICE_CLASS_CPU] = {3},
-                 [CLFORGE_DEVICE_CLASS_NVIDIA] = {0}, [CLFORGE_DEVICE_CLASS_AMD] = {0},
-                 [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0}, [CLFORGE_DEVICE_CLASS_MALI] = {0},
-                 [CLFORGE_DEVICE_CLASS_ADRENO] = {0}},
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (0), /* cpu */ (3), /* nvidia */ (0), /* amd */ (0), /* intel_gpu */ (0), /* mali */ (0),
+        /* adreno */ (0)),
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__CONV_VARIANT_NHWC, CLFORGE__CONV_VARIANT_NHWC, CG1_PATH, 0},
         {CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},

@@ -7,11 +7,7 @@
 #include "families.h"
 
 static int im2col_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
-  if ((size_t)v[CI2C_WG] > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[CI2C_WG], dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
+  return clforge__family_wg_fits((size_t)v[CI2C_WG], dev, why, why_cap);
 }
 
 /* clang-format off */
@@ -28,16 +24,10 @@ const clforge__family clforge__family_conv_im2col = {
     },
     /* CPU: one image per pass keeps its column matrix (7 MB for r50_3x3_56)
      * in the last-level cache for the GEMM; 16 lanes fill AVX-512. */
-    /*                                   VW WG CHUNK PATH */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 8, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 16, 1, 0},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 64, 8, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 64, 8, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 8, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 16, 4, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 16, 4, 0},
-    },
+    /* rows: VW WG CHUNK PATH */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (4, 16, 8, 0), /* cpu */ (16, 16, 1, 0), /* nvidia */ (4, 64, 8, 0), /* amd */ (4, 64, 8, 0),
+        /* intel_gpu */ (4, 16, 8, 0), /* mali */ (4, 16, 4, 0), /* adreno */ (4, 16, 4, 0)),
     .allowed = im2col_allowed,
     /* Every class but the depthwise one (im2col runs it, one tiny GEMM per group). */
     .classes = (const clforge__shape_class[]){

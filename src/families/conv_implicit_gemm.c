@@ -6,34 +6,17 @@
 #include "conv_classes.h"
 #include "conv_implicit_gemm.h"
 #include "families.h"
+#include "gemm_packed.h"
+
+#define SAME_INDEX(name) ((int)CIG_##name == (int)GEMMP_##name)
+_Static_assert(SAME_INDEX(MR) && SAME_INDEX(NR) && SAME_INDEX(VW) && SAME_INDEX(MC) && SAME_INDEX(NC) && SAME_INDEX(KC) &&
+                   SAME_INDEX(KU),
+               "the packed GEMM's block check reads the same indices");
+#undef SAME_INDEX
 
 static int cig_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
-  const int mr = v[CIG_MR], nr = v[CIG_NR], vw = v[CIG_VW], mc = v[CIG_MC], nc = v[CIG_NC], kc = v[CIG_KC];
-  if (nr % vw || mc % mr || nc % nr) {
-    CLFORGE__WHY(why, why_cap, "NR %% VW, MC %% MR and NC %% NR must be 0 (MR=%d NR=%d VW=%d MC=%d NC=%d)", mr, nr, vw,
-             mc, nc);
-    return 0;
-  }
-  size_t wgs = (size_t)(mc / mr) * (size_t)(nc / nr);
-  if (wgs > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
-    return 0;
-  }
-  /* A CPU has 32 vector registers (AVX-512): the accumulators leave room
-   * for the filter vectors and the broadcast x value. */
-  if (mr * (nr / vw) > 28) {
-    CLFORGE__WHY(why, why_cap, "MR*(NR/VW) = %d accumulators exceed 28", mr * (nr / vw));
-    return 0;
-  }
-  if (mr * nr > 512) { /* floats per work-item: GPU registers */
-    CLFORGE__WHY(why, why_cap, "MR*NR = %d exceeds 512", mr * nr);
-    return 0;
-  }
-  /* Vector FMAs in one unrolled step: compile time (twice: masked and not). */
-  if (mr * (nr / vw) * v[CIG_KU] > 128) {
-    CLFORGE__WHY(why, why_cap, "MR*(NR/VW)*KU = %d exceeds 128", mr * (nr / vw) * v[CIG_KU]);
-    return 0;
-  }
+  const int nc = v[CIG_NC], kc = v[CIG_KC];
+  if (!clforge__packed_block_allowed(v, dev, why, why_cap)) return 0;
   /* The contiguous-channel kernel: DMR*DNR accumulators, DMR x vectors and a filter vector in 32 registers. */
   if (v[CIG_DMR] * v[CIG_DNR] + v[CIG_DMR] + 1 > 32) {
     CLFORGE__WHY(why, why_cap, "DMR*DNR + DMR + 1 = %d vectors exceed 32", v[CIG_DMR] * v[CIG_DNR] + v[CIG_DMR] + 1);
@@ -70,16 +53,12 @@ const clforge__family clforge__family_conv_implicit_gemm = {
         [CIG_DNR] = {"DNR", 7, {1, 2, 3, 4, 5, 6, 8}},
         [CIG_DVW] = {"DVW", 3, {4, 8, 16}},
     },
-    /*                                   MR  NR  VW  MC   NC  KC  KU DMR DNR DVW */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {12, 32, 16, 24, 32, 64, 2, 3, 6, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 4, 64, 64, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 8, 4, 32, 32, 16, 1, 2, 4, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 8, 4, 32, 32, 16, 1, 2, 4, 4},
-    },
+    /* rows: MR  NR  VW  MC   NC  KC  KU DMR DNR DVW */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (4, 16, 4, 64, 64, 16, 1, 2, 4, 4), /* cpu */ (12, 32, 16, 24, 32, 64, 2, 3, 6, 16),
+        /* nvidia */ (4, 16, 4, 64, 64, 16, 1, 2, 4, 4), /* amd */ (4, 16, 4, 64, 64, 16, 1, 2, 4, 4),
+        /* intel_gpu */ (4, 16, 4, 64, 64, 16, 1, 2, 4, 4), /* mali */ (4, 8, 4, 32, 32, 16, 1, 2, 4, 4),
+        /* adreno */ (4, 8, 4, 32, 32, 16, 1, 2, 4, 4)),
     .allowed = cig_allowed,
     .classes = (const clforge__shape_class[]){
         CLFORGE_CONV_CLASS_R50_3X3_56, CLFORGE_CONV_CLASS_R50_3X3_56_N1,

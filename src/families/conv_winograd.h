@@ -17,4 +17,22 @@
 
 enum { WINO_PATH, WINO_VW, WINO_WG, WINO_PASS, WINO_NPARAMS };
 
+/* Both families' .params, .defaults (the CPU's PASS, the tile size's, aside)
+ * and .classes (the 3x3 stride-1 classes, the only ones they run). */
+#define CLFORGE__WINO_PARAMS                                                                                  \
+  {                                                                                                           \
+    [WINO_PATH] = {"PATH", 4, {0, 1, 2, 3}}, [WINO_VW] = {"VW", 3, {4, 8, 16}},                               \
+    [WINO_WG] = {"WG", 6, {1, 4, 8, 16, 32, 64}}, [WINO_PASS] = {"PASS", 7, {0, 64, 128, 256, 512, 1024, 2048}} \
+  }
+/* rows: PATH VW WG PASS */
+#define CLFORGE__WINO_DEFAULTS(cpu_pass)                                                                      \
+  CLFORGE__DEFAULTS(/* generic */ (0, 4, 16, 0), /* cpu */ (1, 16, 8, cpu_pass), /* nvidia */ (0, 4, 16, 0),  \
+                    /* amd */ (0, 4, 16, 0), /* intel_gpu */ (0, 4, 16, 0), /* mali */ (0, 4, 16, 0),        \
+                    /* adreno */ (0, 4, 16, 0))
+#define CLFORGE__WINO_CLASSES                                                                                 \
+  (const clforge__shape_class[]) {                                                                            \
+    CLFORGE_CONV_CLASS_R50_3X3_56, CLFORGE_CONV_CLASS_R50_3X3_56_N1, CLFORGE_CONV_CLASS_R50_3X3_28,           \
+        CLFORGE_CONV_CLASS_R50_3X3_28_N1, CLFORGE_CONV_CLASS_END                                              \
+  }
+
 #endif

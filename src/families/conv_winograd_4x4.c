@@ -11,25 +11,8 @@ const clforge__family clforge__family_conv_winograd_4x4 = {
     .sources = (const char *const[]){"conv_base", "conv_winograd", NULL},
     .kernel = "clforge_conv_winograd_input",
     .nparams = WINO_NPARAMS,
-    .params = {
-        [WINO_PATH] = {"PATH", 4, {0, 1, 2, 3}},
-        [WINO_VW] = {"VW", 3, {4, 8, 16}},
-        [WINO_WG] = {"WG", 6, {1, 4, 8, 16, 32, 64}},
-        [WINO_PASS] = {"PASS", 7, {0, 64, 128, 256, 512, 1024, 2048}},
-    },
-    /*                                   PATH VW WG PASS */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 16, 8, 128},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 4, 16, 0},
-    },
-    .classes = (const clforge__shape_class[]){
-        CLFORGE_CONV_CLASS_R50_3X3_56, CLFORGE_CONV_CLASS_R50_3X3_56_N1,
-        CLFORGE_CONV_CLASS_R50_3X3_28, CLFORGE_CONV_CLASS_R50_3X3_28_N1,
-        CLFORGE_CONV_CLASS_END},
+    .params = CLFORGE__WINO_PARAMS,
+    .defaults = CLFORGE__WINO_DEFAULTS(128),
+    .classes = CLFORGE__WINO_CLASSES,
 };
 /* clang-format on */

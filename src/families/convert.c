@@ -19,15 +19,8 @@ const clforge__family clforge__family_convert = {
     .params = {{"VW", 5, {1, 2, 4, 8, 16}}, {"WGS", 5, {16, 32, 64, 128, 256}}},
     /* CPUs (PoCL) vectorize across work-items themselves; wide per-item
      * vectors still cut loop overhead. GPUs prefer 16-byte accesses. */
-    .defaults =
-        {
-            [CLFORGE_DEVICE_CLASS_GENERIC] = {1, 64},
-            [CLFORGE_DEVICE_CLASS_CPU] = {16, 64},
-            [CLFORGE_DEVICE_CLASS_NVIDIA] = {4, 256},
-            [CLFORGE_DEVICE_CLASS_AMD] = {4, 256},
-            [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 128},
-            [CLFORGE_DEVICE_CLASS_MALI] = {4, 64},
-            [CLFORGE_DEVICE_CLASS_ADRENO] = {4, 128},
-        },
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (1, 64), /* cpu */ (16, 64), /* nvidia */ (4, 256), /* amd */ (4, 256),
+        /* intel_gpu */ (4, 128), /* mali */ (4, 64), /* adreno */ (4, 128)),
     .allowed = convert_allowed,
 };

@@ -38,27 +38,8 @@ const clforge__family clforge__family_cross_entropy = {
     .sources = (const char *const[]){"softmax_common", "cross_entropy", NULL},
     .kernel = "clforge_cross_entropy",
     .nparams = CE_NPARAMS,
-    .params = {
-        [CE_EXP] = {"EXP", 2, {0, 1}},
-        [CE_WG] = {"WG", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
-        [CE_RPW] = {"RPW", 6, {1, 2, 4, 8, 16, 32}},
-        [CE_RPI] = {"RPI", 7, {1, 2, 4, 8, 16, 32, 64}},
-        [CE_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
-    },
-    /* softmax's layout of work (src/families/softmax.c): on CPUs a work-item
-     * per row, 16-wide, clforge's exp, many rows per item (short rows gain
-     * most over one row per item: `clforge bench train`); on GPUs a
-     * work-group per row. */
-    /*                                   EXP WG RPW RPI VW */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 1, 4, 64, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 256, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 128, 1, 1, 4},
-    },
+    .params = {CLFORGE__ROW_PARAMS(CE)},
+    .defaults = CLFORGE__ROW_DEFAULTS,
     .overrides = clforge__row_short_overrides,
     .allowed = ce_allowed,
     .classes = clforge__ce_classes,

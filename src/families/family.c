@@ -321,10 +321,14 @@ size_t clforge__family_enumerate(const clforge__family *f, const clforge_device_
   }
 }
 
-int clforge__family_wg_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
-  if ((size_t)v[0] > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %d exceeds the device's %zu", v[0], dev->max_work_group_size);
+int clforge__family_wg_fits(size_t wgs, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if (wgs > dev->max_work_group_size) {
+    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
     return 0;
   }
   return 1;
+}
+
+int clforge__family_wg_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  return clforge__family_wg_fits((size_t)v[0], dev, why, why_cap);
 }

@@ -74,6 +74,23 @@ typedef struct clforge__family {
   const clforge__shape_class *classes;
 } clforge__family;
 
+/* A family's .defaults: one parenthesized row per device class, in
+ * clforge_device_class order, each row's values in the order of params,
+ * e.g. CLFORGE__DEFAULTS((1, 64), (16, 64), ...): the seven rows of every
+ * family spelled one way. */
+#define CLFORGE__DEFAULTS_ROW(...) {__VA_ARGS__}
+#define CLFORGE__DEFAULTS(generic, cpu, nvidia, amd, intel_gpu, mali, adreno)                        \
+  {                                                                                                 \
+    [CLFORGE_DEVICE_CLASS_GENERIC] = CLFORGE__DEFAULTS_ROW generic,                                 \
+    [CLFORGE_DEVICE_CLASS_CPU] = CLFORGE__DEFAULTS_ROW cpu,                                         \
+    [CLFORGE_DEVICE_CLASS_NVIDIA] = CLFORGE__DEFAULTS_ROW nvidia,                                   \
+    [CLFORGE_DEVICE_CLASS_AMD] = CLFORGE__DEFAULTS_ROW amd,                                         \
+    [CLFORGE_DEVICE_CLASS_INTEL_GPU] = CLFORGE__DEFAULTS_ROW intel_gpu,                             \
+    [CLFORGE_DEVICE_CLASS_MALI] = CLFORGE__DEFAULTS_ROW mali,                                       \
+    [CLFORGE_DEVICE_CLASS_ADRENO] = CLFORGE__DEFAULTS_ROW adreno,                                   \
+  }
+_Static_assert(CLFORGE_DEVICE_CLASS_COUNT == 7, "CLFORGE__DEFAULTS takes a row per device class");
+
 /* What a lookup is keyed on besides the device (see clforge__family_select). */
 typedef struct clforge__problem_key {
   const char *dtypes, *layout, *shape_class;
@@ -94,6 +111,11 @@ typedef struct clforge__problem_key {
 /* An allowed() for families whose only constraint is their first
  * parameter, a work-group size, against the device's limit. */
 int clforge__family_wg_allowed(const int *values, const clforge_device_info *dev, char *why, size_t why_cap);
+
+/* The check behind it, for allowed()s with more constraints or another
+ * parameter (or product of parameters) as the work-group size: 1 when wgs
+ * fits the device, else 0 with "work-group of <wgs> exceeds ..." in why. */
+int clforge__family_wg_fits(size_t wgs, const clforge_device_info *dev, char *why, size_t why_cap);
 
 /* 1 when every value is a candidate and the family's constraints hold. */
 int clforge__family_check(const clforge__family *f, const int *values, const clforge_device_info *dev,

@@ -20,10 +20,7 @@ static int gemm_allowed(const int *v, const clforge_device_info *dev, char *why,
     return 0;
   }
   size_t wgs = (size_t)(mwg / mwi) * (size_t)(nwg / nwi);
-  if (wgs > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
-    return 0;
-  }
+  if (!clforge__family_wg_fits(wgs, dev, why, why_cap)) return 0;
   if (mwi * nwi > 256) { /* more accumulators than any device has registers for */
     CLFORGE__WHY(why, why_cap, "MWI*NWI = %d exceeds 256", mwi * nwi);
     return 0;
@@ -92,16 +89,12 @@ const clforge__family clforge__family_gemm = {
          * f16 within each k-block, each block's sums added into f32 (2) */
         [GEMM_HALF] = {"HALF", 3, {0, 1, 2}},
     },
-    /*                                   MWG NWG MWI NWI KWG VW SA SB KU KSYNC (HALF: 0) */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {32, 32, 4, 4, 16, 4, 1, 1, 2, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {128, 64, 8, 32, 128, 16, 0, 0, 1, 1},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {64, 64, 4, 4, 16, 4, 1, 1, 4, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {64, 64, 4, 4, 16, 4, 1, 1, 4, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {64, 64, 4, 4, 16, 4, 1, 1, 2, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {32, 32, 4, 4, 16, 4, 0, 0, 2, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {32, 32, 4, 4, 16, 4, 1, 1, 2, 0},
-    },
+    /* rows: MWG NWG MWI NWI KWG VW SA SB KU KSYNC (HALF: 0) */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (32, 32, 4, 4, 16, 4, 1, 1, 2, 0), /* cpu */ (128, 64, 8, 32, 128, 16, 0, 0, 1, 1),
+        /* nvidia */ (64, 64, 4, 4, 16, 4, 1, 1, 4, 0), /* amd */ (64, 64, 4, 4, 16, 4, 1, 1, 4, 0),
+        /* intel_gpu */ (64, 64, 4, 4, 16, 4, 1, 1, 2, 0), /* mali */ (32, 32, 4, 4, 16, 4, 0, 0, 2, 0),
+        /* adreno */ (32, 32, 4, 4, 16, 4, 1, 1, 2, 0)),
     /* CPUs (PoCL): a transposed B is read along k, and staging it in local
      * memory (SB) turns its gathers into contiguous vector loads; f16
      * inputs want A read 4 k at a time, widened as one vector, and B

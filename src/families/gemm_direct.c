@@ -10,11 +10,7 @@ static int direct_allowed(const int *v, const clforge_device_info *dev, char *wh
     return 0;
   }
   size_t wgs = (size_t)v[GEMMD_MDIM] * (size_t)v[GEMMD_NDIM];
-  if (wgs > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
+  return clforge__family_wg_fits(wgs, dev, why, why_cap);
 }
 
 /* clang-format off */
@@ -33,16 +29,11 @@ const clforge__family clforge__family_gemm_direct = {
         /* as the tiled family's; 2 adds the f16 sums into f32 every 32 k */
         [GEMMD_HALF] = {"HALF", 3, {0, 1, 2}},
     },
-    /*                                   MWID NWID MDIMD NDIMD KUD VW (HALF: 0) */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 2, 8, 8, 1, 1},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {4, 2, 2, 4, 1, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {2, 2, 8, 32, 2, 1},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {2, 2, 8, 32, 2, 1},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {2, 2, 8, 16, 2, 2},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {2, 2, 4, 16, 1, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {2, 2, 8, 16, 1, 4},
-    },
+    /* rows: MWID NWID MDIMD NDIMD KUD VW (HALF: 0) */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (2, 2, 8, 8, 1, 1), /* cpu */ (4, 2, 2, 4, 1, 16), /* nvidia */ (2, 2, 8, 32, 2, 1),
+        /* amd */ (2, 2, 8, 32, 2, 1), /* intel_gpu */ (2, 2, 8, 16, 2, 2), /* mali */ (2, 2, 4, 16, 1, 4),
+        /* adreno */ (2, 2, 8, 16, 1, 4)),
     /* CPUs: a narrow C (n < 64) wants one 16-wide vector per work-item and
      * more rows, not columns the work-group would mostly clamp. */
     .overrides = (const clforge__default_override[]){

@@ -34,11 +34,7 @@ static int int8_allowed(const int *v, const clforge_device_info *dev, char *why,
     return 0;
   }
   const size_t wgs = (size_t)v[GEMMI_MDIM] * (size_t)v[GEMMI_NDIM];
-  if (wgs > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
-    return 0;
-  }
-  return 1;
+  return clforge__family_wg_fits(wgs, dev, why, why_cap);
 }
 
 /* Staging synchronizes the group already: KSYNC adds nothing then. */
@@ -70,15 +66,10 @@ const clforge__family clforge__family_gemm_int8 = {
      * DOT=1 as its default, a CPU with it DOT=2 (src/ops/gemm_quantized.c);
      * the tuner measures all three.
      *                                   MWI NWI VW MDIM NDIM KSYNC STAGE DOT */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {2, 1, 4, 8, 8, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {4, 4, 16, 4, 4, 1},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {2, 1, 4, 8, 32, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {2, 1, 4, 8, 32, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {2, 1, 4, 8, 16, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {2, 1, 4, 4, 16, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {2, 1, 4, 8, 16, 0},
-    },
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (2, 1, 4, 8, 8, 0), /* cpu */ (4, 4, 16, 4, 4, 1), /* nvidia */ (2, 1, 4, 8, 32, 0),
+        /* amd */ (2, 1, 4, 8, 32, 0), /* intel_gpu */ (2, 1, 4, 8, 16, 0), /* mali */ (2, 1, 4, 4, 16, 0),
+        /* adreno */ (2, 1, 4, 8, 16, 0)),
     .allowed = int8_allowed,
     .canonical = int8_canonical,
     /* the names of src/ops/gemm.c's classes (a call's key takes them); a

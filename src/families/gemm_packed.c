@@ -6,7 +6,7 @@
 
 #include "families.h"
 
-static int packed_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+int clforge__packed_block_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
   const int mr = v[GEMMP_MR], nr = v[GEMMP_NR], vw = v[GEMMP_VW], mc = v[GEMMP_MC], nc = v[GEMMP_NC];
   if (nr % vw || mc % mr || nc % nr) {
     CLFORGE__WHY(why, why_cap, "NR %% VW, MC %% MR and NC %% NR must be 0 (MR=%d NR=%d VW=%d MC=%d NC=%d)", mr, nr, vw, mc,
@@ -14,25 +14,24 @@ static int packed_allowed(const int *v, const clforge_device_info *dev, char *wh
     return 0;
   }
   size_t wgs = (size_t)(mc / mr) * (size_t)(nc / nr);
-  if (wgs > dev->max_work_group_size) {
-    CLFORGE__WHY(why, why_cap, "work-group of %zu exceeds the device's %zu", wgs, dev->max_work_group_size);
-    return 0;
-  }
-  /* Accumulators in vectors: a CPU has 32 vector registers (AVX-512), and
-   * the block must leave room for B's vectors and A's broadcast. */
+  if (!clforge__family_wg_fits(wgs, dev, why, why_cap)) return 0;
   if (mr * (nr / vw) > 28) {
     CLFORGE__WHY(why, why_cap, "MR*(NR/VW) = %d accumulators exceed 28", mr * (nr / vw));
     return 0;
   }
-  if (mr * nr > 512) { /* in floats: registers per work-item on GPUs */
+  if (mr * nr > 512) {
     CLFORGE__WHY(why, why_cap, "MR*NR = %d exceeds 512", mr * nr);
     return 0;
   }
-  /* Vector FMAs in one unrolled step, as for the tiled family (compile time). */
   if (mr * (nr / vw) * v[GEMMP_KU] > 128) {
     CLFORGE__WHY(why, why_cap, "MR*(NR/VW)*KU = %d exceeds 128", mr * (nr / vw) * v[GEMMP_KU]);
     return 0;
   }
+  return 1;
+}
+
+static int packed_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
+  if (!clforge__packed_block_allowed(v, dev, why, why_cap)) return 0;
   if (v[GEMMP_KC] % v[GEMMP_KU]) {
     CLFORGE__WHY(why, why_cap, "KC %% KU must be 0 (KC=%d KU=%d)", v[GEMMP_KC], v[GEMMP_KU]);
     return 0;
@@ -62,16 +61,12 @@ const clforge__family clforge__family_gemm_packed = {
         [GEMMP_KU] = {"KU", 4, {1, 2, 4, 8}},
         [GEMMP_ORD] = {"ORD", 2, {0, 1}},
     },
-    /*                                   MR NR  VW  MC   NC  KC  KU ORD */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {4, 16, 4, 32, 64, 64, 1, 0},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {12, 32, 16, 24, 32, 384, 2, 0},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {4, 16, 4, 64, 64, 64, 1, 0},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {4, 16, 4, 64, 64, 64, 1, 0},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {4, 16, 4, 32, 64, 64, 1, 0},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {4, 16, 4, 32, 64, 64, 1, 0},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {4, 16, 4, 32, 64, 64, 1, 0},
-    },
+    /* rows: MR NR  VW  MC   NC  KC  KU ORD */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (4, 16, 4, 32, 64, 64, 1, 0), /* cpu */ (12, 32, 16, 24, 32, 384, 2, 0),
+        /* nvidia */ (4, 16, 4, 64, 64, 64, 1, 0), /* amd */ (4, 16, 4, 64, 64, 64, 1, 0),
+        /* intel_gpu */ (4, 16, 4, 32, 64, 64, 1, 0), /* mali */ (4, 16, 4, 32, 64, 64, 1, 0),
+        /* adreno */ (4, 16, 4, 32, 64, 64, 1, 0)),
     /* n <= 16 (MobileNetV2's 1x1 layers to 16 channels): panels of 16
      * columns, one of them per work-group, instead of half of a 32-wide one
      * computed for nothing (MobileNetV2's 1x1 layers: docs/performance.md). */

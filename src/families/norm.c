@@ -14,15 +14,9 @@ const clforge__family clforge__family_norm = {
     .params = {{"WG", 5, {16, 32, 64, 128, 256}}},
     /* CPUs: a row's group is one 16-wide vector loop under PoCL; GPUs: 256
      * items stride a row, coalesced. */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {256},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {256},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {256},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {256},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {128},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {128},
-    },
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (256), /* cpu */ (16), /* nvidia */ (256), /* amd */ (256), /* intel_gpu */ (256),
+        /* mali */ (128), /* adreno */ (128)),
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = clforge__family_wg_allowed,
 };

@@ -28,16 +28,10 @@ const clforge__family clforge__family_optimizer = {
     },
     /* CPUs: work-groups of 16 items that PoCL runs as one vector loop, a
      * few elements each; GPUs: 256-item groups, coalesced, 4 each. */
-    /*                                   WG EPI */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {256, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {16, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {256, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {256, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {256, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {128, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {128, 4},
-    },
+    /* rows: WG EPI */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (256, 4), /* cpu */ (16, 16), /* nvidia */ (256, 4), /* amd */ (256, 4),
+        /* intel_gpu */ (256, 4), /* mali */ (128, 4), /* adreno */ (128, 4)),
     .overrides = (const clforge__default_override[]){{CLFORGE_DEVICE_CLASS_GENERIC, 0, 0, -1, 0}},
     .allowed = clforge__family_wg_allowed,
     .classes = clforge__opt_classes,

@@ -15,16 +15,10 @@ const clforge__family clforge__family_quantize = {
     .params = {{"WG", 5, {16, 32, 64, 128, 256}}},
     /* CPUs: PoCL runs a group as one vector loop over its items; GPUs:
      * 256 coalesced items. */
-    /*                                   WG */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {64},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {64},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {256},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {256},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {256},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {128},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {128},
-    },
+    /* rows: WG */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (64), /* cpu */ (64), /* nvidia */ (256), /* amd */ (256), /* intel_gpu */ (256),
+        /* mali */ (128), /* adreno */ (128)),
     .allowed = clforge__family_wg_allowed,
 };
 /* clang-format on */

@@ -4,6 +4,7 @@
 
 #include "families.h"
 #include "softmax.h"
+#include "softmax_backward.h"
 #include "softmax_classes.h"
 
 static int softmax_allowed(const int *v, const clforge_device_info *dev, char *why, size_t why_cap) {
@@ -36,11 +37,7 @@ const clforge__family clforge__family_softmax = {
     .params = {
         [SOFTMAX_ONLINE] = {"ONLINE", 2, {0, 1}},
         [SOFTMAX_STASH] = {"STASH", 2, {0, 1}},
-        [SOFTMAX_EXP] = {"EXP", 2, {0, 1}},
-        [SOFTMAX_WG] = {"WG", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
-        [SOFTMAX_RPW] = {"RPW", 6, {1, 2, 4, 8, 16, 32}},
-        [SOFTMAX_RPI] = {"RPI", 7, {1, 2, 4, 8, 16, 32, 64}},
-        [SOFTMAX_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
+        CLFORGE__ROW_PARAMS(SOFTMAX),
     },
     /* CPUs (measured on PoCL, AVX-512): one work-item per row with 16-wide
      * vectors, the row re-read from cache; max then sum with the exps kept
@@ -50,16 +47,12 @@ const clforge__family clforge__family_softmax = {
      * item). GPUs: a work-group per row (coalesced
      * 16-byte loads, a local reduction), one pass for the statistics, the
      * built-in exp. */
-    /*                                   ONLINE STASH EXP WG RPW RPI VW */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {1, 0, 0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {0, 1, 1, 1, 4, 64, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {1, 0, 0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {1, 0, 0, 256, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {1, 0, 0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {1, 0, 0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {1, 0, 0, 128, 1, 1, 4},
-    },
+    /* rows: ONLINE STASH EXP WG RPW RPI VW */
+    .defaults = CLFORGE__DEFAULTS(
+        /* generic */ (1, 0, 0, 64, 1, 1, 4), /* cpu */ (0, 1, 1, 1, 4, 64, 16),
+        /* nvidia */ (1, 0, 0, 128, 1, 1, 4), /* amd */ (1, 0, 0, 256, 1, 1, 4),
+        /* intel_gpu */ (1, 0, 0, 128, 1, 1, 4), /* mali */ (1, 0, 0, 64, 1, 1, 4),
+        /* adreno */ (1, 0, 0, 128, 1, 1, 4)),
     /* Short rows on GPUs: a warp-sized team per row, several rows per group. */
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_NVIDIA, SOFTMAX_VAR_SHORT, SOFTMAX_VAR_SHORT, SOFTMAX_WG, 32},

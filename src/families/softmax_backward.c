@@ -49,27 +49,8 @@ const clforge__family clforge__family_softmax_backward = {
     .sources = (const char *const[]){"softmax_common", "softmax_backward", NULL},
     .kernel = "clforge_softmax_backward",
     .nparams = SMB_NPARAMS,
-    .params = {
-        [SMB_EXP] = {"EXP", 2, {0, 1}},
-        [SMB_WG] = {"WG", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},
-        [SMB_RPW] = {"RPW", 6, {1, 2, 4, 8, 16, 32}},
-        [SMB_RPI] = {"RPI", 7, {1, 2, 4, 8, 16, 32, 64}},
-        [SMB_VW] = {"VW", 5, {1, 2, 4, 8, 16}},
-    },
-    /* The forward's layout of work (its measurements: src/families/softmax.c):
-     * on CPUs one work-item per row with 16-wide vectors and many rows per
-     * item (the next row's sum pass streams beside this row's dx pass);
-     * on GPUs a work-group per row. */
-    /*                                   EXP WG RPW RPI VW */
-    .defaults = {
-        [CLFORGE_DEVICE_CLASS_GENERIC]   = {0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_CPU]       = {1, 1, 4, 64, 16},
-        [CLFORGE_DEVICE_CLASS_NVIDIA]    = {0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_AMD]       = {0, 256, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_INTEL_GPU] = {0, 128, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_MALI]      = {0, 64, 1, 1, 4},
-        [CLFORGE_DEVICE_CLASS_ADRENO]    = {0, 128, 1, 1, 4},
-    },
+    .params = {CLFORGE__ROW_PARAMS(SMB)},
+    .defaults = CLFORGE__ROW_DEFAULTS,
     .overrides = clforge__row_short_overrides,
     .allowed = softmax_backward_allowed,
     .classes = clforge__softmax_classes,

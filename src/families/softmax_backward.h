@@ -19,4 +19,20 @@ enum { SMB_EXP, SMB_WG, SMB_RPW, SMB_RPI, SMB_VW, SMB_NPARAMS };
 int clforge__row_allowed(const int *v, const clforge_device_info *dev, size_t floats, char *why, size_t why_cap);
 extern const clforge__default_override clforge__row_short_overrides[];
 
+/* Their .params for EXP WG RPW RPI VW, P the enum's prefix (softmax's
+ * forward has the same five after its own), and their .defaults: the
+ * forward's layout of work (its measurements: src/families/softmax.c), on
+ * CPUs one work-item per row, 16-wide, clforge's exp, many rows per item
+ * (short rows gain most over one row per item: `clforge bench train`); on
+ * GPUs a work-group per row. */
+#define CLFORGE__ROW_PARAMS(P)                                                                           \
+  [P##_EXP] = {"EXP", 2, {0, 1}}, [P##_WG] = {"WG", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}},              \
+  [P##_RPW] = {"RPW", 6, {1, 2, 4, 8, 16, 32}}, [P##_RPI] = {"RPI", 7, {1, 2, 4, 8, 16, 32, 64}},        \
+  [P##_VW] = {"VW", 5, {1, 2, 4, 8, 16}}
+/* rows: EXP WG RPW RPI VW */
+#define CLFORGE__ROW_DEFAULTS                                                                            \
+  CLFORGE__DEFAULTS(/* generic */ (0, 64, 1, 1, 4), /* cpu */ (1, 1, 4, 64, 16), /* nvidia */ (0, 128, 1, 1, 4), \
+                    /* amd */ (0, 256, 1, 1, 4), /* intel_gpu */ (0, 128, 1, 1, 4), /* mali */ (0, 64, 1, 1, 4), \
+                    /* adreno */ (0, 128, 1, 1, 4))
+
 #endif

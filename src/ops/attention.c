@@ -424,9 +424,8 @@ clforge_status clforge_attention(clforge_context ctx, const clforge_attention_de
 
 clforge_status clforge_attention_explain(clforge_context ctx, const clforge_attention_desc *desc,
                                          clforge_attention_choice *choice) {
-  clforge_status st = clforge__call_begin(ctx, "attention_explain", NULL);
+  clforge_status st = clforge__query_begin(ctx, "attention_explain", choice, "choice");
   if (st != CLFORGE_SUCCESS) return st;
-  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_explain: choice is NULL");
   clforge__attn d;
   st = clforge__attn_resolve(ctx, desc, NULL, &d);
   if (st != CLFORGE_SUCCESS) return st;
@@ -439,9 +438,8 @@ clforge_status clforge_attention_explain(clforge_context ctx, const clforge_atte
 
 clforge_status clforge_attention_workspace_size(clforge_context ctx, const clforge_attention_desc *desc,
                                                 size_t *bytes) {
-  clforge_status st = clforge__call_begin(ctx, "attention_workspace_size", NULL);
+  clforge_status st = clforge__query_begin(ctx, "attention_workspace_size", bytes, "bytes");
   if (st != CLFORGE_SUCCESS) return st;
-  if (!bytes) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "attention_workspace_size: bytes is NULL");
   clforge_attention_choice c;
   st = clforge_attention_explain(ctx, desc, &c);
   if (st == CLFORGE_SUCCESS) *bytes = c.workspace_bytes;

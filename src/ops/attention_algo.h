@@ -35,7 +35,7 @@ typedef struct clforge__attn_algo_impl {
   int (*supports)(clforge_context ctx, const clforge__attn *d, char *why, size_t cap);
   /* Key-range splits it runs with values v (1 when it does not split). */
   int (*splits)(clforge_context ctx, const clforge__attn *d, const int *v);
-  /* Scratch bytes for d with values v (0: none). Never grows with Sq*Sk. */
+  /* Scratch bytes for d with values v (0, or NULL: none). Never grows with Sq*Sk. */
   size_t (*workspace)(clforge_context ctx, const clforge__attn *d, const int *v);
   /* Enqueue the call: everything after e's wait list, *e->event its last
    * command. Build every kernel before the first launch, so that a build

@@ -14,6 +14,7 @@
 #include "../families/families.h"
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
+#include "tune_common.h"
 #include "../core/validate.h"
 #include "attention_algo.h"
 #include "attention_tune.h"
@@ -30,9 +31,8 @@ typedef struct {
 static void bwd_teardown(void *state) {
   bwd_problem *p = state;
   if (!p) return;
-  cl_mem all[] = {p->q, p->k, p->v, p->o, p->lse, p->d_o, p->out[0], p->out[1], p->out[2]};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-    if (all[i]) clReleaseMemObject(all[i]);
+  const cl_mem all[] = {p->q, p->k, p->v, p->o, p->lse, p->d_o, p->out[0], p->out[1], p->out[2]};
+  clforge__tune_release(all, sizeof all / sizeof all[0]);
   for (int i = 0; i < 3; ++i) free(p->want[i]);
   free(p);
 }
@@ -81,17 +81,7 @@ static clforge_status bwd_setup(clforge_context ctx, const char *dtypes, const c
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune attention_backward: clCreateBuffer");
   }
   free(hq), free(hk), free(hv), free(hdo), free(ho), free(hl);
-  if (st != CLFORGE_SUCCESS) {
-    bwd_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
-}
-
-static int bwd_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  (void)f, (void)v, (void)shape;
-  return 1;
+  return clforge__tune_setup_done(st, p, bwd_teardown, state);
 }
 
 static clforge_status bwd_run(void *state) {
@@ -104,8 +94,7 @@ static clforge_status bwd_run(void *state) {
 
 static void bwd_prepare(void *state) {
   bwd_problem *p = state;
-  cl_uchar ones = 0xff; /* NaN */
-  for (int i = 0; i < 3; ++i) clEnqueueFillBuffer(p->ctx->queue, p->out[i], &ones, 1, 0, p->n[i] * 4, 0, NULL, NULL);
+  for (int i = 0; i < 3; ++i) clforge__tune_poison(p->ctx, p->out[i], p->n[i] * 4);
 }
 
 static clforge_status bwd_check(void *state, int corrupt, char *why, size_t why_cap) {
@@ -144,7 +133,7 @@ const clforge__tune_op clforge__tune_attention_backward = {
     .peer = NULL,
     .ndims = CLFORGE_ATTN_NDIMS,
     .setup = bwd_setup,
-    .applicable = bwd_applicable,
+    .applicable = clforge__tune_any_applicable,
     .run = bwd_run,
     .prepare = bwd_prepare,
     .check = bwd_check,

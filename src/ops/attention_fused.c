@@ -30,11 +30,6 @@ static int splits(clforge_context ctx, const clforge__attn *d, const int *v) {
   return 1;
 }
 
-static size_t workspace(clforge_context ctx, const clforge__attn *d, const int *v) {
-  (void)ctx, (void)d, (void)v;
-  return 0;
-}
-
 static clforge_status enqueue(const clforge__attn_exec *e) {
   clforge_context ctx = e->ctx;
   const clforge__attn *d = e->d;
@@ -85,6 +80,5 @@ const clforge__attn_algo_impl clforge__attention_fused = {
     .family = &clforge__family_attention_fused,
     .supports = supports,
     .splits = splits,
-    .workspace = workspace,
     .enqueue = enqueue,
 };

@@ -16,6 +16,7 @@
 #include "../ref/attention.h"
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
+#include "tune_common.h"
 #include "../core/validate.h"
 #include "attention_algo.h"
 #include "attention_tune.h"
@@ -51,9 +52,8 @@ void clforge__attn_tune_shape(const size_t *s, clforge_attention_desc *d) {
 static void attn_teardown(void *state) {
   attn_problem *p = state;
   if (!p) return;
-  cl_mem all[] = {p->q, p->k, p->v, p->o};
-  for (int i = 0; i < 4; ++i)
-    if (all[i]) clReleaseMemObject(all[i]);
+  const cl_mem all[] = {p->q, p->k, p->v, p->o};
+  clforge__tune_release(all, sizeof all / sizeof all[0]);
   free(p->want);
   free(p);
 }
@@ -128,18 +128,7 @@ static clforge_status attn_setup(clforge_context ctx, const char *dtypes, const 
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune attention: clCreateBuffer");
   }
   free(hq), free(hk), free(hv), free(row), free(scores);
-  if (st != CLFORGE_SUCCESS) {
-    attn_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
-}
-
-/* The families list only the classes their algorithm is for. */
-static int attn_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  (void)f, (void)v, (void)shape;
-  return 1;
+  return clforge__tune_setup_done(st, p, attn_teardown, state);
 }
 
 static clforge_status attn_run(void *state) {
@@ -149,8 +138,7 @@ static clforge_status attn_run(void *state) {
 
 static void attn_prepare(void *state) {
   attn_problem *p = state;
-  cl_uchar ones = 0xff; /* NaN in every storage type */
-  clEnqueueFillBuffer(p->ctx->queue, p->o, &ones, 1, 0, p->d.o.extent * clforge_dtype_size(p->d.o.type), 0, NULL, NULL);
+  clforge__tune_poison(p->ctx, p->o, p->d.o.extent * clforge_dtype_size(p->d.o.type));
 }
 
 static clforge_status attn_check(void *state, int corrupt, char *why, size_t why_cap) {
@@ -203,7 +191,7 @@ const clforge__tune_op clforge__tune_attention = {
     .peer = NULL,
     .ndims = CLFORGE_ATTN_NDIMS,
     .setup = attn_setup,
-    .applicable = attn_applicable,
+    .applicable = clforge__tune_any_applicable,
     .run = attn_run,
     .prepare = attn_prepare,
     .check = attn_check,

@@ -641,9 +641,8 @@ clforge_status clforge_conv2d_weights_workspace_size(clforge_context ctx, clforg
 clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_conv2d_desc *desc, cl_mem w,
                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                              clforge_conv2d_weights *weights) {
-  clforge_status st = clforge__call_begin(ctx, "conv2d_weights_create", NULL);
+  clforge_status st = clforge__query_begin(ctx, "conv2d_weights_create", weights, "weights");
   if (st != CLFORGE_SUCCESS) return st;
-  if (!weights) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: weights is NULL");
   *weights = NULL;
   clforge__conv d;
   st = clforge__conv_resolve(ctx, desc, 0, &d);

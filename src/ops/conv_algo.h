@@ -32,10 +32,10 @@ typedef struct clforge__conv_algo_impl {
   /* 1 when it can compute d on ctx's device, else 0 with the reason in why
    * (e.g. "winograd_4x4 needs a 3x3 filter, stride 1, dilation 1"). */
   int (*supports)(clforge_context ctx, const clforge__conv *d, char *why, size_t cap);
-  /* Scratch bytes for d with values v (0: none). The algorithm may tile its
+  /* Scratch bytes for d with values v (0, or NULL: none). The algorithm may tile its
    * work (e.g. over the batch) to stay within clforge__workspace_cap. */
   size_t (*workspace)(clforge_context ctx, const clforge__conv *d, const int *v);
-  /* Prepared weights: their bytes (0: the algorithm reads w as given, and
+  /* Prepared weights: their bytes (0, or NULL: the algorithm reads w as given, and
    * the prepared object just keeps a reference to w) and the transform of
    * e->w into `out`, enqueued after e's wait list (*e->event its end). */
   size_t (*weights_bytes)(const clforge__conv *d, const int *v);
@@ -103,6 +103,16 @@ void clforge__conv_problem_options(const clforge__conv *d, char *buf, size_t cap
  * bit per axis: 0xF all four) of tensor t, from argument *a on; a buffer
  * argument goes before them. Returns the OR of clSetKernelArg's results. */
 cl_int clforge__conv_tensor_args(cl_kernel k, cl_uint *a, const clforge__conv_tensor *t, unsigned axes);
+
+/* Sets the arguments of a kernel laid out as cl/conv_direct.cl and
+ * cl/conv_depthwise.cl (x, its readable length and strides; the filter
+ * buffer w with the strides of wt in w_axes; y; bias and its offset; the
+ * nu sizes u; alpha, beta) and enqueues it over the 3-D global/local
+ * after e's wait list; `what` names it in messages ("conv2d direct"). */
+clforge_status clforge__conv_set_args_launch(const clforge__conv_exec *e, cl_kernel k, cl_mem w,
+                                             const clforge__conv_tensor *wt, unsigned w_axes, const cl_uint *u,
+                                             size_t nu, const size_t global[3], const size_t local[3],
+                                             const char *what);
 
 /* A kernel of family f built with values v and d's problem options (plus
  * `extra` -D options, may be NULL); fails with a message naming the

@@ -175,6 +175,37 @@ cl_int clforge__conv_tensor_args(cl_kernel k, cl_uint *a, const clforge__conv_te
   return err;
 }
 
+clforge_status clforge__conv_set_args_launch(const clforge__conv_exec *e, cl_kernel k, cl_mem w,
+                                             const clforge__conv_tensor *wt, unsigned w_axes, const cl_uint *u,
+                                             size_t nu, const size_t global[3], const size_t local[3],
+                                             const char *what) {
+  const clforge__conv *d = e->d;
+  const cl_mem bias = e->bias ? e->bias : e->y; /* never read without BIAS */
+  const cl_ulong bo = d->bias.offset;
+  const cl_float alpha = d->alpha, beta = d->beta;
+  cl_uint a = 0;
+  const cl_ulong xlen = d->x.extent; /* elements of x's buffer the kernel may read (edge vectors) */
+  cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &e->x);
+  err |= clSetKernelArg(k, a++, sizeof xlen, &xlen);
+  err |= clforge__conv_tensor_args(k, &a, &d->x, 0xF);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &w);
+  err |= clforge__conv_tensor_args(k, &a, wt, w_axes);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->y);
+  err |= clforge__conv_tensor_args(k, &a, &d->y, 0xF);
+  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &bias);
+  err |= clSetKernelArg(k, a++, sizeof bo, &bo);
+  for (size_t i = 0; i < nu; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);
+  err |= clSetKernelArg(k, a++, sizeof alpha, &alpha);
+  err |= clSetKernelArg(k, a++, sizeof beta, &beta);
+  char msg[96];
+  if (err != CL_SUCCESS) {
+    snprintf(msg, sizeof msg, "clSetKernelArg (%s)", what);
+    return clforge__fail_cl(e->ctx, err, msg);
+  }
+  snprintf(msg, sizeof msg, "clEnqueueNDRangeKernel (%s)", what);
+  return clforge__launch(e->ctx, k, 3, global, local, e->nwait, e->wait, e->event, msg);
+}
+
 clforge_status clforge__conv_check_tensor(clforge_context ctx, const char *op, const clforge__conv_tensor *t, cl_mem buf,
                                           int access) {
   if (!t->count) return CLFORGE_SUCCESS;

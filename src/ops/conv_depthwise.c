@@ -23,11 +23,6 @@ static int supports(clforge_context ctx, const clforge__conv *d, char *why, size
   return 1;
 }
 
-static size_t workspace(clforge_context ctx, const clforge__conv *d, const int *v) {
-  (void)ctx, (void)d, (void)v;
-  return 0;
-}
-
 /* Prepared weights for NHWC x: the filter as R S K (channels innermost), so
  * that a vector of VW channels' taps is one load, not VW gathers K R S
  * apart. NCHW reads one channel's taps per work-item: the filter as given. */
@@ -108,29 +103,13 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED,
                          "conv2d depthwise: the launch exceeds 2^32 work-items along an axis");
 
-  const cl_mem bias = e->bias ? e->bias : e->y; /* never read without BIAS */
-  const cl_ulong bo = d->bias.offset;
   const cl_uint u[] = {(cl_uint)d->k,     (cl_uint)mult,        (cl_uint)d->h,     (cl_uint)d->w,
                        (cl_uint)d->p,     (cl_uint)d->q,        (cl_uint)d->r,     (cl_uint)d->s,
                        (cl_uint)d->stride_h, (cl_uint)d->stride_w, (cl_uint)d->dil_h, (cl_uint)d->dil_w,
                        (cl_uint)d->pad_t, (cl_uint)d->pad_l};
-  const cl_float alpha = d->alpha, beta = d->beta;
-  cl_uint a = 0;
-  const cl_ulong xlen = d->x.extent; /* elements of x's buffer the kernel may read (edge vectors) */
-  cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &e->x);
-  err |= clSetKernelArg(k, a++, sizeof xlen, &xlen);
-  err |= clforge__conv_tensor_args(k, &a, &d->x, 0xF);
-  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &wbuf);
-  err |= clforge__conv_tensor_args(k, &a, &wt, 0xD); /* k, r, s: one channel per group */
-  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->y);
-  err |= clforge__conv_tensor_args(k, &a, &d->y, 0xF);
-  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &bias);
-  err |= clSetKernelArg(k, a++, sizeof bo, &bo);
-  for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);
-  err |= clSetKernelArg(k, a++, sizeof alpha, &alpha);
-  err |= clSetKernelArg(k, a++, sizeof beta, &beta);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d depthwise)");
-  return clforge__launch(ctx, k, 3, global, local, e->nwait, e->wait, e->event, "clEnqueueNDRangeKernel (conv2d depthwise)");
+  /* the filter's k, r, s strides: one channel per group */
+  return clforge__conv_set_args_launch(e, k, wbuf, &wt, 0xD, u, sizeof u / sizeof u[0], global, local,
+                                       "conv2d depthwise");
 }
 
 const clforge__conv_algo_impl clforge__conv_depthwise = {
@@ -138,7 +117,6 @@ const clforge__conv_algo_impl clforge__conv_depthwise = {
     .name = "depthwise",
     .family = &clforge__family_conv_depthwise,
     .supports = supports,
-    .workspace = workspace,
     .weights_bytes = weights_bytes,
     .prepare_weights = prepare_weights,
     .enqueue = enqueue,

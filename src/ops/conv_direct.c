@@ -17,16 +17,6 @@ static int supports(clforge_context ctx, const clforge__conv *d, char *why, size
   return 1;
 }
 
-static size_t workspace(clforge_context ctx, const clforge__conv *d, const int *v) {
-  (void)ctx, (void)d, (void)v;
-  return 0;
-}
-
-static size_t weights_bytes(const clforge__conv *d, const int *v) {
-  (void)d, (void)v;
-  return 0;
-}
-
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 /* 1 when a coordinate (input row/column with padding and the filter's span)
@@ -71,30 +61,13 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED,
                          "conv2d direct: the launch exceeds 2^32 work-items along an axis");
 
-  const cl_mem bias = e->bias ? e->bias : e->y; /* never read without BIAS */
-  const cl_ulong bo = d->bias.offset;
   const cl_uint u[] = {(cl_uint)d->p,        (cl_uint)d->cg,       (cl_uint)d->kg,    (cl_uint)ktiles,
                        (cl_uint)d->h,        (cl_uint)d->w,        (cl_uint)d->q,     (cl_uint)d->r,
                        (cl_uint)d->s,        (cl_uint)d->stride_h, (cl_uint)d->stride_w, (cl_uint)d->dil_h,
                        (cl_uint)d->dil_w,    (cl_uint)d->pad_t,    (cl_uint)d->pad_l,    (cl_uint)qlo,
                        (cl_uint)qhi,         (cl_uint)nl,          (cl_uint)ni};
-  const cl_float alpha = d->alpha, beta = d->beta;
-  cl_uint a = 0;
-  const cl_ulong xlen = d->x.extent; /* elements of x's buffer the kernel may read (edge vectors) */
-  cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &e->x);
-  err |= clSetKernelArg(k, a++, sizeof xlen, &xlen);
-  err |= clforge__conv_tensor_args(k, &a, &d->x, 0xF);
-  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->w);
-  err |= clforge__conv_tensor_args(k, &a, &d->w_, 0xF);
-  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &e->y);
-  err |= clforge__conv_tensor_args(k, &a, &d->y, 0xF);
-  err |= clSetKernelArg(k, a++, sizeof(cl_mem), &bias);
-  err |= clSetKernelArg(k, a++, sizeof bo, &bo);
-  for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);
-  err |= clSetKernelArg(k, a++, sizeof alpha, &alpha);
-  err |= clSetKernelArg(k, a++, sizeof beta, &beta);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (conv2d direct)");
-  return clforge__launch(ctx, k, 3, global, local, e->nwait, e->wait, e->event, "clEnqueueNDRangeKernel (conv2d direct)");
+  return clforge__conv_set_args_launch(e, k, e->w, &d->w_, 0xF, u, sizeof u / sizeof u[0], global, local,
+                                       "conv2d direct");
 }
 
 const clforge__conv_algo_impl clforge__conv_direct = {
@@ -102,7 +75,5 @@ const clforge__conv_algo_impl clforge__conv_direct = {
     .name = "direct",
     .family = &clforge__family_conv_direct,
     .supports = supports,
-    .workspace = workspace,
-    .weights_bytes = weights_bytes,
     .enqueue = enqueue,
 };

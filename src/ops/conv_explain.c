@@ -9,9 +9,8 @@
 #include "op_call.h"
 
 clforge_status clforge_conv2d_explain(clforge_context ctx, const clforge_conv2d_desc *desc, clforge_conv_choice *choice) {
-  clforge_status st = clforge__call_begin(ctx, "conv2d_explain", NULL);
+  clforge_status st = clforge__query_begin(ctx, "conv2d_explain", choice, "choice");
   if (st != CLFORGE_SUCCESS) return st;
-  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_explain: choice is NULL");
   clforge__conv d;
   st = clforge__conv_resolve(ctx, desc, 0, &d);
   if (st != CLFORGE_SUCCESS) return st;
@@ -21,9 +20,8 @@ clforge_status clforge_conv2d_explain(clforge_context ctx, const clforge_conv2d_
 }
 
 clforge_status clforge_conv2d_workspace_size(clforge_context ctx, const clforge_conv2d_desc *desc, size_t *bytes) {
-  clforge_status st = clforge__call_begin(ctx, "conv2d_workspace_size", NULL);
+  clforge_status st = clforge__query_begin(ctx, "conv2d_workspace_size", bytes, "bytes");
   if (st != CLFORGE_SUCCESS) return st;
-  if (!bytes) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_workspace_size: bytes is NULL");
   clforge_conv_choice c;
   st = clforge_conv2d_explain(ctx, desc, &c);
   if (st == CLFORGE_SUCCESS) *bytes = c.workspace_bytes;

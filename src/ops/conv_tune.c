@@ -15,6 +15,7 @@
 #include "../ref/compare.h"
 #include "../ref/conv.h"
 #include "../tuning/tune_op.h"
+#include "tune_common.h"
 #include "../core/validate.h"
 #include "conv_algo.h"
 
@@ -53,9 +54,8 @@ static void shape_desc(const size_t *s, clforge_conv2d_desc *d) {
 static void conv_teardown(void *state) {
   conv_problem *p = state;
   if (!p) return;
-  if (p->x) clReleaseMemObject(p->x);
-  if (p->w) clReleaseMemObject(p->w);
-  if (p->y) clReleaseMemObject(p->y);
+  const cl_mem m[] = {p->x, p->w, p->y};
+  clforge__tune_release(m, sizeof m / sizeof m[0]);
   free(p);
 }
 
@@ -112,18 +112,7 @@ static clforge_status conv_setup(clforge_context ctx, const char *dtypes, const 
   }
   free(hx);
   free(hw);
-  if (st != CLFORGE_SUCCESS) {
-    conv_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
-}
-
-/* The families list only classes their algorithm can run. */
-static int conv_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  (void)f, (void)v, (void)shape;
-  return 1;
+  return clforge__tune_setup_done(st, p, conv_teardown, state);
 }
 
 static clforge_status conv_run(void *state) {
@@ -133,9 +122,7 @@ static clforge_status conv_run(void *state) {
 
 static void conv_prepare(void *state) {
   conv_problem *p = state;
-  cl_uchar ones = 0xff; /* NaN in every storage type */
-  clEnqueueFillBuffer(p->ctx->queue, p->y, &ones, 1, 0, p->d.y.count * clforge_dtype_size(p->d.y.type), 0, NULL,
-                      NULL);
+  clforge__tune_poison(p->ctx, p->y, p->d.y.count * clforge_dtype_size(p->d.y.type));
 }
 
 static clforge_status conv_check(void *state, int corrupt, char *why, size_t why_cap) {
@@ -196,7 +183,7 @@ const clforge__tune_op clforge__tune_conv = {
     .peer = NULL,
     .ndims = CLFORGE_CONV_NDIMS,
     .setup = conv_setup,
-    .applicable = conv_applicable,
+    .applicable = clforge__tune_any_applicable,
     .run = conv_run,
     .prepare = conv_prepare,
     .check = conv_check,

@@ -302,9 +302,8 @@ clforge_status clforge_cross_entropy(clforge_context ctx, const clforge_cross_en
 
 clforge_status clforge_cross_entropy_explain(clforge_context ctx, const clforge_cross_entropy_desc *desc,
                                              clforge_kernel_choice *choice) {
-  clforge_status st = clforge__call_begin(ctx, "cross_entropy_explain", NULL);
+  clforge_status st = clforge__query_begin(ctx, "cross_entropy_explain", choice, "choice");
   if (st != CLFORGE_SUCCESS) return st;
-  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "cross_entropy_explain: choice is NULL");
   clforge__ce d;
   st = clforge__ce_resolve(ctx, desc, &d);
   plan p;

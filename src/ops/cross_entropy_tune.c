@@ -16,6 +16,7 @@
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
 #include "../core/validate.h"
+#include "tune_common.h"
 
 typedef struct {
   clforge_context ctx;
@@ -26,26 +27,11 @@ typedef struct {
   float *want;  /* dlogits widened to f32 */
 } ce_problem;
 
-/* "f32,bf16" -> logits and dlogits types. */
-static int parse_key(const char *dtypes, const char *layout, clforge_cross_entropy_desc *d) {
-  const char *comma = strchr(dtypes, ',');
-  char a[8] = "", b[8] = "";
-  if (!comma || (size_t)(comma - dtypes) >= sizeof a || strlen(comma + 1) >= sizeof b || strcmp(layout, "rows"))
-    return -1;
-  memcpy(a, dtypes, (size_t)(comma - dtypes));
-  memcpy(b, comma + 1, strlen(comma + 1));
-  return clforge_dtype_from_name(a, &d->logits_type) == CLFORGE_SUCCESS &&
-                 clforge_dtype_from_name(b, &d->dlogits_type) == CLFORGE_SUCCESS
-             ? 0
-             : -1;
-}
-
 static void ce_teardown(void *state) {
   ce_problem *p = state;
   if (!p) return;
-  cl_mem m[4] = {p->logits, p->targets, p->loss, p->dlogits};
-  for (int i = 0; i < 4; ++i)
-    if (m[i]) clReleaseMemObject(m[i]);
+  const cl_mem m[] = {p->logits, p->targets, p->loss, p->dlogits};
+  clforge__tune_release(m, sizeof m / sizeof m[0]);
   free(p->want);
   free(p);
 }
@@ -58,7 +44,7 @@ static clforge_status ce_setup(clforge_context ctx, const char *dtypes, const ch
   p->ctx = ctx;
   p->desc.rows = shape[0], p->desc.n = shape[1];
   p->desc.label_smoothing = 0.1f; /* the common training setting: every term of the formula runs */
-  if (parse_key(dtypes, layout, &p->desc)) {
+  if (clforge__tune_row_key(dtypes, layout, &p->desc.logits_type, &p->desc.dlogits_type)) {
     free(p);
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "tune cross_entropy: bad dtypes \"%s\" or layout \"%s\"",
                          dtypes, layout);
@@ -96,18 +82,7 @@ static clforge_status ce_setup(clforge_context ctx, const char *dtypes, const ch
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune cross_entropy: clCreateBuffer");
   }
   free(hz), free(sz), free(sd), free(t);
-  if (st != CLFORGE_SUCCESS) {
-    ce_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
-}
-
-static int ce_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  (void)f;
-  /* more items per row than vectors in it: some would idle */
-  return (size_t)v[CE_WG] * (size_t)v[CE_VW] <= shape[1];
+  return clforge__tune_setup_done(st, p, ce_teardown, state);
 }
 
 static clforge_status ce_run(void *state) {
@@ -117,10 +92,8 @@ static clforge_status ce_run(void *state) {
 
 static void ce_prepare(void *state) {
   ce_problem *p = state;
-  cl_uchar ones = 0xff; /* NaN in every storage type */
-  clEnqueueFillBuffer(p->ctx->queue, p->dlogits, &ones, 1, 0,
-                      p->d.rows * p->d.n * clforge_dtype_size(p->d.dlogits.type), 0, NULL, NULL);
-  clEnqueueFillBuffer(p->ctx->queue, p->loss, &ones, 1, 0, sizeof(float), 0, NULL, NULL);
+  clforge__tune_poison(p->ctx, p->dlogits, p->d.rows * p->d.n * clforge_dtype_size(p->d.dlogits.type));
+  clforge__tune_poison(p->ctx, p->loss, sizeof(float));
 }
 
 static clforge_status ce_check(void *state, int corrupt, char *why, size_t why_cap) {
@@ -147,14 +120,6 @@ static clforge_status ce_check(void *state, int corrupt, char *why, size_t why_c
   return st;
 }
 
-/* Bytes moved at f32 storage (logits read, dlogits written). */
-static double ce_flops(const size_t *s) { return (double)s[0] * (double)s[1] * 8.0; }
-
-static int ce_variant(const char *dtypes, const char *layout, const size_t *shape) {
-  (void)dtypes, (void)layout;
-  return shape[1] <= 512 ? CE_VAR_SHORT : 0;
-}
-
 /* f32 logits and gradients, and bf16 (mixed-precision training). */
 const clforge__tune_op clforge__tune_cross_entropy = {
     .op = "cross_entropy",
@@ -163,11 +128,11 @@ const clforge__tune_op clforge__tune_cross_entropy = {
     .peer = NULL,
     .ndims = CLFORGE_CE_NDIMS,
     .setup = ce_setup,
-    .applicable = ce_applicable,
+    .applicable = clforge__tune_row_applicable,
     .run = ce_run,
     .prepare = ce_prepare,
     .check = ce_check,
-    .flops = ce_flops,
-    .variant = ce_variant,
+    .flops = clforge__tune_row_bytes, /* logits read, dlogits written */
+    .variant = clforge__tune_row_variant,
     .teardown = ce_teardown,
 };

@@ -10,6 +10,7 @@
 #include "../core/error.h"
 #include "../families/families.h"
 #include "../tuning/tune_op.h"
+#include "tune_common.h"
 #include "../core/validate.h"
 
 enum { CHECKED_ROWS = 32 };
@@ -26,9 +27,8 @@ typedef struct {
 static void q_teardown(void *state) {
   q_problem *p = state;
   if (!p) return;
-  const cl_mem m[3] = {p->a, p->b, p->c};
-  for (int i = 0; i < 3; ++i)
-    if (m[i]) clReleaseMemObject(m[i]);
+  const cl_mem m[] = {p->a, p->b, p->c};
+  clforge__tune_release(m, sizeof m / sizeof m[0]);
   free(p->want);
   free(p);
 }
@@ -71,17 +71,7 @@ static clforge_status q_setup(clforge_context ctx, const char *dtypes, const cha
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune gemm_quantized: clCreateBuffer");
   }
   free(ha), free(hb);
-  if (st != CLFORGE_SUCCESS) {
-    q_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
-}
-
-static int q_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  (void)f, (void)v, (void)shape; /* bounds in the kernel: any shape */
-  return 1;
+  return clforge__tune_setup_done(st, p, q_teardown, state);
 }
 
 static clforge_status q_run(void *state) {
@@ -131,7 +121,7 @@ const clforge__tune_op clforge__tune_gemm_quantized = {
     .peer = NULL,
     .ndims = 3,
     .setup = q_setup,
-    .applicable = q_applicable,
+    .applicable = clforge__tune_any_applicable,
     .run = q_run,
     .prepare = q_prepare,
     .check = q_check,

@@ -11,6 +11,7 @@
 #include "../families/families.h"
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
+#include "tune_common.h"
 #include "../core/validate.h"
 #include "gemm_launch.h"
 
@@ -34,9 +35,8 @@ typedef struct {
 static void gemm_teardown(void *state) {
   gemm_problem *p = state;
   if (!p) return;
-  if (p->a) clReleaseMemObject(p->a);
-  if (p->b) clReleaseMemObject(p->b);
-  if (p->c) clReleaseMemObject(p->c);
+  const cl_mem m[] = {p->a, p->b, p->c};
+  clforge__tune_release(m, sizeof m / sizeof m[0]);
   free(p->want);
   free(p);
 }
@@ -90,12 +90,7 @@ static clforge_status gemm_setup(clforge_context ctx, const char *dtypes, const 
   }
   free(ha);
   free(hb);
-  if (st != CLFORGE_SUCCESS) {
-    gemm_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
+  return clforge__tune_setup_done(st, p, gemm_teardown, state);
 }
 
 static int gemm_applicable(const clforge__family *f, const int *v, const size_t *shape) {
@@ -112,8 +107,7 @@ static clforge_status gemm_run(void *state) {
  * cannot pass the check on an earlier candidate's result. */
 static void gemm_prepare(void *state) {
   gemm_problem *p = state;
-  cl_uchar ones = 0xff;
-  clEnqueueFillBuffer(p->ctx->queue, p->c, &ones, 1, 0, p->c_elems * clforge_dtype_size(p->desc.c_type), 0, NULL, NULL);
+  clforge__tune_poison(p->ctx, p->c, p->c_elems * clforge_dtype_size(p->desc.c_type));
 }
 
 static clforge_status gemm_check(void *state, int corrupt, char *why, size_t why_cap) {

@@ -16,6 +16,12 @@ clforge_status clforge__call_begin(clforge_context ctx, const char *op, cl_event
   return CLFORGE_SUCCESS;
 }
 
+clforge_status clforge__query_begin(clforge_context ctx, const char *op, const void *out, const char *what) {
+  clforge_status st = clforge__call_begin(ctx, op, NULL);
+  if (st == CLFORGE_SUCCESS && !out) st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: %s is NULL", op, what);
+  return st;
+}
+
 clforge_status clforge__call_marker(clforge_context ctx, const char *op, cl_uint nwait, const cl_event *wait,
                                     cl_event *event) {
   if (!event) return CLFORGE_SUCCESS;

@@ -17,6 +17,10 @@
 
 /* Step 1: CLFORGE_INVALID_ARGUMENT "<op>: context is NULL" without a context. */
 clforge_status clforge__call_begin(clforge_context ctx, const char *op, cl_event *event);
+/* Step 1 of a query (explain, workspace_size, weights_create): the above,
+ * then CLFORGE_INVALID_ARGUMENT "<op>: <what> is NULL" when its output
+ * `out` is NULL. */
+clforge_status clforge__query_begin(clforge_context ctx, const char *op, const void *out, const char *what);
 /* Step 3: nothing to compute; the caller's event (if asked for) completes
  * after the wait list. */
 clforge_status clforge__call_marker(clforge_context ctx, const char *op, cl_uint nwait, const cl_event *wait,

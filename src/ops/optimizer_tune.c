@@ -16,6 +16,7 @@
 #include "../families/optimizer.h"
 #include "../ref/compare.h"
 #include "../tuning/tune_op.h"
+#include "tune_common.h"
 #include "../core/validate.h"
 
 typedef struct {
@@ -33,9 +34,8 @@ typedef struct {
 static void opt_teardown(void *state) {
   opt_problem *p = state;
   if (!p) return;
-  cl_mem m[6] = {p->t.param, p->t.master, p->t.grad, p->t.m, p->t.v, p->state};
-  for (int i = 0; i < 6; ++i)
-    if (m[i]) clReleaseMemObject(m[i]);
+  const cl_mem m[] = {p->t.param, p->t.master, p->t.grad, p->t.m, p->t.v, p->state};
+  clforge__tune_release(m, sizeof m / sizeof m[0]);
   free(p->param0), free(p->grad), free(p->master0), free(p->m0), free(p->v0), free(p->want_master);
   free(p->want_param);
   free(p);
@@ -99,12 +99,7 @@ static clforge_status opt_setup(clforge_context ctx, const char *dtypes, const c
     if (sizes[i]) *bufs[i] = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, sizes[i], NULL, &err);
   if (st == CLFORGE_SUCCESS && err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune optimizer: clCreateBuffer");
   if (st == CLFORGE_SUCCESS) st = upload(p, p->t.grad, p->grad, n * gs);
-  if (st != CLFORGE_SUCCESS) {
-    opt_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
+  return clforge__tune_setup_done(st, p, opt_teardown, state);
 }
 
 static int opt_applicable(const clforge__family *f, const int *v, const size_t *shape) {
@@ -124,11 +119,7 @@ static void opt_prepare(void *state) {
   const size_t n = p->count;
   if (p->t.master) upload(p, p->t.master, p->master0, n * 4);
   else upload(p, p->t.param, p->master0, n * 4);
-  if (p->t.master) {
-    const cl_uchar ones = 0xff;
-    clEnqueueFillBuffer(p->ctx->queue, p->t.param, &ones, 1, 0, n * clforge_dtype_size(p->t.param_type), 0, NULL,
-                        NULL);
-  }
+  if (p->t.master) clforge__tune_poison(p->ctx, p->t.param, n * clforge_dtype_size(p->t.param_type));
   upload(p, p->t.m, p->m0, n * 4);
   if (p->t.v) upload(p, p->t.v, p->v0, n * 4);
   upload(p, p->state, &start, sizeof start);

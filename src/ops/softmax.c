@@ -60,50 +60,7 @@ static clforge_status get_kernel(clforge_context ctx, const clforge__softmax *d,
   return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, "softmax", f->name, opts, wgs) : st;
 }
 
-static clforge_status enqueue(clforge_context ctx, const clforge__softmax *d, const softmax_plan *p, cl_kernel k,
-                              cl_mem x, cl_mem mask, cl_mem y, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  size_t global[2], local[2];
-  cl_uint rpi32;
-  clforge__softmax_grid(ctx, d->rows, p->v[SOFTMAX_WG], p->v[SOFTMAX_RPW], p->v[SOFTMAX_RPI], global, local, &rpi32);
-  const cl_ulong xo = d->x.offset, xs = d->x.stride, mo = d->mask.offset, ms = d->mask.stride;
-  const cl_ulong yo = d->y.offset, ys = d->y.stride, rows = d->rows;
-  const cl_ulong n64 = d->n;
-  const cl_uint n32 = (cl_uint)d->n;
-  const float scale = d->scale;
-  const cl_mem m = d->has_mask ? mask : NULL;
-  cl_uint a = 0;
-  cl_int err = clSetKernelArg(k, a++, sizeof x, &x);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof xo, &xo);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof xs, &xs);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof m, &m);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof mo, &mo);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof ms, &ms);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof y, &y);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof yo, &yo);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof ys, &ys);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rows, &rows);
-  if (err == CL_SUCCESS)
-    err = d->idx64 ? clSetKernelArg(k, a++, sizeof n64, &n64) : clSetKernelArg(k, a++, sizeof n32, &n32);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof scale, &scale);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rpi32, &rpi32);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (softmax)");
-  return clforge__launch(ctx, k, 2, global, local, nwait, wait, event, "clEnqueueNDRangeKernel (softmax)");
-}
-
 /* ------------------------------------------------------------- the run */
-
-typedef struct {
-  clforge_context ctx;
-  const clforge__softmax *d;
-  const softmax_plan *p;
-  cl_kernel k;
-  cl_mem x, mask, y;
-} launch_args;
-
-static clforge_status launch(void *user, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  const launch_args *a = user;
-  return enqueue(a->ctx, a->d, a->p, a->k, a->x, a->mask, a->y, nwait, wait, event);
-}
 
 /* host: x, (mask,) y */
 static clforge_status reference(const clforge_softmax_desc *desc, int n, void *const *host) {
@@ -128,17 +85,17 @@ clforge_status clforge_softmax(clforge_context ctx, const clforge_softmax_desc *
   if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, &d, &p, &k); /* built before anything is enqueued */
   if (st != CLFORGE_SUCCESS) return st;
 
-  const launch_args a = {ctx, &d, &p, k, x, mask, y};
-  clforge__softmax_run r = {&d, desc, 2, {&d.x, &d.y, NULL}, {x, y, NULL}, launch, reference, (void *)&a};
+  clforge__softmax_launch_args a = {ctx, "softmax", &d, k, {x, d.has_mask ? mask : NULL, y}, {&d.x, &d.mask, &d.y},
+                                    p.v[SOFTMAX_WG], p.v[SOFTMAX_RPW], p.v[SOFTMAX_RPI]};
+  clforge__softmax_run r = {&d, desc, 2, {&d.x, &d.y, NULL}, {x, y, NULL}, clforge__softmax_launch, reference, &a};
   if (d.has_mask) r.ntensors = 3, r.t[1] = &d.mask, r.buf[1] = mask, r.t[2] = &d.y, r.buf[2] = y;
   return clforge__softmax_execute(ctx, &r, num_events_in_wait_list, event_wait_list, event);
 }
 
 clforge_status clforge_softmax_explain(clforge_context ctx, const clforge_softmax_desc *desc,
                                        clforge_kernel_choice *choice) {
-  clforge_status st = clforge__call_begin(ctx, "softmax_explain", NULL);
+  clforge_status st = clforge__query_begin(ctx, "softmax_explain", choice, "choice");
   if (st != CLFORGE_SUCCESS) return st;
-  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax_explain: choice is NULL");
   clforge__softmax d;
   st = clforge__softmax_resolve(ctx, desc, 0, &d);
   softmax_plan p;

@@ -52,48 +52,6 @@ static clforge_status get_kernel(clforge_context ctx, const clforge__softmax *d,
   return st == CLFORGE_SUCCESS ? clforge__kernel_fits(ctx, *k, d->op, f->name, opts, wgs) : st;
 }
 
-static clforge_status enqueue(clforge_context ctx, const clforge__softmax *d, const plan *p, cl_kernel k, cl_mem y,
-                              cl_mem dy, cl_mem dx, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  size_t global[2], local[2];
-  cl_uint rpi;
-  clforge__softmax_grid(ctx, d->rows, p->v[SMB_WG], p->v[SMB_RPW], p->v[SMB_RPI], global, local, &rpi);
-  const cl_ulong yo = d->y.offset, ys = d->y.stride, go = d->dy.offset, gs = d->dy.stride;
-  const cl_ulong xo = d->x.offset, xs = d->x.stride, rows = d->rows, n64 = d->n;
-  const cl_uint n32 = (cl_uint)d->n;
-  const float scale = d->scale;
-  cl_uint a = 0;
-  cl_int err = clSetKernelArg(k, a++, sizeof y, &y);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof yo, &yo);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof ys, &ys);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof dy, &dy);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof go, &go);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof gs, &gs);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof dx, &dx);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof xo, &xo);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof xs, &xs);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rows, &rows);
-  if (err == CL_SUCCESS)
-    err = d->idx64 ? clSetKernelArg(k, a++, sizeof n64, &n64) : clSetKernelArg(k, a++, sizeof n32, &n32);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof scale, &scale);
-  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rpi, &rpi);
-  if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (softmax_backward)");
-  return clforge__launch(ctx, k, 2, global, local, nwait, wait, event,
-                         "clEnqueueNDRangeKernel (softmax_backward)");
-}
-
-typedef struct {
-  clforge_context ctx;
-  const clforge__softmax *d;
-  const plan *p;
-  cl_kernel k;
-  cl_mem y, dy, dx;
-} launch_args;
-
-static clforge_status launch(void *user, cl_uint nwait, const cl_event *wait, cl_event *event) {
-  const launch_args *a = user;
-  return enqueue(a->ctx, a->d, a->p, a->k, a->y, a->dy, a->dx, nwait, wait, event);
-}
-
 /* host: y, dy, dx */
 static clforge_status reference(const clforge_softmax_desc *desc, int n, void *const *host) {
   (void)n;
@@ -118,16 +76,16 @@ clforge_status clforge_softmax_backward(clforge_context ctx, const clforge_softm
   if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, &d, &p, &k); /* built before anything is enqueued */
   if (st != CLFORGE_SUCCESS) return st;
 
-  const launch_args a = {ctx, &d, &p, k, y, dy, dx};
-  const clforge__softmax_run r = {&d, desc, 3, {&d.y, &d.dy, &d.x}, {y, dy, dx}, launch, reference, (void *)&a};
+  clforge__softmax_launch_args a = {ctx, "softmax_backward", &d, k, {y, dy, dx}, {&d.y, &d.dy, &d.x},
+                                    p.v[SMB_WG], p.v[SMB_RPW], p.v[SMB_RPI]};
+  const clforge__softmax_run r = {&d, desc, 3, {&d.y, &d.dy, &d.x}, {y, dy, dx}, clforge__softmax_launch, reference, &a};
   return clforge__softmax_execute(ctx, &r, num_events_in_wait_list, event_wait_list, event);
 }
 
 clforge_status clforge_softmax_backward_explain(clforge_context ctx, const clforge_softmax_desc *desc,
                                                 clforge_kernel_choice *choice) {
-  clforge_status st = clforge__call_begin(ctx, "softmax_backward_explain", NULL);
+  clforge_status st = clforge__query_begin(ctx, "softmax_backward_explain", choice, "choice");
   if (st != CLFORGE_SUCCESS) return st;
-  if (!choice) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "softmax_backward_explain: choice is NULL");
   clforge__softmax d;
   st = clforge__softmax_resolve_backward(ctx, desc, &d);
   plan p;

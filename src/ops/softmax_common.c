@@ -6,6 +6,7 @@
 
 #include "../core/context.h"
 #include "../core/error.h"
+#include "../core/program.h"
 #include "../families/softmax.h"
 #include "../families/softmax_classes.h"
 #include "../core/validate.h"
@@ -133,4 +134,37 @@ size_t clforge__softmax_params_options(const clforge__family *f, const int *v, i
     if (i != skip)
       used += (size_t)snprintf(opts + used, cap - used, "%s-D%s=%d", used ? " " : "", f->params[i].name, v[i]);
   return used < cap ? used : cap - 1;
+}
+
+clforge_status clforge__softmax_launch(void *user, cl_uint nwait, const cl_event *wait, cl_event *event) {
+  const clforge__softmax_launch_args *la = user;
+  clforge_context ctx = la->ctx;
+  const clforge__softmax *d = la->d;
+  const cl_kernel k = la->k;
+  size_t global[2], local[2];
+  cl_uint rpi;
+  clforge__softmax_grid(ctx, d->rows, la->wg, la->rpw, la->rpi_max, global, local, &rpi);
+  const cl_ulong rows = d->rows, n64 = d->n;
+  const cl_uint n32 = (cl_uint)d->n;
+  const float scale = d->scale;
+  cl_uint a = 0;
+  cl_int err = CL_SUCCESS;
+  for (int i = 0; i < 3 && err == CL_SUCCESS; ++i) {
+    const cl_ulong off = la->t[i]->offset, stride = la->t[i]->stride;
+    err = clSetKernelArg(k, a++, sizeof la->buf[i], &la->buf[i]);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof off, &off);
+    if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof stride, &stride);
+  }
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rows, &rows);
+  if (err == CL_SUCCESS)
+    err = d->idx64 ? clSetKernelArg(k, a++, sizeof n64, &n64) : clSetKernelArg(k, a++, sizeof n32, &n32);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof scale, &scale);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, a++, sizeof rpi, &rpi);
+  char what[64];
+  if (err != CL_SUCCESS) {
+    snprintf(what, sizeof what, "clSetKernelArg (%s)", la->op);
+    return clforge__fail_cl(ctx, err, what);
+  }
+  snprintf(what, sizeof what, "clEnqueueNDRangeKernel (%s)", la->op);
+  return clforge__launch(ctx, k, 2, global, local, nwait, wait, event, what);
 }

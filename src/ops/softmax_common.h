@@ -57,6 +57,25 @@ clforge_status clforge__softmax_execute(clforge_context ctx, const clforge__soft
 void clforge__softmax_grid(clforge_context ctx, size_t rows, int wg, int rpw, int rpi_max, size_t global[2],
                            size_t local[2], cl_uint *rpi);
 
+/* A row kernel of either op, ready to launch: its arguments are three
+ * tensors (buf[i] with t[i]'s offset and row stride: the forward's x, mask,
+ * y; the backward's y, dy, dx), then the rows, n (64-bit with d->idx64),
+ * d->scale and the rows per item; its grid is clforge__softmax_grid's for
+ * wg, rpw, rpi_max. op names it in messages. */
+typedef struct clforge__softmax_launch_args {
+  clforge_context ctx;
+  const char *op;
+  const clforge__softmax *d;
+  cl_kernel k;
+  cl_mem buf[3];
+  const clforge__softmax_tensor *t[3];
+  int wg, rpw, rpi_max;
+} clforge__softmax_launch_args;
+
+/* Launches it after the wait list (user: a clforge__softmax_launch_args;
+ * clforge__softmax_run's launch). */
+clforge_status clforge__softmax_launch(void *user, cl_uint nwait, const cl_event *wait, cl_event *event);
+
 /* "-DNAME=V ..." of f's values but the one at index skip (the host's RPI)
  * into opts; the length written. */
 size_t clforge__softmax_params_options(const clforge__family *f, const int *v, int skip, char *opts, size_t cap);

@@ -18,6 +18,7 @@
 #include "../desc/softmax_desc.h"
 #include "../tuning/tune_op.h"
 #include "../core/validate.h"
+#include "tune_common.h"
 
 /* Rows checked against the reference per candidate: spread over all of y
  * (every residue of the rows per work-group), and the last row. */
@@ -43,24 +44,14 @@ static int parse_key(int backward, const char *dtypes, const char *layout, clfor
     d->y_type = t[0], d->dy_type = t[1], d->x_type = t[2];
     return 0;
   }
-  const char *comma = strchr(dtypes, ',');
-  char a[8] = "", b[8] = "";
-  if (!comma || (size_t)(comma - dtypes) >= sizeof a || strlen(comma + 1) >= sizeof b || strcmp(layout, "rows"))
-    return -1;
-  memcpy(a, dtypes, (size_t)(comma - dtypes));
-  memcpy(b, comma + 1, strlen(comma + 1));
-  return clforge_dtype_from_name(a, &d->x_type) == CLFORGE_SUCCESS &&
-                 clforge_dtype_from_name(b, &d->y_type) == CLFORGE_SUCCESS
-             ? 0
-             : -1;
+  return clforge__tune_row_key(dtypes, layout, &d->x_type, &d->y_type);
 }
 
 static void softmax_teardown(void *state) {
   softmax_problem *p = state;
   if (!p) return;
-  if (p->in) clReleaseMemObject(p->in);
-  if (p->dy) clReleaseMemObject(p->dy);
-  if (p->out) clReleaseMemObject(p->out);
+  const cl_mem m[] = {p->in, p->dy, p->out};
+  clforge__tune_release(m, sizeof m / sizeof m[0]);
   free(p->want);
   free(p);
 }
@@ -142,12 +133,7 @@ static clforge_status setup(int backward, clforge_context ctx, const char *dtype
   free(sin);
   free(sdy);
   free(row);
-  if (st != CLFORGE_SUCCESS) {
-    softmax_teardown(p);
-    return st;
-  }
-  *state = p;
-  return CLFORGE_SUCCESS;
+  return clforge__tune_setup_done(st, p, softmax_teardown, state);
 }
 
 static clforge_status softmax_setup(clforge_context ctx, const char *dtypes, const char *layout, const size_t *shape,
@@ -160,12 +146,6 @@ static clforge_status softmax_backward_setup(clforge_context ctx, const char *dt
   return setup(1, ctx, dtypes, layout, shape, state);
 }
 
-static int softmax_applicable(const clforge__family *f, const int *v, const size_t *shape) {
-  const int wg = f == &clforge__family_softmax ? SOFTMAX_WG : SMB_WG, vw = f == &clforge__family_softmax ? SOFTMAX_VW : SMB_VW;
-  /* more items per row than vectors in it: some would idle */
-  return (size_t)v[wg] * (size_t)v[vw] <= shape[1];
-}
-
 static clforge_status softmax_run(void *state) {
   softmax_problem *p = state;
   return p->backward ? clforge_softmax_backward(p->ctx, &p->desc, p->in, p->dy, p->out, 0, NULL, NULL)
@@ -174,9 +154,7 @@ static clforge_status softmax_run(void *state) {
 
 static void softmax_prepare(void *state) {
   softmax_problem *p = state;
-  cl_uchar ones = 0xff; /* NaN in every storage type */
-  clEnqueueFillBuffer(p->ctx->queue, p->out, &ones, 1, 0, p->d.rows * p->d.n * clforge_dtype_size(p->out_t->type), 0,
-                      NULL, NULL);
+  clforge__tune_poison(p->ctx, p->out, p->d.rows * p->d.n * clforge_dtype_size(p->out_t->type));
 }
 
 static clforge_status softmax_check(void *state, int corrupt, char *why, size_t why_cap) {
@@ -200,14 +178,9 @@ static clforge_status softmax_check(void *state, int corrupt, char *why, size_t 
   return st;
 }
 
-/* Bytes moved at f32 storage: the rate reads as GB/s. */
-static double softmax_flops(const size_t *s) { return (double)s[0] * (double)s[1] * 8.0; }
+/* The backward's bytes moved at f32 storage (y and dy read, dx written), as
+ * clforge__tune_row_bytes counts the forward's. */
 static double softmax_backward_flops(const size_t *s) { return (double)s[0] * (double)s[1] * 12.0; }
-
-static int softmax_variant(const char *dtypes, const char *layout, const size_t *shape) {
-  (void)dtypes, (void)layout;
-  return shape[1] <= 512 ? SOFTMAX_VAR_SHORT : 0;
-}
 
 /* f32 in and out, and f16 in and out (the storage halves the bytes, which
  * moves the balance between memory and arithmetic). */
@@ -218,12 +191,12 @@ const clforge__tune_op clforge__tune_softmax = {
     .peer = NULL,
     .ndims = CLFORGE_SOFTMAX_NDIMS,
     .setup = softmax_setup,
-    .applicable = softmax_applicable,
+    .applicable = clforge__tune_row_applicable,
     .run = softmax_run,
     .prepare = softmax_prepare,
     .check = softmax_check,
-    .flops = softmax_flops,
-    .variant = softmax_variant,
+    .flops = clforge__tune_row_bytes,
+    .variant = clforge__tune_row_variant,
     .teardown = softmax_teardown,
 };
 
@@ -236,11 +209,11 @@ const clforge__tune_op clforge__tune_softmax_backward = {
     .peer = NULL,
     .ndims = CLFORGE_SOFTMAX_NDIMS,
     .setup = softmax_backward_setup,
-    .applicable = softmax_applicable,
+    .applicable = clforge__tune_row_applicable,
     .run = softmax_run,
     .prepare = softmax_prepare,
     .check = softmax_check,
     .flops = softmax_backward_flops,
-    .variant = softmax_variant,
+    .variant = clforge__tune_row_variant,
     .teardown = softmax_teardown,
 };
