@@ -86,19 +86,19 @@ static conv_outcome conv_run_case(clforge_context ctx, const clforge_conv2d_desc
     CHECK(0, "%s: does not resolve: %s", what, clforge_last_error(NULL));
     return CONV_FAILED;
   }
-  const size_t xs = clforge_dtype_size(d.x.type), ws = clforge_dtype_size(d.w_.type);
+  const size_t xs = clforge_dtype_size(d.x.type), ws = clforge_dtype_size(d.filt.type);
   const size_t ys = clforge_dtype_size(d.y.type), bs = clforge_dtype_size(d.bias.type);
   const size_t ytot = d.y.extent + 2 * CONV_GUARD;
-  void *hx = malloc(d.x.extent * xs), *hw = malloc(d.w_.extent * ws), *hb = malloc((d.k + d.bias.offset + 1) * bs);
+  void *hx = malloc(d.x.extent * xs), *hw = malloc(d.filt.extent * ws), *hb = malloc((d.k + d.bias.offset + 1) * bs);
   void *hy0 = malloc(ytot * ys), *hy = malloc(ytot * ys), *want = malloc(ytot * ys);
   conv_fill(hx, d.x.type, d.x.extent);
-  conv_fill(hw, d.w_.type, d.w_.extent);
+  conv_fill(hw, d.filt.type, d.filt.extent);
   conv_fill(hb, d.bias.type, d.k + d.bias.offset + 1);
   conv_fill(hy0, d.y.type, ytot); /* the guards and y's old values (beta) */
-  cl_mem x = tu_buffer(ctx, d.x.extent * xs), w = tu_buffer(ctx, d.w_.extent * ws);
+  cl_mem x = tu_buffer(ctx, d.x.extent * xs), w = tu_buffer(ctx, d.filt.extent * ws);
   cl_mem b = tu_buffer(ctx, (d.k + d.bias.offset + 1) * bs), y = tu_buffer(ctx, ytot * ys);
   tu_write(ctx, x, 0, d.x.extent * xs, hx);
-  tu_write(ctx, w, 0, d.w_.extent * ws, hw);
+  tu_write(ctx, w, 0, d.filt.extent * ws, hw);
   tu_write(ctx, b, 0, (d.k + d.bias.offset + 1) * bs, hb);
   tu_write(ctx, y, 0, ytot * ys, hy0);
   /* y's guards: the first CONV_GUARD elements are before y_offset */

@@ -58,7 +58,7 @@ static void forward_case(clforge_context ctx, clforge_conv2d_desc d, const char 
   clforge__conv r;
   CHECK_OK(NULL, clforge__conv_resolve_aux(NULL, &d, 1, &r));
   void *hx, *hw, *hb, *hy, *ha;
-  cl_mem x = filled(ctx, r.x.type, 0, r.x.extent, &hx), w = filled(ctx, r.w_.type, 0, r.w_.extent, &hw);
+  cl_mem x = filled(ctx, r.x.type, 0, r.x.extent, &hx), w = filled(ctx, r.filt.type, 0, r.filt.extent, &hw);
   cl_mem b = filled(ctx, r.bias.type, 0, r.bias.extent, &hb), y = filled(ctx, r.y.type, 0, r.y.extent, &hy);
   cl_mem aux = filled(ctx, r.aux.type, 0, r.aux.extent, &ha);
   /* the reference: z without the activation (beta reads y as it was), then act */
@@ -88,7 +88,7 @@ static void backward_case(clforge_context ctx, clforge_conv2d_desc d, int relu_o
   clforge__conv r;
   CHECK_OK(NULL, clforge__conv_resolve_aux(NULL, &d, 1, &r));
   void *hdy, *hw, *hdx, *ha, *hdb;
-  cl_mem dy = filled(ctx, r.y.type, 0, r.y.extent, &hdy), w = filled(ctx, r.w_.type, 0, r.w_.extent, &hw);
+  cl_mem dy = filled(ctx, r.y.type, 0, r.y.extent, &hdy), w = filled(ctx, r.filt.type, 0, r.filt.extent, &hw);
   cl_mem dx = filled(ctx, r.x.type, 0, r.x.extent, &hdx), aux = filled(ctx, r.aux.type, 0, r.aux.extent, &ha);
   cl_mem db = filled(ctx, r.bias.type, 0, r.bias.extent, &hdb);
   const size_t n = r.x.count, es = clforge_dtype_size(r.aux.type);
@@ -136,7 +136,7 @@ static void events(clforge_context ctx, clforge_conv2d_desc d) {
   clforge__conv r;
   CHECK_OK(NULL, clforge__conv_resolve_aux(NULL, &d, 0, &r));
   void *hx, *hw, *hy, *ha;
-  cl_mem x = filled(ctx, r.x.type, 0, r.x.extent, &hx), w = filled(ctx, r.w_.type, 0, r.w_.extent, &hw);
+  cl_mem x = filled(ctx, r.x.type, 0, r.x.extent, &hx), w = filled(ctx, r.filt.type, 0, r.filt.extent, &hw);
   cl_mem y = filled(ctx, r.y.type, 0, r.y.extent, &hy), aux = filled(ctx, r.aux.type, 0, r.aux.extent, &ha);
   cl_context cl;
   clforge_context_cl_context(ctx, &cl);

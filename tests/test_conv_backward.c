@@ -34,9 +34,9 @@ typedef struct host {
 } host;
 
 static void host_make(const clforge__conv *d, host *h) {
-  h->xn = d->x.extent, h->wn = d->w_.extent, h->yn = d->y.extent, h->bn = d->k + d->bias.offset;
+  h->xn = d->x.extent, h->wn = d->filt.extent, h->yn = d->y.extent, h->bn = d->k + d->bias.offset;
   h->x = malloc(h->xn * 4 + 4), h->w = malloc(h->wn * 4 + 4), h->y = malloc(h->yn * 4 + 4), h->b = malloc(h->bn * 4 + 4);
-  conv_fill(h->x, d->x.type, h->xn), conv_fill(h->w, d->w_.type, h->wn), conv_fill(h->y, d->y.type, h->yn);
+  conv_fill(h->x, d->x.type, h->xn), conv_fill(h->w, d->filt.type, h->wn), conv_fill(h->y, d->y.type, h->yn);
   conv_fill(h->b, d->bias.type, h->bn);
 }
 static void host_free(host *h) { free(h->x), free(h->w), free(h->y), free(h->b); }
@@ -96,7 +96,7 @@ static void run_data(clforge_context ctx, bcase *c) {
   host h;
   host_make(&d, &h);
   size_t o;
-  cl_mem dy = guarded(ctx, h.y, h.yn, d.y.type, &o), w = guarded(ctx, h.w, h.wn, d.w_.type, &o),
+  cl_mem dy = guarded(ctx, h.y, h.yn, d.y.type, &o), w = guarded(ctx, h.w, h.wn, d.filt.type, &o),
          dx = guarded(ctx, h.x, h.xn, d.x.type, &o);
   clforge_conv2d_desc rd = dd; /* the device sees the guards as extra offset */
   rd.x_offset += CONV_GUARD, rd.w_offset += CONV_GUARD, rd.y_offset += CONV_GUARD;
@@ -129,7 +129,7 @@ static void run_filter(clforge_context ctx, bcase *c) {
   host_make(&d, &h);
   size_t o;
   cl_mem x = guarded(ctx, h.x, h.xn, d.x.type, &o), dy = guarded(ctx, h.y, h.yn, d.y.type, &o),
-         dw = guarded(ctx, h.w, h.wn, d.w_.type, &o), db = c->bias ? guarded(ctx, h.b, h.bn, d.bias.type, &o) : NULL;
+         dw = guarded(ctx, h.w, h.wn, d.filt.type, &o), db = c->bias ? guarded(ctx, h.b, h.bn, d.bias.type, &o) : NULL;
   clforge_conv2d_desc rd = fd;
   rd.x_offset += CONV_GUARD, rd.w_offset += CONV_GUARD, rd.y_offset += CONV_GUARD, rd.bias_offset += CONV_GUARD;
   clforge_conv_choice ch;
@@ -137,12 +137,12 @@ static void run_filter(clforge_context ctx, bcase *c) {
   clforge_status st = clforge_conv2d_backward_filter(ctx, &rd, x, dy, dw, db, 0, NULL, NULL);
   CHECK(st == CLFORGE_SUCCESS, "backward filter: %s (%s)", clforge_last_error(ctx), dsc);
   if (st == CLFORGE_SUCCESS) {
-    const size_t wes = clforge_dtype_size(d.w_.type), bes = clforge_dtype_size(d.bias.type);
+    const size_t wes = clforge_dtype_size(d.filt.type), bes = clforge_dtype_size(d.bias.type);
     void *want_w = malloc(h.wn * 4 + 4), *want_b = malloc(h.bn * 4 + 4);
     memcpy(want_w, h.w, h.wn * wes);
     memcpy(want_b, h.b, h.bn * bes);
     CHECK_OK(NULL, clforge_ref_conv2d_backward_filter(&fd, h.x, h.y, want_w, c->bias ? want_b : NULL));
-    check_out(ctx, dw, h.wn, d.w_.type, want_w, clforge__tolerance_for(d.w_.type), "dw", dsc);
+    check_out(ctx, dw, h.wn, d.filt.type, want_w, clforge__tolerance_for(d.filt.type), "dw", dsc);
     if (c->bias) check_out(ctx, db, h.bn, d.bias.type, want_b, clforge__tolerance_for(d.bias.type), "dbias", dsc);
     /* a second run from the same inputs: the same bits (fixed-order sums) */
     const size_t bytes = (h.wn + 2 * CONV_GUARD) * wes;

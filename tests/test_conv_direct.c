@@ -89,10 +89,10 @@ static int run_case(clforge_context ctx, const ccase *c, clforge_conv_algo algo)
     CHECK(0, "%s: does not resolve: %s", label, clforge_last_error(NULL));
     return 0;
   }
-  const size_t xs = clforge_dtype_size(d.x.type), ws = clforge_dtype_size(d.w_.type);
+  const size_t xs = clforge_dtype_size(d.x.type), ws = clforge_dtype_size(d.filt.type);
   const size_t ys = clforge_dtype_size(d.y.type), bs = clforge_dtype_size(d.bias.type);
   void *hx = host_tensor(d.x.type, d.x.offset, d.x.count, c->x_nan);
-  void *hw = host_tensor(d.w_.type, d.w_.offset, d.w_.count, 0);
+  void *hw = host_tensor(d.filt.type, d.filt.offset, d.filt.count, 0);
   void *hb = c->bias ? host_tensor(d.bias.type, d.bias.offset, d.k, 0) : NULL;
   /* y: guards of a sentinel, then y (random when read, NaN when not), then guards. */
   const size_t ytotal = d.y.extent + GUARD;
@@ -103,10 +103,10 @@ static int run_case(clforge_context ctx, const ccase *c, clforge_conv_algo algo)
   clforge_ref_convert(ytotal, yf, CLFORGE_F32, hy, d.y.type);
   memcpy(href, hy, ytotal * ys);
 
-  cl_mem bx = tu_buffer(ctx, d.x.extent * xs), bw = tu_buffer(ctx, d.w_.extent * ws);
+  cl_mem bx = tu_buffer(ctx, d.x.extent * xs), bw = tu_buffer(ctx, d.filt.extent * ws);
   cl_mem by = tu_buffer(ctx, ytotal * ys), bb = c->bias ? tu_buffer(ctx, d.bias.extent * bs) : NULL;
   tu_write(ctx, bx, 0, d.x.extent * xs, hx);
-  tu_write(ctx, bw, 0, d.w_.extent * ws, hw);
+  tu_write(ctx, bw, 0, d.filt.extent * ws, hw);
   tu_write(ctx, by, 0, ytotal * ys, hy);
   if (bb) tu_write(ctx, bb, 0, d.bias.extent * bs, hb);
 
@@ -116,8 +116,8 @@ static int run_case(clforge_context ctx, const ccase *c, clforge_conv_algo algo)
     clforge_conv2d_weights pw = NULL;
     st = clforge_conv2d_weights_create(ctx, &desc, bw, 0, NULL, &pw);
     /* The prepared weights stand alone: the filter's buffer may change. */
-    void *zero = calloc(d.w_.extent ? d.w_.extent : 1, ws);
-    if (st == CLFORGE_SUCCESS) tu_write(ctx, bw, 0, d.w_.extent * ws, zero);
+    void *zero = calloc(d.filt.extent ? d.filt.extent : 1, ws);
+    if (st == CLFORGE_SUCCESS) tu_write(ctx, bw, 0, d.filt.extent * ws, zero);
     free(zero);
     if (st == CLFORGE_SUCCESS) st = clforge_conv2d_ex(ctx, &desc, bx, NULL, pw, bb, by, NULL, 0, 0, NULL, NULL);
     clforge_conv2d_weights_release(pw);
@@ -460,7 +460,7 @@ int main(int argc, char **argv) {
     CHECK_OK(NULL, clforge__conv_resolve(NULL, &desc, 0, &d));
     c.groups = 2;
     desc = make_desc(&c, CLFORGE_CONV_ALGO_DEPTHWISE);
-    cl_mem bx = tu_buffer(ctx, d.x.extent * 4), bw = tu_buffer(ctx, d.w_.extent * 4);
+    cl_mem bx = tu_buffer(ctx, d.x.extent * 4), bw = tu_buffer(ctx, d.filt.extent * 4);
     cl_mem by = tu_buffer(ctx, d.y.extent * 4);
     CHECK_FAILS(ctx, clforge_conv2d(ctx, &desc, bx, bw, NULL, by, 0, NULL, NULL), CLFORGE_UNSUPPORTED, "groups");
     c.groups = 1;

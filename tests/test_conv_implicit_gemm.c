@@ -91,7 +91,7 @@ static int run_case(clforge_context ctx, const ccase *c) {
   if (st != CLFORGE_SUCCESS) return 0;
   const size_t xs = clforge_dtype_size(c->xt), ws = clforge_dtype_size(c->wt), ys = clforge_dtype_size(c->yt),
                bs = clforge_dtype_size(c->bt);
-  const size_t xn = d.x.extent, wn = d.w_.extent, yn = d.y.extent + GUARD, bn = c->bias ? d.bias.extent : 0;
+  const size_t xn = d.x.extent, wn = d.filt.extent, yn = d.y.extent + GUARD, bn = c->bias ? d.bias.extent : 0;
   void *hx = malloc(xn * xs + 1), *hw = malloc(wn * ws + 1), *hb = malloc(bn * bs + 1);
   void *hy = malloc(yn * ys), *ry = malloc(yn * ys), *gy = malloc(yn * ys);
   fill(hx, c->xt, xn, 1.0f);
@@ -282,12 +282,12 @@ static void big_sampled(clforge_context ctx, int nhwc) {
   clforge_conv2d_desc desc = make_desc(&c);
   clforge__conv d;
   CHECK_OK(NULL, clforge__conv_resolve(NULL, &desc, 0, &d));
-  float *hx = malloc(d.x.extent * 4), *hw = malloc(d.w_.extent * 4);
+  float *hx = malloc(d.x.extent * 4), *hw = malloc(d.filt.extent * 4);
   float *hy = malloc(d.y.extent * 4), *gy = malloc(d.y.extent * 4);
   fill(hx, CLFORGE_F32, d.x.extent, 1.0f);
-  fill(hw, CLFORGE_F32, d.w_.extent, 1.0f);
+  fill(hw, CLFORGE_F32, d.filt.extent, 1.0f);
   fill(hy, CLFORGE_F32, d.y.extent, 1.0f);
-  cl_mem bx = upload(ctx, hx, d.x.extent * 4), bw = upload(ctx, hw, d.w_.extent * 4);
+  cl_mem bx = upload(ctx, hx, d.x.extent * 4), bw = upload(ctx, hw, d.filt.extent * 4);
   cl_mem by = upload(ctx, hy, d.y.extent * 4);
   CHECK_OK(ctx, clforge_conv2d(ctx, &desc, bx, bw, NULL, by, 0, NULL, NULL));
   tu_read(ctx, by, 0, d.y.extent * 4, gy);

@@ -45,7 +45,7 @@ static size_t out_size(size_t in, size_t pa, size_t pb, size_t f, size_t dil, si
 static int int8_types_ok(clforge__conv *d) {
   if (d->y.type == 0) d->y.type = CLFORGE_F32;
   if (d->bias.type == 0) d->bias.type = CLFORGE_F32;
-  return clforge__dtype_is_int8(d->x.type) && clforge__dtype_is_int8(d->w_.type) &&
+  return clforge__dtype_is_int8(d->x.type) && clforge__dtype_is_int8(d->filt.type) &&
          (clforge__float_dtype_size(d->y.type) || clforge__dtype_is_int8(d->y.type) || d->y.type == CLFORGE_S32) &&
          clforge__float_dtype_size(d->bias.type) && d->aux.type == 0;
 }
@@ -127,14 +127,14 @@ static clforge_status check_modes(clforge_context ctx, const clforge_conv2d_desc
 
 /* The storage types, 0 taken as f32: the int8 entry's, or float ones. */
 static clforge_status resolve_types(clforge_context ctx, const clforge_conv2d_desc *desc, int int8, clforge__conv *d) {
-  d->x.type = desc->x_type, d->w_.type = desc->w_type, d->y.type = desc->y_type, d->bias.type = desc->bias_type;
+  d->x.type = desc->x_type, d->filt.type = desc->w_type, d->y.type = desc->y_type, d->bias.type = desc->bias_type;
   d->aux.type = desc->aux_type;
   if (int8 && !int8_types_ok(d))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "conv2d_quantized: x and w must be s8 or u8, y s32, s8, u8 or a float type, bias a float type "
                          "(x %d, w %d, y %d, bias %d)",
                          (int)desc->x_type, (int)desc->w_type, (int)desc->y_type, (int)desc->bias_type);
-  if (!int8 && (!clforge__float_dtype_ok(&d->x.type) || !clforge__float_dtype_ok(&d->w_.type) || !clforge__float_dtype_ok(&d->y.type) || !clforge__float_dtype_ok(&d->bias.type) ||
+  if (!int8 && (!clforge__float_dtype_ok(&d->x.type) || !clforge__float_dtype_ok(&d->filt.type) || !clforge__float_dtype_ok(&d->y.type) || !clforge__float_dtype_ok(&d->bias.type) ||
                 !clforge__float_dtype_ok(&d->aux.type)))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "conv2d: unknown storage type or not a float one (x %d, w %d, y %d, bias %d, aux %d)", (int)desc->x_type,
@@ -200,13 +200,13 @@ static clforge_status lay_out_tensors(clforge_context ctx, const clforge_conv2d_
   d->kind = desc->kind;
   /* The names the messages use: the backward kinds' own tensors. */
   const int bd = d->kind == CLFORGE_CONV_BACKWARD_DATA, bf = d->kind == CLFORGE_CONV_BACKWARD_FILTER;
-  d->x.name = bd ? "dx" : "x", d->w_.name = bf ? "dw" : "w", d->y.name = bd || bf ? "dy" : "y";
+  d->x.name = bd ? "dx" : "x", d->filt.name = bf ? "dw" : "w", d->y.name = bd || bf ? "dy" : "y";
   d->bias.name = bf || bd ? "dbias" : "bias";
-  d->x.offset = desc->x_offset, d->w_.offset = desc->w_offset, d->y.offset = desc->y_offset;
+  d->x.offset = desc->x_offset, d->filt.offset = desc->w_offset, d->y.offset = desc->y_offset;
   d->bias.offset = desc->bias_offset;
   const size_t xd[4] = {d->n, d->c, d->h, d->w}, wd[4] = {d->k, d->cg, d->r, d->s}, yd[4] = {d->n, d->k, d->p, d->q};
   dense(&d->x, xd, d->x_layout == CLFORGE_NHWC ? nhwc : nchw);
-  dense(&d->w_, wd, d->w_layout == CLFORGE_KRSC ? nhwc : nchw);
+  dense(&d->filt, wd, d->w_layout == CLFORGE_KRSC ? nhwc : nchw);
   dense(&d->y, yd, d->y_layout == CLFORGE_NHWC ? nhwc : nchw);
   /* backward data's dbias (the aux call's) has one value per input channel */
   d->bias.dims[0] = has_bias ? (bd ? d->c : d->k) : 0, d->bias.dims[1] = d->bias.dims[2] = d->bias.dims[3] = 1;
@@ -218,7 +218,7 @@ static clforge_status lay_out_tensors(clforge_context ctx, const clforge_conv2d_
     d->aux.name = "aux", d->aux.type = at, d->aux.offset = desc->aux_offset;
   }
   clforge_status st = extent(ctx, &d->x, 4);
-  if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->w_, 4);
+  if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->filt, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->y, 4);
   if (st == CLFORGE_SUCCESS) st = extent(ctx, &d->bias, 1);
   if (st == CLFORGE_SUCCESS && d->aux_mode) st = extent(ctx, &d->aux, 4);
@@ -237,7 +237,7 @@ static clforge_status resolve(clforge_context ctx, const clforge_conv2d_desc *de
   if (st == CLFORGE_SUCCESS) st = lay_out_tensors(ctx, desc, has_bias, d);
   if (st != CLFORGE_SUCCESS) return st;
   const size_t big = (size_t)UINT32_MAX;
-  d->idx64 = d->x.extent > big || d->w_.extent > big || d->y.extent > big || d->aux.extent > big;
+  d->idx64 = d->x.extent > big || d->filt.extent > big || d->y.extent > big || d->aux.extent > big;
   d->flops = 2.0 * (double)d->n * (double)d->k * (double)d->cg * (double)d->r * (double)d->s * (double)d->p *
              (double)d->q;
   return CLFORGE_SUCCESS;
@@ -265,7 +265,7 @@ clforge__footprint clforge__conv_footprint(const clforge__conv_tensor *t) {
 }
 
 void clforge__conv_dtypes_key(const clforge__conv *d, char *buf, size_t cap) {
-  snprintf(buf, cap, "%s,%s,%s", clforge_dtype_name(d->x.type), clforge_dtype_name(d->w_.type),
+  snprintf(buf, cap, "%s,%s,%s", clforge_dtype_name(d->x.type), clforge_dtype_name(d->filt.type),
            clforge_dtype_name(d->y.type));
 }
 

@@ -21,7 +21,7 @@ typedef struct clforge__conv_tensor {
 } clforge__conv_tensor;
 
 typedef struct clforge__conv {
-  clforge_conv_kind kind;            /* backward kinds: x_* is dx (data) and w_* dw, bias dbias (filter) */
+  clforge_conv_kind kind;            /* backward kinds: x is dx (data) and filt dw, bias dbias (filter) */
   size_t n, c, h, w, k, r, s, p, q;
   size_t groups, cg, kg;             /* C/groups, K/groups */
   size_t stride_h, stride_w, dil_h, dil_w;
@@ -33,7 +33,7 @@ typedef struct clforge__conv {
   int has_bias;                      /* set by the op from the bias buffer (NULL: 0) */
   clforge_conv_algo algo;            /* as asked (AUTO: choose) */
   clforge_compute_type compute_type; /* resolved (the context's for 0): the forward GEMM algorithms' */
-  clforge__conv_tensor x, w_, y, bias;
+  clforge__conv_tensor x, filt, y, bias; /* filt: the filter (w is the input width) */
   int aux_mode;                      /* CLFORGE_GEMM_AUX_* (only through the _aux calls) */
   clforge__conv_tensor aux;          /* y's shape (AUX_STORE) or dx's (AUX_BACKWARD), in its own buffer */
   int idx64;                         /* some tensor spans >= 2^32 elements */

@@ -32,7 +32,7 @@ clforge_status clforge__conv_q_resolve(clforge_context ctx, const char *op, cons
                          (int)quant->w_scheme);
   /* the quantization in the convolution's words (the GEMM's checks below
    * would name A, B and C) */
-  const clforge_dtype types[3] = {d->x.type, d->w_.type, d->y.type};
+  const clforge_dtype types[3] = {d->x.type, d->filt.type, d->y.type};
   const int32_t zps[3] = {quant->x_zero_point, quant->w_zero_point, quant->y_zero_point};
   static const char *const zname[3] = {"x_zero_point", "w_zero_point", "y_zero_point"};
   for (int i = 0; i < 3; ++i) {
@@ -73,7 +73,7 @@ void clforge__conv_q_gemm(const clforge__conv_q *q, const clforge_conv_quant *qu
   g->m = imgs * npix, g->n = kg, g->k = q->rsc;
   g->alpha = d->alpha, g->alpha_mode = CLFORGE_ALPHA_AS_GIVEN, g->beta = d->beta;
   g->activation = (clforge_activation)d->act;
-  g->a_type = d->x.type, g->b_type = d->w_.type, g->c_type = d->y.type, g->bias_type = d->bias.type;
+  g->a_type = d->x.type, g->b_type = d->filt.type, g->c_type = d->y.type, g->bias_type = d->bias.type;
   if (q->in_place) /* x NHWC: pixel rows of C channels, the group's C/groups */
     g->a_offset = d->x.offset + n0 * d->x.stride[0] + pix0 * d->c + grp * d->cg, g->lda = d->c;
   else
@@ -82,7 +82,7 @@ void clforge__conv_q_gemm(const clforge__conv_q *q, const clforge_conv_quant *qu
   if (wt)
     g->ldb = d->k, g->b_offset = grp * kg;
   else
-    g->trans_b = CLFORGE_TRANS, g->ldb = q->rsc, g->b_offset = d->w_.offset + grp * kg * q->rsc;
+    g->trans_b = CLFORGE_TRANS, g->ldb = q->rsc, g->b_offset = d->filt.offset + grp * kg * q->rsc;
   g->c_offset = d->y.offset + n0 * d->y.stride[0] + pix0 * d->k + grp * kg, g->ldc = d->k;
   g->bias_mode = d->has_bias ? CLFORGE_BIAS_COLUMN : CLFORGE_BIAS_NONE, g->bias_offset = d->bias.offset + grp * kg;
   gq->a_scheme = CLFORGE_QUANT_PER_TENSOR;

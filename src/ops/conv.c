@@ -416,7 +416,7 @@ static clforge_status check_weights(clforge_context ctx, const clforge__conv *d,
                    d->stride_w == e->stride_w && d->dil_h == e->dil_h && d->dil_w == e->dil_w &&
                    d->pad_t == e->pad_t && d->pad_b == e->pad_b && d->pad_l == e->pad_l && d->pad_r == e->pad_r &&
                    d->x_layout == e->x_layout && d->y_layout == e->y_layout && d->w_layout == e->w_layout &&
-                   d->x.type == e->x.type && d->w_.type == e->w_.type && d->y.type == e->y.type &&
+                   d->x.type == e->x.type && d->filt.type == e->filt.type && d->y.type == e->y.type &&
                    (d->algo == CLFORGE_CONV_ALGO_AUTO || d->algo == pw->algo);
   if (!same)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
@@ -469,7 +469,7 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__conv *d,
                                     cl_mem bias, cl_mem y, cl_mem workspace, size_t workspace_size) {
   if (prepared) w = NULL;
   clforge_status st = clforge__conv_check_tensor(ctx, "conv2d", &d->x, x, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS && !prepared) st = clforge__conv_check_tensor(ctx, "conv2d", &d->w_, w, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS && !prepared) st = clforge__conv_check_tensor(ctx, "conv2d", &d->filt, w, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS && bias) st = clforge__conv_check_tensor(ctx, "conv2d", &d->bias, bias, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS)
     st = clforge__conv_check_tensor(ctx, "conv2d", &d->y, y,
@@ -478,7 +478,7 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__conv *d,
     st = clforge__check_buffer(ctx, "conv2d", "workspace", workspace, 0, workspace_size, 1,
                                CLFORGE_ACCESS_READ | CLFORGE_ACCESS_WRITE);
   if (st == CLFORGE_SUCCESS) {
-    const clforge__conv_tensor *t[4] = {&d->y, &d->x, &d->w_, &d->bias};
+    const clforge__conv_tensor *t[4] = {&d->y, &d->x, &d->filt, &d->bias};
     const cl_mem b[4] = {y, x, w, bias};
     st = clforge__conv_check_overlaps(ctx, "conv2d", t, b, 1, 4, workspace, workspace_size);
   }
@@ -504,7 +504,7 @@ static clforge_status get_workspace(clforge_context ctx, const clforge__conv *d,
 static clforge_status read_copies(clforge_context ctx, const clforge__conv *d, cl_mem x, cl_mem w, cl_mem bias,
                                   cl_mem y, host_copies *h) {
   clforge_status st = clforge__conv_read_tensor(ctx, "conv2d", &d->x, x, &h->x);
-  if (st == CLFORGE_SUCCESS && w) st = clforge__conv_read_tensor(ctx, "conv2d", &d->w_, w, &h->w);
+  if (st == CLFORGE_SUCCESS && w) st = clforge__conv_read_tensor(ctx, "conv2d", &d->filt, w, &h->w);
   if (st == CLFORGE_SUCCESS && bias) st = clforge__conv_read_tensor(ctx, "conv2d", &d->bias, bias, &h->bias);
   if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, "conv2d", &d->y, y, &h->y);
   return st;
@@ -533,8 +533,8 @@ clforge_status clforge_conv2d_ex(clforge_context ctx, const clforge_conv2d_desc 
   if (weights) {
     st = check_weights(ctx, &d, weights);
     if (st != CLFORGE_SUCCESS) return st;
-    d.w_.offset = 0; /* the weights' own buffer */
-    d.w_.extent = d.w_.count;
+    d.filt.offset = 0; /* the weights' own buffer */
+    d.filt.extent = d.filt.count;
   }
   if (workspace && workspace_size == 0)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d: a workspace is given with workspace_size 0");
@@ -651,7 +651,7 @@ clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, "conv2d_weights_create", num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS && (d.n == 0 || d.k == 0))
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "conv2d_weights_create: the problem is empty (n or k is 0)");
-  if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, "conv2d", &d.w_, w, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, "conv2d", &d.filt, w, CLFORGE_ACCESS_READ);
   conv_plan p;
   if (st == CLFORGE_SUCCESS) st = plan_within(ctx, &d, NULL, clforge__workspace_cap(ctx), 0, 0, &p);
   if (st != CLFORGE_SUCCESS) return st;
@@ -660,7 +660,7 @@ clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_
   if (!pw) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d_weights_create: no memory");
   pw->ctx = ctx, pw->d = d, pw->algo = p.choice.algo;
   memcpy(pw->v, p.v, sizeof pw->v);
-  const size_t wbytes = d.w_.count * clforge_dtype_size(d.w_.type);
+  const size_t wbytes = d.filt.count * clforge_dtype_size(d.filt.type);
   pw->host_w = malloc(wbytes ? wbytes : 1);
   if (!pw->host_w) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d_weights_create: no memory");
   if (st == CLFORGE_SUCCESS && num_events_in_wait_list) {
@@ -669,8 +669,8 @@ clforge_status clforge_conv2d_weights_create(clforge_context ctx, const clforge_
   }
   /* The original filter, tight from element 0 (validation mode's reference). */
   if (st == CLFORGE_SUCCESS)
-    st = clforge__read_buffer(ctx, w, d.w_.offset * clforge_dtype_size(d.w_.type), wbytes, pw->host_w);
-  pw->d.w_.offset = 0;
+    st = clforge__read_buffer(ctx, w, d.filt.offset * clforge_dtype_size(d.filt.type), wbytes, pw->host_w);
+  pw->d.filt.offset = 0;
   const size_t bytes = p.impl->weights_bytes ? p.impl->weights_bytes(&d, p.v) : 0;
   if (st == CLFORGE_SUCCESS && bytes) {
     cl_int err;

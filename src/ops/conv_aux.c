@@ -43,13 +43,13 @@ clforge_status clforge_conv2d_aux(clforge_context ctx, const clforge_conv2d_desc
   if (d.n == 0 || d.k == 0) return clforge__call_marker(ctx, OPF, num_events_in_wait_list, event_wait_list, event);
   /* aux, with everything the convolution checks again, before anything runs */
   st = clforge__conv_check_tensor(ctx, OPF, &d.x, x, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OPF, &d.w_, w, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OPF, &d.filt, w, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS && bias) st = clforge__conv_check_tensor(ctx, OPF, &d.bias, bias, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS)
     st = clforge__conv_check_tensor(ctx, OPF, &d.y, y, CLFORGE_ACCESS_READ | CLFORGE_ACCESS_WRITE);
   if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OPF, &d.aux, aux, CLFORGE_ACCESS_WRITE);
   if (st == CLFORGE_SUCCESS) {
-    const clforge__conv_tensor *t[5] = {&d.aux, &d.y, &d.x, &d.w_, &d.bias};
+    const clforge__conv_tensor *t[5] = {&d.aux, &d.y, &d.x, &d.filt, &d.bias};
     const cl_mem b[5] = {aux, y, x, w, bias};
     st = clforge__conv_check_overlaps(ctx, OPF, t, b, 2, 5, NULL, 0);
   }
@@ -98,14 +98,14 @@ clforge_status clforge_conv2d_backward_data_aux(clforge_context ctx, const clfor
   const int act = d.act != CLFORGE_ACT_NONE;
   if (d.n) {
     st = clforge__conv_check_tensor(ctx, OPB, &d.y, dy, CLFORGE_ACCESS_READ);
-    if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OPB, &d.w_, w, CLFORGE_ACCESS_READ);
+    if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OPB, &d.filt, w, CLFORGE_ACCESS_READ);
     if (st == CLFORGE_SUCCESS)
       st = clforge__conv_check_tensor(ctx, OPB, &d.x, dx, CLFORGE_ACCESS_WRITE | CLFORGE_ACCESS_READ);
     if (st == CLFORGE_SUCCESS && act) st = clforge__conv_check_tensor(ctx, OPB, &d.aux, aux, CLFORGE_ACCESS_READ);
   }
   if (st == CLFORGE_SUCCESS && dbias) st = clforge__conv_check_tensor(ctx, OPB, &d.bias, dbias, CLFORGE_ACCESS_WRITE);
   if (st == CLFORGE_SUCCESS) {
-    const clforge__conv_tensor *t[5] = {&d.x, &d.bias, &d.y, &d.w_, &d.aux};
+    const clforge__conv_tensor *t[5] = {&d.x, &d.bias, &d.y, &d.filt, &d.aux};
     const cl_mem b[5] = {d.n ? dx : NULL, dbias, d.n ? dy : NULL, d.n ? w : NULL, d.n && act ? aux : NULL};
     st = clforge__conv_check_overlaps(ctx, OPB, t, b, 2, 5, NULL, 0);
   }

@@ -76,7 +76,7 @@ static void forward_desc(const clforge__conv *d, clforge_conv_algo algo, clforge
   f->pad_top = d->dil_h * (d->r - 1) - d->pad_t, f->pad_bottom = d->dil_h * (d->r - 1) - d->pad_b;
   f->pad_left = d->dil_w * (d->s - 1) - d->pad_l, f->pad_right = d->dil_w * (d->s - 1) - d->pad_r;
   f->x_layout = d->y_layout, f->y_layout = d->x_layout, f->w_layout = CLFORGE_KCRS;
-  f->x_type = d->y.type, f->w_type = d->w_.type, f->y_type = d->x.type, f->bias_type = CLFORGE_F32;
+  f->x_type = d->y.type, f->w_type = d->filt.type, f->y_type = d->x.type, f->bias_type = CLFORGE_F32;
   f->x_offset = d->y.offset, f->y_offset = d->x.offset;
   f->alpha = d->alpha, f->alpha_mode = CLFORGE_ALPHA_AS_GIVEN, f->beta = d->beta;
   f->algo = algo;
@@ -89,17 +89,17 @@ static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, con
   clforge_gemm_desc g = {0};
   g.layout = CLFORGE_ROW_MAJOR;
   g.alpha = 1.0f, g.alpha_mode = CLFORGE_ALPHA_AS_GIVEN;
-  g.a_type = d->y.type, g.b_type = d->w_.type, g.c_type = CLFORGE_F32;
+  g.a_type = d->y.type, g.b_type = d->filt.type, g.c_type = CLFORGE_F32;
   g.k = d->kg;
   if (c->rows) { /* dy NHWC: dcol (pixels x R*S*C) = dy (pixels x K) * w_g (kg x R*S*cg) */
     g.m = imgs * npix, g.n = c->rscg;
     g.lda = d->k, g.a_offset = d->y.offset + n0 * d->y.stride[0] + pix0 * d->k + grp * d->kg;
-    g.ldb = c->rscg, g.b_offset = d->w_.offset + grp * d->kg * c->rscg;
+    g.ldb = c->rscg, g.b_offset = d->filt.offset + grp * d->kg * c->rscg;
     g.ldc = c->rsc, g.c_offset = grp * c->rscg;
   } else { /* dy NCHW, per image: dcol (R*S*cg x pixels) = w_g^T * dy_n,g (kg x pixels) */
-    g.a_type = d->w_.type, g.b_type = d->y.type;
+    g.a_type = d->filt.type, g.b_type = d->y.type;
     g.m = c->rscg, g.n = npix;
-    g.trans_a = CLFORGE_TRANS, g.lda = c->rscg, g.a_offset = d->w_.offset + grp * d->kg * c->rscg;
+    g.trans_a = CLFORGE_TRANS, g.lda = c->rscg, g.a_offset = d->filt.offset + grp * d->kg * c->rscg;
     g.ldb = c->pq, g.b_offset = d->y.offset + n0 * d->y.stride[0] + grp * d->kg * c->pq + pix0;
     g.stride_b = d->y.stride[0];
     g.ldc = npix, g.c_offset = grp * c->rscg * npix, g.stride_c = c->rsc * npix;
@@ -178,7 +178,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__conv *d, pla
     snprintf(fwhy, sizeof fwhy, "%s", c->why);
     snprintf(c->why, sizeof c->why, "forward on dy, rotated filter: %.60s", fwhy);
     if (d->algo != CLFORGE_CONV_ALGO_AUTO) c->source = CLFORGE_CONV_ALGO_FROM_DESC;
-    p->rot_bytes = d->w_.count * clforge_dtype_size(d->w_.type);
+    p->rot_bytes = d->filt.count * clforge_dtype_size(d->filt.type);
     c->workspace_bytes += p->rot_bytes;
   }
   c->p = d->p, c->q = d->q;
@@ -215,7 +215,7 @@ static clforge_status enqueue_direct(clforge_context ctx, const clforge__conv *d
   cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &dy);
   err |= clforge__conv_tensor_args(k, &a, &d->y, 0xF);
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &w);
-  err |= clforge__conv_tensor_args(k, &a, &d->w_, 0xF);
+  err |= clforge__conv_tensor_args(k, &a, &d->filt, 0xF);
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &dx);
   err |= clforge__conv_tensor_args(k, &a, &d->x, 0xF);
   for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);
@@ -233,7 +233,7 @@ static clforge_status enqueue_forward(clforge_context ctx, const clforge__conv *
   clforge_status st = clforge__workspace_get_from(ctx, &ctx->conv_bwd_workspace, p->rot_bytes, &ws, &busy);
   if (st != CLFORGE_SUCCESS) return st;
   char opts[96];
-  snprintf(opts, sizeof opts, "-DX_T=%d -DW_T=%d -DY_T=%d -DIDX64=%d", (int)d->x.type, (int)d->w_.type,
+  snprintf(opts, sizeof opts, "-DX_T=%d -DW_T=%d -DY_T=%d -DIDX64=%d", (int)d->x.type, (int)d->filt.type,
            (int)d->y.type, d->idx64);
   cl_kernel k;
   st = clforge__kernel_get(ctx, clforge__family_conv_bwd_data_direct.sources, opts, "clforge_conv_rotate_filter", &k);
@@ -241,7 +241,7 @@ static clforge_status enqueue_forward(clforge_context ctx, const clforge__conv *
   const cl_uint u[] = {(cl_uint)d->cg, (cl_uint)d->kg, (cl_uint)d->r, (cl_uint)d->s};
   cl_uint a = 0;
   cl_int err = clSetKernelArg(k, a++, sizeof(cl_mem), &w);
-  err |= clforge__conv_tensor_args(k, &a, &d->w_, 0xF);
+  err |= clforge__conv_tensor_args(k, &a, &d->filt, 0xF);
   err |= clSetKernelArg(k, a++, sizeof(cl_mem), &ws);
   for (size_t i = 0; i < sizeof u / sizeof u[0]; ++i) err |= clSetKernelArg(k, a++, sizeof u[i], &u[i]);
   if (err != CL_SUCCESS) return clforge__fail_cl(ctx, err, "clSetKernelArg (" OP " rotate)");
@@ -271,7 +271,7 @@ static clforge_status enqueue_col2im(clforge_context ctx, const clforge__conv *d
   if (st != CLFORGE_SUCCESS) return st;
   char opts[128];
   snprintf(opts, sizeof opts, "-DCOL2IM=1 -DX_T=%d -DW_T=%d -DY_T=%d -DIDX64=%d -DROWS=%d -DKRSC=%d", (int)d->x.type,
-           (int)d->w_.type, (int)d->y.type, d->idx64, c->rows, d->w_layout == CLFORGE_KRSC);
+           (int)d->filt.type, (int)d->y.type, d->idx64, c->rows, d->w_layout == CLFORGE_KRSC);
   cl_kernel k;
   st = clforge__kernel_get(ctx, clforge__family_conv_bwd_data_direct.sources, opts, "clforge_conv_col2im", &k);
   if (st != CLFORGE_SUCCESS) return st;
@@ -347,11 +347,11 @@ clforge_status clforge_conv2d_backward_data(clforge_context ctx, const clforge_c
   if (st != CLFORGE_SUCCESS) return st;
   if (d.n == 0 || d.c == 0) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   st = clforge__conv_check_tensor(ctx, OP, &d.y, dy, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OP, &d.w_, w, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OP, &d.filt, w, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS)
     st = clforge__conv_check_tensor(ctx, OP, &d.x, dx, CLFORGE_ACCESS_WRITE | (d.beta != 0.0f ? CLFORGE_ACCESS_READ : 0));
   if (st == CLFORGE_SUCCESS) {
-    const clforge__conv_tensor *t[3] = {&d.x, &d.y, &d.w_};
+    const clforge__conv_tensor *t[3] = {&d.x, &d.y, &d.filt};
     const cl_mem b[3] = {dx, dy, w};
     st = clforge__conv_check_overlaps(ctx, OP, t, b, 1, 3, NULL, 0);
   }
@@ -364,7 +364,7 @@ clforge_status clforge_conv2d_backward_data(clforge_context ctx, const clforge_c
     clforge_status wst = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);
     if (wst != CLFORGE_SUCCESS) return wst;
     st = clforge__conv_read_tensor(ctx, OP, &d.y, dy, &hdy);
-    if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.w_, w, &hw);
+    if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.filt, w, &hw);
     if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.x, dx, &hdx);
   }
   cl_event done = NULL;

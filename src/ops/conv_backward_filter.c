@@ -326,13 +326,13 @@ static clforge_status enqueue(clforge_context ctx, const clforge__conv *d, const
     if (p->splits) st = launch_direct(ctx, d, p, x, dy, part, p->crs, bias_off, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
     if (st == CLFORGE_SUCCESS && p->splits) clforge__chain_add(&ch, ev);
     if (st == CLFORGE_SUCCESS)
-      st = launch_reduce(ctx, d, &d->w_, 0, part, 0, p->splits, d->k * p->crs, dw, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+      st = launch_reduce(ctx, d, &d->filt, 0, part, 0, p->splits, d->k * p->crs, dw, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
   } else {
     st = enqueue_gemms(ctx, d, p, x, dy, part, cols, &ch);
     if (st == CLFORGE_SUCCESS && d->has_bias && p->splits)
       st = launch_direct(ctx, d, p, x, dy, part, 1, bias_off, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
     if (st == CLFORGE_SUCCESS && d->has_bias && p->splits) clforge__chain_add(&ch, ev);
-    if (st == CLFORGE_SUCCESS) st = launch_reduce(ctx, d, &d->w_, 1, part, 0, 1, 0, dw, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
+    if (st == CLFORGE_SUCCESS) st = launch_reduce(ctx, d, &d->filt, 1, part, 0, 1, 0, dw, clforge__chain_nwait(&ch), clforge__chain_wait(&ch), &ev);
   }
   if (st == CLFORGE_SUCCESS) clforge__chain_add(&ch, ev);
   if (st == CLFORGE_SUCCESS && d->has_bias)
@@ -347,13 +347,13 @@ static clforge_status enqueue(clforge_context ctx, const clforge__conv *d, const
 
 static clforge_status validate(clforge_context ctx, const clforge_conv2d_desc *desc, const clforge__conv *d, cl_mem dw,
                                cl_mem dbias, void *hx, void *hdy, void *hdw, void *hdb) {
-  clforge_status st = clforge__test_fault_apply(ctx, OP, dw, d->w_.offset, d->w_.type); /* tests only */
+  clforge_status st = clforge__test_fault_apply(ctx, OP, dw, d->filt.offset, d->filt.type); /* tests only */
   void *got_w = NULL, *got_b = NULL;
-  if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d->w_, dw, &got_w);
+  if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d->filt, dw, &got_w);
   if (st == CLFORGE_SUCCESS && dbias) st = clforge__conv_read_tensor(ctx, OP, &d->bias, dbias, &got_b);
   if (st == CLFORGE_SUCCESS) st = clforge_ref_conv2d_backward_filter(desc, hx, hdy, hdw, dbias ? hdb : NULL);
   if (st == CLFORGE_SUCCESS)
-    st = clforge__validate(ctx, OP, d->w_.type, d->w_.extent, got_w, hdw, clforge__tolerance_for(d->w_.type));
+    st = clforge__validate(ctx, OP, d->filt.type, d->filt.extent, got_w, hdw, clforge__tolerance_for(d->filt.type));
   if (st == CLFORGE_SUCCESS && dbias)
     st = clforge__validate(ctx, OP " (dbias)", d->bias.type, d->bias.extent, got_b, hdb,
                            clforge__tolerance_for(d->bias.type));
@@ -379,10 +379,10 @@ clforge_status clforge_conv2d_backward_filter(clforge_context ctx, const clforge
   const int rd = d.beta != 0.0f ? CLFORGE_ACCESS_READ : 0;
   st = clforge__conv_check_tensor(ctx, OP, &d.x, x, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OP, &d.y, dy, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OP, &d.w_, dw, CLFORGE_ACCESS_WRITE | rd);
+  if (st == CLFORGE_SUCCESS) st = clforge__conv_check_tensor(ctx, OP, &d.filt, dw, CLFORGE_ACCESS_WRITE | rd);
   if (st == CLFORGE_SUCCESS && dbias) st = clforge__conv_check_tensor(ctx, OP, &d.bias, dbias, CLFORGE_ACCESS_WRITE | rd);
   if (st == CLFORGE_SUCCESS) {
-    const clforge__conv_tensor *t[4] = {&d.w_, &d.bias, &d.x, &d.y};
+    const clforge__conv_tensor *t[4] = {&d.filt, &d.bias, &d.x, &d.y};
     const cl_mem b[4] = {dw, dbias, x, dy};
     st = clforge__conv_check_overlaps(ctx, OP, t, b, 2, 4, NULL, 0);
   }
@@ -396,7 +396,7 @@ clforge_status clforge_conv2d_backward_filter(clforge_context ctx, const clforge
     if (wst != CLFORGE_SUCCESS) return wst;
     st = clforge__conv_read_tensor(ctx, OP, &d.x, x, &hx);
     if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.y, dy, &hdy);
-    if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.w_, dw, &hdw);
+    if (st == CLFORGE_SUCCESS) st = clforge__conv_read_tensor(ctx, OP, &d.filt, dw, &hdw);
     if (st == CLFORGE_SUCCESS && dbias) st = clforge__conv_read_tensor(ctx, OP, &d.bias, dbias, &hdb);
   }
   cl_event done = NULL;

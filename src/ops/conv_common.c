@@ -118,7 +118,7 @@ void clforge__conv_make_key(const clforge__conv *d, clforge__conv_key *k) {
 int clforge__conv_variant(const clforge__conv *d) {
   int v = 0;
   if (d->x_layout == CLFORGE_NHWC) v |= CLFORGE__CONV_VARIANT_NHWC;
-  if (d->x.type != CLFORGE_F32 || d->w_.type != CLFORGE_F32) v |= CLFORGE__CONV_VARIANT_HALF;
+  if (d->x.type != CLFORGE_F32 || d->filt.type != CLFORGE_F32) v |= CLFORGE__CONV_VARIANT_HALF;
   if (d->r == 1 && d->s == 1) v |= CLFORGE__CONV_VARIANT_1X1;
   return v;
 }
@@ -127,7 +127,7 @@ void clforge__conv_problem_options(const clforge__conv *d, char *buf, size_t cap
   size_t used = strlen(buf);
   if (used >= cap) return;
   snprintf(buf + used, cap - used, " -DX_T=%d -DW_T=%d -DY_T=%d -DBIAS=%d -DBIAS_T=%d -DACT=%d -DIDX64=%d",
-           (int)d->x.type, (int)d->w_.type, (int)d->y.type, d->has_bias, (int)d->bias.type, d->act, d->idx64);
+           (int)d->x.type, (int)d->filt.type, (int)d->y.type, d->has_bias, (int)d->bias.type, d->act, d->idx64);
 }
 
 clforge_status clforge__conv_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,

@@ -28,25 +28,25 @@ static int supports(clforge_context ctx, const clforge__conv *d, char *why, size
  * apart. NCHW reads one channel's taps per work-item: the filter as given. */
 static size_t weights_bytes(const clforge__conv *d, const int *v) {
   (void)v;
-  return d->x_layout == CLFORGE_NHWC ? d->k * d->r * d->s * clforge_dtype_size(d->w_.type) : 0;
+  return d->x_layout == CLFORGE_NHWC ? d->k * d->r * d->s * clforge_dtype_size(d->filt.type) : 0;
 }
 
 /* The transform on the host: done once per prepared filter, K R S elements,
  * so no kernel is built for it. */
 static clforge_status prepare_weights(const clforge__conv_exec *e, cl_mem out) {
   const clforge__conv *d = e->d;
-  const size_t es = clforge_dtype_size(d->w_.type), rs = d->r * d->s;
-  const size_t span = d->w_.extent - d->w_.offset, bytes = d->k * rs * es;
+  const size_t es = clforge_dtype_size(d->filt.type), rs = d->r * d->s;
+  const size_t span = d->filt.extent - d->filt.offset, bytes = d->k * rs * es;
   const size_t span_bytes = span * es;
   unsigned char *src = malloc(span_bytes ? span_bytes : 1), *dst = malloc(bytes ? bytes : 1);
   clforge_status st = src && dst ? CLFORGE_SUCCESS
                                  : clforge__fail(e->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "conv2d depthwise: no memory for the weights");
-  if (st == CLFORGE_SUCCESS) st = clforge__read_buffer(e->ctx, e->w, d->w_.offset * es, span_bytes, src);
+  if (st == CLFORGE_SUCCESS) st = clforge__read_buffer(e->ctx, e->w, d->filt.offset * es, span_bytes, src);
   if (st == CLFORGE_SUCCESS) {
     for (size_t k = 0; k < d->k; ++k)
       for (size_t r = 0; r < d->r; ++r)
         for (size_t s = 0; s < d->s; ++s)
-          memcpy(dst + ((r * d->s + s) * d->k + k) * es, src + (k * d->w_.stride[0] + r * d->w_.stride[2] + s * d->w_.stride[3]) * es, es);
+          memcpy(dst + ((r * d->s + s) * d->k + k) * es, src + (k * d->filt.stride[0] + r * d->filt.stride[2] + s * d->filt.stride[3]) * es, es);
     cl_int err = clEnqueueWriteBuffer(e->ctx->queue, out, CL_TRUE, 0, bytes, dst, e->nwait, e->wait, e->event);
     if (err != CL_SUCCESS) st = clforge__fail_cl(e->ctx, err, "clEnqueueWriteBuffer (conv2d depthwise weights)");
   }
@@ -78,7 +78,7 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
   const int xunit = cinner ? d->x.stride[1] == 1 && mult == 1 : d->x.stride[3] == 1 && d->stride_w == 1;
   const int yunit = cinner ? d->y.stride[1] == 1 : d->y.stride[3] == 1;
   /* The filter: prepared (R S K, see weights_bytes) or as given. */
-  clforge__conv_tensor wt = d->w_;
+  clforge__conv_tensor wt = d->filt;
   if (e->pw) wt.offset = 0, wt.stride[0] = 1, wt.stride[3] = d->k, wt.stride[2] = d->s * d->k;
   const cl_mem wbuf = e->pw ? e->pw : e->w;
   const int wunit = cinner && wt.stride[0] == 1;

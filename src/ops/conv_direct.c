@@ -66,7 +66,7 @@ static clforge_status enqueue(const clforge__conv_exec *e) {
                        (cl_uint)d->s,        (cl_uint)d->stride_h, (cl_uint)d->stride_w, (cl_uint)d->dil_h,
                        (cl_uint)d->dil_w,    (cl_uint)d->pad_t,    (cl_uint)d->pad_l,    (cl_uint)qlo,
                        (cl_uint)qhi,         (cl_uint)nl,          (cl_uint)ni};
-  return clforge__conv_set_args_launch(e, k, e->w, &d->w_, 0xF, u, sizeof u / sizeof u[0], global, local,
+  return clforge__conv_set_args_launch(e, k, e->w, &d->filt, 0xF, u, sizeof u / sizeof u[0], global, local,
                                        "conv2d direct");
 }
 

@@ -521,8 +521,8 @@ static clforge_status filter_spectra(chain *c, const clforge__conv *d, const int
     st = fft_kernel(ctx, "clforge_conv_fft_copy", v, d, COPY_WG, &copy);
   for (size_t k0 = 0; k0 < d->k && st == CLFORGE_SUCCESS; k0 += g->kc) {
     const size_t kn = d->k - k0 < g->kc ? d->k - k0 : g->kc;
-    const cl_ulong woff = d->w_.offset, s0 = d->w_.stride[0], s1 = d->w_.stride[1], s2 = d->w_.stride[2],
-                   s3 = d->w_.stride[3];
+    const cl_ulong woff = d->filt.offset, s0 = d->filt.stride[0], s1 = d->filt.stride[1], s2 = d->filt.stride[2],
+                   s3 = d->filt.stride[3];
     const cl_uint k0u = (cl_uint)k0, cgp = (cl_uint)g->cgp, fh = (cl_uint)g->fh, fw = (cl_uint)g->fw,
                   ph = (cl_uint)g->ph, pw = (cl_uint)g->pw, rr = (cl_uint)d->r, ss = (cl_uint)d->s;
     cl_int err = CL_SUCCESS;

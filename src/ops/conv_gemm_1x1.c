@@ -46,8 +46,8 @@ static void make_plan(const clforge__conv *d, gemm_plan *p) {
   p->launches = G, p->bias_step = kg;
   if (yh) { /* C = y as (pixels x K): A is x, B is w^T */
     p->x_is_a = 1;
-    g->a_type = d->x.type, g->b_type = d->w_.type;
-    g->a_offset = d->x.offset, g->b_offset = d->w_.offset;
+    g->a_type = d->x.type, g->b_type = d->filt.type;
+    g->a_offset = d->x.offset, g->b_offset = d->filt.offset;
     g->n = kg, g->k = cg;
     g->trans_b = CLFORGE_TRANS, g->ldb = cg;
     g->ldc = d->k;
@@ -66,8 +66,8 @@ static void make_plan(const clforge__conv *d, gemm_plan *p) {
       p->a_step = cg * hw;
     }
   } else { /* C = y[n] as (kg x HW): A is w, B is x[n] */
-    g->a_type = d->w_.type, g->b_type = d->x.type;
-    g->a_offset = d->w_.offset, g->b_offset = d->x.offset;
+    g->a_type = d->filt.type, g->b_type = d->x.type;
+    g->a_offset = d->filt.offset, g->b_offset = d->x.offset;
     g->m = kg, g->n = hw, g->k = cg, g->lda = cg;
     g->ldc = hw;
     g->batch = d->n, g->stride_b = d->x.stride[0], g->stride_c = d->y.stride[0];

@@ -76,14 +76,14 @@ static clforge_status pass_gemm(clforge_context ctx, const clforge__conv *d, con
   if (p->rows) {
     g.m = imgs * npix, g.n = kg;
     g.a_type = d->x.type, g.lda = p->rsc, g.a_offset = grp * p->rscg;
-    g.b_type = d->w_.type, g.trans_b = CLFORGE_TRANS, g.ldb = p->rscg, g.b_offset = d->w_.offset + grp * kg * p->rscg;
+    g.b_type = d->filt.type, g.trans_b = CLFORGE_TRANS, g.ldb = p->rscg, g.b_offset = d->filt.offset + grp * kg * p->rscg;
     g.c_offset = d->y.offset + n0 * d->y.stride[0] + pix0 * d->k + grp * kg, g.ldc = d->k;
     g.bias_mode = d->has_bias ? CLFORGE_BIAS_COLUMN : CLFORGE_BIAS_NONE;
     if (batch_groups)
       g.batch = d->groups, g.stride_a = p->rscg, g.stride_b = kg * p->rscg, g.stride_c = kg;
   } else {
     g.m = kg, g.n = npix;
-    g.a_type = d->w_.type, g.lda = p->rscg, g.a_offset = d->w_.offset + grp * kg * p->rscg;
+    g.a_type = d->filt.type, g.lda = p->rscg, g.a_offset = d->filt.offset + grp * kg * p->rscg;
     g.b_type = d->x.type, g.ldb = npix, g.b_offset = grp * p->rscg * npix, g.stride_b = p->rsc * npix;
     g.c_offset = d->y.offset + n0 * d->y.stride[0] + grp * kg * p->pq + pix0, g.ldc = p->pq;
     g.stride_c = d->y.stride[0], g.batch = imgs;

@@ -46,7 +46,7 @@ static clforge_status set_args(clforge_context ctx, cl_kernel k, const clforge__
   } while (0)
   cl_mem w = e->pw ? e->pw : e->w;
   ARGS_TENSOR(e->x, d->x);
-  ARGS_TENSOR(w, d->w_);
+  ARGS_TENSOR(w, d->filt);
   ARGS_TENSOR(e->y, d->y);
   /* No bias: any valid buffer stands in (the kernel does not read it). */
   cl_mem bias = e->bias ? e->bias : e->y;
@@ -73,7 +73,7 @@ static clforge_status set_args(clforge_context ctx, cl_kernel k, const clforge__
  * zero-padded tail alone ran the 3-channel ResNet stem slower than the
  * staged kernel). */
 static int use_dot(const clforge__conv *d, const int *v) {
-  return d->x.stride[1] == 1 && d->w_.stride[1] == 1 && d->cg >= (size_t)v[CIG_DVW];
+  return d->x.stride[1] == 1 && d->filt.stride[1] == 1 && d->cg >= (size_t)v[CIG_DVW];
 }
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }

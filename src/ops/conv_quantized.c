@@ -52,11 +52,11 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__conv_q *
   const clforge__conv *d = &q->d;
   const int scaled = d->y.type != CLFORGE_S32;
   const size_t ws = quant->w_scheme == CLFORGE_QUANT_PER_ROW ? d->k : 1;
-  const clforge__conv_tensor *t[3] = {&d->x, &d->w_, &d->bias};
+  const clforge__conv_tensor *t[3] = {&d->x, &d->filt, &d->bias};
   const cl_mem in[5] = {x, w, d->has_bias ? bias : NULL, scaled ? quant->x_scale : NULL, scaled ? quant->w_scale : NULL};
   const char *name[5] = {"x", "w", "bias", "x_scale", "w_scale"};
-  const size_t off[5] = {d->x.offset, d->w_.offset, d->bias.offset, quant->x_scale_offset, quant->w_scale_offset};
-  const size_t count[5] = {d->x.count, d->w_.count, d->k, 1, ws};
+  const size_t off[5] = {d->x.offset, d->filt.offset, d->bias.offset, quant->x_scale_offset, quant->w_scale_offset};
+  const size_t count[5] = {d->x.count, d->filt.count, d->k, 1, ws};
   size_t es[5];
   for (int i = 0; i < 3; ++i) es[i] = clforge_dtype_size(t[i]->type);
   es[3] = es[4] = sizeof(float);
@@ -93,8 +93,8 @@ static clforge_status read_inputs(clforge_context ctx, const clforge__conv_q *q,
   const clforge__conv *d = &q->d;
   const int scaled = d->y.type != CLFORGE_S32;
   clforge_status st = clforge__quant_read_copy(ctx, OP, x, d->x.offset, d->x.count, 1, &h->x);
-  if (st == CLFORGE_SUCCESS) st = clforge__quant_read_copy(ctx, OP, pw ? NULL : w, d->w_.offset, d->w_.count, 1, &h->w);
-  if (st == CLFORGE_SUCCESS && pw) memcpy((char *)h->w + d->w_.offset, pw->host_w, d->w_.count); /* as the call sees it */
+  if (st == CLFORGE_SUCCESS) st = clforge__quant_read_copy(ctx, OP, pw ? NULL : w, d->filt.offset, d->filt.count, 1, &h->w);
+  if (st == CLFORGE_SUCCESS && pw) memcpy((char *)h->w + d->filt.offset, pw->host_w, d->filt.count); /* as the call sees it */
   if (st == CLFORGE_SUCCESS) /* y as it was: beta reads it */
     st = clforge__quant_read_copy(ctx, OP, d->beta != 0.0f ? y : NULL, d->y.offset, d->y.count, clforge_dtype_size(d->y.type), &h->y);
   if (st == CLFORGE_SUCCESS && d->has_bias)
@@ -138,7 +138,7 @@ static clforge_status transpose_filter(clforge_context ctx, const clforge__conv_
   t.n = t.h = t.r = t.s = t.p = 1, t.w = t.q = d->k, t.c = t.cg = q->rsc, t.k = t.kg = 1, t.groups = 1;
   t.stride_h = t.stride_w = t.dil_h = t.dil_w = 1, t.pad_t = t.pad_b = t.pad_l = t.pad_r = 0;
   t.x_layout = CLFORGE_NHWC, t.y_layout = CLFORGE_NCHW, t.w_layout = CLFORGE_KRSC;
-  t.x = d->w_;
+  t.x = d->filt;
   t.x.stride[0] = t.x.stride[2] = q->rsc * d->k, t.x.stride[1] = 1, t.x.stride[3] = q->rsc; /* (n, c, h, w) */
   clforge__col_plan tp;
   memset(&tp, 0, sizeof tp);
@@ -181,7 +181,7 @@ static clforge_status depthwise_kernel(clforge_context ctx, const clforge__conv_
   if (st != CLFORGE_SUCCESS) return st;
   char more[256];
   snprintf(more, sizeof more, "-DX_T=%d -DW_T=%d -DC_T=%d -DBIAS=%d -DBIAS_T=%d -DACT=%d -DIDX64=%d -DMULT=%zu",
-           (int)d->x.type, (int)d->w_.type, (int)d->y.type, d->has_bias, d->has_bias ? (int)d->bias.type : 1, d->act,
+           (int)d->x.type, (int)d->filt.type, (int)d->y.type, d->has_bias, d->has_bias ? (int)d->bias.type : 1, d->act,
            d->idx64, d->kg);
   return clforge__family_kernel(ctx, OP, &clforge__family_conv_depthwise_int8, "clforge_conv_depthwise_int8", v, more,
                                 (size_t)v[CDWI8_WG], k);
@@ -378,7 +378,7 @@ clforge_status clforge_conv2d_quantized_ex(clforge_context ctx, const clforge_co
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, OP, num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS && weights &&
       (weights->ctx != ctx || weights->k != q.d.k || weights->cg != q.d.cg || weights->r != q.d.r ||
-       weights->s != q.d.s || weights->type != q.d.w_.type || weights->layout != q.d.w_layout))
+       weights->s != q.d.s || weights->type != q.d.filt.type || weights->layout != q.d.w_layout))
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                        OP ": the prepared weights are for %s K=%zu C/groups=%zu R=%zu S=%zu %s on %s context, the "
                           "call has K=%zu C/groups=%zu R=%zu S=%zu %s",
@@ -430,21 +430,21 @@ clforge_status clforge_conv2d_quantized_weights_create(clforge_context ctx, cons
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: the filter is empty (k is 0)", op);
   if (st == CLFORGE_SUCCESS) st = clforge__check_wait_list(ctx, op, num_events_in_wait_list, event_wait_list);
   if (st == CLFORGE_SUCCESS)
-    st = clforge__check_buffer(ctx, op, "w", w, q.d.w_.offset, q.d.w_.count, 1, CLFORGE_ACCESS_READ);
+    st = clforge__check_buffer(ctx, op, "w", w, q.d.filt.offset, q.d.filt.count, 1, CLFORGE_ACCESS_READ);
   int v[CLFORGE_MAX_PARAMS];
   if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_conv_im2col, 0, NULL, v, NULL);
   if (st != CLFORGE_SUCCESS) return st;
   prepared *pw = calloc(1, sizeof *pw);
   if (!pw) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s: no memory", op);
   pw->ctx = ctx, pw->k = q.d.k, pw->cg = q.d.cg, pw->r = q.d.r, pw->s = q.d.s;
-  pw->type = q.d.w_.type, pw->layout = q.d.w_layout;
-  pw->host_w = malloc(q.d.w_.count);
+  pw->type = q.d.filt.type, pw->layout = q.d.w_layout;
+  pw->host_w = malloc(q.d.filt.count);
   if (!pw->host_w) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s: no memory", op);
   if (st == CLFORGE_SUCCESS && num_events_in_wait_list) {
     cl_int err = clWaitForEvents(num_events_in_wait_list, event_wait_list);
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "conv2d_quantized_weights_create: waiting for the wait list");
   }
-  if (st == CLFORGE_SUCCESS) st = clforge__read_buffer(ctx, w, q.d.w_.offset, q.d.w_.count, pw->host_w);
+  if (st == CLFORGE_SUCCESS) st = clforge__read_buffer(ctx, w, q.d.filt.offset, q.d.filt.count, pw->host_w);
   cl_int err = CL_SUCCESS;
   if (st == CLFORGE_SUCCESS) pw->buf = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, q.d.k * q.rsc, NULL, &err);
   if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "clCreateBuffer (conv2d_quantized prepared weights)");

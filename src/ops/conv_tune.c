@@ -76,7 +76,7 @@ static clforge_status conv_setup(clforge_context ctx, const char *dtypes, const 
     return st;
   }
   const clforge__conv *d = &p->d;
-  void *hx = clforge__random_storage(d->x.count, d->x.type, 1), *hw = clforge__random_storage(d->w_.count, d->w_.type, 2);
+  void *hx = clforge__random_storage(d->x.count, d->x.type, 1), *hw = clforge__random_storage(d->filt.count, d->filt.type, 2);
   if (!hx || !hw) st = clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune conv: no memory for inputs");
   /* Checked outputs: a stride through y coprime with its axes' sizes, so
    * the sample meets every image, many channels and the borders. */
@@ -105,7 +105,7 @@ static clforge_status conv_setup(clforge_context ctx, const char *dtypes, const 
                           d->x.count * clforge_dtype_size(d->x.type), hx, &err);
     if (err == CL_SUCCESS)
       p->w = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                            d->w_.count * clforge_dtype_size(d->w_.type), hw, &err);
+                            d->filt.count * clforge_dtype_size(d->filt.type), hw, &err);
     if (err == CL_SUCCESS)
       p->y = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, d->y.count * clforge_dtype_size(d->y.type), NULL, &err);
     if (err != CL_SUCCESS) st = clforge__fail_cl(ctx, err, "tune conv: clCreateBuffer");

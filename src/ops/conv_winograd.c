@@ -235,7 +235,7 @@ static clforge_status args_failed(const clforge__conv_exec *e, const argset *a, 
 
 static clforge_status enqueue_filter(const clforge__conv_exec *e, cl_kernel k, cl_mem u, cl_event *prev) {
   const clforge__conv *d = e->d;
-  const clforge__conv_tensor *w = &d->w_;
+  const clforge__conv_tensor *w = &d->filt;
   argset a = {k, 0, CL_SUCCESS};
   arg_mem(&a, e->w);
   arg_idx(&a, d, w->offset);

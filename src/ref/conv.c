@@ -10,7 +10,7 @@
 double clforge__ref_conv2d_at(const clforge__conv *dp, const void *x, const void *w, const void *bias, const void *y,
                               size_t n, size_t k, size_t p, size_t q) {
   const clforge__conv d = *dp;
-  const size_t *xs = d.x.stride, *ws = d.w_.stride, *ys = d.y.stride;
+  const size_t *xs = d.x.stride, *ws = d.filt.stride, *ys = d.y.stride;
   const size_t g = k / d.kg, c0 = g * d.cg;
   double acc = 0;
   for (size_t r = 0; r < d.r; ++r) {
@@ -24,8 +24,8 @@ double clforge__ref_conv2d_at(const clforge__conv *dp, const void *x, const void
       const size_t iw = wp - d.pad_l;
       for (size_t c = 0; c < d.cg; ++c) {
         const size_t xi = d.x.offset + n * xs[0] + (c0 + c) * xs[1] + ih * xs[2] + iw * xs[3];
-        const size_t wi = d.w_.offset + k * ws[0] + c * ws[1] + r * ws[2] + s * ws[3];
-        acc += (double)clforge__ref_load(x, d.x.type, xi) * clforge__ref_load(w, d.w_.type, wi);
+        const size_t wi = d.filt.offset + k * ws[0] + c * ws[1] + r * ws[2] + s * ws[3];
+        acc += (double)clforge__ref_load(x, d.x.type, xi) * clforge__ref_load(w, d.filt.type, wi);
       }
     }
   }

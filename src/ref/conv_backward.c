@@ -34,7 +34,7 @@ clforge_status clforge_ref_conv2d_backward_data(const clforge_conv2d_desc *desc,
   if (d.n == 0 || d.c == 0) return CLFORGE_SUCCESS;
   if (d.k && (!dy || !w)) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_backward_data reference: dy or w is NULL");
   if (!dx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_backward_data reference: dx is NULL");
-  const size_t *xs = d.x.stride, *ws = d.w_.stride, *ys = d.y.stride;
+  const size_t *xs = d.x.stride, *ws = d.filt.stride, *ys = d.y.stride;
   for (size_t n = 0; n < d.n; ++n)
     for (size_t c = 0; c < d.c; ++c) {
       const size_t g = c / d.cg, cl = c % d.cg;
@@ -55,7 +55,7 @@ clforge_status clforge_ref_conv2d_backward_data(const clforge_conv2d_desc *desc,
               for (size_t kl = 0; kl < d.kg; ++kl) {
                 const size_t k = g * d.kg + kl;
                 acc += (double)clforge__ref_load(dy, d.y.type, d.y.offset + n * ys[0] + k * ys[1] + p * ys[2] + q * ys[3]) *
-                       clforge__ref_load(w, d.w_.type, d.w_.offset + k * ws[0] + cl * ws[1] + r * ws[2] + s * ws[3]);
+                       clforge__ref_load(w, d.filt.type, d.filt.offset + k * ws[0] + cl * ws[1] + r * ws[2] + s * ws[3]);
               }
             }
           }
@@ -75,7 +75,7 @@ clforge_status clforge_ref_conv2d_backward_filter(const clforge_conv2d_desc *des
   if (!dw) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_backward_filter reference: dw is NULL");
   if (d.n && (!x || !dy))
     return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "conv2d_backward_filter reference: x or dy is NULL");
-  const size_t *xs = d.x.stride, *ws = d.w_.stride, *ys = d.y.stride;
+  const size_t *xs = d.x.stride, *ws = d.filt.stride, *ys = d.y.stride;
   for (size_t k = 0; k < d.k; ++k) {
     const size_t c0 = k / d.kg * d.cg;
     for (size_t c = 0; c < d.cg; ++c)
@@ -95,8 +95,8 @@ clforge_status clforge_ref_conv2d_backward_filter(const clforge_conv2d_desc *des
                                              (wp - d.pad_l) * xs[3]);
               }
             }
-          const size_t i = d.w_.offset + k * ws[0] + c * ws[1] + r * ws[2] + s * ws[3];
-          clforge__ref_store(dw, d.w_.type, i, finish(&d, acc, dw, d.w_.type, i));
+          const size_t i = d.filt.offset + k * ws[0] + c * ws[1] + r * ws[2] + s * ws[3];
+          clforge__ref_store(dw, d.filt.type, i, finish(&d, acc, dw, d.filt.type, i));
         }
     if (dbias) {
       double acc = 0;
