@@ -36,7 +36,8 @@ const clforge__family clforge__family_conv_direct = {
         /* amd */ (2, 4, 32, 4, 1), /* intel_gpu */ (2, 4, 16, 4, 1), /* mali */ (2, 4, 16, 4, 1),
         /* adreno */ (2, 4, 16, 4, 1)),
     /* CPUs, NHWC x: a chunk's pixels are gathered (C apart), so fewer pixels
-     * and more channels per work-item (measured ~1.3x). */
+     * and more channels per work-item (docs/performance.md, "Defaults the
+     * convolution families measured"). */
     .overrides = (const clforge__default_override[]){
         {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__CONV_VARIANT_NHWC, CLFORGE__CONV_VARIANT_NHWC, CONVD_TK, 16},
         {CLFORGE_DEVICE_CLASS_CPU, CLFORGE__CONV_VARIANT_NHWC, CLFORGE__CONV_VARIANT_NHWC, CONVD_VW, 8},

@@ -36,9 +36,9 @@ const clforge__family clforge__family_conv_fft = {
         /* generic */ (4, 1, 1, 64, 1), /* cpu */ (4, 4, 8, 4, 1), /* nvidia */ (4, 1, 1, 64, 1),
         /* amd */ (4, 1, 1, 64, 1), /* intel_gpu */ (4, 1, 1, 64, 1), /* mali */ (2, 1, 4, 64, 1),
         /* adreno */ (2, 1, 4, 64, 1)),
-    /* CPU: measured on AlexNet conv1 (PoCL, Zen 5): the product took 45 ms
-     * at KB=4 NB=4 VW=8 WG=4, 58 ms at KB=4 NB=2 VW=16 WG=1, 150 ms with
-     * scalar work-items (VW=1 WG=64). */
+    /* CPU: blocked, vectorized work-items for the spectrum product; scalar
+     * ones were the slowest measured (docs/performance.md, "Defaults the
+     * convolution families measured"). */
     .allowed = fft_allowed,
     .classes = (const clforge__shape_class[]){
         CLFORGE_CONV_CLASS_ALEX_11X11S4, CLFORGE_CONV_CLASS_ALEX_11X11S4_N1,

@@ -13,10 +13,9 @@ const clforge__family clforge__family_conv_gemm_1x1 = {
     .kernel = "clforge_conv_gemm_1x1",
     .nparams = CG1_NPARAMS,
     .params = {[CG1_PATH] = {"PATH", 4, {0, 1, 2, 3}}},
-    /* CPU (PoCL, 2 Zen 5 cores), NCHW: packed (r50_1x1_56 1.2x the GEMM's
-     * usual route, mbv2_1x1_112 0.96x); NHWC: the usual route (packing A
-     * costs r50_1x1_56 0.65x; mbv2_1x1_112 would gain 3.6x from packed: the
-     * tuner finds that). CPU time, N = 8, side by side. */
+    /* CPU, NCHW: packed; NHWC: the usual route, packing A costs more than it
+     * gains on most layers (the tuner finds the exceptions; docs/performance.md,
+     * "Defaults the convolution families measured"). */
     .defaults = CLFORGE__DEFAULTS(
         /* generic */ (0), /* cpu */ (3), /* nvidia */ (0), /* amd */ (0), /* intel_gpu */ (0), /* mali */ (0),
         /* adreno */ (0)),
