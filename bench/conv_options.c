@@ -52,6 +52,37 @@ static const size_t default_batches[] = {1, 8};
 
 /* ---------------------------------------------------------------- options */
 
+/* The convolution algorithms' names, "auto" first, joined by ", " (the
+ * library's list, clforge_registry_name: never a copy). Returns buf. */
+static const char *algo_names(char *buf, size_t cap) {
+  int n = 0;
+  size_t len = 0;
+  buf[0] = '\0';
+  clforge_registry_count(CLFORGE_REGISTRY_CONV_ALGOS, &n);
+  for (int i = 0; i < n && len < cap; ++i) {
+    const char *name = "?";
+    clforge_registry_name(CLFORGE_REGISTRY_CONV_ALGOS, i, &name);
+    const int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", name);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+  return buf;
+}
+
+/* The names but "auto", wrapped at 80 columns, aligned with the help text. */
+static void print_algo_names(FILE *f) {
+  char names[256];
+  const char *s = strchr(algo_names(names, sizeof names), ' ');
+  int col = 80;
+  for (s = s ? s + 1 : ""; *s;) {
+    const int w = (int)strcspn(s, " ");
+    if (col + 1 + w > 80) col = fprintf(f, "\n%22s", "") - 1;
+    col += fprintf(f, " %.*s", w, s);
+    s += w + (s[w] == ' ');
+  }
+  fputc('\n', f);
+}
+
 void clforge_bench_conv_help(FILE *f) {
   fprintf(f,
           "usage: clforge bench conv [options]\n"
@@ -96,10 +127,11 @@ void clforge_bench_conv_help(FILE *f) {
           "                       groups=1,dil=1 (c, h, k and r needed; w = h, s = r,\n"
           "                       stride 1, pad 0, groups 1, dil 1 by default; n: --batch)\n"
           "  --batch N[,N...]     batch sizes of the layers (default 1,8)\n"
-          "  --algo LIST          all, or auto and/or algorithm names separated by commas:\n"
-          "                       direct, implicit_gemm, gemm_1x1, im2col, winograd_2x2,\n"
-          "                       winograd_4x4, fft, depthwise (default: all; each is a row,\n"
-          "                       auto's row names the algorithm it chose)\n"
+          "  --algo LIST          all, or auto and/or algorithm names separated by commas\n"
+          "                       (default: all; each is a row, auto's row names the\n"
+          "                       algorithm it chose):");
+  print_algo_names(f);
+  fprintf(f,
           "  --dtype LIST         f32,f16,bf16 or a subset: x, w and y all of it (default f32)\n"
           "  --layout LIST        nchw,nhwc or one of them: x and y (default nchw); filters are\n"
           "                       KCRS with nchw, KRSC with nhwc\n"
@@ -252,7 +284,7 @@ static int conv_option(clforge_bench_cli *cli, int argc, char **argv, int *a, vo
   conv_options *o = user;
   const char *v = NULL;
   unsigned long long nums[MAX_BATCHES];
-  char tok[64], err[256];
+  char tok[64], err[256], names[256];
   if (!strcmp(argv[*a], "--int8")) {
     o->int8 = 1;
     return 1;
@@ -337,10 +369,8 @@ static int conv_option(clforge_bench_cli *cli, int argc, char **argv, int *a, vo
       if (!dup && o->nalgos < CLFORGE_CONV_ALGO_COUNT) o->algos[o->nalgos++] = al;
     }
     if (t < 0 || o->nalgos == 0)
-      return clforge_bench_usage_error(cli,
-                                       "--algo \"%s\": expected all, or auto, direct, implicit_gemm, gemm_1x1, im2col, "
-                                       "winograd_2x2, winograd_4x4, fft, depthwise separated by commas",
-                                       v ? v : "");
+      return clforge_bench_usage_error(cli, "--algo \"%s\": expected all, or %s separated by commas", v ? v : "",
+                                       algo_names(names, sizeof names));
   } else if (clforge_bench_option(argc, argv, a, "--dtype", &v)) {
     return clforge_bench_cli_dtypes(cli, "--dtype", v, o->dtypes, &o->ndtypes, 3);
   } else if (clforge_bench_option(argc, argv, a, "--layout", &v)) {

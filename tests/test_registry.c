@@ -156,6 +156,9 @@ int main(int argc, char **argv) {
     help_names(argv[1], "tune --help", CLFORGE_REGISTRY_TUNE_OPS, " ", ",");
     help_names(argv[1], "explain --help", CLFORGE_REGISTRY_CONV_ALGOS, "|", "|");
     help_names(argv[1], "explain --help", CLFORGE_REGISTRY_ATTENTION_ALGOS, "|", "|");
+    /* bench conv's --algo: its help names them (auto apart), its refusal lists them all */
+    help_names(argv[1], "bench conv --algo no-such-algo", CLFORGE_REGISTRY_CONV_ALGOS, " ", ",");
+    help_names(argv[1], "bench conv --help", CLFORGE_REGISTRY_CONV_ALGOS, "", "");
   }
   return tu_summary();
 }
