@@ -5,7 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../src/tuning/db.h"
+#include "../src/core/tuning_file.h"
 #include "test_util.h"
 
 enum { WRITERS = 4, EACH = 10 };

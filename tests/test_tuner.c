@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../src/core/context.h"
-#include "../src/tuning/db.h"
+#include "../src/core/tuning_file.h"
 #include "test_util.h"
 
 static char dir[256], file[300];

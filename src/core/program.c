@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "binary_cache.h"
+#include "clock.h"
 #include "context.h"
 #include "embedded_sources.h"
 #include "error.h"
 #include "../families/family.h"
 #include "log.h"
 #include "paths.h"
-#include "../tuning/measure.h"
 #include "validate.h"
 
 /* MAX_KERNELS: the most one program holds (conv_fft's: nine, with the test

@@ -1,13 +1,13 @@
 /* What a context holds of the tuning files: their entries for its device,
  * loaded on first use. Only the storage is here, so that the context's
  * layout does not depend on the tuning layer above it; reading, looking up
- * and writing entries is src/tuning/db.h's. */
+ * and writing entries is src/core/tuning_file.h's. */
 #ifndef CLFORGE_SRC_CORE_TUNING_VIEW_H
 #define CLFORGE_SRC_CORE_TUNING_VIEW_H
 
 #include <stddef.h>
 
-struct clforge__tuning_entry; /* src/tuning/db.h */
+struct clforge__tuning_entry; /* src/core/tuning_file.h */
 
 typedef struct clforge__tuning_db {
   struct clforge__tuning_entry *entries;

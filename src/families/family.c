@@ -12,7 +12,7 @@
 #include "../core/device.h"
 #include "../core/error.h"
 #include "../core/log.h"
-#include "../tuning/db.h"
+#include "../core/tuning_file.h"
 
 int clforge__family_check(const clforge__family *f, const int *values, const clforge_device_info *dev,
                           char *why, size_t why_cap) {

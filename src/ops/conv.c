@@ -13,7 +13,7 @@
 #include "../families/conv_classes.h"
 #include "../core/log.h"
 #include "../ref/compare.h"
-#include "../tuning/db.h"
+#include "../core/tuning_file.h"
 #include "../core/validate.h"
 #include "../core/workspace.h"
 #include "buffer_check.h"

@@ -15,12 +15,6 @@ enum { MIN_RUNS = 5, MAX_RUNS = 51 };
 #define MIN_TOTAL_S 0.05
 #define CUT_FACTOR 3.0
 
-double clforge__now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 clforge_status clforge__timed_run(clforge_context ctx, const clforge__tune_op *op, void *state, double *seconds) {
   cl_event before = NULL, after = NULL;
   cl_int err = clFinish(ctx->queue);

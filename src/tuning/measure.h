@@ -4,10 +4,8 @@
 #ifndef CLFORGE_SRC_TUNING_MEASURE_H
 #define CLFORGE_SRC_TUNING_MEASURE_H
 
+#include "../core/clock.h"
 #include "tune_op.h"
-
-/* Monotonic clock, seconds. */
-double clforge__now(void);
 
 typedef struct clforge__measurement {
   double median_s;   /* of the timed runs (the one run when cut short) */

@@ -24,7 +24,7 @@
 #include "../core/reserved.h"
 #include "../core/validate.h"
 #include "confirm.h"
-#include "db.h"
+#include "../core/tuning_file.h"
 #include "measure.h"
 #include "search.h"
 #include "tune_op.h"

@@ -1,4 +1,4 @@
-/* libFuzzer target for the tuning-file loader (src/tuning/db.c).
+/* libFuzzer target for the tuning-file loader (src/core/tuning_file.c).
  *
  * Each input is parsed as a whole tuning file. On failure the reason must be
  * a non-empty C string and the db untouched. On success the entries are
@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tuning/db.h"
+#include "core/tuning_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

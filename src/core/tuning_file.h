@@ -1,13 +1,13 @@
 /* The tuning cache file (JSON, read and written with cJSON): parse, load the
  * user and system files once per context, look up with fallback, merge and
  * save atomically under a lock. Format: docs/tuning.md. */
-#ifndef CLFORGE_SRC_TUNING_DB_H
-#define CLFORGE_SRC_TUNING_DB_H
+#ifndef CLFORGE_SRC_CORE_TUNING_FILE_H
+#define CLFORGE_SRC_CORE_TUNING_FILE_H
 
 #include <stddef.h>
 
 #include "clforge/clforge.h"
-#include "../core/tuning_view.h"
+#include "tuning_view.h"
 
 #define CLFORGE_TUNING_FORMAT 1
 

@@ -1,5 +1,5 @@
-/* The tuning cache file: see db.h and docs/tuning.md. */
-#include "db.h"
+/* The tuning cache file: see tuning_file.h and docs/tuning.md. */
+#include "tuning_file.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/context.h"
-#include "../core/log.h"
-#include "../core/paths.h"
+#include "context.h"
+#include "log.h"
+#include "paths.h"
 
 #define FORMAT_NAME "clforge-tuning"
 /* A tuning file larger than this is not one of ours. */
