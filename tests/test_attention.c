@@ -139,7 +139,10 @@ static void build(int small) {
                              {129, 129}, {16, 1000}, {1, 1000}, {2, 300}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
     if (small && sizes[i][0] * sizes[i][1] > 1000) continue;
-    c = base(1, 2, 2, sizes[i][0], sizes[i][1], none);
+    /* (--small: decode over 257 keys, not 1000: past a block's tail all the same,
+     * at a quarter of the work-items Oclgrind simulates) */
+    const size_t sk = small && sizes[i][1] == 1000 ? 257 : sizes[i][1];
+    c = base(1, 2, 2, sizes[i][0], sk, none);
     add(c);
     c.desc.causal = br, c.lse = 1;
     add(c);

@@ -203,7 +203,7 @@ int main(int argc, char **argv) {
   clforge_device_info info;
   CHECK_OK(ctx, clforge_context_device_info(ctx, &info));
   if (small) {
-    half_case(ctx, (ct_case){9, 40, 40, 24, CLFORGE_F16}, 11, &info);
+    half_case(ctx, (ct_case){5, 24, 40, 24, CLFORGE_F16}, 11, &info);
   } else {
     half_case(ctx, (ct_case){24, 100, 72, 40, CLFORGE_F16}, 11, &info);
     half_case(ctx, (ct_case){9, 70, 64, 32, CLFORGE_Q8_0}, 12, &info);
