@@ -331,10 +331,11 @@ int main(int argc, char **argv) {
     run((kv_case){2, 2, 1, 2, 19, 32, 16, CLFORGE_F32, CLFORGE_Q8_0, fused, 0, 0, 0}, 3);
   } else {
     /* decode (split-KV, GQA 4:1, the whole-block path: D = 64, blocks of
-     * 16 keys) in every KV type, then a chunked prefill (fused, Sq = 5) */
+     * 16 keys) in every KV type, Q f32 (the paged q8_0 program is
+     * examples/batched_decode's; f16 Q with q8_0 below), then a chunked
+     * prefill (fused, Sq = 5) */
     for (int i = 0; i < 4; ++i)
-      run((kv_case){6, 8, 2, 1, 300, 64, 16, kvs[i] == CLFORGE_Q8_0 ? CLFORGE_F16 : CLFORGE_F32, kvs[i], split, 0, 0, 0},
-          10u + (unsigned)i);
+      run((kv_case){6, 8, 2, 1, 300, 64, 16, CLFORGE_F32, kvs[i], split, 0, 0, 0}, 10u + (unsigned)i);
     /* (fused: the 16-bit and 8-bit caches; f32 and bf16 rows are staged as
      * f16's, and each program costs seconds to build) */
     for (int i = 1; i < 4; i += 2) run((kv_case){4, 4, 2, 5, 150, 64, 32, CLFORGE_F32, kvs[i], fused, 0, 0, 0}, 20u + (unsigned)i);

@@ -50,9 +50,13 @@ def paged(k, v, lens, bs, rng):
     return pool_k, pool_v, table
 
 
-@pytest.mark.parametrize("sq,causal", [(1, False), (4, True)])
+# Decode and a causal chunk as a decoder calls them (causal=True: a query row
+# sees the keys up to its own position), D = 64: the programs the C tests
+# build (tests/test_attention_kv_cache.c); causal=False runs in
+# test_bad_tables_refused.
+@pytest.mark.parametrize("sq,causal", [(1, True), (4, True)])
 def test_contiguous_and_paged(rng, sq, causal):
-    b, s, hq, hkv, d = 3, 70, 4, 2, 32
+    b, s, hq, hkv, d = 3, 70, 4, 2, 64
     q = rng.standard_normal((b, sq, hq, d)).astype(np.float32)
     k = rng.standard_normal((b, s, hkv, d)).astype(np.float16)
     v = rng.standard_normal((b, s, hkv, d)).astype(np.float16)
@@ -73,12 +77,13 @@ def test_q8_0(rng):
     kq, vq = clforge.quantize_q8_0(k), clforge.quantize_q8_0(v)
     assert kq.shape == (b, s, hkv, d // 32 * 34)
     lens = np.array([40, 9], np.int32)
-    o = clforge.flash_attn_with_kvcache(q, kq, vq, cache_seqlens=lens, kv_dtype="q8_0")
+    o = clforge.flash_attn_with_kvcache(q, kq, vq, cache_seqlens=lens, kv_dtype="q8_0", causal=True)
     kd, vd = clforge.dequantize_q8_0(kq), clforge.dequantize_q8_0(vq)
-    np.testing.assert_allclose(o, reference(q, kd, vd, lens, False), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(o, reference(q, kd, vd, lens, True), rtol=1e-4, atol=1e-4)
     # q8_0 in a paged pool too
     pk, pv, table = paged(kq, vq, lens, 8, rng)
-    op = clforge.flash_attn_with_kvcache(q, pk, pv, cache_seqlens=lens, block_table=table, kv_dtype="q8_0")
+    op = clforge.flash_attn_with_kvcache(q, pk, pv, cache_seqlens=lens, block_table=table, kv_dtype="q8_0",
+                                         causal=True)
     assert op.tobytes() == o.tobytes()
 
 
