@@ -128,21 +128,8 @@ int clforge_bench_conv_setup_case(bench_env *env, conv_case *c, const conv_spec 
                                   .kind = env->o->pass};
   c->pass = env->o->pass;
   const size_t sizes[3] = {c->x_elems * c->es, c->w_elems * c->es, c->y_elems * c->es};
-  const char *names[3] = {"x", "w", "y"};
-  unsigned long long total = 0;
-  for (int i = 0; i < 3; ++i) {
-    total += sizes[i];
-    if (sizes[i] > env->s.info.max_alloc_bytes) {
-      snprintf(err, cap, "%s needs %zu bytes, more than the device's largest allocation (%llu bytes)", names[i],
-               sizes[i], (unsigned long long)env->s.info.max_alloc_bytes);
-      return -1;
-    }
-  }
-  if (total > env->s.info.global_mem_bytes) {
-    snprintf(err, cap, "x, w and y need %llu bytes, more than the device's memory (%llu bytes)", total,
-             (unsigned long long)env->s.info.global_mem_bytes);
-    return -1;
-  }
+  const char *const names[3] = {"x", "w", "y"};
+  if (clforge_bench_operands_fit(&env->s.info, sizes, names, err, cap)) return -1;
   c->x32 = malloc(c->x_elems * sizeof(float));
   c->w32 = malloc(c->w_elems * sizeof(float));
   if (!c->x32 || !c->w32) {

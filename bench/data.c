@@ -60,3 +60,22 @@ double clforge_bench_max_rel_diff(const float *x, const float *ref, size_t n) {
   if (isinf(maxdiff) || isinf(maxref)) return INFINITY;
   return maxref > 0 ? maxdiff / maxref : maxdiff;
 }
+
+int clforge_bench_operands_fit(const clforge_device_info *info, const size_t sizes[3], const char *const names[3],
+                               char *err, size_t cap) {
+  unsigned long long total = 0;
+  for (int i = 0; i < 3; ++i) {
+    total += sizes[i];
+    if (sizes[i] > info->max_alloc_bytes) {
+      snprintf(err, cap, "%s needs %zu bytes, more than the device's largest allocation (%llu bytes)", names[i],
+               sizes[i], (unsigned long long)info->max_alloc_bytes);
+      return -1;
+    }
+  }
+  if (total > info->global_mem_bytes) {
+    snprintf(err, cap, "%s, %s and %s need %llu bytes, more than the device's memory (%llu bytes)", names[0], names[1],
+             names[2], total, (unsigned long long)info->global_mem_bytes);
+    return -1;
+  }
+  return 0;
+}

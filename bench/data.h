@@ -25,6 +25,12 @@ int clforge_bench_round_to_dtype(float *v, size_t n, clforge_dtype d);
 int clforge_bench_read_f32(cl_command_queue queue, cl_mem buf, const char *what, clforge_dtype t, size_t offset,
                            size_t n, float *out, char *err, size_t cap);
 
+/** Whether three operands (names[i], sizes[i] bytes) fit the device: each
+ *  within its largest allocation, all together within its memory. 0, or -1
+ *  with "<name> needs N bytes, more than ..." in err. */
+int clforge_bench_operands_fit(const clforge_device_info *info, const size_t sizes[3], const char *const names[3],
+                               char *err, size_t cap);
+
 /** max |x - ref| / max |ref| (max |x - ref| when ref is all zeros); infinity
  *  when anything is NaN. */
 double clforge_bench_max_rel_diff(const float *x, const float *ref, size_t n);

@@ -283,21 +283,8 @@ static int setup_case(bench_env *env, gemm_case *c, gemm_shape s, clforge_dtype 
                                 .c_type = dtype,
                                 .batch = 1};
   const size_t sizes[3] = {c->a_elems * c->es, c->b_elems * c->es, c->c_elems * c->es};
-  const char *names[3] = {"A", "B", "C"};
-  unsigned long long total = 0;
-  for (int i = 0; i < 3; ++i) {
-    total += sizes[i];
-    if (sizes[i] > env->s.info.max_alloc_bytes) {
-      snprintf(err, cap, "%s needs %zu bytes, more than the device's largest allocation (%llu bytes)", names[i],
-               sizes[i], (unsigned long long)env->s.info.max_alloc_bytes);
-      return -1;
-    }
-  }
-  if (total > env->s.info.global_mem_bytes) {
-    snprintf(err, cap, "A, B and C need %llu bytes, more than the device's memory (%llu bytes)", total,
-             (unsigned long long)env->s.info.global_mem_bytes);
-    return -1;
-  }
+  const char *const names[3] = {"A", "B", "C"};
+  if (clforge_bench_operands_fit(&env->s.info, sizes, names, err, cap)) return -1;
   c->a32 = malloc(c->a_elems * sizeof(float));
   c->b32 = malloc(c->b_elems * sizeof(float));
   if (!c->a32 || !c->b32) goto no_memory;
@@ -324,7 +311,8 @@ static int setup_case(bench_env *env, gemm_case *c, gemm_shape s, clforge_dtype 
   c->c = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, sizes[2], NULL, &e3);
   if (e1 != CL_SUCCESS || e2 != CL_SUCCESS || e3 != CL_SUCCESS) {
     cl_int e = e1 != CL_SUCCESS ? e1 : e2 != CL_SUCCESS ? e2 : e3;
-    snprintf(err, cap, "clCreateBuffer failed (%s) for %llu bytes in all", clforge_status_name(e), total);
+    snprintf(err, cap, "clCreateBuffer failed (%s) for %zu bytes in all", clforge_status_name(e),
+             sizes[0] + sizes[1] + sizes[2]);
     return -1;
   }
   return 0;
