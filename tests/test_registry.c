@@ -147,6 +147,26 @@ static void help_names(const char *command, const char *args, clforge_registry l
   free(out);
 }
 
+/* `tune --help` names every shape class of every family the tuner searches
+ * (--shapes): its list is written by hand, so a class added to a family and
+ * not to the help fails here. */
+static void help_shape_classes(const char *command) {
+  char *out = output_of(command, "tune --help");
+  CHECK(out != NULL, "%s tune --help did not run", command);
+  if (!out) return;
+  for (const clforge__family *const *f = clforge__tunable_families; *f; ++f)
+    for (const clforge__shape_class *c = (*f)->classes; c && c->name; ++c) {
+      /* a batch-1 twin "<class>_n1" is named as "(and each with _n1)" */
+      char base[64];
+      const size_t len = strlen(c->name);
+      const int n1 = len > 3 && !strcmp(c->name + len - 3, "_n1");
+      snprintf(base, sizeof base, "%.*s", (int)(n1 ? len - 3 : len), c->name);
+      CHECK(strstr(out, base) != NULL && (!n1 || strstr(out, "with _n1")), "'clforge tune --help' lacks %s's shape class %s",
+            (*f)->name, c->name);
+    }
+  free(out);
+}
+
 int main(int argc, char **argv) {
   families();
   tune_ops();
@@ -159,6 +179,7 @@ int main(int argc, char **argv) {
     /* bench conv's --algo: its help names them (auto apart), its refusal lists them all */
     help_names(argv[1], "bench conv --algo no-such-algo", CLFORGE_REGISTRY_CONV_ALGOS, " ", ",");
     help_names(argv[1], "bench conv --help", CLFORGE_REGISTRY_CONV_ALGOS, "", "");
+    help_shape_classes(argv[1]);
   }
   return tu_summary();
 }
