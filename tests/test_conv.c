@@ -113,16 +113,19 @@ static void variants(void) {
   add(d, 1);
 }
 
-/* The register-blocked GEMM kernels (implicit GEMM's, and the packed GEMM
- * behind 1x1 and im2col) run this table with the GPU classes' defaults:
- * their CPU defaults (12x32 accumulators) take 10-30 s to compile per
- * storage/epilogue key on PoCL, the GPU ones a few; the CPU defaults run in
- * test_conv_implicit_gemm and test_gemm_packed. Shapes, layouts and the
- * epilogue are the same code under either. */
+/* The register-blocked kernels (implicit GEMM's, the packed GEMM behind 1x1
+ * and im2col, direct and depthwise convolution's) run this table with the
+ * GPU classes' defaults: their CPU defaults (wide vectors, many
+ * accumulators) cost PoCL seconds to compile per storage/epilogue key, the
+ * GPU ones a fraction; the CPU defaults, with every storage type and
+ * epilogue, run in test_conv_implicit_gemm, test_gemm_packed and
+ * test_conv_direct. Shapes, layouts and the epilogue are the same code
+ * under either. */
 static void gpu_defaults(clforge_context ctx) {
-  const clforge__family *fs[2] = {&clforge__family_conv_implicit_gemm, &clforge__family_gemm_packed};
-  char spec[512] = "";
-  for (int i = 0; i < 2; ++i) {
+  const clforge__family *fs[] = {&clforge__family_conv_implicit_gemm, &clforge__family_gemm_packed,
+                                 &clforge__family_conv_direct, &clforge__family_conv_depthwise};
+  char spec[1024] = "";
+  for (size_t i = 0; i < sizeof fs / sizeof fs[0]; ++i) {
     param_set v;
     clforge__family_default(fs[i], CLFORGE_DEVICE_CLASS_GENERIC, 0, v.v);
     cover_spec(fs[i], &v, spec, sizeof spec);
