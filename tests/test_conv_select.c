@@ -11,6 +11,7 @@
 
 #include "../src/core/context.h"
 #include "../src/families/conv_classes.h"
+#include "../src/families/conv_fft.h"
 #include "../src/families/families.h"
 #include "conv_cases.h"
 #include "tuning_entries.h"
@@ -447,6 +448,10 @@ int main(void) {
   setenv("CLFORGE_SYSTEM_TUNING_FILE", "off", 1);
   unsetenv("CLFORGE_CONV_ALGO");
   unlink(file);
+  /* How a choice is made, not clFFT: the FFT path runs on its test stand-in
+   * (plain DFT kernels, the same plans, slicing and workspace), as in
+   * test_conv; clFFT's programs, seconds each on PoCL, are test_conv_fft's. */
+  clforge__conv_fft_test_dft(1);
   clforge_context ctx = tu_context();
   clforge_context_device_info(ctx, &dev);
   test_heuristic(ctx);
