@@ -250,10 +250,10 @@ int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
   /* Oclgrind's false reports (tests/oclgrind_keep.h); --small's largest
-   * scratch is 76 KB (im2col's pass of every image: they are small), and
+   * scratch is 25 KB (im2col's pass of every image: they are small), and
    * each launch on Oclgrind costs with the size of its buffers (16 MiB
    * workspaces made this run several times slower). */
-  if (small) keep_start_sized(ctx, (size_t)80 << 10);
+  if (small) keep_start_sized(ctx, (size_t)26 << 10);
   const size_t n1 = small ? 3 : sizeof shapes_1x1 / sizeof shapes_1x1[0];
   const size_t na = small ? 3 : sizeof shapes_any / sizeof shapes_any[0];
   const unsigned per = small ? 8 : 16; /* variations per shape (8 covers every layout triple) */
