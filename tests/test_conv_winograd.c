@@ -245,9 +245,9 @@ static void corners(clforge_context ctx) {
     c = base, c.prepared = 1, c.beta = 0.25f, c.xl = CLFORGE_NHWC;
     run_case(ctx, &c); /* the transformed filter serves two calls */
     /* A bound holding a few tiles: several passes, the last one partial
-     * (60 tiles for 2x2, 18 for 4x4; --small: fewer passes, each is three
+     * (60 tiles for 2x2, 18 for 4x4; --small: two passes, each is three
      * launches, slow on a simulator). */
-    const size_t t = a ? 36 : 16, tiles_fit = small ? 16 : 5;
+    const size_t t = a ? 36 : 16, tiles_fit = small ? (a ? 16 : 32) : 5;
     for (int l = 0; l < 4; ++l) {
       c = base, c.xl = (clforge_tensor_layout)(l & 1), c.yl = (clforge_tensor_layout)(l >> 1);
       c.ws_cap = (t * base.c * base.k + tiles_fit * t * (base.c + base.k)) * 4 + 8;
