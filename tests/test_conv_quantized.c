@@ -269,10 +269,7 @@ static void prepared_checks(clforge_context ctx) {
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
-  /* Oclgrind (tests/oclgrind_keep.h): workspaces of the largest scratch
-   * --small asks for there, 5 KB (the convolutions') and 3 KB (each
-   * launch's checks cost with the size of the buffers alive) */
-  if (small) keep_start_sizes(ctx, (size_t)6 << 10, (size_t)3 << 10);
+  if (small) keep_start_sized(ctx, (size_t)64 << 10);
   bad_inputs(ctx);
   prepared_checks(ctx);
   const clforge_dtype U8 = CLFORGE_U8, S8 = CLFORGE_S8, S32 = CLFORGE_S32, F32 = CLFORGE_F32;

@@ -287,9 +287,8 @@ int main(int argc, char **argv) {
   finite_differences();
   clforge_context ctx = tu_context();
   /* Oclgrind: the scratch sized once (a reallocated one reads as
-   * uninitialized there, tests/oclgrind_keep.h), at 1 KB: --small asks for
-   * less, and each launch's checks cost with the size of the buffers alive */
-  if (small) keep_start_sized(ctx, (size_t)1 << 10);
+   * uninitialized there, tests/oclgrind_keep.h) */
+  if (small) keep_start_sized(ctx, (size_t)64 << 10);
 
   /* row lengths off every width, each key in turn */
   const size_t lens[] = {1, 3, 10, 17, 100, 1000, 4097, 32000};

@@ -297,10 +297,7 @@ static void tuner(void) {
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
-  /* Oclgrind (tests/oclgrind_keep.h): --small's scratch is a few KB (1 KB
-   * is too little: a call then takes scratch of its own), and each launch's
-   * checks cost with the size of the buffers alive */
-  if (small) keep_start_sized(ctx, (size_t)8 << 10);
+  if (small) keep_start_sized(ctx, (size_t)64 << 10);
   bad_inputs(ctx);
   empty_k(ctx);
   validation(ctx);
