@@ -269,8 +269,8 @@ int main(int argc, char **argv) {
 
   clforge_context ctx = tu_context();
   /* Oclgrind (tests/oclgrind_keep.h): workspaces of the largest scratch
-   * --small asks for there, the convolutions' 101 KB and the GEMMs' (each
-   * launch's checks cost with the size of the buffers alive) */
+   * --small asks for there, the convolutions' 101 KB and the GEMMs' 36 KB
+   * at most (each launch's checks cost with the size of the buffers alive) */
   if (small) keep_start_sizes(ctx, (size_t)104 << 10, (size_t)36 << 10);
   finite_differences(ctx);
 

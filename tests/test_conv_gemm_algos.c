@@ -228,8 +228,8 @@ static const ccase shapes_1x1[] = {
  * GEMM tests' matter; the small shapes run every layout. */
 enum { BIG_1X1 = 6 };
 
-/* Shapes for im2col: odd sizes, pads, strides, dilation, groups (--small
- * shrinks the third, main). */
+/* Shapes for im2col: odd sizes, pads, strides, dilation, groups (main
+ * shrinks the third for --small). */
 static ccase shapes_any[] = {
     {.n = 1, .c = 3, .h = 7, .w = 6, .k = 5, .r = 3, .s = 3, .groups = 1, .pt = 1, .pb = 1, .pl = 1, .pr = 1},
     {.n = 2, .c = 4, .h = 9, .w = 11, .k = 6, .r = 3, .s = 2, .groups = 2, .sh = 2, .sw = 1, .pt = 1, .pb = 0, .pl = 2,
