@@ -482,6 +482,10 @@ int main(int argc, char **argv) {
   pd[1].groups = 3, pd[1].sw = 2, pd[1].pl = 1;
   pd[2].groups = 17;
   pd[3].groups = 4, pd[3].dh = 2, pd[3].pt = 2, pd[3].pl = 1;
+  /* --small runs one shape a set: the first with 3 channels of 3 rows, its
+   * 19 columns and pads as ever (the set with NV 32 simulates all 32 tiles
+   * of every work-item) */
+  if (small) pd[0].c = pd[0].k = pd[0].groups = 3, pd[0].h = 3;
   /* Direct: NCHW with XUNIT (the vector loads), NHWC, NCHW gathering.
    * Depthwise: (CINNER, XUNIT, YUNIT) = 011, 111, 010, 101, 001, 110. */
   const int dclasses[3] = {1, 2, 0}, dwclasses[6] = {3, 7, 2, 5, 1, 6};

@@ -9,7 +9,11 @@
  * bound docs/inference-precision.md gives, results that differ from f32's
  * (the half kernel did run), and a strict-f32 call given HALF=2 by an
  * override running the f32 kernel bit for bit (explain proves it). Last,
- * convolution's GEMM algorithms under the descriptor's or the context's compute type. */
+ * convolution's GEMM algorithms under the descriptor's or the context's compute type.
+ * --small (Oclgrind): C 16 x 16 (one of the forced tiles), k 48 (still
+ * more than one f16 sum of at most 32 products, GEMM_HFLUSH), and in the
+ * convolution 16 output channels from 48: the emulated half arithmetic is
+ * simulated operation by operation. */
 #include <math.h>
 #include <stdint.h>
 
@@ -17,7 +21,8 @@
 #include "oclgrind_keep.h"
 #include "test_util.h"
 
-enum { M = 32, N = 32, K = 80, GEMMD_HALF_INDEX = 6 }; /* HALF: gemm_direct's 7th parameter */
+enum { GEMMD_HALF_INDEX = 6 }; /* HALF: gemm_direct's 7th parameter */
+static int M = 32, N = 32, K = 80; /* --small: 16 x 16 x 48 */
 
 static void run(clforge_context ctx, const char *params, clforge_compute_type ct, const float *a, const float *b,
                 float *c, clforge_kernel_choice *choice) {
@@ -54,22 +59,25 @@ static double rel_err(const float *a, const float *b, const float *c) {
 
 /* Convolution's GEMM algorithms run the call's compute type (the
  * descriptor's, else the context's): a 1x1 layer (NHWC, 16 pixels x 32
- * channels from 80) through gemm_1x1 with HALF forced on both GEMM
- * families: strict f32 runs f32's bits (a strict descriptor in a context
- * that allows f16 too), a context or a descriptor that allows f16 products
- * gets them within their bound (and explain says so), validation mode
- * takes that bound. */
-static void conv_half(clforge_context ctx) {
-  enum { C = 80, HW = 16, KO = 32 };
-  float x[HW * C], w[KO * C], y[HW * KO], y32[HW * KO];
+ * channels from 80, 16 from 48 with --small) through gemm_1x1 with HALF
+ * forced on both GEMM families: strict f32 runs f32's bits (a strict
+ * descriptor in a context that allows f16 too), a context or a descriptor
+ * that allows f16 products gets them within their bound (and explain says
+ * so), validation mode takes that bound. */
+static void conv_half(clforge_context ctx, int small) {
+  enum { CMAX = 80, HW = 16, KMAX = 32 };
+  const int ci = small ? 48 : CMAX, ko = small ? 16 : KMAX;
+  float x[HW * CMAX], w[KMAX * CMAX], y[HW * KMAX], y32[HW * KMAX];
+  const size_t ybytes = sizeof(float) * HW * (size_t)ko;
   unsigned seed = 3;
-  for (int i = 0; i < HW * C; ++i) x[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
-  for (int i = 0; i < KO * C; ++i) w[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
-  clforge_conv2d_desc d = {.n = 1, .c = C, .h = 4, .w = 4, .k = KO, .r = 1, .s = 1, .x_layout = CLFORGE_NHWC,
+  for (int i = 0; i < HW * ci; ++i) x[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
+  for (int i = 0; i < ko * ci; ++i) w[i] = (float)(tu_rand(&seed) % 2001) / 1000.0f - 1.0f;
+  clforge_conv2d_desc d = {.n = 1, .c = ci, .h = 4, .w = 4, .k = ko, .r = 1, .s = 1, .x_layout = CLFORGE_NHWC,
                                  .y_layout = CLFORGE_NHWC, .w_layout = CLFORGE_KRSC,
                                  .algo = CLFORGE_CONV_ALGO_GEMM_1X1};
-  cl_mem bx = tu_buffer(ctx, sizeof x), bw = tu_buffer(ctx, sizeof w), by = tu_buffer(ctx, sizeof y);
-  tu_write(ctx, bx, 0, sizeof x, x), tu_write(ctx, bw, 0, sizeof w, w);
+  cl_mem bx = tu_buffer(ctx, sizeof(float) * HW * ci), bw = tu_buffer(ctx, sizeof(float) * ko * ci),
+         by = tu_buffer(ctx, ybytes);
+  tu_write(ctx, bx, 0, sizeof(float) * HW * ci, x), tu_write(ctx, bw, 0, sizeof(float) * ko * ci, w);
   const char *force = "gemm_direct:HALF=1;gemm:HALF=1";
   /* the context's, the descriptor's (0: the context's); case 0 is f32 unforced */
   const clforge_compute_type cts[5] = {CLFORGE_COMPUTE_32F, CLFORGE_COMPUTE_32F, CLFORGE_COMPUTE_32F_FAST_16F,
@@ -89,19 +97,19 @@ static void conv_half(clforge_context ctx) {
           "conv 1x1, case %d (context %s, desc %d): its GEMM's arithmetic is %d", i, clforge_compute_type_name(cts[i]),
           (int)dts[i], g >= 0 ? (int)ch.kernels[g].compute_type : -1);
     CHECK_OK(ctx, clforge_conv2d(ctx, &d, bx, bw, NULL, by, 0, NULL, NULL));
-    tu_read(ctx, by, 0, sizeof y, i ? y : y32);
-    if (i && !half) CHECK(!memcmp(y, y32, sizeof y), "conv 1x1, case %d: strict f32 with HALF forced: not f32's bits", i);
+    tu_read(ctx, by, 0, ybytes, i ? y : y32);
+    if (i && !half) CHECK(!memcmp(y, y32, ybytes), "conv 1x1, case %d: strict f32 with HALF forced: not f32's bits", i);
     if (half) {
       double worst = 0;
       for (int p = 0; p < HW; ++p)
-        for (int k = 0; k < KO; ++k) {
+        for (int k = 0; k < ko; ++k) {
           double ref = 0, mag = 0;
-          for (int c = 0; c < C; ++c) ref += (double)x[p * C + c] * w[k * C + c], mag += fabs((double)x[p * C + c] * w[k * C + c]);
-          const double e = fabs(y[p * KO + k] - ref) / mag;
+          for (int c = 0; c < ci; ++c) ref += (double)x[p * ci + c] * w[k * ci + c], mag += fabs((double)x[p * ci + c] * w[k * ci + c]);
+          const double e = fabs(y[p * ko + k] - ref) / mag;
           if (!(e <= worst)) worst = e;
         }
-      CHECK(worst <= 3 * 0x1p-11 && memcmp(y, y32, sizeof y), "conv 1x1 under 32F_FAST_16F: error %g (bound %g), "
-            "f32's bits %d", worst, 3 * 0x1p-11, !memcmp(y, y32, sizeof y));
+      CHECK(worst <= 3 * 0x1p-11 && memcmp(y, y32, ybytes), "conv 1x1 under 32F_FAST_16F: error %g (bound %g), "
+            "f32's bits %d", worst, 3 * 0x1p-11, !memcmp(y, y32, ybytes));
       CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));
       CHECK_OK(ctx, clforge_conv2d(ctx, &d, bx, bw, NULL, by, 0, NULL, NULL));
       CHECK_OK(ctx, clforge_context_set_validation(ctx, 0));
@@ -145,7 +153,9 @@ static void context_default(void) {
   unsetenv("CLFORGE_COMPUTE_TYPE");
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  const int small = argc > 1 && !strcmp(argv[1], "--small");
+  if (small) M = N = 16, K = 48;
   unsetenv("CLFORGE_COMPUTE_TYPE");
   unsetenv("CLFORGE_GEMM_PATH");
   context_default();
@@ -214,7 +224,7 @@ int main(void) {
     }
   }
   unsetenv("CLFORGE_GEMM_PATH");
-  conv_half(ctx); /* (cl_khr_fp16 on: native, or emulated as above) */
+  conv_half(ctx, small); /* (cl_khr_fp16 on: native, or emulated as above) */
   ctx->info.caps = info.caps;
   free(a), free(b), free(c32), free(c);
   clforge_context_destroy(ctx);

@@ -188,7 +188,7 @@ int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_context ctx = tu_context();
   gemm_params(ctx, 0);
-  const ecase cases[] = {
+  ecase cases[] = {
       {{.m = 37, .n = 45, .k = 29, .bias_mode = CLFORGE_BIAS_COLUMN, .activation = CLFORGE_ACT_GELU_TANH,
         .aux_mode = CLFORGE_GEMM_AUX_STORE}, 0, "store, GELU tanh, bias per column"},
       {{.layout = CLFORGE_COL_MAJOR, .trans_a = CLFORGE_TRANS, .m = 33, .n = 20, .k = 17, .batch = 2,
@@ -209,6 +209,11 @@ int main(int argc, char **argv) {
         .bias_type = BF16, .bias_mode = CLFORGE_BIAS_COLUMN, .activation = CLFORGE_ACT_RELU,
         .aux_mode = CLFORGE_GEMM_AUX_BACKWARD}, 0, "backward, bf16, 130 x 200 x 150"},
   };
+  /* --small: the bf16 case on 2 x 2 of the tiled kernel's 32 x 32 tiles,
+   * still with the direct kernel's edges in m and n and a partial k-block
+   * (a simulator runs every multiply-add: 4 x 6 tiles of 150 were most of
+   * the run) */
+  if (small) cases[6].d.m = 66, cases[6].d.n = 72, cases[6].d.k = 54, cases[6].what = "backward, bf16, 66 x 72 x 54";
   const char *paths[] = {"tiled", "direct", "packed"};
   const size_t ncases = sizeof cases / sizeof cases[0];
   /* each case on one route in turn (kernel builds are the suite's cost),
