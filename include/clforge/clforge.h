@@ -77,7 +77,10 @@ typedef int32_t clforge_status;
   X(CLFORGE_DEVICE_NOT_FOUND, 10, "no matching OpenCL platform or device")              \
   X(CLFORGE_INVALID_ENVIRONMENT, 11, "invalid value in a CLFORGE_* environment variable") \
   X(CLFORGE_INTERNAL_ERROR, 12, "internal error")                                       \
-  X(CLFORGE_LIMIT_EXCEEDED, 13, "a size exceeds a limit of clforge (on every device)")
+  X(CLFORGE_LIMIT_EXCEEDED, 13, "a size exceeds a limit of clforge (on every device)")        \
+  X(CLFORGE_COMM_TIMEOUT, 14, "a rank of the communicator did not arrive in time")     \
+  X(CLFORGE_COMM_MISMATCH, 15, "the ranks called different collectives")              \
+  X(CLFORGE_COMM_BROKEN, 16, "the communicator failed earlier and takes no more calls")
 
 enum {
 #define CLFORGE_STATUS_ENUM_(name, off, msg) name = CLFORGE_STATUS_BASE + (off),
@@ -1417,6 +1420,97 @@ typedef struct clforge_attention_choice {
 CLFORGE_API clforge_status clforge_attention_explain(clforge_context ctx, const clforge_attention_desc *desc,
                                                      clforge_attention_choice *choice);
 
+/* ----------------------------------------------------------- communicators */
+/** A communicator: N ranks, each on its own clforge context, that exchange
+ *  cl_mem ranges through host memory (docs/collectives.md). Every rank calls
+ *  the same collectives in the same order; the k-th call of each rank is one
+ *  collective. A call only enqueues: one thread may call ranks 0..N-1 in turn.
+ *  Each rank's collectives run on two queues of the communicator's own (on
+ *  its context's device), so the context's queue keeps running kernels: a
+ *  collective starts after its wait list and everything enqueued on the
+ *  context's queue before the call; what comes after it on that queue waits
+ *  for it only through *event (with event NULL the context's queue gets a
+ *  barrier on it). A rank's context is used by that rank's calls only. */
+typedef struct clforge_comm_s *clforge_comm;
+
+typedef enum clforge_reduce_op {
+  CLFORGE_REDUCE_SUM = 0,
+  CLFORGE_REDUCE_MEAN = 1, /* the sum, then divided by the number of ranks (in f32) */
+  CLFORGE_REDUCE_MAX = 2,  /* NaN wins (the lowest rank's); max(+0, -0) = +0 */
+  CLFORGE_REDUCE_MIN = 3   /* NaN wins (the lowest rank's); min(+0, -0) = -0 */
+} clforge_reduce_op;
+
+typedef struct clforge_comm_options {
+  /* A collective whose ranks have not all arrived (called, and their wait
+   * lists completed) this long after the first fails with
+   * CLFORGE_COMM_TIMEOUT naming them; 0: CLFORGE_COMM_TIMEOUT_MS, else 60000. */
+  uint32_t timeout_ms;
+  /* Bytes of each pipelined piece (copies to the host, the sum, copies back
+   * overlap piece by piece); 0: 1 MiB. Rounded to whole elements. */
+  size_t chunk_bytes;
+  uint32_t reserved[8]; /* zero */
+} clforge_comm_options;
+
+/** N communicators, comms[r] of rank r on ctxs[r], in one process (devices
+ *  of one machine, sub-devices, contexts of one device). opts may be NULL.
+ *  The contexts must be distinct; each must outlive its communicator. */
+CLFORGE_API clforge_status clforge_comm_create_local(int n, const clforge_context *ctxs,
+                                                     const clforge_comm_options *opts, clforge_comm *comms);
+/** Wait for the rank's collectives (at most the timeout when another rank
+ *  never arrives) and release it; NULL is a no-op. */
+CLFORGE_API void clforge_comm_destroy(clforge_comm comm);
+CLFORGE_API clforge_status clforge_comm_rank(clforge_comm comm, int *rank);
+CLFORGE_API clforge_status clforge_comm_size(clforge_comm comm, int *size);
+/** The message of the communicator's failure (a timeout, a mismatch, a
+ *  failed copy), or "" while it works. Errors of a call's own arguments go
+ *  to its context (clforge_last_error). */
+CLFORGE_API const char *clforge_comm_last_error(clforge_comm comm);
+
+/** What a collective computes; offsets and counts are in elements.
+ *  Reductions are in one defined order whatever the sizes and pieces: per
+ *  element, s = x_0, then s = s + x_1, ..., s + x_(N-1) (x_r rank r's value
+ *  widened to f32, f32 sums), MEAN's division last, rounded once to dtype;
+ *  every rank gets the same bits (clforge_ref_allreduce is that order). */
+typedef struct clforge_collective_desc {
+  clforge_dtype dtype;  /* CLFORGE_F32, F16 or BF16 */
+  clforge_reduce_op op; /* all-reduce and reduce-scatter */
+  /* all-reduce, broadcast: elements of each rank's buffers; reduce-scatter:
+   * of each rank's result (its send holds N * count); all-gather: of each
+   * rank's contribution (its recv holds N * count, rank r's at r * count) */
+  size_t count;
+  int root;             /* broadcast: the rank whose send is copied */
+  uint32_t reserved[8]; /* zero */
+} clforge_collective_desc;
+
+/** recv = the reduction over the ranks of send; send == recv at the same
+ *  offset works in place, any other overlap is refused. */
+CLFORGE_API clforge_status clforge_allreduce(clforge_comm comm, const clforge_collective_desc *desc, cl_mem send,
+                                             size_t send_offset, cl_mem recv, size_t recv_offset,
+                                             cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                             cl_event *event);
+/** recv = the root's send on every rank (send is read on the root only and
+ *  may be NULL elsewhere; the root's recv may be its send). */
+CLFORGE_API clforge_status clforge_broadcast(clforge_comm comm, const clforge_collective_desc *desc, cl_mem send,
+                                             size_t send_offset, cl_mem recv, size_t recv_offset,
+                                             cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                             cl_event *event);
+/** recv (count elements) = block r (elements r*count ..) of the reduction
+ *  of the ranks' send (N * count elements each). */
+CLFORGE_API clforge_status clforge_reduce_scatter(clforge_comm comm, const clforge_collective_desc *desc,
+                                                  cl_mem send, size_t send_offset, cl_mem recv, size_t recv_offset,
+                                                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                                  cl_event *event);
+/** recv (N * count elements) = every rank's send (count elements), rank
+ *  order; send may be recv's own block r (in place). */
+CLFORGE_API clforge_status clforge_all_gather(clforge_comm comm, const clforge_collective_desc *desc, cl_mem send,
+                                              size_t send_offset, cl_mem recv, size_t recv_offset,
+                                              cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                              cl_event *event);
+/** *event completes when every rank's barrier call has arrived (its wait
+ *  list and earlier work on its context's queue complete). */
+CLFORGE_API clforge_status clforge_comm_barrier(clforge_comm comm, cl_uint num_events_in_wait_list,
+                                                const cl_event *event_wait_list, cl_event *event);
+
 /* ------------------------------------------------------ CPU reference path */
 /** Reference twin of clforge_convert on host arrays; same semantics, bit for
  *  bit (NaN payloads aside). */
@@ -1537,6 +1631,12 @@ CLFORGE_API clforge_status clforge_ref_attention_backward(const clforge_attentio
                                                           const void *k, const void *v, const void *mask,
                                                           const int32_t *kv_lens, const int32_t *q_lens,
                                                           const void *d_o, void *dq, void *dk, void *dv);
+
+/** Reference twin of the reductions (clforge_allreduce, clforge_reduce_scatter):
+ *  recv[i] = the desc->op reduction of send[0][i] .. send[nranks-1][i] in
+ *  the documented order, i < desc->count; recv may be one of the sends. */
+CLFORGE_API clforge_status clforge_ref_allreduce(const clforge_collective_desc *desc, int nranks,
+                                                 const void *const *send, void *recv);
 
 /** Scalar conversions used by the reference path (round to nearest even). */
 CLFORGE_API uint16_t clforge_ref_f32_to_f16(float value);

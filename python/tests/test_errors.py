@@ -12,7 +12,8 @@ from conftest import assert_close, f64, rand
     (1, clforge.InvalidArgumentError), (2, clforge.InvalidArgumentError), (3, clforge.InvalidArgumentError),
     (4, clforge.UnsupportedError), (5, clforge.OutOfMemoryError), (6, clforge.OutOfMemoryError),
     (7, clforge.OpenCLError), (8, clforge.ValidationError), (9, clforge.InternalError), (10, clforge.OpenCLError),
-    (11, clforge.InternalError), (12, clforge.InternalError), (13, clforge.InvalidArgumentError)])
+    (11, clforge.InternalError), (12, clforge.InternalError), (13, clforge.InvalidArgumentError),
+    (14, clforge.CommError), (15, clforge.CommError), (16, clforge.CommError)])
 def test_each_clforge_status_has_its_family(offset, cls):
     with pytest.raises(cls) as e:
         errors.raise_status(1000 + offset, "detail text")

@@ -7,15 +7,15 @@ from ._capi import library_path
 from ._capi import lib as _lib
 from ._arrays import bfloat16
 from .context import Context, Device, default_context, devices, paths, pyopencl_queue, set_default_context
-from .errors import (Error, InternalError, InvalidArgumentError, OpenCLError, OutOfMemoryError, UnsupportedError,
-                     ValidationError)
+from .errors import (CommError, Error, InternalError, InvalidArgumentError, OpenCLError, OutOfMemoryError,
+                     UnsupportedError, ValidationError)
 from .matmul import matmul
 
 __version__ = _lib.clforge_version().decode()
 
-__all__ = ["Context", "Device", "Error", "InternalError", "InvalidArgumentError", "OpenCLError", "OutOfMemoryError",
-           "UnsupportedError", "ValidationError", "bfloat16", "default_context", "devices", "library_path",
-           "matmul", "paths", "pyopencl_queue", "set_default_context"]
+__all__ = ["CommError", "Context", "Device", "Error", "InternalError", "InvalidArgumentError", "OpenCLError",
+           "OutOfMemoryError", "UnsupportedError", "ValidationError", "bfloat16", "default_context", "devices",
+           "library_path", "matmul", "paths", "pyopencl_queue", "set_default_context"]
 from .conv2d import Conv2dWeights, conv2d  # noqa: E402
 __all__ += ["Conv2dWeights", "conv2d"]
 from .conv2d_grad import conv2d_input, conv2d_weight  # noqa: E402

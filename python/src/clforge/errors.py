@@ -32,6 +32,11 @@ class OpenCLError(Error):
     """An OpenCL error (CL_*), a kernel that failed to build, or no device."""
 
 
+class CommError(Error, RuntimeError):
+    """A communicator failed: a rank did not arrive in time, the ranks called
+    different collectives, or it failed earlier and takes no more calls."""
+
+
 class InternalError(Error):
     """clforge's own bug, an I/O failure, or a bad CLFORGE_* environment variable."""
 
@@ -44,6 +49,7 @@ _FAMILY = {
     7: OpenCLError, 10: OpenCLError,
     8: ValidationError,
     9: InternalError, 11: InternalError, 12: InternalError,
+    14: CommError, 15: CommError, 16: CommError,
 }
 # OpenCL's memory codes belong with the memory family.
 _CL_MEMORY = {-4: OutOfMemoryError, -5: OutOfMemoryError, -6: OutOfMemoryError}

@@ -1,0 +1,253 @@
+/* Communicators: creation, destruction, the staging pools, and failing a
+ * group (layout and design: comm.h; docs/collectives.md). */
+#include "comm.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/context.h"
+#include "../core/error.h"
+
+clforge__host_block *clforge__block_take(clforge__block_pool *pool, cl_context cl_ctx, cl_command_queue queue,
+                                         size_t bytes) {
+  clforge__host_block *best = NULL;
+  for (size_t i = 0; i < pool->count; ++i) {
+    clforge__host_block *b = pool->blocks[i];
+    if (!b->busy && b->bytes >= bytes && (!best || b->bytes < best->bytes)) best = b;
+  }
+  if (best) {
+    best->busy = 1;
+    return best;
+  }
+  if (pool->count == pool->cap) {
+    const size_t cap = pool->cap ? 2 * pool->cap : 8;
+    clforge__host_block **grown = realloc(pool->blocks, cap * sizeof *grown);
+    if (!grown) return NULL;
+    pool->blocks = grown, pool->cap = cap;
+  }
+  clforge__host_block *b = calloc(1, sizeof *b);
+  if (!b) return NULL;
+  b->bytes = bytes ? bytes : 1;
+  if (cl_ctx) { /* pinned: the driver's fast path for copies to and from the device */
+    cl_int err;
+    b->mem = clCreateBuffer(cl_ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, b->bytes, NULL, &err);
+    if (b->mem)
+      b->ptr = clEnqueueMapBuffer(queue, b->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, b->bytes, 0, NULL, NULL, &err);
+    if (!b->ptr) {
+      if (b->mem) clReleaseMemObject(b->mem);
+      free(b);
+      return NULL;
+    }
+    b->queue = queue;
+    clRetainCommandQueue(queue);
+  } else {
+    b->ptr = aligned_alloc(64, (b->bytes + 63) / 64 * 64);
+    if (!b->ptr) {
+      free(b);
+      return NULL;
+    }
+  }
+  b->busy = 1;
+  pool->blocks[pool->count++] = b;
+  return b;
+}
+
+void clforge__block_pool_free(clforge__block_pool *pool) {
+  for (size_t i = 0; i < pool->count; ++i) {
+    clforge__host_block *b = pool->blocks[i];
+    if (b->mem) {
+      clEnqueueUnmapMemObject(b->queue, b->mem, b->ptr, 0, NULL, NULL);
+      clFinish(b->queue);
+      clReleaseMemObject(b->mem);
+      clReleaseCommandQueue(b->queue);
+    } else {
+      free(b->ptr);
+    }
+    free(b);
+  }
+  free(pool->blocks);
+  memset(pool, 0, sizeof *pool);
+}
+
+void clforge__op_set_gates(clforge__comm_group *g, clforge__coll_op *op, size_t from, cl_int status) {
+  for (int r = 0; r < g->n; ++r) {
+    clforge__rank_part *p = &op->part[r];
+    if (!p->here || !p->gate) continue;
+    for (size_t c = from; c < op->nchunks; ++c)
+      if (p->gate[c]) {
+        clSetUserEventStatus(p->gate[c], status);
+        clReleaseEvent(p->gate[c]);
+        p->gate[c] = NULL;
+      }
+  }
+}
+
+void clforge__op_free(clforge__comm_group *g, clforge__coll_op *op) {
+  for (int r = 0; r < g->n; ++r) {
+    clforge__rank_part *p = &op->part[r];
+    for (size_t c = 0; c < op->nchunks; ++c) {
+      if (p->d2h && p->d2h[c]) clReleaseEvent(p->d2h[c]);
+      /* a gate still closed here belongs to a call that failed while
+       * enqueuing: it must not stay unset (its commands would wait forever) */
+      if (p->gate && p->gate[c]) {
+        clSetUserEventStatus(p->gate[c], CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        clReleaseEvent(p->gate[c]);
+      }
+    }
+    if (p->arrival) clReleaseEvent(p->arrival);
+    if (p->last) clReleaseEvent(p->last);
+    if (p->staging) p->staging->busy = 0;
+    free(p->d2h);
+    free(p->gate);
+  }
+  if (op->result) op->result->busy = 0;
+  free(op->bounds);
+  free(op->part);
+  free(op);
+}
+
+void clforge__group_fail(clforge__comm_group *g, clforge_status st, const char *fmt, ...) {
+  if (!g->broken) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->message, sizeof g->message, fmt, ap);
+    va_end(ap);
+    g->broken = st;
+  }
+  /* nothing pending can complete now: fail it, so that no queue waits */
+  for (clforge__coll_op *op = g->pending; op; op = op->next)
+    clforge__op_set_gates(g, op, 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  pthread_cond_broadcast(&g->cv);
+}
+
+static uint32_t timeout_from_env(void) {
+  const char *v = getenv("CLFORGE_COMM_TIMEOUT_MS");
+  if (!v || !*v) return 60000;
+  char *end;
+  unsigned long ms = strtoul(v, &end, 10);
+  return *end || ms == 0 || ms > UINT32_MAX ? 0 : (uint32_t)ms;
+}
+
+static void group_free(clforge__comm_group *g) {
+  for (int r = 0; r < g->n; ++r) {
+    struct clforge_comm_s *c = g->ranks[r];
+    if (!c) continue;
+    clforge__block_pool_free(&c->staging);
+    if (c->d2h) clReleaseCommandQueue(c->d2h);
+    if (c->h2d) clReleaseCommandQueue(c->h2d);
+    free(c);
+  }
+  clforge__block_pool_free(&g->results);
+  pthread_mutex_destroy(&g->mu);
+  pthread_cond_destroy(&g->cv);
+  free(g->ranks);
+  free(g);
+}
+
+static cl_command_queue make_queue(clforge_context ctx, cl_int *err) {
+  return clCreateCommandQueue(ctx->cl_ctx, ctx->device, CL_QUEUE_PROFILING_ENABLE, err);
+}
+
+clforge_status clforge_comm_create_local(int n, const clforge_context *ctxs, const clforge_comm_options *opts,
+                                         clforge_comm *comms) {
+  const char *fn = "clforge_comm_create_local";
+  clforge__clear_error(NULL);
+  if (n < 1 || !ctxs || !comms)
+    return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: n = %d, ctxs %s, comms %s (n >= 1 and both non-NULL)", fn,
+                         n, ctxs ? "set" : "NULL", comms ? "set" : "NULL");
+  for (int r = 0; r < n; ++r) {
+    if (!ctxs[r]) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: ctxs[%d] is NULL", fn, r);
+    for (int q = 0; q < r; ++q)
+      if (ctxs[q] == ctxs[r])
+        return clforge__fail(ctxs[r], CLFORGE_INVALID_ARGUMENT, "%s: ctxs[%d] and ctxs[%d] are one context (a rank each)",
+                             fn, q, r);
+  }
+  uint32_t timeout = timeout_from_env();
+  size_t chunk = (size_t)1 << 20;
+  if (opts) {
+    for (size_t i = 0; i < sizeof opts->reserved / sizeof opts->reserved[0]; ++i)
+      if (opts->reserved[i]) return clforge__fail(ctxs[0], CLFORGE_INVALID_ARGUMENT, "%s: opts->reserved[%zu] is not 0", fn, i);
+    if (opts->timeout_ms) timeout = opts->timeout_ms;
+    if (opts->chunk_bytes) chunk = opts->chunk_bytes;
+  }
+  if (!timeout)
+    return clforge__fail(ctxs[0], CLFORGE_INVALID_ENVIRONMENT,
+                         "%s: CLFORGE_COMM_TIMEOUT_MS = \"%s\" is not a number of milliseconds from 1 to %u", fn,
+                         getenv("CLFORGE_COMM_TIMEOUT_MS"), UINT32_MAX);
+  clforge__comm_group *g = calloc(1, sizeof *g);
+  if (!g || !(g->ranks = calloc((size_t)n, sizeof *g->ranks))) {
+    free(g);
+    return clforge__fail(ctxs[0], CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+  }
+  g->n = n, g->timeout_ms = timeout, g->chunk_bytes = chunk;
+  pthread_mutex_init(&g->mu, NULL);
+  pthread_cond_init(&g->cv, NULL);
+  clforge_status st = CLFORGE_SUCCESS;
+  for (int r = 0; r < n && st == CLFORGE_SUCCESS; ++r) {
+    struct clforge_comm_s *c = calloc(1, sizeof *c);
+    if (!c) {
+      st = clforge__fail(ctxs[r], CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+      break;
+    }
+    g->ranks[r] = c;
+    c->group = g, c->rank = r, c->ctx = ctxs[r], c->cl_ctx = ctxs[r]->cl_ctx;
+    cl_int err = CL_SUCCESS;
+    c->d2h = make_queue(ctxs[r], &err);
+    if (c->d2h) c->h2d = make_queue(ctxs[r], &err);
+    if (!c->h2d) st = clforge__fail_cl(ctxs[r], err, "clforge_comm_create_local: clCreateCommandQueue");
+  }
+  if (st == CLFORGE_SUCCESS && pthread_create(&g->thread, NULL, clforge__comm_progress, g))
+    st = clforge__fail(ctxs[0], CLFORGE_OUT_OF_HOST_MEMORY, "%s: cannot start the progress thread", fn);
+  if (st != CLFORGE_SUCCESS) {
+    group_free(g);
+    return st;
+  }
+  g->alive = n;
+  for (int r = 0; r < n; ++r) comms[r] = g->ranks[r];
+  return CLFORGE_SUCCESS;
+}
+
+void clforge_comm_destroy(clforge_comm comm) {
+  if (!comm) return;
+  clforge__comm_group *g = comm->group;
+  /* This rank's collectives end, done or failed: the progress thread opens
+   * or fails every gate (a rank that never arrives fails after the
+   * timeout). */
+  clFinish(comm->d2h);
+  clFinish(comm->h2d);
+  pthread_mutex_lock(&g->mu);
+  comm->destroyed = 1;
+  const int last = --g->alive == 0;
+  if (last) {
+    g->stop = 1;
+    pthread_cond_broadcast(&g->cv);
+  }
+  pthread_mutex_unlock(&g->mu);
+  if (last) {
+    pthread_join(g->thread, NULL);
+    group_free(g);
+  }
+}
+
+clforge_status clforge_comm_rank(clforge_comm comm, int *rank) {
+  if (!comm || !rank) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "clforge_comm_rank: comm or rank is NULL");
+  *rank = comm->rank;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_comm_size(clforge_comm comm, int *size) {
+  if (!comm || !size) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "clforge_comm_size: comm or size is NULL");
+  *size = comm->group->n;
+  return CLFORGE_SUCCESS;
+}
+
+const char *clforge_comm_last_error(clforge_comm comm) {
+  if (!comm) return "comm is NULL";
+  /* The message is written once, before broken is set, and never after. */
+  pthread_mutex_lock(&comm->group->mu);
+  const char *m = comm->group->broken ? comm->group->message : "";
+  pthread_mutex_unlock(&comm->group->mu);
+  return m;
+}

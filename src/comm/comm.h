@@ -1,0 +1,116 @@
+/* The communicator's layout, shared by src/comm/ and never installed.
+ *
+ * A group is the N ranks created together; each rank is one clforge_comm.
+ * A rank's k-th collective call joins the group's k-th collective (an op),
+ * creating it if it is the first to arrive. A call enqueues all of its
+ * rank's part at once, on the rank's two queues:
+ *   d2h: an arrival marker (its wait list, and what the context's queue
+ *        held before the call), then its input's copies to host memory, a
+ *        copy per piece ("chunk");
+ *   h2d: per chunk, the copy of the result back to its buffer, each gated
+ *        by a user event, then a marker (the call's event).
+ * The group's progress thread takes the ops in order once every rank has
+ * arrived: for each chunk it waits for the ranks' copies of that chunk,
+ * reduces it (src/comm/reduce_host.c), and opens the chunk's gates; so the
+ * copies to the host of later chunks, the sums, and the copies back
+ * overlap. It retires an op (its host memory back to the pools) once every
+ * rank's marker has completed. The thread touches OpenCL objects only,
+ * never a clforge context (contexts are one thread's). */
+#ifndef CLFORGE_SRC_COMM_COMM_H
+#define CLFORGE_SRC_COMM_COMM_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "clforge/clforge.h"
+
+typedef enum { COMM_ALLREDUCE, COMM_BROADCAST, COMM_REDUCE_SCATTER, COMM_ALL_GATHER, COMM_BARRIER } clforge__coll_kind;
+
+/* Host memory for staging: pinned (a mapped CL_MEM_ALLOC_HOST_PTR buffer of
+ * a rank's context) or, with mem NULL, the heap. */
+typedef struct {
+  cl_mem mem;
+  cl_command_queue queue; /* where mem is mapped */
+  void *ptr;
+  size_t bytes;
+  int busy;
+} clforge__host_block;
+
+typedef struct {
+  clforge__host_block **blocks;
+  size_t count, cap;
+} clforge__block_pool;
+
+typedef struct {
+  int here;
+  clforge__host_block *staging; /* reductions: this rank's input on the host */
+  cl_event arrival;             /* d2h queue: after its wait list */
+  cl_event *d2h;                /* [nchunks], NULL where it copies nothing */
+  cl_event *gate;               /* [nchunks] user events */
+  cl_event last;                /* h2d queue: after its copies back */
+} clforge__rank_part;
+
+typedef struct clforge__coll_op {
+  struct clforge__coll_op *next;
+  uint64_t seq;
+  clforge__coll_kind kind;
+  const char *name; /* the first caller's function */
+  clforge_collective_desc desc;
+  size_t esize;
+  size_t nchunks, *bounds;      /* chunk c is result elements [bounds[c], bounds[c+1]) */
+  clforge__host_block *result;  /* the result (broadcast, all-gather: the data) */
+  int arrived;
+  double first_arrival;
+  clforge__rank_part *part;     /* [n] */
+} clforge__coll_op;
+
+typedef struct clforge__comm_group {
+  int n, alive;
+  uint32_t timeout_ms;
+  size_t chunk_bytes;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  pthread_t thread;
+  int stop;
+  clforge__coll_op *pending, *retiring; /* pending: in sequence order */
+  clforge_status broken;                /* 0 while it works */
+  char message[512];
+  clforge__block_pool results;
+  struct clforge_comm_s **ranks;        /* [n] */
+} clforge__comm_group;
+
+struct clforge_comm_s {
+  clforge__comm_group *group;
+  int rank;
+  int destroyed;
+  clforge_context ctx;
+  cl_context cl_ctx;
+  cl_command_queue d2h, h2d;
+  uint64_t seq; /* this rank's next collective */
+  clforge__block_pool staging;
+};
+
+/* Take a free block of at least `bytes` from pool (pinned in cl_ctx where
+ * cl_ctx is not NULL), or make one; NULL when out of memory. Under the
+ * group's lock. */
+clforge__host_block *clforge__block_take(clforge__block_pool *pool, cl_context cl_ctx, cl_command_queue queue,
+                                         size_t bytes);
+void clforge__block_pool_free(clforge__block_pool *pool);
+
+/* Fail the group (the first failure's status and message stay): every
+ * pending op's gates get an error status, so nothing waits on them. Under
+ * the group's lock. */
+void clforge__group_fail(clforge__comm_group *g, clforge_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Release what op holds (events, blocks back to their pools), then op. */
+void clforge__op_free(clforge__comm_group *g, clforge__coll_op *op);
+
+/* Open (status CL_COMPLETE) or fail (a negative status) the gates of chunks
+ * [from, nchunks) of every rank that arrived. */
+void clforge__op_set_gates(clforge__comm_group *g, clforge__coll_op *op, size_t from, cl_int status);
+
+/* The progress thread (src/comm/progress.c). */
+void *clforge__comm_progress(void *group);
+
+#endif

@@ -1,0 +1,159 @@
+/* The group's progress thread: ops in order, chunk by chunk (comm.h). */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../core/clock.h"
+#include "comm.h"
+#include "reduce_host.h"
+
+/* An event's status: CL_COMPLETE, a negative error, or 1 while running. */
+static cl_int status_of(cl_event e) {
+  cl_int s = CL_COMPLETE;
+  cl_int err = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL);
+  if (err != CL_SUCCESS) return err;
+  return s < 0 ? s : s == CL_COMPLETE ? CL_COMPLETE : 1;
+}
+
+/* Wait for e until the deadline (clforge__now seconds), politely: a few
+ * yields, then sleeps growing to 200 us (on two cores a spinning thread
+ * takes a core from the driver's workers). CL_COMPLETE, an error, or 1 at
+ * the deadline. */
+static cl_int wait_until(cl_event e, double deadline) {
+  long nap_ns = 2000;
+  for (int i = 0;; ++i) {
+    const cl_int s = status_of(e);
+    if (s <= 0) return s;
+    if (clforge__now() > deadline) return 1;
+    if (i < 16) {
+      sched_yield();
+      continue;
+    }
+    struct timespec ts = {0, nap_ns};
+    nanosleep(&ts, NULL);
+    if (nap_ns < 200000) nap_ns *= 2;
+  }
+}
+
+static const char *kind_name(const clforge__coll_op *op) { return op->name; }
+
+/* Every chunk: the ranks' copies in, the reduction, the gates opened.
+ * Runs without the lock: a complete op is no caller's any more. 0, or the
+ * failure recorded in the group. */
+static int run_op(clforge__comm_group *g, clforge__coll_op *op) {
+  const double deadline = clforge__now() + g->timeout_ms / 1000.0;
+  const void *in[64], **ins = g->n <= 64 ? in : malloc(sizeof *ins * (size_t)g->n);
+  if (!ins) {
+    pthread_mutex_lock(&g->mu);
+    clforge__group_fail(g, CLFORGE_OUT_OF_HOST_MEMORY, "%s #%llu: out of host memory", kind_name(op),
+                        (unsigned long long)op->seq);
+    pthread_mutex_unlock(&g->mu);
+    clforge__op_set_gates(g, op, 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    return -1;
+  }
+  int failed = 0;
+  for (size_t c = 0; c < op->nchunks && !failed; ++c) {
+    for (int r = 0; r < g->n && !failed; ++r) {
+      const clforge__rank_part *p = &op->part[r];
+      cl_event waits[2] = {c == 0 ? p->arrival : NULL, p->d2h ? p->d2h[c] : NULL};
+      for (int w = 0; w < 2 && !failed; ++w) {
+        if (!waits[w]) continue;
+        const cl_int s = wait_until(waits[w], deadline);
+        if (s == CL_COMPLETE) continue;
+        pthread_mutex_lock(&g->mu);
+        if (s > 0)
+          clforge__group_fail(g, CLFORGE_COMM_TIMEOUT,
+                              "%s #%llu: rank %d's input was not ready within %u ms (its wait list, or work enqueued "
+                              "on its context's queue before the call, had not completed)",
+                              kind_name(op), (unsigned long long)op->seq, r, g->timeout_ms);
+        else
+          clforge__group_fail(g, s, "%s #%llu: rank %d's %s failed with OpenCL status %d", kind_name(op),
+                              (unsigned long long)op->seq, r, w ? "copy to the host" : "wait list", (int)s);
+        pthread_mutex_unlock(&g->mu);
+        failed = 1;
+      }
+    }
+    if (failed) {
+      clforge__op_set_gates(g, op, c, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+      break;
+    }
+    if (op->kind == COMM_ALLREDUCE || op->kind == COMM_REDUCE_SCATTER) {
+      const size_t b = op->bounds[c], m = op->bounds[c + 1] - b;
+      for (int r = 0; r < g->n; ++r) ins[r] = (const char *)op->part[r].staging->ptr + b * op->esize;
+      clforge__reduce_host(op->desc.dtype, op->desc.op, g->n, ins, (char *)op->result->ptr + b * op->esize, m);
+    }
+    for (int r = 0; r < g->n; ++r) {
+      clforge__rank_part *p = &op->part[r];
+      clSetUserEventStatus(p->gate[c], CL_COMPLETE);
+      clReleaseEvent(p->gate[c]);
+      p->gate[c] = NULL;
+    }
+  }
+  if (ins != in) free(ins);
+  return failed ? -1 : 0;
+}
+
+/* Release the retiring ops whose every rank's last command has ended (or
+ * every one when stopping). Under the lock. */
+static void retire(clforge__comm_group *g, int all) {
+  for (clforge__coll_op **pp = &g->retiring; *pp;) {
+    clforge__coll_op *op = *pp;
+    int done = 1;
+    for (int r = 0; r < g->n && done && !all; ++r)
+      if (op->part[r].last && status_of(op->part[r].last) > 0) done = 0;
+    if (!done) {
+      pp = &op->next;
+      continue;
+    }
+    *pp = op->next;
+    clforge__op_free(g, op);
+  }
+}
+
+void *clforge__comm_progress(void *arg) {
+  clforge__comm_group *g = arg;
+  pthread_mutex_lock(&g->mu);
+  for (;;) {
+    clforge__coll_op *op = g->pending;
+    if (op && op->arrived == g->n && !g->broken) {
+      g->pending = op->next;
+      pthread_mutex_unlock(&g->mu);
+      run_op(g, op);
+      pthread_mutex_lock(&g->mu);
+      op->next = g->retiring, g->retiring = op;
+      continue;
+    }
+    if (op && !g->broken && clforge__now() - op->first_arrival > g->timeout_ms / 1000.0) {
+      char missing[256] = "";
+      size_t len = 0;
+      for (int r = 0; r < g->n && len + 16 < sizeof missing; ++r)
+        if (!op->part[r].here) len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%d", len ? ", " : "", r);
+      clforge__group_fail(g, CLFORGE_COMM_TIMEOUT,
+                          "%s #%llu: rank(s) %s did not call it within %u ms of the first rank's call", op->name,
+                          (unsigned long long)op->seq, missing, g->timeout_ms);
+    }
+    if (g->broken) /* nothing pending can run: its gates are failed already */
+      while (g->pending) {
+        clforge__coll_op *dead = g->pending;
+        g->pending = dead->next;
+        dead->next = g->retiring, g->retiring = dead;
+      }
+    retire(g, 0);
+    if (g->stop && !g->pending) {
+      /* every rank has finished its queues (clforge_comm_destroy) */
+      retire(g, 1);
+      break;
+    }
+    /* Poll while something is in flight; else sleep until a call arrives. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const long step = g->retiring ? 1000000 : g->pending ? 5000000 : 50000000;
+    ts.tv_nsec += step;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec += 1, ts.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&g->cv, &g->mu, &ts);
+  }
+  pthread_mutex_unlock(&g->mu);
+  return NULL;
+}
