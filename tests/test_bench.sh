@@ -687,6 +687,31 @@ check "bench softmax --pass bwd: oneDNN's backward beside each f32 row (timed, o
   '[ "$(grep "\"dtype\":\"f32\"" "$OUT" | grep -c "\"vs_onednn\":[0-9]\|\"onednn_note\":\"n/a")" -eq 4 ] &&
    [ "$(grep "\"dtype\":\"bf16\"" "$OUT" | grep -c "\"vs_onednn\":[0-9]")" -eq 0 ]'
 
+# ------------------------------------------------------------ allreduce
+run "$BIN" bench allreduce --help
+check "bench allreduce --help exits 0 with its options" '[ $rc -eq 0 ] && grep -q -- "--ranks" "$OUT" && grep -q -- "--on" "$OUT"'
+bad_option "allreduce: --ranks 1" bench allreduce --ranks 1
+bad_option "allreduce: --on moon" bench allreduce --on moon
+bad_option "allreduce: --reduce avg" bench allreduce --reduce avg
+bad_option "allreduce: --sizes 0" bench allreduce --sizes 0
+run "$BIN" bench allreduce --sizes 8,65536,1000000 --runs 3 --warmup 1 --json
+# each line's numbers: algbw = bytes / median, busbw = algbw * 2(N-1)/N (= algbw for 2 ranks)
+cat >"$TMP/check_allreduce.awk" <<'EOF'
+function num(k) { if (!match($0, "\"" k "\":[-0-9.e+]+")) return -1; return substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3) + 0 }
+{ b = num("bytes"); m = num("median_ms"); a = num("algbw_gbps"); u = num("busbw_gbps")
+  if (m <= 0 || a <= 0 || (a - b / m / 1e6) ^ 2 > (1e-3 * a) ^ 2 || (u - a) ^ 2 > (1e-3 * a) ^ 2) bad = 1 }
+END { exit bad }
+EOF
+check "bench allreduce --json: 3 rows, each checked bit for bit on every rank, algbw = bytes / median, busbw = algbw (2 ranks)" \
+  '[ $rc -eq 0 ] && [ "$(grep -c "\"op\":\"allreduce\",\"ranks\":2,.*\"status\":\"ok\"" "$OUT")" -eq 3 ] &&
+   awk -f "$TMP/check_allreduce.awk" "$OUT"'
+run "$BIN" bench allreduce --ranks 3 --on contexts --dtype bf16 --reduce mean --sizes 1000 --runs 3
+check "bench allreduce --ranks 3 --on contexts (table): the header and 1 row" \
+  '[ $rc -eq 0 ] && grep -q "3 ranks on contexts" "$OUT" && grep -q "busbw GB/s" "$OUT" && [ "$(grep -c "^ *1000 " "$OUT")" -eq 1 ]'
+run no_icd bench allreduce --sizes 8 --runs 3
+check "no device: bench allreduce exits 1, nothing on stdout, a message on stderr" \
+  '[ $rc -eq 1 ] && [ ! -s "$OUT" ] && [ -s "$ERR" ]'
+
 run no_icd bench attention --quick --json
 check "no device: bench attention exits 1, nothing on stdout, a message on stderr" \
   '[ $rc -eq 1 ] && [ ! -s "$OUT" ] && [ -s "$ERR" ]'

@@ -4,7 +4,8 @@
 
 #include <string.h>
 
-#include "attention_bench.h" /* bench/ */
+#include "allreduce_bench.h" /* bench/ */
+#include "attention_bench.h"
 #include "cli_util.h"
 #include "conv_bench.h"
 #include "gemm_bench.h"
@@ -28,6 +29,8 @@ static const struct {
      clforge_bench_softmax_main},
     {"train", "cross-entropy (fused vs unfused) and the AdamW step: bandwidth; f32, bf16, f16",
      clforge_bench_train_main},
+    {"allreduce", "clforge_allreduce across ranks of this process (sub-devices or contexts): 8 B to 256 MiB, busbw",
+     clforge_bench_allreduce_main},
     {"peak", "the device's peak multiply-add rate and memory bandwidth (every op's % peak)", clforge_bench_peak_main},
 };
 

@@ -206,6 +206,7 @@ static clforge_status collective(clforge_comm comm, call *k, cl_uint nwait, cons
     pthread_mutex_unlock(&g->mu);
     return st;
   }
+  clforge__group_retire(g, 0);
   clforge__coll_op **pp = &g->pending;
   while (*pp && (*pp)->seq < comm->seq) pp = &(*pp)->next;
   clforge__coll_op *op = *pp && (*pp)->seq == comm->seq ? *pp : NULL;

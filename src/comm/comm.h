@@ -110,6 +110,12 @@ void clforge__op_free(clforge__comm_group *g, clforge__coll_op *op);
  * [from, nchunks) of every rank that arrived. */
 void clforge__op_set_gates(clforge__comm_group *g, clforge__coll_op *op, size_t from, cl_int status);
 
+/* Release the retiring ops whose every rank's last command has ended (all:
+ * every one, when stopping); their blocks go back to the pools. Under the
+ * lock; the calls run it too, so that a collective called right after the
+ * previous one's event finds that one's memory free. */
+void clforge__group_retire(clforge__comm_group *g, int all);
+
 /* The progress thread (src/comm/progress.c). */
 void *clforge__comm_progress(void *group);
 

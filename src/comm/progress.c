@@ -95,9 +95,7 @@ static int run_op(clforge__comm_group *g, clforge__coll_op *op) {
   return failed ? -1 : 0;
 }
 
-/* Release the retiring ops whose every rank's last command has ended (or
- * every one when stopping). Under the lock. */
-static void retire(clforge__comm_group *g, int all) {
+void clforge__group_retire(clforge__comm_group *g, int all) {
   for (clforge__coll_op **pp = &g->retiring; *pp;) {
     clforge__coll_op *op = *pp;
     int done = 1;
@@ -140,10 +138,10 @@ void *clforge__comm_progress(void *arg) {
         g->pending = dead->next;
         dead->next = g->retiring, g->retiring = dead;
       }
-    retire(g, 0);
+    clforge__group_retire(g, 0);
     if (g->stop && !g->pending) {
       /* every rank has finished its queues (clforge_comm_destroy) */
-      retire(g, 1);
+      clforge__group_retire(g, 1);
       break;
     }
     /* Poll while something is in flight; else sleep until a call arrives. */
