@@ -116,15 +116,12 @@ typedef struct {
   const char *on; /* "subdevices" or "contexts" */
   char device[256];
   clforge_context ctx[MAX_RANKS];
-  cl_device_id sub[MAX_RANKS];
-  int nsub;
   clforge_comm comm[MAX_RANKS];
 } ar_ranks;
 
 static void close_ranks(ar_ranks *R) {
   for (int r = 0; r < R->n; ++r) clforge_comm_destroy(R->comm[r]);
   for (int r = 0; r < R->n; ++r) clforge_context_destroy(R->ctx[r]);
-  for (int r = 0; r < R->nsub; ++r) clReleaseDevice(R->sub[r]);
 }
 
 /* Ranks on sub-devices of the default device where it partitions into n,
@@ -132,46 +129,22 @@ static void close_ranks(ar_ranks *R) {
 static int open_ranks(const ar_options *o, ar_ranks *R) {
   memset(R, 0, sizeof *R);
   R->n = o->ranks;
-  clforge_context first = NULL;
-  if (clforge_context_create(NULL, &first) != CLFORGE_SUCCESS) {
+  clforge_status st = CLFORGE_UNSUPPORTED;
+  if (!o->on_contexts) st = clforge_context_create_subdevices(NULL, R->n, R->ctx);
+  R->on = st == CLFORGE_SUCCESS ? "subdevices" : "contexts";
+  if (st == CLFORGE_DEVICE_NOT_FOUND) {
     fprintf(stderr, "clforge bench allreduce: no device: %s\n", clforge_last_error(NULL));
     return 1;
   }
-  clforge_device_info info;
-  clforge_context_device_info(first, &info);
-  snprintf(R->device, sizeof R->device, "%s", info.name);
-  cl_device_id dev;
-  clforge_context_device(first, &dev);
-  cl_uint cu = 0, nsub = 0;
-  clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
-  const cl_device_partition_property eq[] = {CL_DEVICE_PARTITION_EQUALLY, cu / (cl_uint)o->ranks, 0};
-  if (!o->on_contexts && cu >= (cl_uint)o->ranks &&
-      clCreateSubDevices(dev, eq, (cl_uint)o->ranks, R->sub, &nsub) == CL_SUCCESS && nsub >= (cl_uint)o->ranks) {
-    R->nsub = (int)nsub, R->on = "subdevices";
-    clforge_context_destroy(first);
-    for (int r = 0; r < R->n; ++r) {
-      cl_int err;
-      cl_context c = clCreateContext(NULL, 1, &R->sub[r], NULL, NULL, &err);
-      cl_command_queue q = c ? clCreateCommandQueue(c, R->sub[r], CL_QUEUE_PROFILING_ENABLE, &err) : NULL;
-      clforge_status st = q ? clforge_context_create_from_queue(q, &R->ctx[r]) : CLFORGE_DEVICE_NOT_FOUND;
-      if (q) clReleaseCommandQueue(q);
-      if (c) clReleaseContext(c);
-      if (st != CLFORGE_SUCCESS) {
-        fprintf(stderr, "clforge bench allreduce: sub-device %d: %s\n", r, q ? clforge_last_error(NULL) : "no queue");
-        close_ranks(R);
-        return 1;
-      }
+  for (int r = 0; r < R->n && st != CLFORGE_SUCCESS; ++r)
+    if (clforge_context_create(NULL, &R->ctx[r]) != CLFORGE_SUCCESS) {
+      fprintf(stderr, "clforge bench allreduce: no device: %s\n", clforge_last_error(NULL));
+      close_ranks(R);
+      return 1;
     }
-  } else {
-    for (cl_uint r = 0; r < nsub; ++r) clReleaseDevice(R->sub[r]);
-    R->on = "contexts", R->ctx[0] = first;
-    for (int r = 1; r < R->n; ++r)
-      if (clforge_context_create(NULL, &R->ctx[r]) != CLFORGE_SUCCESS) {
-        fprintf(stderr, "clforge bench allreduce: context %d: %s\n", r, clforge_last_error(NULL));
-        close_ranks(R);
-        return 1;
-      }
-  }
+  clforge_device_info info;
+  clforge_context_device_info(R->ctx[0], &info);
+  snprintf(R->device, sizeof R->device, "%s", info.name);
   clforge_comm_options co = {.chunk_bytes = (size_t)o->chunk};
   if (clforge_comm_create_local(R->n, R->ctx, &co, R->comm) != CLFORGE_SUCCESS) {
     fprintf(stderr, "clforge bench allreduce: %s\n", clforge_last_error(R->ctx[0]));

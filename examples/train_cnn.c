@@ -12,10 +12,20 @@
  * accuracy over the steps, ms/step, samples/s and the device memory of the
  * model's buffers.
  *
- * Usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B] [--check]
+ * Data-parallel with --ranks N: N ranks in this process (sub-devices of the
+ * device where its driver partitions it, else contexts of it), each on its
+ * own context with its own copy of the model, each step's batch split into
+ * N micro-batches; each layer's gradients are averaged across the ranks by
+ * clforge_allreduce (MEAN) as soon as its backward call is enqueued, so the
+ * collectives overlap the backward of the layers below, and the optimizer
+ * step waits on their events. The ranks' weights stay bit-identical (checked
+ * at the end); the time the optimizer waited on communication is reported.
+ *
+ * Usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B] [--ranks N] [--check]
  *   --check: exit 1 unless the run reaches a mean loss below 0.25 over its
  *   last 20 steps and 95 % held-out accuracy (fixed seeds: a check of the
- *   whole chain's correctness, not a timing). */
+ *   whole chain's correctness, not a timing), and with --ranks unless every
+ *   rank ends with the same weights, bit for bit. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #define TRAIN_NAME "train_cnn"
 #include "train_common.h"
@@ -54,6 +64,9 @@ typedef struct {
   env *e; /* the run's: what train_steps' callbacks need */
   const clforge_optimizer_desc *opt;
   const clforge_optimizer_tensor *tensors;
+  clforge_comm comm;  /* data-parallel: this rank's communicator, else NULL */
+  cl_event grad_ev[6]; /* the gradients' all-reduces of the step */
+  cl_event bwd_ev;     /* the last backward call of the step */
   const int32_t *test_labels;
   double acc; /* the latest held-out accuracy */
 } model;
@@ -84,6 +97,18 @@ static clforge_status forward(env *e, const model *m, cl_mem x, size_t first, si
   return st;
 }
 
+/* Data-parallel: the mean over the ranks of gradients g[i .. i + k), each
+ * started now (after everything enqueued on the rank's queue so far) and
+ * its event kept for the optimizer step; nothing without a communicator. */
+static clforge_status average(model *m, int i, int k) {
+  clforge_status st = CLFORGE_SUCCESS;
+  for (int j = i; j < i + k && m->comm && st == CLFORGE_SUCCESS; ++j) {
+    const clforge_collective_desc d = {.dtype = m->t, .op = CLFORGE_REDUCE_MEAN, .count = m->count[j]};
+    st = clforge_allreduce(m->comm, &d, m->g[j], 0, m->g[j], 0, 0, NULL, &m->grad_ev[j]);
+  }
+  return st;
+}
+
 /* One training step on images [first, first + batch): loss, gradients, AdamW. */
 static clforge_status step(env *e, model *m, size_t first, const clforge_optimizer_desc *opt,
                            const clforge_optimizer_tensor *tensors) {
@@ -105,6 +130,7 @@ static clforge_status step(env *e, model *m, size_t first, const clforge_optimiz
                                  .aux_type = m->t};
   if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &dwf, m->dlogits, m->a2, m->g[4], NULL, 0, NULL, NULL);
   if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &dbf, m->dlogits, m->ones, m->g[5], NULL, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS) st = average(m, 4, 2); /* the linear layer's gradients, while the convs' backward runs */
   if (st == CLFORGE_SUCCESS) st = clforge_gemm_ex(e->ctx, &dz2, m->dlogits, m->wf, m->da2, NULL, m->a2, 0, NULL, NULL);
   /* ReLU's backward for conv1 (after conv2's backward data), from its output, in place */
   clforge_activation_backward_desc relu = {.count = n * C1 * IMG * IMG, .activation = CLFORGE_ACT_RELU,
@@ -113,14 +139,19 @@ static clforge_status step(env *e, model *m, size_t first, const clforge_optimiz
   clforge_conv2d_desc d;
   conv_desc(m, 2, n, CLFORGE_CONV_BACKWARD_FILTER, &d);
   if (st == CLFORGE_SUCCESS) st = clforge_conv2d_backward_filter(e->ctx, &d, m->a1, m->da2, m->g[2], m->g[3], 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS) st = average(m, 2, 2);
   conv_desc(m, 2, n, CLFORGE_CONV_BACKWARD_DATA, &d);
   if (st == CLFORGE_SUCCESS) st = clforge_conv2d_backward_data(e->ctx, &d, m->da2, m->w2, m->da1, 0, NULL, NULL);
   if (st == CLFORGE_SUCCESS) st = clforge_activation_backward(e->ctx, &relu, m->a1, m->da1, m->da1, 0, NULL, NULL);
   /* conv1: dW1 and db1 from the images and dz1 (no gradient for the images) */
   conv_desc(m, 1, n, CLFORGE_CONV_BACKWARD_FILTER, &d);
   d.x_offset = first * IMG * IMG;
-  if (st == CLFORGE_SUCCESS) st = clforge_conv2d_backward_filter(e->ctx, &d, m->x, m->da1, m->g[0], m->g[1], 0, NULL, NULL);
-  if (st == CLFORGE_SUCCESS) st = clforge_optimizer_step(e->ctx, opt, 6, tensors, m->state, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_conv2d_backward_filter(e->ctx, &d, m->x, m->da1, m->g[0], m->g[1], 0, NULL, m->comm ? &m->bwd_ev : NULL);
+  if (st == CLFORGE_SUCCESS) st = average(m, 0, 2);
+  /* the step waits for the averaged gradients (data-parallel) */
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_optimizer_step(e->ctx, opt, 6, tensors, m->state, m->comm ? 6 : 0, m->comm ? m->grad_ev : NULL, NULL);
   return st;
 }
 
@@ -145,13 +176,56 @@ static double accuracy(env *e, model *m, const int32_t *labels) {
   return seen ? (double)right / (double)seen : 0.0;
 }
 
-/* train_steps' callbacks: step s takes the next batch of the epoch; a report evaluates. */
+/* The ranks of a run (one without --ranks) and what the callbacks need. */
+typedef struct {
+  int n;
+  model *m;            /* [n] */
+  double comm_wait_s;  /* rank 0: the optimizer's wait on the collectives, summed over the timed steps */
+  int waits;
+} group;
+
+/* Rank 0's previous step: how long after its last backward call its last
+ * gradient's all-reduce ended (0 when it ended first); the events are
+ * released. Profiling times of one device's queues share a clock. */
+static void account_wait(group *g) {
+  model *m = &g->m[0];
+  if (!m->bwd_ev) return;
+  cl_ulong bwd = 0, last = 0, end = 0;
+  clWaitForEvents(1, &m->bwd_ev);
+  clGetEventProfilingInfo(m->bwd_ev, CL_PROFILING_COMMAND_END, sizeof bwd, &bwd, NULL);
+  for (int i = 0; i < 6; ++i)
+    if (m->grad_ev[i]) {
+      clWaitForEvents(1, &m->grad_ev[i]);
+      if (clGetEventProfilingInfo(m->grad_ev[i], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) == CL_SUCCESS &&
+          end > last)
+        last = end;
+    }
+  g->comm_wait_s += last > bwd ? 1e-9 * (double)(last - bwd) : 0.0, ++g->waits;
+}
+
+static void release_step_events(group *g) {
+  for (int r = 0; r < g->n; ++r) {
+    model *m = &g->m[r];
+    for (int i = 0; i < 6; ++i)
+      if (m->grad_ev[i]) clReleaseEvent(m->grad_ev[i]), m->grad_ev[i] = NULL;
+    if (m->bwd_ev) clReleaseEvent(m->bwd_ev), m->bwd_ev = NULL;
+  }
+}
+
+/* train_steps' callbacks: step s takes the next batch of the epoch, rank r
+ * its r-th micro-batch; a report evaluates rank 0's model. */
 static clforge_status step_cb(void *p, int s) {
-  model *m = p;
-  return step(m->e, m, (size_t)s % (NTRAIN / m->batch) * m->batch, m->opt, m->tensors);
+  group *g = p;
+  if (s > 2) account_wait(g); /* the steps timed (train_steps times from step 2) */
+  release_step_events(g);
+  const size_t mb = g->m[0].batch, first = (size_t)s % (NTRAIN / (mb * (size_t)g->n)) * mb * (size_t)g->n;
+  clforge_status st = CLFORGE_SUCCESS;
+  for (int r = 0; r < g->n && st == CLFORGE_SUCCESS; ++r)
+    st = step(g->m[r].e, &g->m[r], first + (size_t)r * mb, g->m[r].opt, g->m[r].tensors);
+  return st;
 }
 static void report_cb(void *p, int s, float loss) {
-  model *m = p;
+  model *m = &((group *)p)->m[0];
   m->acc = accuracy(m->e, m, m->test_labels);
   printf("%6d  %8.4f  %8.1f%%\n", s, loss, 100.0 * m->acc);
 }
@@ -163,95 +237,177 @@ static float *he(size_t n, size_t fan_in) {
   return v;
 }
 
-static int train(env *e, clforge_dtype t, int steps, size_t batch, int check, const float *images,
-                 const int32_t *labels) {
-  model m;
-  memset(&m, 0, sizeof m);
-  m.t = t, m.batch = batch;
+/* A rank's model on e: the parameters (the same values on every rank), the
+ * data (every rank holds all of it; each reads its own micro-batches), the
+ * activations of a micro-batch of `batch`, the optimizer's tensors. */
+static void model_init(model *m, env *e, clforge_dtype t, size_t batch, const float *images, const int32_t *labels,
+                       clforge_optimizer_tensor *ten) {
+  memset(m, 0, sizeof *m);
+  m->t = t, m->batch = batch, m->e = e;
   e->bytes = 0;
   rng = 777;
   const size_t counts[6] = {C1 * 9, C1, C2 * C1 * 9, C2, CLASSES * FEAT, CLASSES};
   float *init[6] = {he(counts[0], 9), calloc(C1, 4), he(counts[2], C1 * 9), calloc(C2, 4), he(counts[4], FEAT),
                     calloc(CLASSES, 4)};
-  cl_mem *params[6] = {&m.w1, &m.b1, &m.w2, &m.b2, &m.wf, &m.bf};
+  cl_mem *params[6] = {&m->w1, &m->b1, &m->w2, &m->b2, &m->wf, &m->bf};
   for (int i = 0; i < 6; ++i) {
-    m.count[i] = counts[i];
+    m->count[i] = counts[i];
     *params[i] = make(e, counts[i], t, init[i]);
-    m.mw[i] = t == CLFORGE_F32 ? NULL : make(e, counts[i], CLFORGE_F32, init[i]);
-    m.m1[i] = make(e, counts[i], CLFORGE_F32, NULL), m.m2[i] = make(e, counts[i], CLFORGE_F32, NULL);
-    m.g[i] = make(e, counts[i], t, NULL);
+    m->mw[i] = t == CLFORGE_F32 ? NULL : make(e, counts[i], CLFORGE_F32, init[i]);
+    m->m1[i] = make(e, counts[i], CLFORGE_F32, NULL), m->m2[i] = make(e, counts[i], CLFORGE_F32, NULL);
+    m->g[i] = make(e, counts[i], t, NULL);
     free(init[i]);
   }
-  m.x = make(e, (size_t)NTRAIN * IMG * IMG, t, images);
-  m.xt = make(e, (size_t)NTEST * IMG * IMG, t, images + (size_t)NTRAIN * IMG * IMG);
+  m->x = make(e, (size_t)NTRAIN * IMG * IMG, t, images);
+  m->xt = make(e, (size_t)NTEST * IMG * IMG, t, images + (size_t)NTRAIN * IMG * IMG);
   cl_int err;
-  m.y = clCreateBuffer(e->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, NTRAIN * 4, (void *)labels, &err);
+  m->y = clCreateBuffer(e->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, NTRAIN * 4, (void *)labels, &err);
   e->bytes += NTRAIN * 4;
-  m.a1 = make(e, batch * C1 * IMG * IMG, t, NULL), m.a2 = make(e, batch * FEAT, t, NULL);
-  m.da1 = make(e, batch * C1 * IMG * IMG, t, NULL), m.da2 = make(e, batch * FEAT, t, NULL);
-  m.logits = make(e, batch * CLASSES, t, NULL), m.dlogits = make(e, batch * CLASSES, t, NULL);
+  m->a1 = make(e, batch * C1 * IMG * IMG, t, NULL), m->a2 = make(e, batch * FEAT, t, NULL);
+  m->da1 = make(e, batch * C1 * IMG * IMG, t, NULL), m->da2 = make(e, batch * FEAT, t, NULL);
+  m->logits = make(e, batch * CLASSES, t, NULL), m->dlogits = make(e, batch * CLASSES, t, NULL);
   float *ones = malloc(batch * sizeof *ones);
   for (size_t i = 0; i < batch; ++i) ones[i] = 1.0f;
-  m.ones = make(e, batch, t, ones);
+  m->ones = make(e, batch, t, ones);
   free(ones);
-  m.loss = make(e, 1, CLFORGE_F32, NULL);
+  m->loss = make(e, 1, CLFORGE_F32, NULL);
   /* f16: dynamic loss scaling from 1024; the others carry scale 1 */
   const clforge_train_state st0 = {t == CLFORGE_F16 ? 1024.0f : 1.0f, 0, 0, 0};
-  m.state = clCreateBuffer(e->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof st0, (void *)&st0, &err);
+  m->state = clCreateBuffer(e->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof st0, (void *)&st0, &err);
   e->bytes += sizeof st0;
+  memset(ten, 0, 6 * sizeof *ten);
+  for (int i = 0; i < 6; ++i) {
+    ten[i].count = counts[i], ten[i].param = *params[i], ten[i].master = m->mw[i], ten[i].grad = m->g[i];
+    ten[i].m = m->m1[i], ten[i].v = m->m2[i], ten[i].param_type = ten[i].grad_type = t;
+  }
+  m->tensors = ten, m->test_labels = labels + NTRAIN;
+}
 
+static void model_free(model *m) {
+  cl_mem all[] = {m->x, m->xt, m->y, m->a1, m->a2, m->da1, m->da2, m->logits, m->dlogits, m->ones, m->loss, m->state};
+  release(all, sizeof all / sizeof all[0]);
+  cl_mem *params[6] = {&m->w1, &m->b1, &m->w2, &m->b2, &m->wf, &m->bf};
+  for (int i = 0; i < 6; ++i) {
+    cl_mem each[] = {*params[i], m->mw[i], m->m1[i], m->m2[i], m->g[i]};
+    release(each, 5);
+  }
+}
+
+/* 0 when every rank's parameters are rank 0's, bit for bit. */
+static int ranks_agree(group *g) {
+  int differ = 0;
+  for (int i = 0; i < 6 && !differ; ++i) {
+    model *m0 = &g->m[0];
+    const size_t bytes = m0->count[i] * clforge_dtype_size(m0->t);
+    cl_mem p0 = (cl_mem[]){m0->w1, m0->b1, m0->w2, m0->b2, m0->wf, m0->bf}[i];
+    void *a = malloc(bytes), *b = malloc(bytes);
+    clEnqueueReadBuffer(m0->e->q, p0, CL_TRUE, 0, bytes, a, 0, NULL, NULL);
+    for (int r = 1; r < g->n && !differ; ++r) {
+      model *m = &g->m[r];
+      cl_mem p = (cl_mem[]){m->w1, m->b1, m->w2, m->b2, m->wf, m->bf}[i];
+      clEnqueueReadBuffer(m->e->q, p, CL_TRUE, 0, bytes, b, 0, NULL, NULL);
+      if (memcmp(a, b, bytes)) differ = 1, fprintf(stderr, TRAIN_NAME ": rank %d's parameter %d differs from rank 0's\n", r, i);
+    }
+    free(a), free(b);
+  }
+  return differ;
+}
+
+static int train(env *es, int nranks, clforge_comm *comms, clforge_dtype t, int steps, size_t batch, int check,
+                 const float *images, const int32_t *labels) {
+  model m[8];
+  clforge_optimizer_tensor ten[8][6];
+  const size_t mb = batch / (size_t)nranks;
+  for (int r = 0; r < nranks; ++r) {
+    model_init(&m[r], &es[r], t, mb, images, labels, ten[r]);
+    m[r].comm = nranks > 1 ? comms[r] : NULL;
+  }
   const clforge_optimizer_desc opt = {.kind = CLFORGE_OPTIMIZER_ADAMW, .lr = 3e-3f, .weight_decay = 1e-4f,
                                       .loss_scaling = t == CLFORGE_F16, .growth_interval = 50};
-  clforge_optimizer_tensor ten[6];
-  memset(ten, 0, sizeof ten);
-  for (int i = 0; i < 6; ++i) {
-    ten[i].count = counts[i], ten[i].param = *params[i], ten[i].master = m.mw[i], ten[i].grad = m.g[i];
-    ten[i].m = m.m1[i], ten[i].v = m.m2[i], ten[i].param_type = ten[i].grad_type = t;
-  }
-
-  printf("\n%s: batch %zu, %d steps, AdamW lr 3e-3%s\n", clforge_dtype_name(t), batch, steps,
+  for (int r = 0; r < nranks; ++r) m[r].opt = &opt;
+  printf("\n%s: batch %zu", clforge_dtype_name(t), batch);
+  if (nranks > 1) printf(" (%d ranks of %zu)", nranks, mb);
+  printf(", %d steps, AdamW lr 3e-3%s\n", steps,
          t == CLFORGE_F16 ? ", dynamic loss scaling" : t == CLFORGE_BF16 ? ", f32 master weights" : "");
   printf("%6s  %8s  %9s\n", "step", "loss", "accuracy");
-  m.e = e, m.opt = &opt, m.tensors = ten, m.test_labels = labels + NTRAIN;
+  group g = {.n = nranks, .m = m};
   train_run run;
-  int rc = train_steps(e, &m, steps, m.loss, step_cb, report_cb, &run);
+  int rc = train_steps(&es[0], &g, steps, m[0].loss, step_cb, report_cb, &run);
+  for (int r = 0; r < nranks; ++r) clFinish(es[r].q);
+  if (!rc && steps > 3) account_wait(&g);
+  release_step_events(&g);
   clforge_train_state st;
-  clEnqueueReadBuffer(e->q, m.state, CL_TRUE, 0, sizeof st, &st, 0, NULL, NULL);
-  const double secs = run.secs, tail = run.tail, acc = m.acc;
+  clEnqueueReadBuffer(es[0].q, m[0].state, CL_TRUE, 0, sizeof st, &st, 0, NULL, NULL);
+  const double secs = run.secs, tail = run.tail, acc = m[0].acc;
   const int timed = run.timed, tail_n = run.tail_n;
   if (!rc && run.timed > 0)
     printf("%s: %.2f ms/step, %.0f samples/s, mean loss of the last %d steps %.4f, held-out "
          "accuracy %.1f%%, %d steps applied, loss scale %g; device memory of the model's buffers %.2f MiB "
          "(plus clforge's scratch)\n",
          clforge_dtype_name(t), 1e3 * secs / timed, (double)timed * (double)batch / secs, tail_n, tail, 100.0 * acc,
-         st.step, st.scale, (double)e->bytes / (1 << 20));
+         st.step, st.scale, (double)es[0].bytes / (1 << 20));
+  if (!rc && nranks > 1) {
+    const int differ = ranks_agree(&g);
+    printf("%s: %d ranks, weights %s; the optimizer waited %.2f ms/step on the all-reduces after the last backward "
+           "call (rank 0, profiling events)\n",
+           clforge_dtype_name(t), nranks, differ ? "DIFFER" : "bit-identical on every rank",
+           g.waits ? 1e3 * g.comm_wait_s / g.waits : 0.0);
+    if (differ) rc = 1;
+  }
   if (!rc && check && !(tail < 0.25 && acc >= 0.95)) {
     fprintf(stderr, "train_cnn --check: %s did not learn the task (loss %.4f, accuracy %.1f%%)\n",
             clforge_dtype_name(t), tail, 100.0 * acc);
     rc = 1;
   }
-  cl_mem all[] = {m.x, m.xt, m.y, m.a1, m.a2, m.da1, m.da2, m.logits, m.dlogits, m.ones, m.loss, m.state};
-  release(all, sizeof all / sizeof all[0]);
-  for (int i = 0; i < 6; ++i) {
-    cl_mem each[] = {*params[i], m.mw[i], m.m1[i], m.m2[i], m.g[i]};
-    release(each, 5);
-  }
+  for (int r = 0; r < nranks; ++r) model_free(&m[r]);
   return rc;
 }
 
+/* The ranks' contexts: sub-devices of the device where its driver
+ * partitions it, else contexts of it; a communicator over them. */
+static int open_ranks(int n, env *es, clforge_comm *comms, char *dev, size_t dev_size) {
+  clforge_context ctx[8] = {0};
+  const char *on = "sub-devices";
+  if (clforge_context_create_subdevices(NULL, n, ctx) != CLFORGE_SUCCESS) {
+    on = "contexts";
+    for (int r = 0; r < n; ++r)
+      if (clforge_context_create(NULL, &ctx[r]) != CLFORGE_SUCCESS) return fail(NULL, "clforge_context_create");
+  }
+  for (int r = 0; r < n; ++r) {
+    memset(&es[r], 0, sizeof es[r]);
+    es[r].ctx = ctx[r];
+    clforge_context_cl_context(ctx[r], &es[r].cl);
+    clforge_context_queue(ctx[r], &es[r].q);
+  }
+  if (clforge_comm_create_local(n, ctx, NULL, comms) != CLFORGE_SUCCESS) return fail(&es[0], "clforge_comm_create_local");
+  clforge_device_info info;
+  clforge_context_device_info(ctx[0], &info);
+  snprintf(dev, dev_size, "%d %s of %s", n, on, info.name);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  int steps = 300, check = 0;
+  int steps = 300, check = 0, nranks = 1;
   size_t batch = 64;
   clforge_dtype dts[3];
-  const int ndt = parse_args(argc, argv, &steps, &batch, &check, dts);
-  if (!ndt || batch > NTEST || NTRAIN % batch) {
-    fprintf(stderr, "usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B dividing %d, <= %d] [--check]\n",
-            NTRAIN, NTEST);
+  /* --ranks N is this example's own; the rest are the examples' shared options */
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--ranks") && i + 1 < argc) nranks = atoi(argv[++i]);
+    else argv[kept++] = argv[i];
+  }
+  const int ndt = parse_args(kept, argv, &steps, &batch, &check, dts);
+  if (!ndt || batch > NTEST || nranks < 1 || nranks > 8 || batch % (size_t)nranks) {
+    fprintf(stderr,
+            "usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B <= %d] [--ranks N "
+            "from 1 to 8 dividing B] [--check]\n",
+            NTEST);
     return 2;
   }
-  env e;
-  char dev[256];
-  if (open_env(&e, dev, sizeof dev)) return 1;
+  env es[8];
+  clforge_comm comms[8] = {0};
+  char dev[300];
+  if (nranks == 1 ? open_env(&es[0], dev, sizeof dev) : open_ranks(nranks, es, comms, dev, sizeof dev)) return 1;
   /* the data: NTRAIN training and NTEST held-out images, classes in turn */
   float *images = malloc((size_t)(NTRAIN + NTEST) * IMG * IMG * sizeof *images);
   int32_t *labels = malloc((NTRAIN + NTEST) * sizeof *labels);
@@ -264,8 +420,9 @@ int main(int argc, char **argv) {
          "%d training and %d held-out images of 16x16 bars in 4 orientations\n",
          dev, NTRAIN, NTEST);
   int rc = 0;
-  for (int i = 0; i < ndt && !rc; ++i) rc = train(&e, dts[i], steps, batch, check, images, labels);
+  for (int i = 0; i < ndt && !rc; ++i) rc = train(es, nranks, comms, dts[i], steps, batch, check, images, labels);
   free(images), free(labels);
-  clforge_context_destroy(e.ctx);
+  for (int r = 0; r < nranks; ++r) clforge_comm_destroy(comms[r]);
+  for (int r = 0; r < nranks; ++r) clforge_context_destroy(es[r].ctx);
   return rc;
 }

@@ -23,7 +23,7 @@ set(_clforge_test_costs
   test_quantize 3 oclgrind_conv_implicit_gemm 3 oclgrind_attention_kv_cache 3 oclgrind_gemm_epilogue 3
   test_convert 3 oclgrind_softmax_backward 3 test_tune_compute_type 2 oclgrind_gemm 2 test_tune_confirm 2
   python_attention 2 python_errors 2 test_activation_backward 2 test_gemm_shared_buffer 2 test_context_threads 2
-  python_abi 2 test_tune_concurrent 2 oclgrind_gemm_packed 2 test_comm_local 3)
+  python_abi 2 test_tune_concurrent 2 oclgrind_gemm_packed 2 test_comm_local 3 example_train_cnn_ranks 8)
 get_directory_property(_clforge_registered TESTS)
 while(_clforge_test_costs)
   list(POP_FRONT _clforge_test_costs _name _seconds)

@@ -357,29 +357,22 @@ int main(int argc, char **argv) {
     destroy_comms(&R);
   }
   check_faults(&R);
-  /* two sub-devices of it, each its own context */
-  cl_device_id dev, sub[2];
-  clforge_context_device(R.ctx[0], &dev);
-  const cl_device_partition_property eq[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
-  cl_uint nsub = 0;
-  cl_int err = clCreateSubDevices(dev, eq, 2, sub, &nsub);
-  if (err != CL_SUCCESS || nsub < 2) {
-    printf("skip: sub-devices: the driver does not partition this device into two (clCreateSubDevices %d, %u)\n", err,
-           nsub);
+  /* two sub-devices of the device, each its own context */
+  ranks S = {0};
+  clforge_context many[64];
+  CHECK_FAILS(NULL, clforge_context_create_subdevices(NULL, 0, many), CLFORGE_INVALID_ARGUMENT, "n = 0");
+  CHECK_FAILS(NULL, clforge_context_create_subdevices(NULL, 64, many), CLFORGE_UNSUPPORTED, "64");
+  for (int r = 0; r < 64; ++r) CHECK(many[r] == NULL, "a refused clforge_context_create_subdevices left out[%d] set", r);
+  clforge_status st = clforge_context_create_subdevices(NULL, 2, S.ctx);
+  if (st == CLFORGE_UNSUPPORTED) {
+    printf("skip: sub-devices: %s\n", clforge_last_error(NULL));
   } else {
-    ranks S = {0};
-    for (int r = 0; r < 2; ++r) {
-      cl_context c = clCreateContext(NULL, 1, &sub[r], NULL, NULL, &err);
-      cl_command_queue q = clCreateCommandQueue(c, sub[r], CL_QUEUE_PROFILING_ENABLE, &err);
-      CHECK_OK(NULL, clforge_context_create_from_queue(q, &S.ctx[r]));
-      clReleaseCommandQueue(q);
-      clReleaseContext(c);
-    }
-    if (make_ranks(&S, 2, "2 sub-devices", &o)) {
+    CHECK(st == CLFORGE_SUCCESS, "clforge_context_create_subdevices: %s", clforge_last_error(NULL));
+    if (st == CLFORGE_SUCCESS && make_ranks(&S, 2, "2 sub-devices", &o)) {
       run_all(&S, 1);
       destroy_comms(&S);
     }
-    for (int r = 0; r < 2; ++r) clforge_context_destroy(S.ctx[r]), clReleaseDevice(sub[r]);
+    for (int r = 0; r < 2; ++r) clforge_context_destroy(S.ctx[r]);
   }
   for (int r = 0; r < 3; ++r) clforge_context_destroy(R.ctx[r]);
   return tu_summary();

@@ -183,6 +183,13 @@ typedef struct clforge_context_s *clforge_context;
  *  On failure *out is set to NULL and clforge_last_error(NULL) tells why. */
 CLFORGE_API clforge_status clforge_context_create(const char *device, clforge_context *out);
 
+/** n contexts (out[0..n-1]), one on each of n equal sub-devices of the
+ *  device `device` selects (as clforge_context_create: NULL reads
+ *  CLFORGE_DEVICE): the stand-in for n devices of one machine on a CPU
+ *  (clforge_comm_create_local's ranks). CLFORGE_UNSUPPORTED, with nothing
+ *  made, where its driver cannot partition it so. */
+CLFORGE_API clforge_status clforge_context_create_subdevices(const char *device, int n, clforge_context *out);
+
 /** Wrap the application's own queue: no copies, the application keeps its
  *  reference (clforge takes and later drops one of its own). */
 CLFORGE_API clforge_status clforge_context_create_from_queue(cl_command_queue queue,

@@ -41,20 +41,8 @@ static clforge_status finish(clforge_context ctx, clforge_context *out) {
   return CLFORGE_SUCCESS;
 }
 
-clforge_status clforge_context_create(const char *device, clforge_context *out) {
-  clforge__clear_error(NULL);
-  if (!out) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "out is NULL");
-  *out = NULL;
-  const char *origin = "device argument";
-  if (!device) {
-    device = getenv("CLFORGE_DEVICE");
-    origin = "CLFORGE_DEVICE";
-  }
-  cl_platform_id platform;
-  cl_device_id dev;
-  clforge_status st = clforge__device_select(device, origin, &platform, &dev);
-  if (st != CLFORGE_SUCCESS) return st;
-
+/* A context of its own on dev: OpenCL context, profiling queue. */
+static clforge_status create_on(cl_platform_id platform, cl_device_id dev, clforge_context *out) {
   clforge_context ctx = calloc(1, sizeof *ctx);
   if (!ctx) return clforge__fail(NULL, CLFORGE_OUT_OF_HOST_MEMORY, "no memory for a context");
   ctx->platform = platform;
@@ -74,6 +62,64 @@ clforge_status clforge_context_create(const char *device, clforge_context *out) 
     return clforge__fail_cl(NULL, err, "clCreateCommandQueue");
   }
   return finish(ctx, out);
+}
+
+/* The device `device` names (NULL: CLFORGE_DEVICE, else the default). */
+static clforge_status select_device(const char *device, cl_platform_id *platform, cl_device_id *dev) {
+  const char *origin = "device argument";
+  if (!device) {
+    device = getenv("CLFORGE_DEVICE");
+    origin = "CLFORGE_DEVICE";
+  }
+  return clforge__device_select(device, origin, platform, dev);
+}
+
+clforge_status clforge_context_create(const char *device, clforge_context *out) {
+  clforge__clear_error(NULL);
+  if (!out) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "out is NULL");
+  *out = NULL;
+  cl_platform_id platform;
+  cl_device_id dev;
+  clforge_status st = select_device(device, &platform, &dev);
+  return st == CLFORGE_SUCCESS ? create_on(platform, dev, out) : st;
+}
+
+clforge_status clforge_context_create_subdevices(const char *device, int n, clforge_context *out) {
+  clforge__clear_error(NULL);
+  if (!out || n < 1 || n > 64)
+    return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "clforge_context_create_subdevices: n = %d (1 to 64), out %s", n,
+                         out ? "set" : "NULL");
+  for (int r = 0; r < n; ++r) out[r] = NULL;
+  cl_platform_id platform;
+  cl_device_id dev, sub[64];
+  clforge_status st = select_device(device, &platform, &dev);
+  if (st != CLFORGE_SUCCESS) return st;
+  cl_uint cu = 0, got = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+  char name[256] = "";
+  clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
+  if (cu < (cl_uint)n)
+    return clforge__fail(NULL, CLFORGE_UNSUPPORTED, "clforge_context_create_subdevices: %s has %u compute units, not %d",
+                         name, cu, n);
+  const cl_device_partition_property eq[] = {CL_DEVICE_PARTITION_EQUALLY, (cl_device_partition_property)(cu / (cl_uint)n), 0};
+  cl_int err = clCreateSubDevices(dev, eq, (cl_uint)n, sub, &got);
+  if (err != CL_SUCCESS || got < (cl_uint)n) {
+    for (cl_uint r = 0; err == CL_SUCCESS && r < got; ++r) clReleaseDevice(sub[r]);
+    return clforge__fail(NULL, CLFORGE_UNSUPPORTED,
+                         "clforge_context_create_subdevices: %s's driver does not partition it into %d equal parts "
+                         "(clCreateSubDevices: %s, %u parts)",
+                         name, n, clforge_status_name(err), got);
+  }
+  /* each context keeps its sub-device's reference (some drivers' contexts
+   * do not retain one) */
+  for (int r = 0; r < n; ++r) {
+    if (st == CLFORGE_SUCCESS) st = create_on(platform, sub[r], &out[r]);
+    if (st == CLFORGE_SUCCESS) out[r]->owns_device = 1;
+    else clReleaseDevice(sub[r]);
+  }
+  if (st != CLFORGE_SUCCESS)
+    for (int r = 0; r < n; ++r) clforge_context_destroy(out[r]), out[r] = NULL;
+  return st;
 }
 
 clforge_status clforge_context_create_from_queue(cl_command_queue queue, clforge_context *out) {
@@ -121,6 +167,7 @@ void clforge_context_destroy(clforge_context ctx) {
   free(ctx->params_override);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);
   if (ctx->cl_ctx) clReleaseContext(ctx->cl_ctx);
+  if (ctx->owns_device) clReleaseDevice(ctx->device);
   free(ctx->last_error);
   free(ctx);
 }

@@ -10,6 +10,7 @@
 struct clforge_context_s {
   cl_platform_id platform;
   cl_device_id device;
+  int owns_device;          /* device is a sub-device made for it (clforge_context_create_subdevices): released with it */
   cl_context cl_ctx;        /* one reference held by us */
   cl_command_queue queue;   /* one reference held by us */
   clforge_device_info info;
