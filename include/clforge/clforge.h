@@ -1448,9 +1448,11 @@ typedef enum clforge_reduce_op {
 } clforge_reduce_op;
 
 typedef struct clforge_comm_options {
-  /* A collective whose ranks have not all arrived (called, and their wait
-   * lists completed) this long after the first fails with
-   * CLFORGE_COMM_TIMEOUT naming them; 0: CLFORGE_COMM_TIMEOUT_MS, else 60000. */
+  /* A collective that a rank has not called this long after the first
+   * rank's call, or whose inputs (wait lists, earlier work on the contexts'
+   * queues, copies to the host) are not ready this long after the last
+   * rank's call, fails with CLFORGE_COMM_TIMEOUT naming the rank
+   * (clforge_comm_status); 0: CLFORGE_COMM_TIMEOUT_MS, else 60000. */
   uint32_t timeout_ms;
   /* Bytes of each pipelined piece (copies to the host, the sum, copies back
    * overlap piece by piece); 0: 1 MiB. Rounded to whole elements. */
@@ -1463,14 +1465,24 @@ typedef struct clforge_comm_options {
  *  The contexts must be distinct; each must outlive its communicator. */
 CLFORGE_API clforge_status clforge_comm_create_local(int n, const clforge_context *ctxs,
                                                      const clforge_comm_options *opts, clforge_comm *comms);
-/** Wait for the rank's collectives (at most the timeout when another rank
- *  never arrives) and release it; NULL is a no-op. */
+/** Wait for the rank's collectives and release it; NULL is a no-op. A
+ *  pending collective it never called fails at once (the other ranks are
+ *  not kept waiting); one it called waits for the others at most the
+ *  timeout, and for its own wait list. */
 CLFORGE_API void clforge_comm_destroy(clforge_comm comm);
 CLFORGE_API clforge_status clforge_comm_rank(clforge_comm comm, int *rank);
 CLFORGE_API clforge_status clforge_comm_size(clforge_comm comm, int *size);
-/** The message of the communicator's failure (a timeout, a mismatch, a
- *  failed copy), or "" while it works. Errors of a call's own arguments go
- *  to its context (clforge_last_error). */
+/** CLFORGE_SUCCESS while the communicator works, else its failure
+ *  (CLFORGE_COMM_TIMEOUT, _MISMATCH, _BROKEN, an OpenCL error of a copy).
+ *  A failure found after the calls returned (a rank that never calls, a
+ *  copy that fails) does not fail the collectives' events: they complete,
+ *  every rank's recv holds NaN where the result was not computed, and the
+ *  communicator refuses every later call; check this after waiting where
+ *  a silent failure matters. */
+CLFORGE_API clforge_status clforge_comm_status(clforge_comm comm);
+/** The message of the communicator's failure, naming the rank, or "" while
+ *  it works (valid until the group's last communicator is destroyed).
+ *  Errors of a call's own arguments go to its context (clforge_last_error). */
 CLFORGE_API const char *clforge_comm_last_error(clforge_comm comm);
 
 /** What a collective computes; offsets and counts are in elements.

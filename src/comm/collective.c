@@ -149,7 +149,7 @@ static cl_int enqueue_part(clforge_comm comm, clforge__coll_op *op, const call *
   if (err != CL_SUCCESS) return *what = "clEnqueueMarkerWithWaitList", err;
   clFlush(comm->ctx->queue);
   const int reduces = op->kind == COMM_ALLREDUCE || op->kind == COMM_REDUCE_SCATTER;
-  if (reduces && !(p->staging = clforge__block_take(&comm->staging, comm->cl_ctx, comm->d2h, k->send_count * es)))
+  if (reduces && !(p->staging = clforge__block_take(&comm->staging, comm->cl_ctx, comm->map, k->send_count * es)))
     return *what = "pinned host memory", CL_OUT_OF_HOST_MEMORY;
   for (size_t c = 0; c < op->nchunks; ++c) {
     const size_t b = op->bounds[c], m = op->bounds[c + 1] - b, seg = cnt ? b / cnt : 0;

@@ -3,6 +3,7 @@
 #include "comm.h"
 
 #include <stdarg.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,13 +72,18 @@ void clforge__block_pool_free(clforge__block_pool *pool) {
   memset(pool, 0, sizeof *pool);
 }
 
-void clforge__op_set_gates(clforge__comm_group *g, clforge__coll_op *op, size_t from, cl_int status) {
+void clforge__op_fail_gates(clforge__comm_group *g, clforge__coll_op *op, size_t from) {
+  /* The chunks not done yet carry NaN (all bits set, in every float type)
+   * to every rank's recv, rather than plausible numbers. */
+  if (op->result && from < op->nchunks)
+    memset((char *)op->result->ptr + op->bounds[from] * op->esize, 0xFF,
+           (op->bounds[op->nchunks] - op->bounds[from]) * op->esize);
   for (int r = 0; r < g->n; ++r) {
     clforge__rank_part *p = &op->part[r];
     if (!p->here || !p->gate) continue;
     for (size_t c = from; c < op->nchunks; ++c)
       if (p->gate[c]) {
-        clSetUserEventStatus(p->gate[c], status);
+        clSetUserEventStatus(p->gate[c], CL_COMPLETE);
         clReleaseEvent(p->gate[c]);
         p->gate[c] = NULL;
       }
@@ -92,7 +98,7 @@ void clforge__op_free(clforge__comm_group *g, clforge__coll_op *op) {
       /* a gate still closed here belongs to a call that failed while
        * enqueuing: it must not stay unset (its commands would wait forever) */
       if (p->gate && p->gate[c]) {
-        clSetUserEventStatus(p->gate[c], CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        clSetUserEventStatus(p->gate[c], CL_COMPLETE);
         clReleaseEvent(p->gate[c]);
       }
     }
@@ -118,7 +124,7 @@ void clforge__group_fail(clforge__comm_group *g, clforge_status st, const char *
   }
   /* nothing pending can complete now: fail it, so that no queue waits */
   for (clforge__coll_op *op = g->pending; op; op = op->next)
-    clforge__op_set_gates(g, op, 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    clforge__op_fail_gates(g, op, 0);
   pthread_cond_broadcast(&g->cv);
 }
 
@@ -137,6 +143,7 @@ static void group_free(clforge__comm_group *g) {
     clforge__block_pool_free(&c->staging);
     if (c->d2h) clReleaseCommandQueue(c->d2h);
     if (c->h2d) clReleaseCommandQueue(c->h2d);
+    if (c->map) clReleaseCommandQueue(c->map);
     free(c);
   }
   clforge__block_pool_free(&g->results);
@@ -183,7 +190,11 @@ clforge_status clforge_comm_create_local(int n, const clforge_context *ctxs, con
   }
   g->n = n, g->timeout_ms = timeout, g->chunk_bytes = chunk;
   pthread_mutex_init(&g->mu, NULL);
-  pthread_cond_init(&g->cv, NULL);
+  pthread_condattr_t ca; /* timed waits on the monotonic clock: a wall-clock jump must not stall a timeout */
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&g->cv, &ca);
+  pthread_condattr_destroy(&ca);
   clforge_status st = CLFORGE_SUCCESS;
   for (int r = 0; r < n && st == CLFORGE_SUCCESS; ++r) {
     struct clforge_comm_s *c = calloc(1, sizeof *c);
@@ -196,7 +207,8 @@ clforge_status clforge_comm_create_local(int n, const clforge_context *ctxs, con
     cl_int err = CL_SUCCESS;
     c->d2h = make_queue(ctxs[r], &err);
     if (c->d2h) c->h2d = make_queue(ctxs[r], &err);
-    if (!c->h2d) st = clforge__fail_cl(ctxs[r], err, "clforge_comm_create_local: clCreateCommandQueue");
+    if (c->h2d) c->map = make_queue(ctxs[r], &err);
+    if (!c->map) st = clforge__fail_cl(ctxs[r], err, "clforge_comm_create_local: clCreateCommandQueue");
   }
   if (st == CLFORGE_SUCCESS && pthread_create(&g->thread, NULL, clforge__comm_progress, g))
     st = clforge__fail(ctxs[0], CLFORGE_OUT_OF_HOST_MEMORY, "%s: cannot start the progress thread", fn);
@@ -212,6 +224,16 @@ clforge_status clforge_comm_create_local(int n, const clforge_context *ctxs, con
 void clforge_comm_destroy(clforge_comm comm) {
   if (!comm) return;
   clforge__comm_group *g = comm->group;
+  /* A collective this rank never joined cannot complete now: fail it at
+   * once rather than after the timeout. */
+  pthread_mutex_lock(&g->mu);
+  for (clforge__coll_op *op = g->pending; op; op = op->next)
+    if (!op->part[comm->rank].here) {
+      clforge__group_fail(g, CLFORGE_COMM_BROKEN, "%s #%llu: rank %d's communicator was destroyed before it called it",
+                          op->name, (unsigned long long)op->seq, comm->rank);
+      break;
+    }
+  pthread_mutex_unlock(&g->mu);
   /* This rank's collectives end, done or failed: the progress thread opens
    * or fails every gate (a rank that never arrives fails after the
    * timeout). */
@@ -241,6 +263,14 @@ clforge_status clforge_comm_size(clforge_comm comm, int *size) {
   if (!comm || !size) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "clforge_comm_size: comm or size is NULL");
   *size = comm->group->n;
   return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_comm_status(clforge_comm comm) {
+  if (!comm) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "clforge_comm_status: comm is NULL");
+  pthread_mutex_lock(&comm->group->mu);
+  const clforge_status st = comm->group->broken;
+  pthread_mutex_unlock(&comm->group->mu);
+  return st;
 }
 
 const char *clforge_comm_last_error(clforge_comm comm) {

@@ -86,6 +86,9 @@ struct clforge_comm_s {
   clforge_context ctx;
   cl_context cl_ctx;
   cl_command_queue d2h, h2d;
+  /* maps new staging blocks: holds nothing else, so a blocking map under
+   * the group's lock never waits for a wait list or a gate */
+  cl_command_queue map;
   uint64_t seq; /* this rank's next collective */
   clforge__block_pool staging;
 };
@@ -98,17 +101,21 @@ clforge__host_block *clforge__block_take(clforge__block_pool *pool, cl_context c
 void clforge__block_pool_free(clforge__block_pool *pool);
 
 /* Fail the group (the first failure's status and message stay): every
- * pending op's gates get an error status, so nothing waits on them. Under
- * the group's lock. */
+ * pending op's gates are opened on NaN results (clforge__op_fail_gates), so
+ * nothing waits on them. Under the group's lock. */
 void clforge__group_fail(clforge__comm_group *g, clforge_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Release what op holds (events, blocks back to their pools), then op. */
 void clforge__op_free(clforge__comm_group *g, clforge__coll_op *op);
 
-/* Open (status CL_COMPLETE) or fail (a negative status) the gates of chunks
- * [from, nchunks) of every rank that arrived. */
-void clforge__op_set_gates(clforge__comm_group *g, clforge__coll_op *op, size_t from, cl_int status);
+/* A failed op: its result from chunk `from` on set to NaN, then the gates
+ * of those chunks of every rank that arrived opened. Opened, not set to an
+ * error status: what waits on a failed user event is implementation-defined,
+ * and PoCL 3.1 aborts the process when the failure reaches a second level
+ * of waiters (the call's marker, then the context queue's barrier on it).
+ * The failure is reported by the communicator instead. */
+void clforge__op_fail_gates(clforge__comm_group *g, clforge__coll_op *op, size_t from);
 
 /* Release the retiring ops whose every rank's last command has ended (all:
  * every one, when stopping); their blocks go back to the pools. Under the

@@ -50,7 +50,7 @@ static int run_op(clforge__comm_group *g, clforge__coll_op *op) {
     clforge__group_fail(g, CLFORGE_OUT_OF_HOST_MEMORY, "%s #%llu: out of host memory", kind_name(op),
                         (unsigned long long)op->seq);
     pthread_mutex_unlock(&g->mu);
-    clforge__op_set_gates(g, op, 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    clforge__op_fail_gates(g, op, 0);
     return -1;
   }
   int failed = 0;
@@ -65,8 +65,8 @@ static int run_op(clforge__comm_group *g, clforge__coll_op *op) {
         pthread_mutex_lock(&g->mu);
         if (s > 0)
           clforge__group_fail(g, CLFORGE_COMM_TIMEOUT,
-                              "%s #%llu: rank %d's input was not ready within %u ms (its wait list, or work enqueued "
-                              "on its context's queue before the call, had not completed)",
+                              "%s #%llu: rank %d's input was not ready within %u ms of every rank's call (its wait "
+                              "list, work enqueued on its context's queue before the call, or its copy to the host)",
                               kind_name(op), (unsigned long long)op->seq, r, g->timeout_ms);
         else
           clforge__group_fail(g, s, "%s #%llu: rank %d's %s failed with OpenCL status %d", kind_name(op),
@@ -76,7 +76,7 @@ static int run_op(clforge__comm_group *g, clforge__coll_op *op) {
       }
     }
     if (failed) {
-      clforge__op_set_gates(g, op, c, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+      clforge__op_fail_gates(g, op, c);
       break;
     }
     if (op->kind == COMM_ALLREDUCE || op->kind == COMM_REDUCE_SCATTER) {
@@ -146,7 +146,7 @@ void *clforge__comm_progress(void *arg) {
     }
     /* Poll while something is in flight; else sleep until a call arrives. */
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     const long step = g->retiring ? 1000000 : g->pending ? 5000000 : 50000000;
     ts.tv_nsec += step;
     if (ts.tv_nsec >= 1000000000L) ts.tv_sec += 1, ts.tv_nsec -= 1000000000L;

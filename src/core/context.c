@@ -101,8 +101,13 @@ clforge_status clforge_context_create_subdevices(const char *device, int n, clfo
   if (cu < (cl_uint)n)
     return clforge__fail(NULL, CLFORGE_UNSUPPORTED, "clforge_context_create_subdevices: %s has %u compute units, not %d",
                          name, cu, n);
-  const cl_device_partition_property eq[] = {CL_DEVICE_PARTITION_EQUALLY, (cl_device_partition_property)(cu / (cl_uint)n), 0};
-  cl_int err = clCreateSubDevices(dev, eq, (cl_uint)n, sub, &got);
+  /* n parts of cu / n units each (EQUALLY would make cu / (cu / n) parts,
+   * more than n where n does not divide cu) */
+  cl_device_partition_property counts[64 + 3];
+  counts[0] = CL_DEVICE_PARTITION_BY_COUNTS;
+  for (int r = 0; r < n; ++r) counts[1 + r] = (cl_device_partition_property)(cu / (cl_uint)n);
+  counts[1 + n] = CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, counts[2 + n] = 0;
+  cl_int err = clCreateSubDevices(dev, counts, (cl_uint)n, sub, &got);
   if (err != CL_SUCCESS || got < (cl_uint)n) {
     for (cl_uint r = 0; err == CL_SUCCESS && r < got; ++r) clReleaseDevice(sub[r]);
     return clforge__fail(NULL, CLFORGE_UNSUPPORTED,
