@@ -177,6 +177,9 @@ static int run_once(ar_ranks *R, const clforge_collective_desc *d, cl_mem *send,
         snprintf(err, cap, "rank %d's collective failed: %s", r, clforge_comm_last_error(R->comm[r])), bad = 1;
       clReleaseEvent(ev[r]);
     }
+  /* a failure found after the calls completes the events (on NaN) */
+  if (!bad && clforge_comm_status(R->comm[0]) != CLFORGE_SUCCESS)
+    snprintf(err, cap, "the communicator failed: %s", clforge_comm_last_error(R->comm[0])), bad = 1;
   return bad;
 }
 

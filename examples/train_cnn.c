@@ -346,6 +346,8 @@ static int train(env *es, int nranks, clforge_comm *comms, clforge_dtype t, int 
          "(plus clforge's scratch)\n",
          clforge_dtype_name(t), 1e3 * secs / timed, (double)timed * (double)batch / secs, tail_n, tail, 100.0 * acc,
          st.step, st.scale, (double)es[0].bytes / (1 << 20));
+  if (!rc && nranks > 1 && clforge_comm_status(comms[0]) != CLFORGE_SUCCESS)
+    rc = 1, fprintf(stderr, TRAIN_NAME ": the communicator failed: %s\n", clforge_comm_last_error(comms[0]));
   if (!rc && nranks > 1) {
     const int differ = ranks_agree(&g);
     printf("%s: %d ranks, weights %s; the optimizer waited %.2f ms/step on the all-reduces after the last backward "
