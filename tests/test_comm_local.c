@@ -92,13 +92,12 @@ static void check_reduce(ranks *R, int scatter, clforge_dtype t, clforge_reduce_
 }
 
 /* Broadcast from root and all-gather: copies, checked byte for byte. */
-static void check_copies(ranks *R, clforge_dtype t, size_t count, int in_place, unsigned seed) {
+static void check_copies(ranks *R, clforge_dtype t, size_t count, int in_place, int root, unsigned seed) {
   const int n = R->n;
   const size_t es = clforge_dtype_size(t);
   unsigned char *in[4], *got = malloc((size_t)n * count * es);
   cl_mem send[4], recv[4];
   cl_event ev[4];
-  const int root = n - 1;
   /* broadcast: the root's send, every rank's recv (the root's in place) */
   for (int r = 0; r < n; ++r) {
     in[r] = malloc(count * es);
@@ -289,6 +288,74 @@ static void destroy_comms(ranks *R) {
   for (int r = 0; r < R->n; ++r) clforge_comm_destroy(R->comm[r]);
 }
 
+/* A rank whose wait list never completes, a call after another rank's
+ * destroy, a chunk smaller than an element, the timeout's variable. */
+static void check_more_faults(ranks *R) {
+  clforge_comm_options o = {.timeout_ms = 300, .chunk_bytes = 1};
+  ranks F = *R;
+  if (!make_ranks(&F, R->n, "more faults", &o)) return;
+  cl_mem b[4];
+  cl_event ev[4];
+  float got[7];
+  cl_context c0;
+  clforge_context_cl_context(F.ctx[0], &c0);
+  cl_int err;
+  /* chunk_bytes 1 rounds up to one element: a working collective first */
+  clforge_collective_desc d = {.dtype = CLFORGE_F16, .op = CLFORGE_REDUCE_MAX, .count = 7};
+  uint16_t h[4][7], hw[7];
+  unsigned seed = 5;
+  const void *ins[4];
+  for (int r = 0; r < F.n; ++r) {
+    fill(h[r], CLFORGE_F16, 7, &seed, 1);
+    ins[r] = h[r];
+    b[r] = tu_buffer(F.ctx[r], sizeof h[r]);
+    tu_write(F.ctx[r], b[r], 0, sizeof h[r], h[r]);
+  }
+  clforge_ref_allreduce(&d, F.n, ins, hw);
+  for (int r = 0; r < F.n; ++r) CHECK_OK(F.ctx[r], clforge_allreduce(F.comm[r], &d, b[r], 0, b[r], 0, 0, NULL, NULL));
+  for (int r = 0; r < F.n; ++r) {
+    uint16_t g[7];
+    tu_read(F.ctx[r], b[r], 0, sizeof g, g);
+    CHECK(!memcmp(g, hw, sizeof g), "chunk_bytes 1 (f16 max): rank %d differs from the reference", r);
+  }
+  /* rank 1's wait list never completes: named after the timeout */
+  cl_context c1;
+  clforge_context_cl_context(F.ctx[1], &c1);
+  cl_event never = clCreateUserEvent(c1, &err);
+  d.dtype = CLFORGE_F32, d.op = CLFORGE_REDUCE_SUM, d.count = 3;
+  for (int r = 0; r < F.n; ++r)
+    CHECK_OK(F.ctx[r], clforge_allreduce(F.comm[r], &d, b[r], 0, b[r], 0, r == 1, r == 1 ? &never : NULL, &ev[r]));
+  for (int r = 0; r < F.n; ++r)
+    if (r != 1) {
+      CHECK(clWaitForEvents(1, &ev[r]) == CL_SUCCESS, "rank %d's event did not complete", r);
+      tu_read(F.ctx[r], b[r], 0, 3 * sizeof(float), got);
+      CHECK(isnan(got[0]), "rank %d's recv: %g (want NaN)", r, got[0]);
+    }
+  CHECK(clforge_comm_status(F.comm[0]) == CLFORGE_COMM_TIMEOUT &&
+            strstr(clforge_comm_last_error(F.comm[0]), "rank 1's input was not ready") != NULL,
+        "a wait list that never completes: %s: %s", clforge_status_name(clforge_comm_status(F.comm[0])),
+        clforge_comm_last_error(F.comm[0]));
+  clSetUserEventStatus(never, CL_COMPLETE); /* lets rank 1's own commands end */
+  clReleaseEvent(never);
+  for (int r = 0; r < F.n; ++r) clReleaseEvent(ev[r]);
+  destroy_comms(&F);
+  /* a call after another rank's destroy */
+  o.chunk_bytes = 0;
+  if (make_ranks(&F, R->n, "destroyed", &o)) {
+    clforge_comm_destroy(F.comm[0]);
+    CHECK_FAILS(F.ctx[1], clforge_allreduce(F.comm[1], &d, b[1], 0, b[1], 0, 0, NULL, NULL), CLFORGE_COMM_BROKEN,
+                "rank 0's communicator was destroyed");
+    for (int r = 1; r < F.n; ++r) clforge_comm_destroy(F.comm[r]);
+  }
+  for (int r = 0; r < F.n; ++r) clReleaseMemObject(b[r]);
+  /* the timeout's variable */
+  clforge_comm c[4];
+  setenv("CLFORGE_COMM_TIMEOUT_MS", "soon", 1);
+  CHECK_FAILS(R->ctx[0], clforge_comm_create_local(R->n, R->ctx, NULL, c), CLFORGE_INVALID_ENVIRONMENT,
+              "CLFORGE_COMM_TIMEOUT_MS");
+  unsetenv("CLFORGE_COMM_TIMEOUT_MS");
+}
+
 /* One thread calling rank after rank, two collectives each without an
  * event (the context's queue waits for each), on a fresh communicator: the
  * second call of rank 0 needs new staging while its first collective still
@@ -384,9 +451,9 @@ static void run_all(ranks *R, int small) {
     for (int op = 0; op < 4; ++op)
       for (int s = 0; s < 2; ++s) {
         check_reduce(R, 0, types[t], (clforge_reduce_op)op, sizes[s], (op + s) & 1, seed += 7);
-        if (op < 2) check_reduce(R, 1, types[t], (clforge_reduce_op)op, sizes[s], s, seed += 7);
+        check_reduce(R, 1, types[t], (clforge_reduce_op)op, sizes[s], s, seed += 7);
       }
-  for (int s = 0; s < 2; ++s) check_copies(R, types[s], sizes[s], s, seed += 11);
+  for (int s = 0; s < 2; ++s) check_copies(R, types[s], sizes[s], s, s ? 0 : R->n - 1, seed += 11);
   if (!small) check_reduce(R, 0, CLFORGE_F32, CLFORGE_REDUCE_SUM, (size_t)16 << 20, 0, seed += 13); /* 64 MiB */
   check_events(R);
   check_bad_input(R);
@@ -405,6 +472,7 @@ int main(int argc, char **argv) {
   }
   check_faults(&R);
   check_rank_major(&R);
+  check_more_faults(&R);
   /* two sub-devices of the device, each its own context */
   ranks S = {0};
   clforge_context many[64];
