@@ -2,7 +2,8 @@
  * are discarded (test hook) and never saved; the winner is saved and used
  * by a fresh context; dry runs save nothing; a stop request keeps what was
  * measured; a re-tune measures the old entry and saves; the work is breadth
- * first (each class's heuristic family, then its rival, before any search)
+ * first (each class's heuristic family, then its rival, before any search),
+ * a rival saved before the heuristic is paired against it
  * and what the run did not reach is reported; the strategies respect the
  * space and the evaluation cap; candidates fit the shape; bad options are
  * refused. */
@@ -10,6 +11,7 @@
 
 #include "../src/core/context.h"
 #include "../src/core/tuning_file.h"
+#include "../src/families/families.h"
 #include "test_util.h"
 
 static char dir[256], file[300];
@@ -325,6 +327,77 @@ static void test_breadth_first(void) {
   unlink(file);
 }
 
+/* A rival's entry saved before the heuristic's (an earlier tune, or a
+ * search of the rival that ran first) whose rate would move calls off the
+ * heuristic's family meets the heuristic in interleaved pairs when the
+ * heuristic's entry is saved. Here the rival's entry holds its smallest
+ * tiles (many times slower) at an absurd rate: the pairs keep the
+ * heuristic, the rival's entry is saved again at the heuristic's rate (no
+ * longer above it by the lookup's margin), and
+ * a fresh context runs the heuristic's family. GEMM medium, f32 nn. */
+static void test_rival_saved_first(void) {
+  unlink(file);
+  clforge_context ctx = tu_context();
+  clforge_gemm_desc d = {.m = 512, .n = 512, .k = 512, .alpha = 1, .beta = 0};
+  clforge_kernel_choice ch[2];
+  int n = 0;
+  CHECK_OK(ctx, clforge_gemm_explain(ctx, &d, ch, 2, &n));
+  if (n < 1) return;
+  char plain[32];
+  snprintf(plain, sizeof plain, "%s", ch[0].family);
+  const int packed = !strcmp(plain, "gemm_packed");
+  const clforge__family *rival = packed ? &clforge__family_gemm : &clforge__family_gemm_packed;
+  /* MWG NWG MWI NWI KWG VW SA SB KU KSYNC HALF; MR NR VW MC NC KC KU ORD */
+  static const int tiled_slow[] = {16, 16, 1, 1, 8, 1, 0, 0, 1, 0, 0}, packed_slow[] = {2, 8, 4, 8, 16, 32, 1, 0};
+  clforge__tuning_entry e;
+  memset(&e, 0, sizeof e);
+  clforge__tuning_stamp(&e, &ctx->info);
+  snprintf(e.family, sizeof e.family, "%s", rival->name);
+  snprintf(e.dtypes, sizeof e.dtypes, "f32,f32,f32");
+  snprintf(e.layout, sizeof e.layout, "nn");
+  snprintf(e.shape_class, sizeof e.shape_class, "medium");
+  snprintf(e.provider, sizeof e.provider, "clforge");
+  e.ndims = 3;
+  e.shape[0] = e.shape[1] = e.shape[2] = 512;
+  e.nparams = rival->nparams;
+  for (int p = 0; p < rival->nparams; ++p) {
+    snprintf(e.names[p], sizeof e.names[p], "%s", rival->params[p].name);
+    e.values[p] = packed ? tiled_slow[p] : packed_slow[p];
+  }
+  e.gflops = 1e6;
+  e.median_s = 2.0 * 512 * 512 * 512 / 1e15;
+  clforge__tuning_db one = {&e, 1, 1};
+  char why[512] = "";
+  CHECK(clforge__tuning_save(file, &one, why, sizeof why) == 0, "rival's entry not saved: %s", why);
+
+  events ev;
+  clforge_tune_options o = small_options(&ev);
+  o.shapes = "medium";
+  o.max_evals = 1;
+  ev.stop_at_start = 1; /* the heuristic's baseline, then stop: the rival has an entry, so no baseline */
+  CHECK_OK(ctx, clforge_tune(ctx, &o));
+  CHECK(ev.baselines == 1 && ev.nseq >= 1 && !strcmp(ev.seq[0].family, plain), "%d baselines, first %s (plain %s)",
+        ev.baselines, ev.nseq ? ev.seq[0].family : "none", plain);
+  clforge__tuning_db db = {NULL, 0, 0};
+  CHECK(clforge__tuning_load_file(file, &db, why, sizeof why) == 0, "file does not load: %s", why);
+  const clforge__tuning_entry *h = find_entry(&db, plain, "medium"), *r = find_entry(&db, rival->name, "medium");
+  /* (the heuristic's search, stopped at its start, may save its rate again) */
+  CHECK(h && r && h->gflops > 0 && r->gflops <= h->gflops * CLFORGE__TUNED_MARGIN,
+        "the unconfirmed rival %s keeps %g GFLOP/s against the heuristic's %s %g", rival->name, r ? r->gflops : -1,
+        plain, h ? h->gflops : -1);
+  clforge__tuning_free(&db);
+  clforge_context_destroy(ctx);
+  setenv("CLFORGE_TUNING_FILE", file, 1);
+  clforge_context c2 = tu_context();
+  n = 0;
+  CHECK_OK(c2, clforge_gemm_explain(c2, &d, ch, 2, &n));
+  CHECK(n >= 1 && !strcmp(ch[0].family, plain), "with the file, 512^3 runs %s; without, %s", n ? ch[0].family : "?",
+        plain);
+  clforge_context_destroy(c2);
+  setenv("CLFORGE_TUNING_FILE", "off", 1); /* never the user's file */
+  unlink(file);
+}
+
 /* A problem the device cannot run at all (every build fails, the default's
  * too) is given up after three candidates, and nothing is saved. */
 static void test_unrunnable_problem(void) {
@@ -406,6 +479,7 @@ int main(void) {
   test_overrides_ignored();
   test_retune_keeps();
   test_breadth_first();
+  test_rival_saved_first();
   test_unrunnable_problem();
   test_bad_options();
 

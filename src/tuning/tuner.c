@@ -461,36 +461,85 @@ static clforge_status plain_values(tuner *t, int *values) {
                                 NULL);
 }
 
-/* A family other than its class's heuristic one whose rate s would make
- * calls switch to it (above the heuristic's entry by CLFORGE__TUNED_MARGIN:
- * src/ops/gemm.c, conv.c) must beat that entry in interleaved pairs too:
- * the two rates were measured at different moments, and on a shared
- * machine such baselines moved calls to a slower route (docs/tuning.md,
- * "never slower"). Unconfirmed, its rate is recorded as the heuristic's, so
- * that calls keep the heuristic's family. Returns the time to record. */
-static double guard_rival(tuner *t, const int *values, double s) {
-  const problem *pb = t->pb, *h = pb->heuristic;
-  if (!h || h == pb) return s;
-  const clforge__tuning_entry *he = NULL;
+/* The problem's class's saved clforge entry of family name, NULL if none. */
+static const clforge__tuning_entry *class_entry(const tuner *t, const char *name) {
+  const problem *pb = t->pb;
+  const clforge__tuning_entry *found = NULL;
   for (size_t i = 0; i < t->known->count; ++i) {
     const clforge__tuning_entry *e = &t->known->entries[i];
-    if (clforge__tuning_same_device(e, &t->ctx->info) && !strcmp(e->family, h->family->name) &&
-        !strcmp(e->dtypes, pb->dtypes) && !strcmp(e->layout, pb->layout) && !strcmp(e->shape_class, pb->cls->name) &&
-        !strcmp(e->provider, "clforge"))
-      he = e;
+    if (clforge__tuning_same_device(e, &t->ctx->info) && !strcmp(e->family, name) && !strcmp(e->dtypes, pb->dtypes) &&
+        !strcmp(e->layout, pb->layout) && !strcmp(e->shape_class, pb->cls->name) && !strcmp(e->provider, "clforge"))
+      found = e;
   }
-  const double flops = pb->op->flops(pb->cls->shape);
-  if (!he || he->gflops <= 0 || flops / s / 1e9 <= he->gflops * CLFORGE__TUNED_MARGIN) return s;
+  return found;
+}
+
+/* Calls leave the heuristic's family for a rival whose entry of the class
+ * is faster than the heuristic's by CLFORGE__TUNED_MARGIN (src/ops/gemm.c,
+ * conv.c). The two rates were measured at different moments, and on a
+ * shared machine such rates moved calls to a slower family (docs/tuning.md,
+ * "never slower"), so whichever of the two entries is saved second, the
+ * switch must hold in interleaved pairs too: 1 when the rival (rf, rv)
+ * beats the heuristic's (hf, hv) there. */
+static int rival_confirmed(tuner *t, const clforge__family *hf, const int *hv, const clforge__family *rf,
+                           const int *rv) {
   contender pair[2];
   memset(pair, 0, sizeof pair);
   pair[0].kind = pair[1].kind = RUN_CANDIDATE;
-  pair[0].family = h->family;
-  char why[256];
-  if (clforge__family_entry_values(h->family, he, &t->ctx->info, pair[0].values, why, sizeof why) != 0) return s;
-  memcpy(pair[1].values, values, sizeof(int) * (size_t)pb->family->nparams);
+  pair[0].family = hf, pair[1].family = rf;
+  memcpy(pair[0].values, hv, sizeof(int) * (size_t)hf->nparams);
+  memcpy(pair[1].values, rv, sizeof(int) * (size_t)rf->nparams);
   char verdict[160];
-  if (confirm_winner(t, &pair[0], &pair[1], verdict, sizeof verdict)) return s;
+  return confirm_winner(t, &pair[0], &pair[1], verdict, sizeof verdict);
+}
+
+/* A rival saved after the heuristic's entry: its rate s, unconfirmed, is
+ * recorded as the heuristic's, so that calls keep the heuristic's family.
+ * (An entry whose values the family refuses is not paired: calls ignore
+ * it.) Returns the time to record. */
+static double guard_rival(tuner *t, const int *values, double s) {
+  const problem *pb = t->pb, *h = pb->heuristic;
+  if (!h || h == pb) return s;
+  const clforge__tuning_entry *he = class_entry(t, h->family->name);
+  const double flops = pb->op->flops(pb->cls->shape);
+  if (!he || he->gflops <= 0 || flops / s / 1e9 <= he->gflops * CLFORGE__TUNED_MARGIN) return s;
+  int hv[CLFORGE_MAX_PARAMS];
+  char why[256];
+  if (clforge__family_entry_values(h->family, he, &t->ctx->info, hv, why, sizeof why) != 0 ||
+      rival_confirmed(t, h->family, hv, pb->family, values))
+    return s;
   return flops / (he->gflops * 1e9);
+}
+
+static clforge_status store(tuner *t, const clforge__tuning_entry *e);
+
+/* The heuristic's entry (rate gflops, values) saved after rivals' entries
+ * of its class: the fastest rival above it by the margin meets it in
+ * pairs; unconfirmed, that rival's entry is saved again at the heuristic's
+ * rate, and the next one is paired, until a rival is confirmed (calls take
+ * it: it is the fastest left) or none is above the margin. */
+static clforge_status guard_heuristic(tuner *t, const int *values, double gflops) {
+  const problem *pb = t->pb;
+  if (pb->heuristic != pb) return CLFORGE_SUCCESS;
+  for (;;) {
+    const clforge__tuning_entry *best = NULL;
+    const clforge__family *bf = NULL;
+    for (const clforge__tunable *f = clforge__tunables; f->family; ++f) {
+      if (f->op != pb->op || f->family == pb->family) continue;
+      const clforge__tuning_entry *e = class_entry(t, f->family->name);
+      if (e && e->gflops > gflops * CLFORGE__TUNED_MARGIN && (!best || e->gflops > best->gflops)) best = e, bf = f->family;
+    }
+    int rv[CLFORGE_MAX_PARAMS];
+    char why[256];
+    if (!best || (clforge__family_entry_values(bf, best, &t->ctx->info, rv, why, sizeof why) == 0 &&
+                  rival_confirmed(t, pb->family, values, bf, rv)))
+      return CLFORGE_SUCCESS;
+    clforge__tuning_entry lowered = *best;
+    lowered.gflops = gflops;
+    lowered.median_s = pb->op->flops(pb->cls->shape) / (gflops * 1e9);
+    clforge_status st = store(t, &lowered);
+    if (st != CLFORGE_SUCCESS) return st;
+  }
 }
 
 /* The winner as an entry: into the known entries and, unless dry run, the
@@ -519,9 +568,17 @@ static clforge_status record(tuner *t, const int *values, double s, const char *
   }
   e.median_s = s;
   e.gflops = pb->op->flops(pb->cls->shape) / s / 1e9;
-  if (clforge__tuning_put(t->known, &e)) return clforge__fail(t->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
+  clforge_status st = store(t, &e);
+  if (st == CLFORGE_SUCCESS && !strcmp(provider, "clforge")) st = guard_heuristic(t, values, e.gflops);
+  return st;
+}
+
+/* An entry into the known entries and, unless dry run, the file (merged
+ * under its lock: concurrent tuners keep each other's). */
+static clforge_status store(tuner *t, const clforge__tuning_entry *e) {
+  if (clforge__tuning_put(t->known, e)) return clforge__fail(t->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "tune: no memory");
   if (t->o->dry_run) return CLFORGE_SUCCESS;
-  clforge__tuning_db one = {&e, 1, 1};
+  clforge__tuning_db one = {(clforge__tuning_entry *)e, 1, 1};
   char why[600];
   int rc = clforge__tuning_save(t->o->file, &one, why, sizeof why);
   if (rc < 0) return clforge__fail(t->ctx, CLFORGE_IO_ERROR, "tune: %s", why);
