@@ -25,18 +25,7 @@ static cl_command_queue queue_of(clforge_context ctx) {
   return q;
 }
 
-/* n values as dtype t: random in [-1, 1] with all mantissa bits (so that
- * the order of the sums shows in the last bit), with specials in front when
- * `specials` (NaN, +-0, +-inf). */
-static void fill(void *p, clforge_dtype t, size_t n, unsigned *seed, int specials) {
-  float *f = malloc((n ? n : 1) * sizeof *f);
-  static const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, 3.0e38f};
-  for (size_t i = 0; i < n; ++i) f[i] = (float)((double)tu_rand(seed) / 4294967296.0 * 2.0 - 1.0) * 3.7f;
-  if (specials)
-    for (size_t i = 0; i < n && i < 8; ++i) f[i] = i == 7 && (*seed & 1) ? NAN : sp[(tu_rand(seed)) % 5];
-  clforge_ref_convert(n, f, CLFORGE_F32, p, t);
-  free(f);
-}
+#define fill tu_fill_all_bits
 
 static void wait_ok(cl_event e, const char *what) {
   cl_int err = clWaitForEvents(1, &e);
@@ -459,12 +448,30 @@ static void run_all(ranks *R, int small) {
   check_bad_input(R);
 }
 
+/* The MPI entry without an MPI job: a build without MPI says so, one with
+ * it says MPI is not initialized (tests/test_comm_mpi.c runs it under
+ * mpirun); a bad algorithm is refused. */
+static void check_mpi_entry(clforge_context ctx) {
+  clforge_comm c = (clforge_comm)1;
+  if (!clforge_comm_mpi_library()[0])
+    CHECK_FAILS(ctx, clforge_comm_create_mpi_fint(0, ctx, NULL, &c), CLFORGE_UNSUPPORTED, "built without MPI");
+  else
+    CHECK_FAILS(ctx, clforge_comm_create_mpi_fint(0, ctx, NULL, &c), CLFORGE_INVALID_ARGUMENT, "not initialized");
+  CHECK(c == NULL, "a refused create left *comm set");
+  clforge_context two[2] = {ctx, tu_context()};
+  clforge_comm comms[2];
+  clforge_comm_options o = {.algo = (clforge_comm_algo)7};
+  CHECK_FAILS(ctx, clforge_comm_create_local(2, two, &o, comms), CLFORGE_INVALID_ARGUMENT, "opts->algo");
+  clforge_context_destroy(two[1]);
+}
+
 int main(int argc, char **argv) {
   const int small = argc > 1 && !strcmp(argv[1], "--small");
   clforge_comm_options o = {.timeout_ms = 60000, .chunk_bytes = 4096};
   /* three contexts of the default device */
   ranks R = {0};
   for (int r = 0; r < 3; ++r) R.ctx[r] = tu_context();
+  check_mpi_entry(R.ctx[0]);
   if (make_ranks(&R, 3, "3 contexts", &o)) {
     run_all(&R, small);
     check_data_parallel(&R);

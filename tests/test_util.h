@@ -3,6 +3,7 @@
 #ifndef CLFORGE_TESTS_TEST_UTIL_H
 #define CLFORGE_TESTS_TEST_UTIL_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,19 @@ static inline unsigned tu_rand(unsigned *s) {
 static inline void tu_fill(void *p, clforge_dtype t, size_t n, unsigned *seed) {
   float *f = (float *)malloc((n ? n : 1) * sizeof *f);
   for (size_t i = 0; i < n; ++i) f[i] = (float)(tu_rand(seed) % 2001) / 1000.0f - 1.0f;
+  clforge_ref_convert(n, f, CLFORGE_F32, p, t);
+  free(f);
+}
+
+/* n values as dtype t: random in [-1, 1] * 3.7 with all mantissa bits (so
+ * that the order of sums shows in the last bit), with specials in front
+ * when `specials` (NaN, +-0, +-1, a huge value): the collectives' tests. */
+static inline void tu_fill_all_bits(void *p, clforge_dtype t, size_t n, unsigned *seed, int specials) {
+  static const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, 3.0e38f};
+  float *f = malloc((n ? n : 1) * sizeof *f);
+  for (size_t i = 0; i < n; ++i) f[i] = (float)((double)tu_rand(seed) / 4294967296.0 * 2.0 - 1.0) * 3.7f;
+  if (specials)
+    for (size_t i = 0; i < n && i < 8; ++i) f[i] = i == 7 && (*seed & 1) ? (float)NAN : sp[(tu_rand(seed)) % 5];
   clforge_ref_convert(n, f, CLFORGE_F32, p, t);
   free(f);
 }

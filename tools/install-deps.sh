@@ -13,6 +13,7 @@ packages="
   oclgrind
   clang libclang-rt-14-dev
   python3 python3-venv python3-pip python3-numpy python3-pyopencl python3-matplotlib python3-pytest
+  libopenmpi-dev openmpi-bin python3-mpi4py
 "
 # pocl-opencl-icd: the OpenCL device on machines without a GPU (and in CI).
 # oclgrind: the checking device the kernel tests also run on.
@@ -20,6 +21,8 @@ packages="
 # that of `clforge bench conv` (optional: the bench builds without it).
 # clang + its sanitizer runtime: the second compiler and the ASan/UBSan build.
 # python3-*: the Python package's dependencies, tests and benches (see below).
+# Open MPI (+ mpi4py): the communicator's MPI transport and its mpirun tests
+# (optional: without it the library builds with local communicators only).
 
 missing=""
 for p in $packages; do

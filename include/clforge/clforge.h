@@ -1447,6 +1447,16 @@ typedef enum clforge_reduce_op {
   CLFORGE_REDUCE_MIN = 3   /* NaN wins (the lowest rank's); min(+0, -0) = -0 */
 } clforge_reduce_op;
 
+/** All-reduce's algorithm (docs/collectives.md). Both give the same bits:
+ *  each sums in the one defined order below. */
+typedef enum clforge_comm_algo {
+  CLFORGE_COMM_ALGO_AUTO = 0,   /* by message size: gather below the crossover, owner above */
+  CLFORGE_COMM_ALGO_OWNER = 1,  /* rank r sums the r-th part of each piece, then sends it to all:
+                                   bandwidth-optimal (2(N-1)/N of the message per rank) */
+  CLFORGE_COMM_ALGO_GATHER = 2  /* every rank gets every contribution and sums all of them:
+                                   latency-optimal (one exchange) */
+} clforge_comm_algo;
+
 typedef struct clforge_comm_options {
   /* A collective that a rank has not called this long after the first
    * rank's call, or whose inputs (wait lists, earlier work on the contexts'
@@ -1457,7 +1467,10 @@ typedef struct clforge_comm_options {
   /* Bytes of each pipelined piece (copies to the host, the sum, copies back
    * overlap piece by piece); 0: 1 MiB. Rounded to whole elements. */
   size_t chunk_bytes;
-  uint32_t reserved[8]; /* zero */
+  /* All-reduce's algorithm; AUTO: CLFORGE_COMM_ALGO (owner or gather),
+   * else by size. Over MPI every rank must give the same. */
+  clforge_comm_algo algo;
+  uint32_t reserved[7]; /* zero */
 } clforge_comm_options;
 
 /** N communicators, comms[r] of rank r on ctxs[r], in one process (devices
@@ -1465,6 +1478,20 @@ typedef struct clforge_comm_options {
  *  The contexts must be distinct; each must outlive its communicator. */
 CLFORGE_API clforge_status clforge_comm_create_local(int n, const clforge_context *ctxs,
                                                      const clforge_comm_options *opts, clforge_comm *comms);
+/** This process's rank of an MPI communicator, given by its Fortran handle
+ *  (MPI_Comm_c2f; mpi4py's comm.py2f()), so that this header needs no
+ *  mpi.h: clforge_comm_create_mpi (clforge/clforge_mpi.h) takes the
+ *  MPI_Comm itself, and documents both. CLFORGE_UNSUPPORTED in a clforge
+ *  built without MPI (clforge_comm_mpi_library reports which MPI). */
+CLFORGE_API clforge_status clforge_comm_create_mpi_fint(int32_t fortran_comm, clforge_context ctx,
+                                                        const clforge_comm_options *opts, clforge_comm *comm);
+/** The MPI library clforge was built with ("Open MPI v4.1.4, ..."), or ""
+ *  without MPI: a caller that loads MPI through another binding (mpi4py)
+ *  checks that both are one. */
+CLFORGE_API const char *clforge_comm_mpi_library(void);
+/** The context the rank's collectives use (the one it was created on, or
+ *  the one clforge_comm_create_mpi made for it). */
+CLFORGE_API clforge_status clforge_comm_context(clforge_comm comm, clforge_context *ctx);
 /** Wait for the rank's collectives and release it; NULL is a no-op. A
  *  pending collective it never called fails at once (the other ranks are
  *  not kept waiting); one it called waits for the others at most the

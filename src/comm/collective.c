@@ -199,7 +199,7 @@ static clforge_status collective(clforge_comm comm, call *k, cl_uint nwait, cons
   clforge__comm_group *g = comm->group;
   pthread_mutex_lock(&g->mu);
   for (int r = 0; r < g->n && !g->broken; ++r)
-    if (g->ranks[r]->destroyed)
+    if (g->ranks[r] && g->ranks[r]->destroyed)
       clforge__group_fail(g, CLFORGE_COMM_BROKEN, "%s: rank %d's communicator was destroyed", k->name, r);
   if (g->broken) {
     st = clforge__fail(ctx, CLFORGE_COMM_BROKEN, "%s: the communicator failed earlier: %s", k->name, g->message);

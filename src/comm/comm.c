@@ -136,7 +136,8 @@ static uint32_t timeout_from_env(void) {
   return *end || ms == 0 || ms > UINT32_MAX ? 0 : (uint32_t)ms;
 }
 
-static void group_free(clforge__comm_group *g) {
+void clforge__group_free(clforge__comm_group *g) {
+  clforge_context owned = NULL;
   for (int r = 0; r < g->n; ++r) {
     struct clforge_comm_s *c = g->ranks[r];
     if (!c) continue;
@@ -144,17 +145,101 @@ static void group_free(clforge__comm_group *g) {
     if (c->d2h) clReleaseCommandQueue(c->d2h);
     if (c->h2d) clReleaseCommandQueue(c->h2d);
     if (c->map) clReleaseCommandQueue(c->map);
+    if (c->owns_ctx) owned = c->ctx;
     free(c);
   }
   clforge__block_pool_free(&g->results);
+  if (g->mpi) clforge__mpi_free(g->mpi);
   pthread_mutex_destroy(&g->mu);
   pthread_cond_destroy(&g->cv);
   free(g->ranks);
   free(g);
+  clforge_context_destroy(owned);
 }
 
 static cl_command_queue make_queue(clforge_context ctx, cl_int *err) {
   return clCreateCommandQueue(ctx->cl_ctx, ctx->device, CL_QUEUE_PROFILING_ENABLE, err);
+}
+
+/* The options: timeout, chunk and algorithm, checked. */
+static clforge_status read_options(const char *fn, clforge_context ctx, const clforge_comm_options *opts,
+                                   clforge__comm_group *g) {
+  uint32_t timeout = timeout_from_env();
+  size_t chunk = (size_t)1 << 20;
+  clforge_comm_algo algo = CLFORGE_COMM_ALGO_AUTO;
+  if (opts) {
+    for (size_t i = 0; i < sizeof opts->reserved / sizeof opts->reserved[0]; ++i)
+      if (opts->reserved[i]) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: opts->reserved[%zu] is not 0", fn, i);
+    if (opts->timeout_ms) timeout = opts->timeout_ms;
+    if (opts->chunk_bytes) chunk = opts->chunk_bytes;
+    algo = opts->algo;
+  }
+  if (!timeout)
+    return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT,
+                         "%s: CLFORGE_COMM_TIMEOUT_MS = \"%s\" is not a number of milliseconds from 1 to %u", fn,
+                         getenv("CLFORGE_COMM_TIMEOUT_MS"), UINT32_MAX);
+  if ((unsigned)algo > CLFORGE_COMM_ALGO_GATHER)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: opts->algo %d is not a clforge_comm_algo", fn, (int)algo);
+  const char *env = getenv("CLFORGE_COMM_ALGO");
+  if (algo == CLFORGE_COMM_ALGO_AUTO && env && *env) {
+    if (!strcmp(env, "owner")) algo = CLFORGE_COMM_ALGO_OWNER;
+    else if (!strcmp(env, "gather")) algo = CLFORGE_COMM_ALGO_GATHER;
+    else if (strcmp(env, "auto"))
+      return clforge__fail(ctx, CLFORGE_INVALID_ENVIRONMENT, "%s: CLFORGE_COMM_ALGO = \"%s\" is not auto, owner or gather",
+                           fn, env);
+  }
+  /* a piece is one message over MPI (an int count of bytes) */
+  if (chunk > ((size_t)1 << 30))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: opts->chunk_bytes %zu is above 1 GiB", fn, chunk);
+  g->timeout_ms = timeout, g->chunk_bytes = chunk, g->algo = algo;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge__group_new(const char *fn, int n, int first, int nlocal, const clforge_context *ctxs,
+                                  const clforge_comm_options *opts, clforge__comm_group **out) {
+  *out = NULL;
+  clforge__comm_group *g = calloc(1, sizeof *g);
+  if (!g || !(g->ranks = calloc((size_t)n, sizeof *g->ranks))) {
+    free(g);
+    return clforge__fail(ctxs[0], CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+  }
+  g->n = n, g->nlocal = nlocal, g->me = first;
+  pthread_mutex_init(&g->mu, NULL);
+  pthread_condattr_t ca; /* timed waits on the monotonic clock: a wall-clock jump must not stall a timeout */
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&g->cv, &ca);
+  pthread_condattr_destroy(&ca);
+  clforge_status st = read_options(fn, ctxs[0], opts, g);
+  for (int i = 0; i < nlocal && st == CLFORGE_SUCCESS; ++i) {
+    const int r = first + i;
+    struct clforge_comm_s *c = calloc(1, sizeof *c);
+    if (!c) {
+      st = clforge__fail(ctxs[i], CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+      break;
+    }
+    g->ranks[r] = c;
+    c->group = g, c->rank = r, c->ctx = ctxs[i], c->cl_ctx = ctxs[i]->cl_ctx;
+    cl_int err = CL_SUCCESS;
+    c->d2h = make_queue(ctxs[i], &err);
+    if (c->d2h) c->h2d = make_queue(ctxs[i], &err);
+    if (c->h2d) c->map = make_queue(ctxs[i], &err);
+    if (!c->map) st = clforge__fail_cl(ctxs[i], err, "clCreateCommandQueue");
+  }
+  if (st != CLFORGE_SUCCESS) {
+    clforge__group_free(g);
+    return st;
+  }
+  *out = g;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge__group_start(const char *fn, clforge__comm_group *g, clforge_comm *comms) {
+  if (pthread_create(&g->thread, NULL, clforge__comm_progress, g))
+    return clforge__fail(g->ranks[g->me]->ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s: cannot start the progress thread", fn);
+  g->alive = g->nlocal;
+  for (int i = 0; i < g->nlocal; ++i) comms[i] = g->ranks[g->me + i];
+  return CLFORGE_SUCCESS;
 }
 
 clforge_status clforge_comm_create_local(int n, const clforge_context *ctxs, const clforge_comm_options *opts,
@@ -171,54 +256,10 @@ clforge_status clforge_comm_create_local(int n, const clforge_context *ctxs, con
         return clforge__fail(ctxs[r], CLFORGE_INVALID_ARGUMENT, "%s: ctxs[%d] and ctxs[%d] are one context (a rank each)",
                              fn, q, r);
   }
-  uint32_t timeout = timeout_from_env();
-  size_t chunk = (size_t)1 << 20;
-  if (opts) {
-    for (size_t i = 0; i < sizeof opts->reserved / sizeof opts->reserved[0]; ++i)
-      if (opts->reserved[i]) return clforge__fail(ctxs[0], CLFORGE_INVALID_ARGUMENT, "%s: opts->reserved[%zu] is not 0", fn, i);
-    if (opts->timeout_ms) timeout = opts->timeout_ms;
-    if (opts->chunk_bytes) chunk = opts->chunk_bytes;
-  }
-  if (!timeout)
-    return clforge__fail(ctxs[0], CLFORGE_INVALID_ENVIRONMENT,
-                         "%s: CLFORGE_COMM_TIMEOUT_MS = \"%s\" is not a number of milliseconds from 1 to %u", fn,
-                         getenv("CLFORGE_COMM_TIMEOUT_MS"), UINT32_MAX);
-  clforge__comm_group *g = calloc(1, sizeof *g);
-  if (!g || !(g->ranks = calloc((size_t)n, sizeof *g->ranks))) {
-    free(g);
-    return clforge__fail(ctxs[0], CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
-  }
-  g->n = n, g->timeout_ms = timeout, g->chunk_bytes = chunk;
-  pthread_mutex_init(&g->mu, NULL);
-  pthread_condattr_t ca; /* timed waits on the monotonic clock: a wall-clock jump must not stall a timeout */
-  pthread_condattr_init(&ca);
-  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-  pthread_cond_init(&g->cv, &ca);
-  pthread_condattr_destroy(&ca);
-  clforge_status st = CLFORGE_SUCCESS;
-  for (int r = 0; r < n && st == CLFORGE_SUCCESS; ++r) {
-    struct clforge_comm_s *c = calloc(1, sizeof *c);
-    if (!c) {
-      st = clforge__fail(ctxs[r], CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
-      break;
-    }
-    g->ranks[r] = c;
-    c->group = g, c->rank = r, c->ctx = ctxs[r], c->cl_ctx = ctxs[r]->cl_ctx;
-    cl_int err = CL_SUCCESS;
-    c->d2h = make_queue(ctxs[r], &err);
-    if (c->d2h) c->h2d = make_queue(ctxs[r], &err);
-    if (c->h2d) c->map = make_queue(ctxs[r], &err);
-    if (!c->map) st = clforge__fail_cl(ctxs[r], err, "clforge_comm_create_local: clCreateCommandQueue");
-  }
-  if (st == CLFORGE_SUCCESS && pthread_create(&g->thread, NULL, clforge__comm_progress, g))
-    st = clforge__fail(ctxs[0], CLFORGE_OUT_OF_HOST_MEMORY, "%s: cannot start the progress thread", fn);
-  if (st != CLFORGE_SUCCESS) {
-    group_free(g);
-    return st;
-  }
-  g->alive = n;
-  for (int r = 0; r < n; ++r) comms[r] = g->ranks[r];
-  return CLFORGE_SUCCESS;
+  clforge__comm_group *g;
+  clforge_status st = clforge__group_new(fn, n, 0, n, ctxs, opts, &g);
+  if (st == CLFORGE_SUCCESS && (st = clforge__group_start(fn, g, comms)) != CLFORGE_SUCCESS) clforge__group_free(g);
+  return st;
 }
 
 void clforge_comm_destroy(clforge_comm comm) {
@@ -227,7 +268,7 @@ void clforge_comm_destroy(clforge_comm comm) {
   /* A collective this rank never joined cannot complete now: fail it at
    * once rather than after the timeout. */
   pthread_mutex_lock(&g->mu);
-  for (clforge__coll_op *op = g->pending; op; op = op->next)
+  for (clforge__coll_op *op = g->pending; op && !g->mpi; op = op->next)
     if (!op->part[comm->rank].here) {
       clforge__group_fail(g, CLFORGE_COMM_BROKEN, "%s #%llu: rank %d's communicator was destroyed before it called it",
                           op->name, (unsigned long long)op->seq, comm->rank);
@@ -249,13 +290,19 @@ void clforge_comm_destroy(clforge_comm comm) {
   pthread_mutex_unlock(&g->mu);
   if (last) {
     pthread_join(g->thread, NULL);
-    group_free(g);
+    clforge__group_free(g);
   }
 }
 
 clforge_status clforge_comm_rank(clforge_comm comm, int *rank) {
   if (!comm || !rank) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "clforge_comm_rank: comm or rank is NULL");
   *rank = comm->rank;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_comm_context(clforge_comm comm, clforge_context *ctx) {
+  if (!comm || !ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "clforge_comm_context: comm or ctx is NULL");
+  *ctx = comm->ctx;
   return CLFORGE_SUCCESS;
 }
 

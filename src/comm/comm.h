@@ -15,7 +15,12 @@
  * copies to the host of later chunks, the sums, and the copies back
  * overlap. It retires an op (its host memory back to the pools) once every
  * rank's marker has completed. The thread touches OpenCL objects only,
- * never a clforge context (contexts are one thread's). */
+ * never a clforge context (contexts are one thread's).
+ *
+ * Over MPI (src/comm/transport_mpi.c) a group is one process's rank of the
+ * MPI communicator: the same calls and queues, one local rank (nlocal 1,
+ * ranks[me] only), and the progress thread exchanges each chunk with the
+ * other processes before it reduces it, in the same order. */
 #ifndef CLFORGE_SRC_COMM_COMM_H
 #define CLFORGE_SRC_COMM_COMM_H
 
@@ -64,8 +69,14 @@ typedef struct clforge__coll_op {
   clforge__rank_part *part;     /* [n] */
 } clforge__coll_op;
 
+typedef struct clforge__mpi clforge__mpi; /* src/comm/transport_mpi.c */
+
 typedef struct clforge__comm_group {
   int n, alive;
+  int nlocal;       /* ranks in this process: n, or 1 over MPI */
+  int me;           /* over MPI: this process's rank */
+  clforge__mpi *mpi; /* NULL: every rank is in this process */
+  clforge_comm_algo algo; /* all-reduce's algorithm (options; AUTO: by size) */
   uint32_t timeout_ms;
   size_t chunk_bytes;
   pthread_mutex_t mu;
@@ -84,6 +95,7 @@ struct clforge_comm_s {
   int rank;
   int destroyed;
   clforge_context ctx;
+  int owns_ctx; /* made by clforge_comm_create_mpi: destroyed with the rank */
   cl_context cl_ctx;
   cl_command_queue d2h, h2d;
   /* maps new staging blocks: holds nothing else, so a blocking map under
@@ -125,5 +137,35 @@ void clforge__group_retire(clforge__comm_group *g, int all);
 
 /* The progress thread (src/comm/progress.c). */
 void *clforge__comm_progress(void *group);
+
+/* Wait for e until the deadline (clforge__now seconds), politely (no
+ * spinning core taken from the driver): CL_COMPLETE, an error, or 1 at the
+ * deadline. */
+cl_int clforge__event_wait_until(cl_event e, double deadline);
+
+/* Rank r's input of piece c on the host (its arrival first, for piece 0),
+ * waited for until the deadline: 0, or -1 with the failure recorded in the
+ * group (a timeout or the failed command, naming the rank). */
+int clforge__input_ready(clforge__comm_group *g, const clforge__coll_op *op, int r, size_t c, double deadline);
+
+/* Sleep a little between polls: yields first, then naps growing to 200 us
+ * (*state starts at 0). */
+void clforge__poll_pause(long *state);
+
+/* A new group of n ranks (nlocal of them in this process, the rank
+ * structures made for ranks [first, first + nlocal) on ctxs[0 ..]) with
+ * opts checked; its progress thread is not started. fn names the caller
+ * in errors, which go to ctxs[0]. */
+clforge_status clforge__group_new(const char *fn, int n, int first, int nlocal, const clforge_context *ctxs,
+                                  const clforge_comm_options *opts, clforge__comm_group **out);
+/* Start the progress thread and hand out the ranks (comms[0 .. nlocal)). */
+clforge_status clforge__group_start(const char *fn, clforge__comm_group *g, clforge_comm *comms);
+/* Free a group whose thread has stopped or never started. */
+void clforge__group_free(clforge__comm_group *g);
+
+/* The MPI transport's part (transport_mpi.c; without MPI, never called):
+ * run an op whose local rank has arrived, and release the state. */
+int clforge__mpi_run_op(clforge__comm_group *g, clforge__coll_op *op);
+void clforge__mpi_free(clforge__mpi *m);
 
 #endif

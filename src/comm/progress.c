@@ -17,24 +17,48 @@ static cl_int status_of(cl_event e) {
   return s < 0 ? s : s == CL_COMPLETE ? CL_COMPLETE : 1;
 }
 
-/* Wait for e until the deadline (clforge__now seconds), politely: a few
- * yields, then sleeps growing to 200 us (on two cores a spinning thread
- * takes a core from the driver's workers). CL_COMPLETE, an error, or 1 at
- * the deadline. */
-static cl_int wait_until(cl_event e, double deadline) {
-  long nap_ns = 2000;
-  for (int i = 0;; ++i) {
+void clforge__poll_pause(long *state) {
+  if (*state < 16) {
+    ++*state;
+    sched_yield();
+    return;
+  }
+  const long nap_ns = *state < 2000 ? 2000 : *state;
+  struct timespec ts = {0, nap_ns};
+  nanosleep(&ts, NULL);
+  *state = nap_ns < 200000 ? 2 * nap_ns : nap_ns;
+}
+
+cl_int clforge__event_wait_until(cl_event e, double deadline) {
+  long pause = 0;
+  for (;;) {
     const cl_int s = status_of(e);
     if (s <= 0) return s;
     if (clforge__now() > deadline) return 1;
-    if (i < 16) {
-      sched_yield();
-      continue;
-    }
-    struct timespec ts = {0, nap_ns};
-    nanosleep(&ts, NULL);
-    if (nap_ns < 200000) nap_ns *= 2;
+    clforge__poll_pause(&pause);
   }
+}
+
+int clforge__input_ready(clforge__comm_group *g, const clforge__coll_op *op, int r, size_t c, double deadline) {
+  const clforge__rank_part *p = &op->part[r];
+  cl_event waits[2] = {c == 0 ? p->arrival : NULL, p->d2h ? p->d2h[c] : NULL};
+  for (int w = 0; w < 2; ++w) {
+    if (!waits[w]) continue;
+    const cl_int s = clforge__event_wait_until(waits[w], deadline);
+    if (s == CL_COMPLETE) continue;
+    pthread_mutex_lock(&g->mu);
+    if (s > 0)
+      clforge__group_fail(g, CLFORGE_COMM_TIMEOUT,
+                          "%s #%llu: rank %d's input was not ready within %u ms of every rank's call (its wait "
+                          "list, work enqueued on its context's queue before the call, or its copy to the host)",
+                          op->name, (unsigned long long)op->seq, r, g->timeout_ms);
+    else
+      clforge__group_fail(g, s, "%s #%llu: rank %d's %s failed with OpenCL status %d", op->name,
+                          (unsigned long long)op->seq, r, w ? "copy to the host" : "wait list", (int)s);
+    pthread_mutex_unlock(&g->mu);
+    return -1;
+  }
+  return 0;
 }
 
 static const char *kind_name(const clforge__coll_op *op) { return op->name; }
@@ -55,26 +79,7 @@ static int run_op(clforge__comm_group *g, clforge__coll_op *op) {
   }
   int failed = 0;
   for (size_t c = 0; c < op->nchunks && !failed; ++c) {
-    for (int r = 0; r < g->n && !failed; ++r) {
-      const clforge__rank_part *p = &op->part[r];
-      cl_event waits[2] = {c == 0 ? p->arrival : NULL, p->d2h ? p->d2h[c] : NULL};
-      for (int w = 0; w < 2 && !failed; ++w) {
-        if (!waits[w]) continue;
-        const cl_int s = wait_until(waits[w], deadline);
-        if (s == CL_COMPLETE) continue;
-        pthread_mutex_lock(&g->mu);
-        if (s > 0)
-          clforge__group_fail(g, CLFORGE_COMM_TIMEOUT,
-                              "%s #%llu: rank %d's input was not ready within %u ms of every rank's call (its wait "
-                              "list, work enqueued on its context's queue before the call, or its copy to the host)",
-                              kind_name(op), (unsigned long long)op->seq, r, g->timeout_ms);
-        else
-          clforge__group_fail(g, s, "%s #%llu: rank %d's %s failed with OpenCL status %d", kind_name(op),
-                              (unsigned long long)op->seq, r, w ? "copy to the host" : "wait list", (int)s);
-        pthread_mutex_unlock(&g->mu);
-        failed = 1;
-      }
-    }
+    for (int r = 0; r < g->n && !failed; ++r) failed = clforge__input_ready(g, op, r, c, deadline) != 0;
     if (failed) {
       clforge__op_fail_gates(g, op, c);
       break;
@@ -115,10 +120,11 @@ void *clforge__comm_progress(void *arg) {
   pthread_mutex_lock(&g->mu);
   for (;;) {
     clforge__coll_op *op = g->pending;
-    if (op && op->arrived == g->n && !g->broken) {
+    if (op && op->arrived == g->nlocal && !g->broken) {
       g->pending = op->next;
       pthread_mutex_unlock(&g->mu);
-      run_op(g, op);
+      if (g->mpi) clforge__mpi_run_op(g, op);
+      else run_op(g, op);
       pthread_mutex_lock(&g->mu);
       op->next = g->retiring, g->retiring = op;
       continue;

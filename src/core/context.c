@@ -84,6 +84,16 @@ clforge_status clforge_context_create(const char *device, clforge_context *out) 
   return st == CLFORGE_SUCCESS ? create_on(platform, dev, out) : st;
 }
 
+clforge_status clforge__context_create_local(int local_rank, clforge_context *out) {
+  *out = NULL;
+  const char *env = getenv("CLFORGE_DEVICE");
+  if (env && *env) return clforge_context_create(NULL, out);
+  cl_platform_id platform;
+  cl_device_id dev;
+  clforge_status st = clforge__device_select_nth(local_rank, &platform, &dev);
+  return st == CLFORGE_SUCCESS ? create_on(platform, dev, out) : st;
+}
+
 clforge_status clforge_context_create_subdevices(const char *device, int n, clforge_context *out) {
   clforge__clear_error(NULL);
   if (!out || n < 1 || n > 64)

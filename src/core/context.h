@@ -51,4 +51,9 @@ struct clforge_context_s {
  * Used by tests to prove that validation mode catches a wrong result. */
 void clforge__test_set_fault(clforge_context ctx, const char *op_name);
 
+/* A context on local rank local_rank's device (an MPI job's ranks on one
+ * machine): CLFORGE_DEVICE's where it is set, else
+ * clforge__device_select_nth's. */
+clforge_status clforge__context_create_local(int local_rank, clforge_context *out);
+
 #endif

@@ -249,6 +249,39 @@ static int parse_indices(const char *s, unsigned long *p, unsigned long *d) {
   return *end ? -1 : 1;
 }
 
+/* First GPU, else accelerator, else CPU; among CPUs PoCL's first (the
+ * driver clforge's built-in defaults and published figures come from, so
+ * that installing a second CPU driver changes no result and no figure:
+ * CLFORGE_DEVICE picks the other), then the loader's order. With nth, the
+ * (nth mod count)-th GPU or accelerator of that kind: one per local rank of
+ * an MPI job (a CPU is one device, shared). */
+static clforge_status default_device(const candidate *c, size_t n, int nth, cl_platform_id *platform,
+                                     cl_device_id *device) {
+  static const cl_device_type order[] = {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU};
+  for (size_t t = 0; t < sizeof order / sizeof order[0]; ++t) {
+    size_t count = 0;
+    for (size_t i = 0; i < n; ++i) count += (c[i].type & order[t]) != 0;
+    const size_t want = order[t] == CL_DEVICE_TYPE_CPU || !count ? 0 : (size_t)nth % count;
+    for (int pocl_pass = order[t] == CL_DEVICE_TYPE_CPU; pocl_pass >= 0; --pocl_pass)
+      for (size_t i = 0, k = 0; i < n; ++i)
+        if ((c[i].type & order[t]) && (!pocl_pass || is_pocl(&c[i])) && k++ == want) {
+          *platform = c[i].platform;
+          *device = c[i].device;
+          return CLFORGE_SUCCESS;
+        }
+  }
+  *platform = c[0].platform; /* e.g. only CL_DEVICE_TYPE_CUSTOM devices */
+  *device = c[0].device;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge__device_select_nth(int nth, cl_platform_id *platform, cl_device_id *device) {
+  candidate c[MAX_PLATFORMS * 4];
+  size_t n = 0;
+  clforge_status st = enumerate(c, sizeof c / sizeof c[0], &n);
+  return st == CLFORGE_SUCCESS ? default_device(c, n, nth < 0 ? 0 : nth, platform, device) : st;
+}
+
 clforge_status clforge__device_select(const char *selector, const char *origin, cl_platform_id *platform,
                                       cl_device_id *device) {
   candidate c[MAX_PLATFORMS * 4];
@@ -259,24 +292,7 @@ clforge_status clforge__device_select(const char *selector, const char *origin, 
 
   const char *sel = selector;
   while (sel && isspace((unsigned char)*sel)) ++sel;
-  if (!sel || !*sel) {
-    /* First GPU, else accelerator, else CPU; among CPUs PoCL's first (the
-     * driver clforge's built-in defaults and published figures come from,
-     * so that installing a second CPU driver changes no result and no
-     * figure: CLFORGE_DEVICE picks the other), then the loader's order. */
-    static const cl_device_type order[] = {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU};
-    for (size_t t = 0; t < sizeof order / sizeof order[0]; ++t)
-      for (int pocl_pass = order[t] == CL_DEVICE_TYPE_CPU; pocl_pass >= 0; --pocl_pass)
-        for (size_t i = 0; i < n; ++i)
-          if ((c[i].type & order[t]) && (!pocl_pass || is_pocl(&c[i]))) {
-            *platform = c[i].platform;
-            *device = c[i].device;
-            return CLFORGE_SUCCESS;
-          }
-    *platform = c[0].platform; /* e.g. only CL_DEVICE_TYPE_CUSTOM devices */
-    *device = c[0].device;
-    return CLFORGE_SUCCESS;
-  }
+  if (!sel || !*sel) return default_device(c, n, 0, platform, device);
 
   list_devices(c, n, listing, sizeof listing);
   clforge_status bad = strcmp(origin, "CLFORGE_DEVICE") ? CLFORGE_INVALID_ARGUMENT : CLFORGE_INVALID_ENVIRONMENT;

@@ -8,6 +8,11 @@
  * GPU, else accelerator, else CPU). `origin` names where the selector came
  * from, for messages ("argument", "CLFORGE_DEVICE"). Failures are recorded
  * with ctx NULL. */
+/* The default device for local rank nth of a job (CLFORGE_DEVICE unset):
+ * the (nth mod count)-th GPU (else accelerator) of the default kind, or the
+ * default CPU device. */
+clforge_status clforge__device_select_nth(int nth, cl_platform_id *platform, cl_device_id *device);
+
 clforge_status clforge__device_select(const char *selector, const char *origin,
                                       cl_platform_id *platform, cl_device_id *device);
 

@@ -1,0 +1,440 @@
+/* The MPI transport: clforge_comm_create_mpi, and each op's exchange with
+ * the other processes, piece by piece, on the group's progress thread
+ * (comm.h). Every rank walks the same pieces in the same order, so the
+ * messages of a piece match without negotiation; each reduction adds the
+ * ranks' values in rank order (reduce_host.c), so every algorithm and every
+ * rank gives the same bits (docs/collectives.md). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clforge/clforge_mpi.h"
+#include "../core/clock.h"
+#include "../core/context.h"
+#include "../core/error.h"
+#include "../core/log.h"
+#include "comm.h"
+#include "reduce_host.h"
+
+/* All-reduce below this many bytes gathers (one exchange), from it on the
+ * owners sum (two exchanges of 1/N each). */
+#define GATHER_BELOW_BYTES ((size_t)64 << 10)
+
+struct clforge__mpi {
+  MPI_Comm comm; /* the duplicate: clforge's messages never meet the application's */
+  int tag_ub;
+  int local_rank, local_size;
+  int check_headers; /* validation mode on some rank: each op's header first */
+  char *scratch;     /* the peers' pieces (the progress thread's own) */
+  size_t scratch_bytes;
+  MPI_Request *req; /* one exchange's requests */
+  int *req_peer, *req_recv;
+  int nreq;
+  const void **ins; /* [n]: a reduction's inputs */
+};
+
+/* One exchange step of an op: its requests, the op for messages. */
+typedef struct {
+  clforge__comm_group *g;
+  clforge__coll_op *op;
+  size_t chunk;
+  const char *what;
+} step;
+
+static int fail_mpi(clforge__comm_group *g, const clforge__coll_op *op, int rc, const char *call) {
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  pthread_mutex_lock(&g->mu);
+  clforge__group_fail(g, CLFORGE_COMM_BROKEN, "%s #%llu: rank %d: %s failed: %s", op->name, (unsigned long long)op->seq,
+                      g->me, call, text);
+  pthread_mutex_unlock(&g->mu);
+  return -1;
+}
+
+static int tag_of(const clforge__mpi *m, const clforge__coll_op *op, size_t chunk, int phase) {
+  const unsigned long long t = ((op->seq & 0x3FF) << 20) | ((chunk & 0x7FFFF) << 1) | (unsigned)phase;
+  return (int)(t % ((unsigned long long)m->tag_ub + 1));
+}
+
+static int post(step *s, int recv, void *buf, size_t bytes, int peer, int phase) {
+  clforge__mpi *m = s->g->mpi;
+  const int tag = tag_of(m, s->op, s->chunk, phase), i = m->nreq++;
+  m->req_peer[i] = peer, m->req_recv[i] = recv;
+  const int rc = recv ? MPI_Irecv(buf, (int)bytes, MPI_BYTE, peer, tag, m->comm, &m->req[i])
+                      : MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag, m->comm, &m->req[i]);
+  if (rc != MPI_SUCCESS) {
+    m->req[i] = MPI_REQUEST_NULL;
+    return fail_mpi(s->g, s->op, rc, recv ? "MPI_Irecv" : "MPI_Isend");
+  }
+  return 0;
+}
+
+/* Drop the step's unfinished requests (a failed step: the comm is broken). */
+static void abandon(clforge__mpi *m) {
+  for (int i = 0; i < m->nreq; ++i)
+    if (m->req[i] != MPI_REQUEST_NULL) {
+      if (m->req_recv[i]) MPI_Cancel(&m->req[i]);
+      MPI_Request_free(&m->req[i]);
+    }
+  m->nreq = 0;
+}
+
+/* Wait for the step's requests, at most the timeout: 0, or the failure
+ * recorded, naming the ranks whose messages did not come (or go). */
+static int finish(step *s) {
+  clforge__comm_group *g = s->g;
+  clforge__mpi *m = g->mpi;
+  const double deadline = clforge__now() + g->timeout_ms / 1000.0;
+  long pause = 0;
+  for (;;) {
+    int done = 0;
+    const int rc = MPI_Testall(m->nreq, m->req, &done, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      abandon(m);
+      return fail_mpi(g, s->op, rc, "MPI_Testall");
+    }
+    if (done) {
+      m->nreq = 0;
+      return 0;
+    }
+    if (clforge__now() > deadline) break;
+    clforge__poll_pause(&pause);
+  }
+  char late[256] = "";
+  size_t len = 0;
+  for (int i = 0; i < m->nreq; ++i) {
+    int flag = 1;
+    if (m->req[i] != MPI_REQUEST_NULL) MPI_Test(&m->req[i], &flag, MPI_STATUS_IGNORE);
+    char name[16];
+    snprintf(name, sizeof name, "%d", m->req_peer[i]);
+    if (!flag && !strstr(late, name) && len + 16 < sizeof late)
+      len += (size_t)snprintf(late + len, sizeof late - len, "%s%s", len ? ", " : "", name);
+  }
+  abandon(m);
+  pthread_mutex_lock(&g->mu);
+  clforge__group_fail(g, CLFORGE_COMM_TIMEOUT,
+                      "%s #%llu: rank(s) %s did not exchange %s (piece %zu) with rank %d within %u ms: not called "
+                      "there, stuck, or the process died",
+                      s->op->name, (unsigned long long)s->op->seq, late, s->what, s->chunk, g->me, g->timeout_ms);
+  pthread_mutex_unlock(&g->mu);
+  return -1;
+}
+
+static char *scratch(clforge__comm_group *g, const clforge__coll_op *op, size_t bytes) {
+  clforge__mpi *m = g->mpi;
+  if (!bytes) bytes = 1; /* (a rank whose part is empty still gets a buffer) */
+  if (bytes > m->scratch_bytes) {
+    char *grown = realloc(m->scratch, bytes);
+    if (!grown) {
+      pthread_mutex_lock(&g->mu);
+      clforge__group_fail(g, CLFORGE_OUT_OF_HOST_MEMORY, "%s #%llu: rank %d: no host memory for %zu bytes", op->name,
+                          (unsigned long long)op->seq, g->me, bytes);
+      pthread_mutex_unlock(&g->mu);
+      return NULL;
+    }
+    m->scratch = grown, m->scratch_bytes = bytes;
+  }
+  return m->scratch;
+}
+
+/* Every rank sends `mine` to every other and receives theirs into peers'
+ * slot r (bytes each); mine may be NULL (receive only) and peers NULL (send
+ * only). */
+static int all_to_all(step *s, void *mine, char *peers, size_t bytes, int phase) {
+  clforge__comm_group *g = s->g;
+  for (int r = 0; r < g->n; ++r) {
+    if (r == g->me) continue;
+    if (peers && post(s, 1, peers + (size_t)r * bytes, bytes, r, phase)) return -1;
+    if (mine && post(s, 0, mine, bytes, r, phase)) return -1;
+  }
+  return finish(s);
+}
+
+/* The reduction of the ranks' pieces (rank r's at in_r, this rank's at
+ * mine) into out, in rank order. */
+static void reduce_ranks(const clforge__comm_group *g, const clforge__coll_op *op, const char *mine, const char *peers,
+                         size_t stride, char *out, size_t count) {
+  const void **ins = g->mpi->ins;
+  for (int r = 0; r < g->n; ++r) ins[r] = r == g->me ? mine : peers + (size_t)r * stride;
+  clforge__reduce_host(op->desc.dtype, op->desc.op, g->n, ins, out, count);
+}
+
+/* All-reduce of one piece (elements [b, b + m)) by gathering: every rank
+ * gets every contribution and sums them all itself. */
+static int piece_gather(step *s, const char *in, char *out, size_t m) {
+  const size_t es = s->op->esize;
+  char *peers = scratch(s->g, s->op, (size_t)s->g->n * m * es);
+  if (!peers || all_to_all(s, (void *)in, peers, m * es, 0)) return -1;
+  reduce_ranks(s->g, s->op, in, peers, m * es, out, m);
+  return 0;
+}
+
+/* All-reduce of one piece by owners: rank j sums part j of the piece (the
+ * first m mod n parts one element longer), then sends it to every rank. */
+static int piece_owner(step *s, const char *in, char *out, size_t m) {
+  clforge__comm_group *g = s->g;
+  clforge__mpi *mp = g->mpi;
+  const size_t es = s->op->esize, n = (size_t)g->n, me = (size_t)g->me, base = m / n, extra = m % n;
+#define PART_LO(j) ((j) * base + ((j) < extra ? (j) : extra))
+#define PART_LEN(j) (base + ((j) < extra))
+  char *peers = scratch(g, s->op, n * PART_LEN(me) * es);
+  if (!peers) return -1;
+  for (size_t j = 0; j < n; ++j) {
+    if (j == me) continue;
+    if (post(s, 1, peers + j * PART_LEN(me) * es, PART_LEN(me) * es, (int)j, 0) ||
+        post(s, 0, (void *)(in + PART_LO(j) * es), PART_LEN(j) * es, (int)j, 0))
+      return -1;
+  }
+  if (finish(s)) return -1;
+  reduce_ranks(g, s->op, in + PART_LO(me) * es, peers, PART_LEN(me) * es, out + PART_LO(me) * es, PART_LEN(me));
+  s->what = "its summed part";
+  for (size_t j = 0; j < n; ++j) {
+    if (j == me) continue;
+    if (post(s, 1, out + PART_LO(j) * es, PART_LEN(j) * es, (int)j, 1) ||
+        post(s, 0, out + PART_LO(me) * es, PART_LEN(me) * es, (int)j, 1))
+      return -1;
+  }
+  (void)mp;
+  return finish(s);
+#undef PART_LO
+#undef PART_LEN
+}
+
+static int use_owner(const clforge__comm_group *g, const clforge__coll_op *op) {
+  if (g->algo != CLFORGE_COMM_ALGO_AUTO) return g->algo == CLFORGE_COMM_ALGO_OWNER;
+  return op->desc.count * op->esize >= GATHER_BELOW_BYTES;
+}
+
+/* Piece c of op: this rank's input is on the host (staging, or the result
+ * for broadcast and all-gather); exchange, reduce. */
+static int run_piece(clforge__comm_group *g, clforge__coll_op *op, size_t c) {
+  const clforge__rank_part *p = &op->part[g->me];
+  const size_t es = op->esize, b = op->bounds[c], m = op->bounds[c + 1] - b, cnt = op->desc.count;
+  const int seg = cnt ? (int)(b / cnt) : 0;
+  step s = {g, op, c, "its data"};
+  char *res = op->result ? (char *)op->result->ptr + b * es : NULL;
+  const char *in = p->staging ? (const char *)p->staging->ptr + b * es : NULL;
+  switch (op->kind) {
+  case COMM_ALLREDUCE:
+    return use_owner(g, op) ? piece_owner(&s, in, res, m) : piece_gather(&s, in, res, m);
+  case COMM_REDUCE_SCATTER: { /* piece of block seg: its owner receives and sums */
+    if (seg != g->me) {
+      if (post(&s, 0, (void *)in, m * es, seg, 0)) return -1;
+      return finish(&s);
+    }
+    char *peers = scratch(g, op, (size_t)g->n * m * es);
+    if (!peers || all_to_all(&s, NULL, peers, m * es, 0)) return -1;
+    reduce_ranks(g, op, in, peers, m * es, res, m);
+    return 0;
+  }
+  case COMM_BROADCAST:
+  case COMM_ALL_GATHER: { /* the source's piece goes to every rank */
+    const int src = op->kind == COMM_BROADCAST ? op->desc.root : seg;
+    if (src == g->me) return all_to_all(&s, res, NULL, m * es, 0);
+    if (post(&s, 1, res, m * es, src, 0)) return -1;
+    return finish(&s);
+  }
+  case COMM_BARRIER: {
+    static char none[1]; /* zero bytes each way */
+    s.what = "its arrival";
+    return all_to_all(&s, none, none, 0, 0);
+  }
+  }
+  return -1;
+}
+
+static const char *kind_word(int kind) {
+  static const char *const names[] = {"clforge_allreduce", "clforge_broadcast", "clforge_reduce_scatter",
+                                      "clforge_all_gather", "clforge_comm_barrier"};
+  return kind >= 0 && kind <= COMM_BARRIER ? names[kind] : "?";
+}
+
+/* Validation mode: every rank's call, exchanged and compared before the
+ * data, so that a rank whose call differs is named. */
+static int check_headers(clforge__comm_group *g, clforge__coll_op *op) {
+  enum { KIND, DTYPE, OP, COUNT, ROOT, FIELDS };
+  const int reduces = op->kind == COMM_ALLREDUCE || op->kind == COMM_REDUCE_SCATTER;
+  long long mine[FIELDS] = {op->kind, op->kind == COMM_BARRIER ? 0 : op->desc.dtype, reduces ? op->desc.op : 0,
+                            op->kind == COMM_BARRIER ? 0 : (long long)op->desc.count,
+                            op->kind == COMM_BROADCAST ? op->desc.root : 0};
+  char *peers = scratch(g, op, (size_t)g->n * sizeof mine);
+  step s = {g, op, 0x7FFFF, "its call's description (validation mode)"};
+  if (!peers || all_to_all(&s, mine, peers, sizeof mine, 1)) return -1;
+  static const char *const field[] = {"collective", "dtype", "op", "count", "root"};
+  for (int r = 0; r < g->n; ++r) {
+    if (r == g->me) continue;
+    const long long *h = (const long long *)(peers + (size_t)r * sizeof mine);
+    for (int f = 0; f < FIELDS; ++f) {
+      if (h[f] == mine[f]) continue;
+      pthread_mutex_lock(&g->mu);
+      if (f == KIND)
+        clforge__group_fail(g, CLFORGE_COMM_MISMATCH, "collective #%llu: rank %d called %s, where rank %d called %s",
+                            (unsigned long long)op->seq, r, kind_word((int)h[f]), g->me, kind_word((int)mine[f]));
+      else
+        clforge__group_fail(g, CLFORGE_COMM_MISMATCH, "%s #%llu: rank %d gave %s %lld, where rank %d gave %lld", op->name,
+                            (unsigned long long)op->seq, r, field[f], h[f], g->me, mine[f]);
+      pthread_mutex_unlock(&g->mu);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* This rank's input of piece c on the host, at most the timeout from now
+ * (every rank has called: its own call is the only one here). */
+static int input_ready(clforge__comm_group *g, clforge__coll_op *op, size_t c) {
+  return clforge__input_ready(g, op, g->me, c, clforge__now() + g->timeout_ms / 1000.0);
+}
+
+int clforge__mpi_run_op(clforge__comm_group *g, clforge__coll_op *op) {
+  clforge__rank_part *p = &op->part[g->me];
+  int failed = input_ready(g, op, 0) || (g->mpi->check_headers && check_headers(g, op));
+  size_t c = 0;
+  for (; c < op->nchunks && !failed; ++c) {
+    if ((c && input_ready(g, op, c)) || run_piece(g, op, c)) {
+      failed = 1;
+      break;
+    }
+    clSetUserEventStatus(p->gate[c], CL_COMPLETE);
+    clReleaseEvent(p->gate[c]);
+    p->gate[c] = NULL;
+  }
+  if (failed) clforge__op_fail_gates(g, op, c);
+  return failed ? -1 : 0;
+}
+
+void clforge__mpi_free(clforge__mpi *m) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Comm_free(&m->comm); /* (after MPI_Finalize there is nothing left to free) */
+  free(m->scratch);
+  free(m->req);
+  free(m->req_peer);
+  free(m->req_recv);
+  free(m->ins);
+  free(m);
+}
+
+const char *clforge_comm_mpi_library(void) {
+  static char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  if (!version[0]) {
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    version[strcspn(version, "\n")] = '\0';
+  }
+  return version;
+}
+
+/* The MPI side of creation: the duplicate, the ranks, the local rank. */
+static clforge_status mpi_setup(const char *fn, MPI_Comm comm, clforge__mpi *m, int *rank, int *size) {
+  int init = 0, fin = 0, level = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (!init || fin)
+    return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: MPI is %s (call MPI_Init_thread with MPI_THREAD_MULTIPLE first)",
+                         fn, fin ? "finalized" : "not initialized");
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_MULTIPLE)
+    return clforge__fail(NULL, CLFORGE_UNSUPPORTED,
+                         "%s: MPI was initialized with thread level %s; the communicator's progress thread calls MPI "
+                         "beside the application: initialize with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)",
+                         fn, level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+                             : level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED" : "MPI_THREAD_SINGLE");
+  if (comm == MPI_COMM_NULL) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: comm is MPI_COMM_NULL", fn);
+  int rc = MPI_Comm_dup(comm, &m->comm);
+  if (rc != MPI_SUCCESS) return clforge__fail(NULL, CLFORGE_COMM_BROKEN, "%s: MPI_Comm_dup failed (%d)", fn, rc);
+  MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(m->comm, rank);
+  MPI_Comm_size(m->comm, size);
+  int *ub = NULL, flag = 0;
+  MPI_Comm_get_attr(m->comm, MPI_TAG_UB, &ub, &flag);
+  m->tag_ub = flag && ub ? *ub : 32767;
+  MPI_Comm node;
+  m->local_rank = 0, m->local_size = 1;
+  if (MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, *rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_rank(node, &m->local_rank);
+    MPI_Comm_size(node, &m->local_size);
+    MPI_Comm_free(&node);
+  }
+  m->req = calloc(2 * (size_t)*size, sizeof *m->req);
+  m->req_peer = calloc(2 * (size_t)*size, sizeof *m->req_peer);
+  m->req_recv = calloc(2 * (size_t)*size, sizeof *m->req_recv);
+  m->ins = calloc((size_t)*size, sizeof *m->ins);
+  if (!m->req || !m->req_peer || !m->req_recv || !m->ins)
+    return clforge__fail(NULL, CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+  return CLFORGE_SUCCESS;
+}
+
+/* Every rank's outcome and the settings that must agree, compared: a
+ * rank that failed, or options that differ, fail every rank alike. */
+static clforge_status agree(const char *fn, clforge__mpi *m, clforge_context ctx, clforge__comm_group *g, int ok) {
+  long long v[4] = {ok, g ? (long long)g->chunk_bytes : 0, g ? g->algo : 0, ctx && ctx->validate};
+  long long hi[4], lo[4];
+  if (MPI_Allreduce(v, hi, 4, MPI_LONG_LONG, MPI_MAX, m->comm) != MPI_SUCCESS ||
+      MPI_Allreduce(v, lo, 4, MPI_LONG_LONG, MPI_MIN, m->comm) != MPI_SUCCESS)
+    return clforge__fail(ctx, CLFORGE_COMM_BROKEN, "%s: MPI_Allreduce of the options failed", fn);
+  if (!ok) return CLFORGE_COMM_BROKEN; /* this rank's own error is recorded already */
+  if (!lo[0]) return clforge__fail(ctx, CLFORGE_COMM_BROKEN, "%s: another rank failed to create its part", fn);
+  if (lo[1] != hi[1])
+    return clforge__fail(ctx, CLFORGE_COMM_MISMATCH, "%s: chunk_bytes differs across ranks (%lld to %lld; here %zu)", fn,
+                         lo[1], hi[1], g->chunk_bytes);
+  if (lo[2] != hi[2])
+    return clforge__fail(ctx, CLFORGE_COMM_MISMATCH, "%s: the all-reduce algorithm differs across ranks (here %d)", fn,
+                         (int)g->algo);
+  m->check_headers = hi[3] != 0;
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_comm_create_mpi(MPI_Comm comm, clforge_context ctx, const clforge_comm_options *opts,
+                                       clforge_comm *out) {
+  const char *fn = "clforge_comm_create_mpi";
+  clforge__clear_error(ctx);
+  if (!out) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: out is NULL", fn);
+  *out = NULL;
+  clforge__mpi *m = calloc(1, sizeof *m);
+  if (!m) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+  m->comm = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  clforge_status st = mpi_setup(fn, comm, m, &rank, &size);
+  if (st != CLFORGE_SUCCESS) {
+    if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
+    free(m->req), free(m->req_peer), free(m->req_recv), free(m->ins), free(m);
+    if (ctx) clforge__fail(ctx, st, "%s", clforge_last_error(NULL));
+    return st;
+  }
+  clforge_context own = NULL;
+  if (!ctx) st = clforge__context_create_local(m->local_rank, &own);
+  clforge__comm_group *g = NULL;
+  if (st == CLFORGE_SUCCESS) st = clforge__group_new(fn, size, rank, 1, ctx ? &ctx : &own, opts, &g);
+  const clforge_status mine = st; /* every rank takes part in the agreement, even one that failed */
+  st = agree(fn, m, ctx ? ctx : own, g, mine == CLFORGE_SUCCESS);
+  if (mine != CLFORGE_SUCCESS) st = mine;
+  if (g) g->mpi = m, g->ranks[rank]->owns_ctx = own != NULL;
+  if (st == CLFORGE_SUCCESS) st = clforge__group_start(fn, g, out);
+  if (st != CLFORGE_SUCCESS) {
+    if (g) clforge__group_free(g); /* (m and own with it) */
+    else {
+      MPI_Comm_free(&m->comm);
+      free(m->req), free(m->req_peer), free(m->req_recv), free(m->ins), free(m);
+      clforge_context_destroy(own);
+    }
+    return st;
+  }
+  clforge__log(CLFORGE_LOG_INFO, "%s: rank %d of %d, local rank %d of %d, on %s", fn, rank, size, m->local_rank,
+               m->local_size, g->ranks[rank]->ctx->info.name);
+  return CLFORGE_SUCCESS;
+}
+
+clforge_status clforge_comm_create_mpi_fint(int32_t fortran_comm, clforge_context ctx, const clforge_comm_options *opts,
+                                            clforge_comm *comm) {
+  int init = 0;
+  MPI_Initialized(&init);
+  if (!init) {
+    if (comm) *comm = NULL;
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "clforge_comm_create_mpi_fint: MPI is not initialized (mpi4py: import mpi4py.MPI first)");
+  }
+  return clforge_comm_create_mpi(MPI_Comm_f2c((MPI_Fint)fortran_comm), ctx, opts, comm);
+}

@@ -1,0 +1,258 @@
+/* The communicator over MPI (tests/mpirun.sh runs it on 2 and on 3 ranks):
+ * every collective, dtype and reduction against clforge_ref_allreduce, in
+ * both all-reduce algorithms, with sizes of one element, of many pieces and
+ * a remainder, and 64 MiB; in place and out of place; every rank's bits
+ * equal; a wait list that gates the input; bad input refused with nothing
+ * written and the communicator still working; options that differ across
+ * ranks, a call that differs (validation mode) and a rank that never calls
+ * (an error naming it, no hang). Each rank makes every rank's input from
+ * the same seeds, so each checks its own result. `--single`: MPI without
+ * MPI_THREAD_MULTIPLE is refused. */
+#include <math.h>
+#include <mpi.h>
+
+#include "clforge/clforge_mpi.h"
+#include "test_util.h"
+
+static int me, nranks;
+
+/* Rank r's input of a collective: n values as t, all mantissa bits used
+ * (the order of the sums shows in the last bit), specials in front for
+ * max and min. Every rank makes every rank's from the same seeds. */
+static void input_of(int r, void *p, clforge_dtype t, size_t n, unsigned seed, int specials) {
+  unsigned s = seed * 7919u + (unsigned)r * 104729u + 1u;
+  tu_fill_all_bits(p, t, n, &s, specials);
+}
+
+static void wait_ok(cl_event e, const char *what) {
+  cl_int err = clWaitForEvents(1, &e);
+  CHECK(err == CL_SUCCESS, "%s: clWaitForEvents -> %d", what, err);
+  clReleaseEvent(e);
+}
+
+static const char *op_names[] = {"sum", "mean", "max", "min"};
+
+/* All-reduce (or reduce-scatter) against the reference; the input gated
+ * by a user event set after the call when `gated`. */
+static void check_reduce(clforge_comm comm, const char *what, int scatter, clforge_dtype t, clforge_reduce_op op,
+                         size_t count, int in_place, int gated, unsigned seed) {
+  clforge_context ctx;
+  clforge_comm_context(comm, &ctx);
+  const size_t es = clforge_dtype_size(t), total = scatter ? count * (size_t)nranks : count, off = 3;
+  void **in = malloc(sizeof *in * (size_t)nranks), *got = malloc(count * es + 1), *want = malloc(total * es + 1);
+  for (int r = 0; r < nranks; ++r) {
+    in[r] = malloc(total * es + 1);
+    input_of(r, in[r], t, total, seed, op >= CLFORGE_REDUCE_MAX);
+  }
+  clforge_collective_desc d = {.dtype = t, .op = op, .count = count};
+  clforge_ref_allreduce(&(clforge_collective_desc){.dtype = t, .op = op, .count = total}, nranks,
+                        (const void *const *)in, want);
+  cl_mem send = tu_buffer(ctx, (off + total) * es), recv = in_place ? send : tu_buffer(ctx, (off + total) * es);
+  tu_write(ctx, send, off * es, total * es, in[me]);
+  cl_context cl;
+  clforge_context_cl_context(ctx, &cl);
+  cl_int err;
+  cl_event gate = gated ? clCreateUserEvent(cl, &err) : NULL, ev = NULL;
+  const size_t roff = in_place && scatter ? off + (size_t)me * count : off;
+  clforge_status st = scatter ? clforge_reduce_scatter(comm, &d, send, off, recv, roff, gated, gated ? &gate : NULL, &ev)
+                              : clforge_allreduce(comm, &d, send, off, recv, roff, gated, gated ? &gate : NULL, &ev);
+  CHECK(st == CLFORGE_SUCCESS, "%s rank %d: %s", what, me, clforge_last_error(ctx));
+  if (gate) {
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    clReleaseEvent(gate);
+  }
+  if (st == CLFORGE_SUCCESS) wait_ok(ev, what);
+  tu_read(ctx, recv, roff * es, count * es, got);
+  const size_t mine = scatter ? (size_t)me * count : 0;
+  CHECK(!memcmp(got, (char *)want + mine * es, count * es), "%s %s %s %s count %zu%s on rank %d: differs from "
+        "clforge_ref_allreduce's order", what, scatter ? "reduce_scatter" : "allreduce", clforge_dtype_name(t),
+        op_names[op], count, in_place ? " in place" : "", me);
+  CHECK(clforge_comm_status(comm) == CLFORGE_SUCCESS, "%s: %s", what, clforge_comm_last_error(comm));
+  clReleaseMemObject(send);
+  if (!in_place) clReleaseMemObject(recv);
+  for (int r = 0; r < nranks; ++r) free(in[r]);
+  free(in), free(got), free(want);
+}
+
+/* Broadcast from root and all-gather: copies, checked byte for byte. */
+static void check_copies(clforge_comm comm, clforge_dtype t, size_t count, int in_place, int root) {
+  clforge_context ctx;
+  clforge_comm_context(comm, &ctx);
+  const size_t es = clforge_dtype_size(t);
+  unsigned char *all = malloc((size_t)nranks * count * es), *got = malloc((size_t)nranks * count * es);
+  for (int r = 0; r < nranks; ++r) input_of(r, all + (size_t)r * count * es, t, count, 77, 0);
+  cl_mem send = tu_buffer(ctx, count * es);
+  tu_write(ctx, send, 0, count * es, all + (size_t)me * count * es);
+  cl_mem recv = in_place && me == root ? send : tu_buffer(ctx, count * es);
+  clforge_collective_desc d = {.dtype = t, .count = count, .root = root};
+  cl_event ev;
+  CHECK_OK(ctx, clforge_broadcast(comm, &d, me == root ? send : NULL, 0, recv, 0, 0, NULL, &ev));
+  wait_ok(ev, "broadcast");
+  tu_read(ctx, recv, 0, count * es, got);
+  CHECK(!memcmp(got, all + (size_t)root * count * es, count * es), "broadcast count %zu from %d: rank %d differs", count,
+        root, me);
+  if (recv != send) clReleaseMemObject(recv);
+  recv = tu_buffer(ctx, (size_t)nranks * count * es);
+  if (in_place) tu_write(ctx, recv, (size_t)me * count * es, count * es, all + (size_t)me * count * es);
+  CHECK_OK(ctx, clforge_all_gather(comm, &d, in_place ? recv : send, in_place ? (size_t)me * count : 0, recv, 0, 0,
+                                   NULL, &ev));
+  wait_ok(ev, "all_gather");
+  tu_read(ctx, recv, 0, (size_t)nranks * count * es, got);
+  CHECK(!memcmp(got, all, (size_t)nranks * count * es), "all_gather count %zu%s: rank %d differs", count,
+        in_place ? " in place" : "", me);
+  clReleaseMemObject(send), clReleaseMemObject(recv);
+  free(all), free(got);
+}
+
+static void every_collective(clforge_comm comm, const char *what) {
+  const clforge_dtype types[] = {CLFORGE_F32, CLFORGE_F16, CLFORGE_BF16};
+  for (int ti = 0; ti < 3; ++ti)
+    for (int op = 0; op < 4; ++op) {
+      check_reduce(comm, what, 0, types[ti], (clforge_reduce_op)op, 1, 0, 0, 10u + (unsigned)op);
+      check_reduce(comm, what, 0, types[ti], (clforge_reduce_op)op, 3001, op & 1, op == 2, 20u + (unsigned)op);
+      check_reduce(comm, what, 1, types[ti], (clforge_reduce_op)op, 1001, op == 1, 0, 30u + (unsigned)op);
+    }
+  check_copies(comm, CLFORGE_F32, 1, 0, 0);
+  check_copies(comm, CLFORGE_F16, 2500, 1, nranks - 1);
+  clforge_context ctx;
+  clforge_comm_context(comm, &ctx);
+  cl_event ev;
+  CHECK_OK(ctx, clforge_comm_barrier(comm, 0, NULL, &ev));
+  wait_ok(ev, "barrier");
+}
+
+static void bad_input(clforge_comm comm) {
+  clforge_context ctx;
+  clforge_comm_context(comm, &ctx);
+  const size_t n = 64;
+  float host[64], back[64];
+  for (size_t i = 0; i < n; ++i) host[i] = (float)i;
+  cl_mem b = tu_buffer(ctx, n * sizeof(float));
+  tu_write(ctx, b, 0, sizeof host, host);
+  clforge_collective_desc d = {.dtype = (clforge_dtype)42, .count = n};
+  cl_event ev = (cl_event)1;
+  CHECK_FAILS(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev), CLFORGE_INVALID_ARGUMENT, "dtype");
+  d.dtype = CLFORGE_F32, d.count = n + 1;
+  CHECK_FAILS(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev), CLFORGE_BUFFER_TOO_SMALL, "260 bytes");
+  d.count = n, d.op = (clforge_reduce_op)9;
+  CHECK_FAILS(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev), CLFORGE_INVALID_ARGUMENT, "op");
+  d.op = CLFORGE_REDUCE_SUM, d.root = nranks;
+  CHECK_FAILS(ctx, clforge_broadcast(comm, &d, b, 0, b, 0, 0, NULL, &ev), CLFORGE_INVALID_ARGUMENT, "root");
+  tu_read(ctx, b, 0, sizeof back, back);
+  CHECK(!memcmp(host, back, sizeof host), "a refused call wrote its buffer");
+  /* the communicator still works: the refused calls did not count */
+  d.root = 0;
+  CHECK_OK(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev));
+  wait_ok(ev, "after bad input");
+  tu_read(ctx, b, 0, sizeof back, back);
+  CHECK(back[5] == 5.0f * (float)nranks, "after bad input: %g, wanted %g", back[5], 5.0 * nranks);
+  clReleaseMemObject(b);
+}
+
+/* A call that differs on one rank (validation mode names it), then a rank
+ * that never calls (a timeout naming it). */
+static void faults(void) {
+  setenv("CLFORGE_VALIDATE", "1", 1);
+  clforge_context ctx = tu_context();
+  unsetenv("CLFORGE_VALIDATE");
+  clforge_comm_options o = {.timeout_ms = 3000};
+  clforge_comm comm;
+  CHECK_OK(ctx, clforge_comm_create_mpi(MPI_COMM_WORLD, ctx, &o, &comm));
+  cl_mem b = tu_buffer(ctx, 64 * sizeof(float));
+  clforge_collective_desc d = {.dtype = CLFORGE_F32, .count = me == nranks - 1 ? 11 : 10};
+  cl_event ev;
+  CHECK_OK(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev));
+  wait_ok(ev, "mismatch");
+  CHECK(clforge_comm_status(comm) == CLFORGE_COMM_MISMATCH, "count 10 against 11: status %s (%s)",
+        clforge_status_name(clforge_comm_status(comm)), clforge_comm_last_error(comm));
+  CHECK(strstr(clforge_comm_last_error(comm), "count") != NULL, "mismatch message: %s", clforge_comm_last_error(comm));
+  CHECK_FAILS(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev), CLFORGE_COMM_BROKEN, "failed earlier");
+  clforge_comm_destroy(comm);
+
+  o.timeout_ms = 1500;
+  CHECK_OK(ctx, clforge_comm_create_mpi(MPI_COMM_WORLD, ctx, &o, &comm));
+  d.count = 10;
+  if (me != nranks - 1) {
+    const double t0 = MPI_Wtime();
+    CHECK_OK(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev));
+    wait_ok(ev, "missing rank");
+    const double took = MPI_Wtime() - t0;
+    char name[32];
+    snprintf(name, sizeof name, "rank(s) %d ", nranks - 1);
+    CHECK(clforge_comm_status(comm) == CLFORGE_COMM_TIMEOUT && strstr(clforge_comm_last_error(comm), name),
+          "a rank that never calls: status %s (%s)", clforge_status_name(clforge_comm_status(comm)),
+          clforge_comm_last_error(comm));
+    CHECK(took < 1.5 + 10.0, "the timeout came after %.1f s", took);
+    float back[10];
+    tu_read(ctx, b, 0, sizeof back, back);
+    CHECK(isnan(back[0]), "a failed all-reduce left %g, not NaN", back[0]);
+  }
+  MPI_Barrier(MPI_COMM_WORLD); /* the late rank destroys its rank after the others failed */
+  clforge_comm_destroy(comm);
+
+  /* options that differ across ranks: refused on every rank */
+  o.chunk_bytes = me == 0 ? 4096 : 8192;
+  CHECK_FAILS(ctx, clforge_comm_create_mpi(MPI_COMM_WORLD, ctx, &o, &comm), CLFORGE_COMM_MISMATCH, "chunk_bytes");
+  CHECK(comm == NULL, "a refused create handed out a communicator");
+  clReleaseMemObject(b);
+  clforge_context_destroy(ctx);
+}
+
+/* MPI initialized without MPI_THREAD_MULTIPLE: refused, naming the level. */
+static int single(void) {
+  int provided;
+  MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+  if (provided == MPI_THREAD_MULTIPLE) {
+    printf("SKIP: this MPI gives MPI_THREAD_MULTIPLE when asked for FUNNELED\n");
+    MPI_Finalize();
+    return 77;
+  }
+  clforge_context ctx = tu_context();
+  clforge_comm comm = (clforge_comm)1;
+  CHECK_FAILS(ctx, clforge_comm_create_mpi(MPI_COMM_WORLD, ctx, NULL, &comm), CLFORGE_UNSUPPORTED, "MPI_THREAD_MULTIPLE");
+  CHECK(comm == NULL, "a refused create handed out a communicator");
+  clforge_context_destroy(ctx);
+  MPI_Finalize();
+  return tu_summary();
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--single")) return single();
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  CHECK(provided == MPI_THREAD_MULTIPLE, "MPI gives thread level %d", provided);
+  CHECK(strstr(clforge_comm_mpi_library(), "MPI") != NULL, "library: \"%s\"", clforge_comm_mpi_library());
+
+  /* its own context, on the local rank's device */
+  clforge_comm comm = NULL;
+  clforge_status st = clforge_comm_create_mpi(MPI_COMM_WORLD, NULL, NULL, &comm);
+  CHECK(st == CLFORGE_SUCCESS, "create: %s", clforge_last_error(NULL));
+  if (st == CLFORGE_SUCCESS) {
+    int r = -1, n = -1;
+    clforge_context ctx = NULL;
+    clforge_comm_rank(comm, &r), clforge_comm_size(comm, &n), clforge_comm_context(comm, &ctx);
+    CHECK(r == me && n == nranks && ctx, "rank %d of %d (MPI: %d of %d), context %p", r, n, me, nranks, (void *)ctx);
+    check_reduce(comm, "64 MiB", 0, CLFORGE_F32, CLFORGE_REDUCE_SUM, (size_t)16 << 20, 0, 0, 5);
+    bad_input(comm);
+    clforge_comm_destroy(comm);
+  }
+  /* both algorithms, pieces of 4 KiB (many pieces and a remainder) */
+  clforge_context ctx = tu_context();
+  const clforge_comm_algo algos[] = {CLFORGE_COMM_ALGO_OWNER, CLFORGE_COMM_ALGO_GATHER};
+  for (int a = 0; a < 2; ++a) {
+    clforge_comm_options o = {.chunk_bytes = 4096, .algo = algos[a]};
+    CHECK_OK(ctx, clforge_comm_create_mpi(MPI_COMM_WORLD, ctx, &o, &comm));
+    every_collective(comm, a ? "gather" : "owner");
+    clforge_comm_destroy(comm);
+  }
+  clforge_context_destroy(ctx);
+  faults();
+
+  int mine[2] = {tu_passed, tu_failed}, sum[2] = {0, 0};
+  MPI_Reduce(mine, sum, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  if (me == 0) printf("%d passed, %d failed (%d ranks)\n", sum[0], sum[1], nranks);
+  return tu_failed ? 1 : 0;
+}
