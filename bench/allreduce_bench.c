@@ -7,6 +7,9 @@
  * result is checked bit for bit against clforge_ref_allreduce on every rank
  * before its numbers are shown. */
 #include "allreduce_bench.h"
+#ifdef CLFORGE_BENCH_MPI
+#include "allreduce_mpi.h"
+#endif
 
 #include <clforge/clforge.h>
 #include <stdint.h>
@@ -32,6 +35,8 @@ typedef struct {
   int ndtypes;
   clforge_reduce_op op;
   unsigned long long chunk;
+  int mpi;                /* --mpi: one rank per MPI process */
+  clforge_comm_algo algo; /* --algo */
 } ar_options;
 
 void clforge_bench_allreduce_help(FILE *f) {
@@ -52,6 +57,11 @@ void clforge_bench_allreduce_help(FILE *f) {
           "  --reduce OP       sum (default), mean, max or min\n"
           "  --chunk BYTES     the pipeline's piece (clforge_comm_options.chunk_bytes;\n"
           "                    default 0: the library's)\n"
+          "  --mpi             one rank per MPI process, under mpirun (each on its local\n"
+          "                    rank's device), against MPI_Allreduce on host memory of the\n"
+          "                    same size (vs_mpi = busbw / MPI's busbw); --ranks and --on\n"
+          "                    do not apply\n"
+          "  --algo A          over MPI: auto (default), owner or gather\n"
           "  --runs N          timed runs per size, at least %d (default %d)\n"
           "  --warmup N        untimed runs first, at least 1 (default %d)\n"
           "  --quick           fewer sizes and runs\n"
@@ -78,12 +88,20 @@ static int ar_option(clforge_bench_cli *cli, int argc, char **argv, int *a, void
   } else if (clforge_bench_option(argc, argv, a, "--dtype", &v)) {
     return clforge_bench_cli_dtypes(cli, "--dtype", v, &o->dtype, &o->ndtypes, 1);
   } else if (clforge_bench_option(argc, argv, a, "--reduce", &v)) {
-    static const char *const names[] = {"sum", "mean", "max", "min"};
     int k = -1;
-    for (int i = 0; i < 4 && v; ++i)
-      if (!strcmp(v, names[i])) k = i;
+    for (int i = 0; i <= CLFORGE_REDUCE_MIN && v; ++i)
+      if (!strcmp(v, clforge_reduce_op_name((clforge_reduce_op)i))) k = i;
     if (k < 0) return clforge_bench_usage_error(cli, "--reduce needs sum, mean, max or min");
     o->op = (clforge_reduce_op)k;
+  } else if (!strcmp(argv[*a], "--mpi")) {
+    o->mpi = 1;
+  } else if (clforge_bench_option(argc, argv, a, "--algo", &v)) {
+    static const char *const algos[] = {"auto", "owner", "gather"};
+    int k = -1;
+    for (int i = 0; i < 3 && v; ++i)
+      if (!strcmp(v, algos[i])) k = i;
+    if (k < 0) return clforge_bench_usage_error(cli, "--algo needs auto, owner or gather");
+    o->algo = (clforge_comm_algo)k;
   } else if (clforge_bench_option(argc, argv, a, "--chunk", &v)) {
     if (!v || clforge_bench_parse_number(v, strlen(v), 0, 1ull << 31, &o->chunk))
       return clforge_bench_usage_error(cli, "--chunk needs a byte count up to 2^31");
@@ -244,10 +262,9 @@ static void measure(const ar_options *o, ar_ranks *R, ar_row *row) {
 }
 
 static void print_json(const ar_options *o, const ar_ranks *R, const ar_row *row) {
-  static const char *const ops[] = {"sum", "mean", "max", "min"};
   printf("{\"op\":\"allreduce\",\"ranks\":%d,\"on\":\"%s\",\"device\":\"%s\",\"dtype\":\"%s\",\"reduce\":\"%s\","
          "\"bytes\":%zu,\"count\":%zu,\"chunk_bytes\":%llu,",
-         R->n, R->on, R->device, clforge_dtype_name(o->dtype), ops[o->op], row->count * clforge_dtype_size(o->dtype),
+         R->n, R->on, R->device, clforge_dtype_name(o->dtype), clforge_reduce_op_name(o->op), row->count * clforge_dtype_size(o->dtype),
          row->count, o->chunk);
   if (row->ok)
     printf("\"status\":\"ok\",\"median_ms\":%.6g,\"p95_ms\":%.6g,\"algbw_gbps\":%.6g,\"busbw_gbps\":%.6g,"
@@ -262,13 +279,23 @@ int clforge_bench_allreduce_main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   int rc = parse_options(argc, argv, &o);
   if (rc >= 0) return rc;
+  if (o.mpi) {
+#ifdef CLFORGE_BENCH_MPI
+    clforge_bench_allreduce_mpi_args m = {o.cli.runs, o.cli.warmup, o.cli.json, o.sizes, o.nsizes,
+                                          o.dtype,    o.op,          (size_t)o.chunk, o.algo};
+    return clforge_bench_allreduce_mpi(&m);
+#else
+    fprintf(stderr, "clforge bench allreduce: --mpi: this clforge was built without MPI\n");
+    return 1;
+#endif
+  }
   ar_ranks R;
   if (open_ranks(&o, &R)) return 1;
   clforge_bench_table t;
   clforge_bench_table_init(&t, stdout);
   if (!o.cli.json) {
     printf("clforge_allreduce: %d ranks on %s of %s, %s %s, host clock over every rank's call and event\n", R.n, R.on,
-           R.device, clforge_dtype_name(o.dtype), (const char *[]){"sum", "mean", "max", "min"}[o.op]);
+           R.device, clforge_dtype_name(o.dtype), clforge_reduce_op_name(o.op));
     clforge_bench_table_column(&t, "bytes", 11, 0);
     clforge_bench_table_column(&t, "median ms", 10, 0);
     clforge_bench_table_column(&t, "p95 ms", 10, 0);

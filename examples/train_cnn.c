@@ -20,8 +20,16 @@
  * collectives overlap the backward of the layers below, and the optimizer
  * step waits on their events. The ranks' weights stay bit-identical (checked
  * at the end); the time the optimizer waited on communication is reported.
+ * With --mpi (under mpirun, where clforge has its MPI transport) the ranks
+ * are the MPI processes, each on its local rank's device, the same way.
+ * With --accumulate N one context runs each step's N micro-batches one
+ * after the other and averages their gradients on the host in the
+ * collectives' one order (clforge_ref_allreduce): the single-process
+ * twin of N ranks, which ends with the same weights, bit for bit
+ * (--weights-out FILE writes them; tests/train_cnn_mpi.sh compares).
  *
- * Usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B] [--ranks N] [--check]
+ * Usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B] [--ranks N | --mpi | --accumulate N]
+ *                  [--weights-out FILE] [--check]
  *   --check: exit 1 unless the run reaches a mean loss below 0.25 over its
  *   last 20 steps and 95 % held-out accuracy (fixed seeds: a check of the
  *   whole chain's correctness, not a timing), and with --ranks unless every
@@ -35,6 +43,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef TRAIN_CNN_MPI
+#include <clforge/clforge_mpi.h>
+#endif
 
 enum { IMG = 16, CLASSES = 4, C1 = 8, C2 = 16, P2 = 8, FEAT = C2 * P2 * P2, NTRAIN = 4096, NTEST = 512 };
 
@@ -68,7 +79,8 @@ typedef struct {
   cl_event grad_ev[6]; /* the gradients' all-reduces of the step */
   cl_event bwd_ev;     /* the last backward call of the step */
   const int32_t *test_labels;
-  double acc; /* the latest held-out accuracy */
+  double acc;     /* the latest held-out accuracy */
+  int defer_step; /* --accumulate: the optimizer step is the caller's */
 } model;
 
 static int conv_desc(const model *m, int layer, size_t n, clforge_conv_kind kind, clforge_conv2d_desc *d) {
@@ -150,7 +162,7 @@ static clforge_status step(env *e, model *m, size_t first, const clforge_optimiz
     st = clforge_conv2d_backward_filter(e->ctx, &d, m->x, m->da1, m->g[0], m->g[1], 0, NULL, m->comm ? &m->bwd_ev : NULL);
   if (st == CLFORGE_SUCCESS) st = average(m, 0, 2);
   /* the step waits for the averaged gradients (data-parallel) */
-  if (st == CLFORGE_SUCCESS)
+  if (st == CLFORGE_SUCCESS && !m->defer_step)
     st = clforge_optimizer_step(e->ctx, opt, 6, tensors, m->state, m->comm ? 6 : 0, m->comm ? m->grad_ev : NULL, NULL);
   return st;
 }
@@ -178,7 +190,10 @@ static double accuracy(env *e, model *m, const int32_t *labels) {
 
 /* The ranks of a run (one without --ranks) and what the callbacks need. */
 typedef struct {
-  int n;
+  int n;               /* ranks in this process */
+  int ranks, first;    /* ranks in all (over MPI, or --accumulate's micro-batches); this process's first */
+  int accumulate;      /* --accumulate: one context runs every rank's micro-batch */
+  unsigned char *acc[8][6], *mean; /* --accumulate: each micro-batch's gradients, their mean */
   model *m;            /* [n] */
   double comm_wait_s;  /* rank 0: the optimizer's wait on the collectives, summed over the timed steps */
   int waits;
@@ -212,16 +227,44 @@ static void release_step_events(group *g) {
   }
 }
 
+/* --accumulate: the batch's micro-batches one after the other on one
+ * context, their gradients read back and averaged in the collectives' one
+ * order (rank 0's first, f32 sums, the mean's division last: what N ranks'
+ * MEAN all-reduce computes), then one optimizer step. */
+static clforge_status accumulate_step(group *g, size_t first) {
+  model *m = &g->m[0];
+  const size_t es = clforge_dtype_size(m->t);
+  clforge_status st = CLFORGE_SUCCESS;
+  m->defer_step = 1;
+  for (int k = 0; k < g->ranks && st == CLFORGE_SUCCESS; ++k) {
+    st = step(m->e, m, first + (size_t)k * m->batch, m->opt, m->tensors);
+    for (int i = 0; i < 6 && st == CLFORGE_SUCCESS; ++i)
+      st = clEnqueueReadBuffer(m->e->q, m->g[i], CL_TRUE, 0, m->count[i] * es, g->acc[k][i], 0, NULL, NULL);
+  }
+  m->defer_step = 0;
+  for (int i = 0; i < 6 && st == CLFORGE_SUCCESS; ++i) {
+    const void *in[8];
+    for (int k = 0; k < g->ranks; ++k) in[k] = g->acc[k][i];
+    const clforge_collective_desc d = {.dtype = m->t, .op = CLFORGE_REDUCE_MEAN, .count = m->count[i]};
+    st = clforge_ref_allreduce(&d, g->ranks, in, g->mean);
+    if (st == CLFORGE_SUCCESS)
+      st = clEnqueueWriteBuffer(m->e->q, m->g[i], CL_TRUE, 0, m->count[i] * es, g->mean, 0, NULL, NULL);
+  }
+  if (st == CLFORGE_SUCCESS) st = clforge_optimizer_step(m->e->ctx, m->opt, 6, m->tensors, m->state, 0, NULL, NULL);
+  return st;
+}
+
 /* train_steps' callbacks: step s takes the next batch of the epoch, rank r
- * its r-th micro-batch; a report evaluates rank 0's model. */
+ * its r-th micro-batch; a report evaluates this process's first model. */
 static clforge_status step_cb(void *p, int s) {
   group *g = p;
   if (s > 2) account_wait(g); /* the steps timed (train_steps times from step 2) */
   release_step_events(g);
-  const size_t mb = g->m[0].batch, first = (size_t)s % (NTRAIN / (mb * (size_t)g->n)) * mb * (size_t)g->n;
+  const size_t mb = g->m[0].batch, per = mb * (size_t)g->ranks, first = (size_t)s % (NTRAIN / per) * per;
+  if (g->accumulate) return accumulate_step(g, first);
   clforge_status st = CLFORGE_SUCCESS;
   for (int r = 0; r < g->n && st == CLFORGE_SUCCESS; ++r)
-    st = step(g->m[r].e, &g->m[r], first + (size_t)r * mb, g->m[r].opt, g->m[r].tensors);
+    st = step(g->m[r].e, &g->m[r], first + (size_t)(g->first + r) * mb, g->m[r].opt, g->m[r].tensors);
   return st;
 }
 static void report_cb(void *p, int s, float loss) {
@@ -293,6 +336,46 @@ static void model_free(model *m) {
   }
 }
 
+static cl_mem param(const model *m, int i) { return (cl_mem[]){m->w1, m->b1, m->w2, m->b2, m->wf, m->bf}[i]; }
+
+/* Over MPI: 0 when every process's parameters are rank 0's, bit for bit. */
+static int processes_agree(const model *m) {
+  int differ = 0;
+#ifdef TRAIN_CNN_MPI
+  for (int i = 0; i < 6; ++i) {
+    const size_t bytes = m->count[i] * clforge_dtype_size(m->t);
+    unsigned char *mine = malloc(bytes), *root = malloc(bytes);
+    clEnqueueReadBuffer(m->e->q, param(m, i), CL_TRUE, 0, bytes, mine, 0, NULL, NULL);
+    memcpy(root, mine, bytes);
+    MPI_Bcast(root, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (memcmp(mine, root, bytes)) differ = 1;
+    free(mine), free(root);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#else
+  (void)m;
+#endif
+  return differ;
+}
+
+/* The parameters' bytes, in order, to path ("<path>.<dtype>"). 0, or 1. */
+static int write_weights(const model *m, const char *path) {
+  char name[4096];
+  snprintf(name, sizeof name, "%s.%s", path, clforge_dtype_name(m->t));
+  FILE *f = fopen(name, "wb");
+  int bad = !f;
+  for (int i = 0; i < 6 && !bad; ++i) {
+    const size_t bytes = m->count[i] * clforge_dtype_size(m->t);
+    void *b = malloc(bytes);
+    clEnqueueReadBuffer(m->e->q, param(m, i), CL_TRUE, 0, bytes, b, 0, NULL, NULL);
+    bad = fwrite(b, 1, bytes, f) != bytes;
+    free(b);
+  }
+  if (f && fclose(f)) bad = 1;
+  if (bad) fprintf(stderr, TRAIN_NAME ": cannot write %s\n", name);
+  return bad;
+}
+
 /* 0 when every rank's parameters are rank 0's, bit for bit. */
 static int ranks_agree(group *g) {
   int differ = 0;
@@ -313,24 +396,37 @@ static int ranks_agree(group *g) {
   return differ;
 }
 
-static int train(env *es, int nranks, clforge_comm *comms, clforge_dtype t, int steps, size_t batch, int check,
+/* How this process takes part: its ranks (n of them, the first one's
+ * index `first` of `ranks` in all; over MPI n is 1), or --accumulate's
+ * micro-batches on one context; where the weights go at the end. */
+typedef struct {
+  int n, ranks, first, accumulate, mpi;
+  const char *weights_out;
+} layout;
+
+static int train(env *es, const layout *L, clforge_comm *comms, clforge_dtype t, int steps, size_t batch, int check,
                  const float *images, const int32_t *labels) {
   model m[8];
   clforge_optimizer_tensor ten[8][6];
-  const size_t mb = batch / (size_t)nranks;
+  const int nranks = L->n;
+  const size_t mb = batch / (size_t)L->ranks;
   for (int r = 0; r < nranks; ++r) {
     model_init(&m[r], &es[r], t, mb, images, labels, ten[r]);
-    m[r].comm = nranks > 1 ? comms[r] : NULL;
+    m[r].comm = comms[r];
   }
   const clforge_optimizer_desc opt = {.kind = CLFORGE_OPTIMIZER_ADAMW, .lr = 3e-3f, .weight_decay = 1e-4f,
                                       .loss_scaling = t == CLFORGE_F16, .growth_interval = 50};
   for (int r = 0; r < nranks; ++r) m[r].opt = &opt;
   printf("\n%s: batch %zu", clforge_dtype_name(t), batch);
-  if (nranks > 1) printf(" (%d ranks of %zu)", nranks, mb);
+  if (L->ranks > 1)
+    printf(" (%d %s of %zu)", L->ranks, L->accumulate ? "micro-batches accumulated" : L->mpi ? "MPI ranks" : "ranks", mb);
   printf(", %d steps, AdamW lr 3e-3%s\n", steps,
          t == CLFORGE_F16 ? ", dynamic loss scaling" : t == CLFORGE_BF16 ? ", f32 master weights" : "");
   printf("%6s  %8s  %9s\n", "step", "loss", "accuracy");
-  group g = {.n = nranks, .m = m};
+  group g = {.n = nranks, .ranks = L->ranks, .first = L->first, .accumulate = L->accumulate, .m = m};
+  for (int k = 0; k < L->ranks && L->accumulate; ++k)
+    for (int i = 0; i < 6; ++i) g.acc[k][i] = malloc(m[0].count[i] * clforge_dtype_size(t));
+  if (L->accumulate) g.mean = malloc((size_t)CLASSES * FEAT * clforge_dtype_size(t)); /* the largest tensor */
   train_run run;
   int rc = train_steps(&es[0], &g, steps, m[0].loss, step_cb, report_cb, &run);
   for (int r = 0; r < nranks; ++r) clFinish(es[r].q);
@@ -346,16 +442,20 @@ static int train(env *es, int nranks, clforge_comm *comms, clforge_dtype t, int 
          "(plus clforge's scratch)\n",
          clforge_dtype_name(t), 1e3 * secs / timed, (double)timed * (double)batch / secs, tail_n, tail, 100.0 * acc,
          st.step, st.scale, (double)es[0].bytes / (1 << 20));
-  if (!rc && nranks > 1 && clforge_comm_status(comms[0]) != CLFORGE_SUCCESS)
+  if (!rc && comms[0] && clforge_comm_status(comms[0]) != CLFORGE_SUCCESS)
     rc = 1, fprintf(stderr, TRAIN_NAME ": the communicator failed: %s\n", clforge_comm_last_error(comms[0]));
-  if (!rc && nranks > 1) {
-    const int differ = ranks_agree(&g);
+  if (!rc && comms[0]) {
+    const int differ = L->mpi ? processes_agree(&m[0]) : ranks_agree(&g);
     printf("%s: %d ranks, weights %s; the optimizer waited %.2f ms/step on the all-reduces after the last backward "
            "call (rank 0, profiling events)\n",
-           clforge_dtype_name(t), nranks, differ ? "DIFFER" : "bit-identical on every rank",
+           clforge_dtype_name(t), L->ranks, differ ? "DIFFER" : "bit-identical on every rank",
            g.waits ? 1e3 * g.comm_wait_s / g.waits : 0.0);
     if (differ) rc = 1;
   }
+  if (!rc && L->weights_out && L->first == 0) rc = write_weights(&m[0], L->weights_out);
+  for (int k = 0; k < L->ranks && L->accumulate; ++k)
+    for (int i = 0; i < 6; ++i) free(g.acc[k][i]);
+  free(g.mean);
   if (!rc && check && !(tail < 0.25 && acc >= 0.95)) {
     fprintf(stderr, "train_cnn --check: %s did not learn the task (loss %.4f, accuracy %.1f%%)\n",
             clforge_dtype_name(t), tail, 100.0 * acc);
@@ -388,28 +488,67 @@ static int open_ranks(int n, env *es, clforge_comm *comms, char *dev, size_t dev
   return 0;
 }
 
+/* --mpi: this process's rank of MPI_COMM_WORLD, its context on the local
+ * rank's device; the other ranks print nothing. */
+static int open_mpi(int *argc, char ***argv, layout *L, env *e, clforge_comm *comm, char *dev, size_t dev_size) {
+#ifdef TRAIN_CNN_MPI
+  int provided;
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &L->first);
+  MPI_Comm_size(MPI_COMM_WORLD, &L->ranks);
+  if (clforge_comm_create_mpi(MPI_COMM_WORLD, NULL, NULL, comm) != CLFORGE_SUCCESS) return fail(NULL, "clforge_comm_create_mpi");
+  memset(e, 0, sizeof *e);
+  clforge_comm_context(*comm, &e->ctx);
+  clforge_context_cl_context(e->ctx, &e->cl);
+  clforge_context_queue(e->ctx, &e->q);
+  clforge_device_info info;
+  clforge_context_device_info(e->ctx, &info);
+  snprintf(dev, dev_size, "%d MPI ranks, each on %s", L->ranks, info.name);
+  if (L->first != 0 && !freopen("/dev/null", "w", stdout)) return 1;
+  return 0;
+#else
+  (void)argc, (void)argv, (void)L, (void)e, (void)comm, (void)dev, (void)dev_size;
+  fprintf(stderr, TRAIN_NAME ": --mpi: built without MPI (clforge without its MPI transport)\n");
+  return 1;
+#endif
+}
+
 int main(int argc, char **argv) {
-  int steps = 300, check = 0, nranks = 1;
+  int steps = 300, check = 0, nranks = 1, accumulate = 0, mpi = 0;
+  const char *weights_out = NULL;
   size_t batch = 64;
   clforge_dtype dts[3];
-  /* --ranks N is this example's own; the rest are the examples' shared options */
+  /* --ranks, --mpi, --accumulate and --weights-out are this example's own; the rest are the examples' shared options */
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--ranks") && i + 1 < argc) nranks = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--accumulate") && i + 1 < argc) accumulate = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--weights-out") && i + 1 < argc) weights_out = argv[++i];
+    else if (!strcmp(argv[i], "--mpi")) mpi = 1;
     else argv[kept++] = argv[i];
   }
   const int ndt = parse_args(kept, argv, &steps, &batch, &check, dts);
-  if (!ndt || batch > NTEST || nranks < 1 || nranks > 8 || batch % (size_t)nranks) {
+  const int modes = (nranks > 1) + (accumulate > 0) + mpi;
+  if (!ndt || batch > NTEST || nranks < 1 || nranks > 8 || accumulate < 0 || accumulate > 8 || modes > 1 ||
+      batch % (size_t)(accumulate ? accumulate : nranks)) {
     fprintf(stderr,
-            "usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B <= %d] [--ranks N "
-            "from 1 to 8 dividing B] [--check]\n",
+            "usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B <= %d] [--ranks N | --accumulate N "
+            "(1 to 8, dividing B) | --mpi] [--weights-out FILE] [--check]\n",
             NTEST);
     return 2;
   }
+  layout L = {.n = nranks, .ranks = accumulate ? accumulate : nranks, .accumulate = accumulate > 0, .mpi = mpi,
+              .weights_out = weights_out};
   env es[8];
   clforge_comm comms[8] = {0};
   char dev[300];
-  if (nranks == 1 ? open_env(&es[0], dev, sizeof dev) : open_ranks(nranks, es, comms, dev, sizeof dev)) return 1;
+  if (mpi ? open_mpi(&argc, &argv, &L, &es[0], &comms[0], dev, sizeof dev)
+          : nranks == 1 ? open_env(&es[0], dev, sizeof dev) : open_ranks(nranks, es, comms, dev, sizeof dev))
+    return 1;
+  if (mpi && batch % (size_t)L.ranks) {
+    fprintf(stderr, TRAIN_NAME ": --batch %zu does not divide into %d MPI ranks\n", batch, L.ranks);
+    return 2;
+  }
   /* the data: NTRAIN training and NTEST held-out images, classes in turn */
   float *images = malloc((size_t)(NTRAIN + NTEST) * IMG * IMG * sizeof *images);
   int32_t *labels = malloc((NTRAIN + NTEST) * sizeof *labels);
@@ -422,9 +561,16 @@ int main(int argc, char **argv) {
          "%d training and %d held-out images of 16x16 bars in 4 orientations\n",
          dev, NTRAIN, NTEST);
   int rc = 0;
-  for (int i = 0; i < ndt && !rc; ++i) rc = train(es, nranks, comms, dts[i], steps, batch, check, images, labels);
+  for (int i = 0; i < ndt && !rc; ++i) rc = train(es, &L, comms, dts[i], steps, batch, check, images, labels);
   free(images), free(labels);
   for (int r = 0; r < nranks; ++r) clforge_comm_destroy(comms[r]);
-  for (int r = 0; r < nranks; ++r) clforge_context_destroy(es[r].ctx);
+  if (!mpi)
+    for (int r = 0; r < nranks; ++r) clforge_context_destroy(es[r].ctx);
+#ifdef TRAIN_CNN_MPI
+  if (mpi) {
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+  }
+#endif
   return rc;
 }

@@ -361,5 +361,16 @@ int main(void) {
   FIELD(clforge_conv_quant, y_scale);
   FIELD(clforge_conv_quant, y_zero_point);
   FIELD(clforge_conv_quant, reserved);
+  SIZE(clforge_comm_options);
+  FIELD(clforge_comm_options, timeout_ms);
+  FIELD(clforge_comm_options, chunk_bytes);
+  FIELD(clforge_comm_options, algo);
+  FIELD(clforge_comm_options, reserved);
+  SIZE(clforge_collective_desc);
+  FIELD(clforge_collective_desc, dtype);
+  FIELD(clforge_collective_desc, op);
+  FIELD(clforge_collective_desc, count);
+  FIELD(clforge_collective_desc, root);
+  FIELD(clforge_collective_desc, reserved);
   return 0;
 }

@@ -32,3 +32,15 @@ foreach(_file IN LISTS _py_tests)
     SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS python
     ENVIRONMENT "CLFORGE_LIBRARY=$<TARGET_FILE:clforge>;${_py_command};CLFORGE_ABI_LAYOUT=$<TARGET_FILE:abi_layout>;PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src;PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache;MPLBACKEND=Agg")
 endforeach()
+
+# clforge.distributed over mpi4py on 3 ranks (tests/mpirun.sh), where the
+# library has its MPI transport.
+if(CLFORGE_MPI)
+  add_test(NAME python_distributed_3
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/mpirun.sh ${MPIEXEC_EXECUTABLE} 3
+                   sh ${CMAKE_CURRENT_SOURCE_DIR}/python_check.sh "${CLFORGE_PYTHON}" ${PROJECT_SOURCE_DIR}/.venv
+                   ${PROJECT_SOURCE_DIR}/python/tests/mpi_distributed.py)
+  set_tests_properties(python_distributed_3 PROPERTIES
+    SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS "python;mpi"
+    ENVIRONMENT "CLFORGE_LIBRARY=$<TARGET_FILE:clforge>;PYTHONPATH=${PROJECT_SOURCE_DIR}/python/src;PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache")
+endif()

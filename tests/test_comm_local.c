@@ -70,7 +70,7 @@ static void check_reduce(ranks *R, int scatter, clforge_dtype t, clforge_reduce_
     if (!scatter && r > 0) CHECK(!memcmp(got, first, count * es), "%s: rank %d's bits differ from rank 0's", R->what, r);
   }
   CHECK(same, "%s %s %s %s count %zu%s: differs from clforge_ref_allreduce's order", R->what,
-        scatter ? "reduce_scatter" : "allreduce", clforge_dtype_name(t), (const char *[]){"sum", "mean", "max", "min"}[op],
+        scatter ? "reduce_scatter" : "allreduce", clforge_dtype_name(t), clforge_reduce_op_name((clforge_reduce_op)op),
         count, in_place ? " in place" : "");
   for (int r = 0; r < n; ++r) {
     clReleaseMemObject(send[r]);
@@ -458,6 +458,10 @@ static void check_mpi_entry(clforge_context ctx) {
   else
     CHECK_FAILS(ctx, clforge_comm_create_mpi_fint(0, ctx, NULL, &c), CLFORGE_INVALID_ARGUMENT, "not initialized");
   CHECK(c == NULL, "a refused create left *comm set");
+  CHECK(!strcmp(clforge_reduce_op_name(CLFORGE_REDUCE_MEAN), "mean") &&
+            !strcmp(clforge_reduce_op_name(CLFORGE_REDUCE_MIN), "min") &&
+            !strcmp(clforge_reduce_op_name((clforge_reduce_op)9), "?"),
+        "clforge_reduce_op_name");
   clforge_context two[2] = {ctx, tu_context()};
   clforge_comm comms[2];
   clforge_comm_options o = {.algo = (clforge_comm_algo)7};

@@ -30,7 +30,6 @@ static void wait_ok(cl_event e, const char *what) {
   clReleaseEvent(e);
 }
 
-static const char *op_names[] = {"sum", "mean", "max", "min"};
 
 /* All-reduce (or reduce-scatter) against the reference; the input gated
  * by a user event set after the call when `gated`. */
@@ -66,7 +65,7 @@ static void check_reduce(clforge_comm comm, const char *what, int scatter, clfor
   const size_t mine = scatter ? (size_t)me * count : 0;
   CHECK(!memcmp(got, (char *)want + mine * es, count * es), "%s %s %s %s count %zu%s on rank %d: differs from "
         "clforge_ref_allreduce's order", what, scatter ? "reduce_scatter" : "allreduce", clforge_dtype_name(t),
-        op_names[op], count, in_place ? " in place" : "", me);
+        clforge_reduce_op_name(op), count, in_place ? " in place" : "", me);
   CHECK(clforge_comm_status(comm) == CLFORGE_SUCCESS, "%s: %s", what, clforge_comm_last_error(comm));
   clReleaseMemObject(send);
   if (!in_place) clReleaseMemObject(recv);

@@ -1457,6 +1457,9 @@ typedef enum clforge_comm_algo {
                                    latency-optimal (one exchange) */
 } clforge_comm_algo;
 
+/** "sum", "mean", "max", "min"; "?" for another value. */
+CLFORGE_API const char *clforge_reduce_op_name(clforge_reduce_op op);
+
 typedef struct clforge_comm_options {
   /* A collective that a rank has not called this long after the first
    * rank's call, or whose inputs (wait lists, earlier work on the contexts'

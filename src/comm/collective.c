@@ -23,7 +23,7 @@ typedef struct {
   int in_place;                    /* the rank's recv (or its block) is its send */
 } call;
 
-static const char *op_name(clforge_reduce_op op) {
+const char *clforge_reduce_op_name(clforge_reduce_op op) {
   static const char *const names[] = {"sum", "mean", "max", "min"};
   return (unsigned)op <= CLFORGE_REDUCE_MIN ? names[op] : "?";
 }
@@ -114,7 +114,7 @@ static int mismatch(const clforge__coll_op *op, const call *k, char *why, size_t
   else if (a->dtype != b->dtype) snprintf(why, cap, "dtype %d, where an earlier rank gave %d", (int)b->dtype, (int)a->dtype);
   else if (a->count != b->count) snprintf(why, cap, "count %zu, where an earlier rank gave %zu", b->count, a->count);
   else if ((op->kind == COMM_ALLREDUCE || op->kind == COMM_REDUCE_SCATTER) && a->op != b->op)
-    snprintf(why, cap, "op %s, where an earlier rank gave %s", op_name(b->op), op_name(a->op));
+    snprintf(why, cap, "op %s, where an earlier rank gave %s", clforge_reduce_op_name(b->op), clforge_reduce_op_name(a->op));
   else if (op->kind == COMM_BROADCAST && a->root != b->root)
     snprintf(why, cap, "root %d, where an earlier rank gave %d", b->root, a->root);
   else return 0;

@@ -148,9 +148,16 @@ cl_int clforge__event_wait_until(cl_event e, double deadline);
  * group (a timeout or the failed command, naming the rank). */
 int clforge__input_ready(clforge__comm_group *g, const clforge__coll_op *op, int r, size_t c, double deadline);
 
-/* Sleep a little between polls: yields first, then naps growing to 200 us
- * (*state starts at 0). */
-void clforge__poll_pause(long *state);
+/* Between two polls of something in flight: yield the core (another
+ * thread that has work gets it at once; none: the poll comes back at once)
+ * for the first spin_s seconds of the wait, then sleep, growing to 200 us
+ * (a wait that long is a late rank, not a transfer: it must not hold a
+ * core the driver's workers need). Starts zeroed. */
+typedef struct {
+  double start;
+  long nap_ns;
+} clforge__poller;
+void clforge__poll_pause(clforge__poller *p, double spin_s);
 
 /* A new group of n ranks (nlocal of them in this process, the rank
  * structures made for ranks [first, first + nlocal) on ctxs[0 ..]) with

@@ -87,7 +87,9 @@ static int finish(step *s) {
   clforge__comm_group *g = s->g;
   clforge__mpi *m = g->mpi;
   const double deadline = clforge__now() + g->timeout_ms / 1000.0;
-  long pause = 0;
+  /* Open MPI moves a large message only inside MPI calls (ob1 over TCP):
+   * polled without sleeping while the step is a transfer, not a wait */
+  clforge__poller pause = {0, 0};
   for (;;) {
     int done = 0;
     const int rc = MPI_Testall(m->nreq, m->req, &done, MPI_STATUSES_IGNORE);
@@ -100,7 +102,7 @@ static int finish(step *s) {
       return 0;
     }
     if (clforge__now() > deadline) break;
-    clforge__poll_pause(&pause);
+    clforge__poll_pause(&pause, 20e-3);
   }
   char late[256] = "";
   size_t len = 0;
@@ -161,50 +163,113 @@ static void reduce_ranks(const clforge__comm_group *g, const clforge__coll_op *o
   clforge__reduce_host(op->desc.dtype, op->desc.op, g->n, ins, out, count);
 }
 
-/* All-reduce of one piece (elements [b, b + m)) by gathering: every rank
- * gets every contribution and sums them all itself. */
-static int piece_gather(step *s, const char *in, char *out, size_t m) {
-  const size_t es = s->op->esize;
-  char *peers = scratch(s->g, s->op, (size_t)s->g->n * m * es);
-  if (!peers || all_to_all(s, (void *)in, peers, m * es, 0)) return -1;
-  reduce_ranks(s->g, s->op, in, peers, m * es, out, m);
-  return 0;
-}
-
-/* All-reduce of one piece by owners: rank j sums part j of the piece (the
- * first m mod n parts one element longer), then sends it to every rank. */
-static int piece_owner(step *s, const char *in, char *out, size_t m) {
-  clforge__comm_group *g = s->g;
-  clforge__mpi *mp = g->mpi;
-  const size_t es = s->op->esize, n = (size_t)g->n, me = (size_t)g->me, base = m / n, extra = m % n;
-#define PART_LO(j) ((j) * base + ((j) < extra ? (j) : extra))
-#define PART_LEN(j) (base + ((j) < extra))
-  char *peers = scratch(g, s->op, n * PART_LEN(me) * es);
-  if (!peers) return -1;
-  for (size_t j = 0; j < n; ++j) {
-    if (j == me) continue;
-    if (post(s, 1, peers + j * PART_LEN(me) * es, PART_LEN(me) * es, (int)j, 0) ||
-        post(s, 0, (void *)(in + PART_LO(j) * es), PART_LEN(j) * es, (int)j, 0))
-      return -1;
-  }
-  if (finish(s)) return -1;
-  reduce_ranks(g, s->op, in + PART_LO(me) * es, peers, PART_LEN(me) * es, out + PART_LO(me) * es, PART_LEN(me));
-  s->what = "its summed part";
-  for (size_t j = 0; j < n; ++j) {
-    if (j == me) continue;
-    if (post(s, 1, out + PART_LO(j) * es, PART_LEN(j) * es, (int)j, 1) ||
-        post(s, 0, out + PART_LO(me) * es, PART_LEN(me) * es, (int)j, 1))
-      return -1;
-  }
-  (void)mp;
-  return finish(s);
-#undef PART_LO
-#undef PART_LEN
-}
+static int check_headers(clforge__comm_group *g, clforge__coll_op *op);
+static int input_ready(clforge__comm_group *g, clforge__coll_op *op, size_t c);
 
 static int use_owner(const clforge__comm_group *g, const clforge__coll_op *op) {
   if (g->algo != CLFORGE_COMM_ALGO_AUTO) return g->algo == CLFORGE_COMM_ALGO_OWNER;
   return op->desc.count * op->esize >= GATHER_BELOW_BYTES;
+}
+
+/* Owner: part j of a piece of m elements (the first m mod n parts one
+ * element longer). */
+static size_t part_lo(size_t j, size_t m, size_t n) { return j * (m / n) + (j < m % n ? j : m % n); }
+static size_t part_len(size_t j, size_t m, size_t n) { return m / n + (j < m % n); }
+
+/* An all-reduce's pieces, pipelined: piece c+1's first exchange is in
+ * flight while piece c is summed, and (owner) piece c's second exchange
+ * while piece c+1's first completes. */
+typedef struct {
+  clforge__comm_group *g;
+  clforge__coll_op *op;
+  int owner;
+  char *slots; /* two slots of the peers' parts, piece c in slot c & 1 */
+  size_t slot_bytes;
+  size_t opened; /* gates opened so far */
+} pipeline;
+
+static size_t piece_len(const clforge__coll_op *op, size_t c) { return op->bounds[c + 1] - op->bounds[c]; }
+
+/* Piece c's first exchange: gather, the whole piece to every rank and
+ * theirs from them; owner, part j to rank j and part me from every rank. */
+static int post_first(pipeline *P, step *s, size_t c) {
+  const clforge__coll_op *op = P->op;
+  const size_t es = op->esize, n = (size_t)P->g->n, me = (size_t)P->g->me, m = piece_len(op, c);
+  const char *in = (const char *)op->part[me].staging->ptr + op->bounds[c] * es;
+  char *slot = P->slots + (c & 1) * P->slot_bytes;
+  const size_t mine = P->owner ? part_len(me, m, n) : m;
+  s->chunk = c;
+  for (size_t j = 0; j < n; ++j) {
+    if (j == me) continue;
+    const size_t lo = P->owner ? part_lo(j, m, n) : 0, len = P->owner ? part_len(j, m, n) : m;
+    if (post(s, 1, slot + j * mine * es, mine * es, (int)j, 0) || post(s, 0, (void *)(in + lo * es), len * es, (int)j, 0))
+      return -1;
+  }
+  return 0;
+}
+
+/* Piece c summed from its slot (owner: this rank's part, then sent to
+ * every rank and theirs received: the second exchange). */
+static int sum_piece(pipeline *P, step *s, size_t c) {
+  const clforge__coll_op *op = P->op;
+  const size_t es = op->esize, n = (size_t)P->g->n, me = (size_t)P->g->me, m = piece_len(op, c);
+  const char *in = (const char *)op->part[me].staging->ptr + op->bounds[c] * es;
+  char *out = (char *)op->result->ptr + op->bounds[c] * es, *slot = P->slots + (c & 1) * P->slot_bytes;
+  const size_t lo = P->owner ? part_lo(me, m, n) : 0, len = P->owner ? part_len(me, m, n) : m;
+  reduce_ranks(P->g, op, in + lo * es, slot, len * es, out + lo * es, len);
+  if (!P->owner) return 0;
+  s->chunk = c;
+  for (size_t j = 0; j < n; ++j) {
+    if (j == me) continue;
+    if (post(s, 1, out + part_lo(j, m, n) * es, part_len(j, m, n) * es, (int)j, 1) ||
+        post(s, 0, out + lo * es, len * es, (int)j, 1))
+      return -1;
+  }
+  return 0;
+}
+
+static void open_gate(clforge__coll_op *op, int me, size_t c) {
+  clforge__rank_part *p = &op->part[me];
+  clSetUserEventStatus(p->gate[c], CL_COMPLETE);
+  clReleaseEvent(p->gate[c]);
+  p->gate[c] = NULL;
+}
+
+static int allreduce_pieces(pipeline *P) {
+  clforge__comm_group *g = P->g;
+  clforge__coll_op *op = P->op;
+  step s = {g, op, 0, "its data"};
+  if (post_first(P, &s, 0)) return -1;
+  for (size_t c = 0; c < op->nchunks; ++c) {
+    if (finish(&s)) return -1; /* piece c's first exchange, piece c-1's second */
+    if (P->owner && c > 0) open_gate(op, g->me, c - 1), ++P->opened;
+    if (c + 1 < op->nchunks && (input_ready(g, op, c + 1) || post_first(P, &s, c + 1))) return -1;
+    if (sum_piece(P, &s, c)) return -1;
+    if (!P->owner) open_gate(op, g->me, c), ++P->opened;
+  }
+  s.what = "its summed part";
+  if (P->owner && finish(&s)) return -1;
+  if (P->owner) open_gate(op, g->me, op->nchunks - 1), ++P->opened;
+  return 0;
+}
+
+/* All-reduce: by owners (bandwidth) or by gathering (latency), piece by
+ * piece, pipelined. 0, or -1 with the failure recorded and every gate not
+ * opened yet opened on NaN. */
+static int run_allreduce(clforge__comm_group *g, clforge__coll_op *op) {
+  pipeline P = {g, op, use_owner(g, op), NULL, 0, 0};
+  size_t most = 0;
+  for (size_t c = 0; c < op->nchunks; ++c) most = piece_len(op, c) > most ? piece_len(op, c) : most;
+  const size_t n = (size_t)g->n;
+  P.slot_bytes = n * (P.owner ? part_len(0, most, n) : most) * op->esize;
+  P.slots = scratch(g, op, 2 * P.slot_bytes);
+  const int failed = !P.slots || input_ready(g, op, 0) || (g->mpi->check_headers && check_headers(g, op)) ||
+                     allreduce_pieces(&P);
+  if (failed) {
+    abandon(g->mpi);
+    clforge__op_fail_gates(g, op, P.opened);
+  }
+  return failed ? -1 : 0;
 }
 
 /* Piece c of op: this rank's input is on the host (staging, or the result
@@ -217,8 +282,8 @@ static int run_piece(clforge__comm_group *g, clforge__coll_op *op, size_t c) {
   char *res = op->result ? (char *)op->result->ptr + b * es : NULL;
   const char *in = p->staging ? (const char *)p->staging->ptr + b * es : NULL;
   switch (op->kind) {
-  case COMM_ALLREDUCE:
-    return use_owner(g, op) ? piece_owner(&s, in, res, m) : piece_gather(&s, in, res, m);
+  case COMM_ALLREDUCE: /* run_allreduce */
+    return -1;
   case COMM_REDUCE_SCATTER: { /* piece of block seg: its owner receives and sums */
     if (seg != g->me) {
       if (post(&s, 0, (void *)in, m * es, seg, 0)) return -1;
@@ -289,6 +354,7 @@ static int input_ready(clforge__comm_group *g, clforge__coll_op *op, size_t c) {
 }
 
 int clforge__mpi_run_op(clforge__comm_group *g, clforge__coll_op *op) {
+  if (op->kind == COMM_ALLREDUCE) return run_allreduce(g, op);
   clforge__rank_part *p = &op->part[g->me];
   int failed = input_ready(g, op, 0) || (g->mpi->check_headers && check_headers(g, op));
   size_t c = 0;
@@ -358,9 +424,10 @@ static clforge_status mpi_setup(const char *fn, MPI_Comm comm, clforge__mpi *m, 
     MPI_Comm_size(node, &m->local_size);
     MPI_Comm_free(&node);
   }
-  m->req = calloc(2 * (size_t)*size, sizeof *m->req);
-  m->req_peer = calloc(2 * (size_t)*size, sizeof *m->req_peer);
-  m->req_recv = calloc(2 * (size_t)*size, sizeof *m->req_recv);
+  /* two exchanges in flight (a pipelined all-reduce), a send and a receive per peer each */
+  m->req = calloc(4 * (size_t)*size, sizeof *m->req);
+  m->req_peer = calloc(4 * (size_t)*size, sizeof *m->req_peer);
+  m->req_recv = calloc(4 * (size_t)*size, sizeof *m->req_recv);
   m->ins = calloc((size_t)*size, sizeof *m->ins);
   if (!m->req || !m->req_peer || !m->req_recv || !m->ins)
     return clforge__fail(NULL, CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);

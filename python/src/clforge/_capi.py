@@ -200,6 +200,16 @@ class TuneOptions(Structure):
     _anonymous_ = ("compute_type_u",)
 
 
+class CommOptions(Structure):
+    _fields_ = [("timeout_ms", ctypes.c_uint32), ("chunk_bytes", c_size_t), ("algo", c_int),
+                ("reserved", ctypes.c_uint32 * 7)]
+
+
+class CollectiveDesc(Structure):
+    _fields_ = [("dtype", c_int), ("op", c_int), ("count", c_size_t), ("root", c_int),
+                ("reserved", ctypes.c_uint32 * 8)]
+
+
 STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice, "clforge_norm_desc": NormDesc,
            "clforge_softmax_desc": SoftmaxDesc, "clforge_cross_entropy_desc": CrossEntropyDesc,
@@ -208,7 +218,8 @@ STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_attention_buffers": AttentionBuffers, "clforge_attention_choice": AttentionChoice,
            "clforge_device_info": DeviceInfo, "clforge_cache_stats": CacheStats,
            "clforge_tune_event": TuneEvent, "clforge_tune_options": TuneOptions, "clforge_quant_desc": QuantDesc,
-           "clforge_gemm_quant": GemmQuant, "clforge_conv_quant": ConvQuant}
+           "clforge_gemm_quant": GemmQuant, "clforge_conv_quant": ConvQuant,
+           "clforge_comm_options": CommOptions, "clforge_collective_desc": CollectiveDesc}
 
 # ------------------------------------------------------------ the library
 _WAIT = (c_uint, POINTER(cl_event), POINTER(cl_event))  # wait list in, event out
@@ -287,6 +298,21 @@ _PROTOTYPES = {
     "clforge_attention": (status_t, (c_void_p, POINTER(AttentionDesc), cl_mem, cl_mem, cl_mem, cl_mem,
                                      POINTER(AttentionBuffers)) + _WAIT),
     "clforge_attention_explain": (status_t, (c_void_p, POINTER(AttentionDesc), POINTER(AttentionChoice))),
+    "clforge_comm_create_mpi_fint": (status_t, (c_int32, c_void_p, POINTER(CommOptions), POINTER(c_void_p))),
+    "clforge_comm_mpi_library": (c_char_p, ()),
+    "clforge_reduce_op_name": (c_char_p, (c_int,)),
+    "clforge_comm_destroy": (None, (c_void_p,)),
+    "clforge_comm_rank": (status_t, (c_void_p, POINTER(c_int))),
+    "clforge_comm_size": (status_t, (c_void_p, POINTER(c_int))),
+    "clforge_comm_context": (status_t, (c_void_p, POINTER(c_void_p))),
+    "clforge_comm_status": (status_t, (c_void_p,)),
+    "clforge_comm_last_error": (c_char_p, (c_void_p,)),
+    "clforge_allreduce": (status_t, (c_void_p, POINTER(CollectiveDesc), cl_mem, c_size_t, cl_mem, c_size_t) + _WAIT),
+    "clforge_broadcast": (status_t, (c_void_p, POINTER(CollectiveDesc), cl_mem, c_size_t, cl_mem, c_size_t) + _WAIT),
+    "clforge_reduce_scatter": (status_t, (c_void_p, POINTER(CollectiveDesc), cl_mem, c_size_t, cl_mem,
+                                          c_size_t) + _WAIT),
+    "clforge_all_gather": (status_t, (c_void_p, POINTER(CollectiveDesc), cl_mem, c_size_t, cl_mem, c_size_t) + _WAIT),
+    "clforge_comm_barrier": (status_t, (c_void_p,) + _WAIT),
 }
 
 _here = os.path.dirname(os.path.abspath(__file__))

@@ -80,6 +80,10 @@ class Context(OwnedHandle):
             st = lib.clforge_context_create(device.encode() if device else None, byref(self._handle))
         if st != 0:
             raise_status(st, None, None)
+        self._setup(validate)
+
+    def _setup(self, validate=None):
+        """What every context holds once its handle is made."""
         q, c, d = c_void_p(), c_void_p(), c_void_p()
         check(lib.clforge_context_queue(self._handle, byref(q)), self._handle)
         check(lib.clforge_context_cl_context(self._handle, byref(c)), self._handle)
@@ -169,6 +173,20 @@ class Context(OwnedHandle):
 _default = None
 _by_queue = {}
 _glock = threading.Lock()
+
+
+class _BorrowedContext(Context):
+    """A context clforge made and owns (a communicator's, over MPI): used
+    like any, never destroyed from here; ``owner`` is kept alive with it."""
+
+    def __init__(self, handle, owner):  # noqa: super().__init__ would make another context
+        self.pyqueue = None
+        self._handle = c_void_p(handle)
+        self._owner = owner
+        self._setup()
+
+    def close(self):
+        self._handle = c_void_p()
 
 
 def default_context():
