@@ -109,7 +109,8 @@ static void measure(const clforge_bench_allreduce_mpi_args *a, const mpi_ranks *
   cl_int e1 = CL_SUCCESS, e2 = CL_SUCCESS;
   cl_mem send = clCreateBuffer(c, CL_MEM_READ_WRITE, row->bytes, NULL, &e1);
   cl_mem recv = clCreateBuffer(c, CL_MEM_READ_WRITE, row->bytes, NULL, &e2);
-  void *mine = malloc(row->bytes), *want = malloc(row->bytes), *got = malloc(row->bytes);
+  /* (the peer reads whole floats: a 2-byte message's one float) */
+  void *mine = calloc(1, row->bytes + sizeof(float)), *want = malloc(row->bytes), *got = malloc(row->bytes);
   float *peer_out = malloc(row->bytes + sizeof(float));
   double *tc = malloc(sizeof *tc * (size_t)a->runs), *tp = malloc(sizeof *tp * (size_t)a->runs);
   int bad = e1 != CL_SUCCESS || e2 != CL_SUCCESS || !mine || !want || !got || !peer_out || !tc || !tp;

@@ -26,7 +26,10 @@
  * after the other and averages their gradients on the host in the
  * collectives' one order (clforge_ref_allreduce): the single-process
  * twin of N ranks, which ends with the same weights, bit for bit
- * (--weights-out FILE writes them; tests/train_cnn_mpi.sh compares).
+ * (--weights-out FILE writes them; tests/train_cnn_mpi.sh compares) where
+ * both runs compile the same kernels: the same device and driver settings
+ * (POCL_MAX_PTHREAD_COUNT changes the compute units the heuristics see) and
+ * the same tuning file.
  *
  * Usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B] [--ranks N | --mpi | --accumulate N]
  *                  [--weights-out FILE] [--check]
@@ -404,6 +407,17 @@ typedef struct {
   const char *weights_out;
 } layout;
 
+/* Over MPI: the worst of the ranks' outcomes, so that every rank takes the
+ * same path (what follows is collective); rc elsewhere. */
+static int all_ranks(const layout *L, int rc) {
+#ifdef TRAIN_CNN_MPI
+  if (L->mpi) MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#else
+  (void)L;
+#endif
+  return rc;
+}
+
 static int train(env *es, const layout *L, clforge_comm *comms, clforge_dtype t, int steps, size_t batch, int check,
                  const float *images, const int32_t *labels) {
   model m[8];
@@ -444,6 +458,7 @@ static int train(env *es, const layout *L, clforge_comm *comms, clforge_dtype t,
          st.step, st.scale, (double)es[0].bytes / (1 << 20));
   if (!rc && comms[0] && clforge_comm_status(comms[0]) != CLFORGE_SUCCESS)
     rc = 1, fprintf(stderr, TRAIN_NAME ": the communicator failed: %s\n", clforge_comm_last_error(comms[0]));
+  rc = all_ranks(L, rc);
   if (!rc && comms[0]) {
     const int differ = L->mpi ? processes_agree(&m[0]) : ranks_agree(&g);
     printf("%s: %d ranks, weights %s; the optimizer waited %.2f ms/step on the all-reduces after the last backward "
@@ -461,6 +476,7 @@ static int train(env *es, const layout *L, clforge_comm *comms, clforge_dtype t,
             clforge_dtype_name(t), tail, 100.0 * acc);
     rc = 1;
   }
+  rc = all_ranks(L, rc); /* (each rank's loss is its own micro-batch's) */
   for (int r = 0; r < nranks; ++r) model_free(&m[r]);
   return rc;
 }

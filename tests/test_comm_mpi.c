@@ -158,8 +158,18 @@ static void faults(void) {
   clforge_comm comm;
   CHECK_OK(ctx, clforge_comm_create_mpi(MPI_COMM_WORLD, ctx, &o, &comm));
   cl_mem b = tu_buffer(ctx, 64 * sizeof(float));
-  clforge_collective_desc d = {.dtype = CLFORGE_F32, .count = me == nranks - 1 ? 11 : 10};
+  /* a one-element all-reduce first, headers and all (the headers' buffer is
+   * not the pieces' one) */
+  const float one = (float)(me + 1);
+  tu_write(ctx, b, 0, sizeof one, &one);
+  clforge_collective_desc d = {.dtype = CLFORGE_F32, .count = 1};
   cl_event ev;
+  CHECK_OK(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev));
+  wait_ok(ev, "validation mode, one element");
+  float got = 0;
+  tu_read(ctx, b, 0, sizeof got, &got);
+  CHECK(got == (float)(nranks * (nranks + 1) / 2), "validation mode, one element: %g", got);
+  d.count = me == nranks - 1 ? 11 : 10;
   CHECK_OK(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev));
   wait_ok(ev, "mismatch");
   CHECK(clforge_comm_status(comm) == CLFORGE_COMM_MISMATCH, "count 10 against 11: status %s (%s)",
@@ -188,6 +198,22 @@ static void faults(void) {
   }
   MPI_Barrier(MPI_COMM_WORLD); /* the late rank destroys its rank after the others failed */
   clforge_comm_destroy(comm);
+
+  /* counts that differ without validation mode: the sizes of the messages
+   * tell (a receive shorter or longer than posted), never a silent result */
+  o.timeout_ms = 3000;
+  clforge_context plain = tu_context();
+  cl_mem pb = tu_buffer(plain, 64 * sizeof(float));
+  CHECK_OK(plain, clforge_comm_create_mpi(MPI_COMM_WORLD, plain, &o, &comm));
+  d.count = me == nranks - 1 ? 11 : 10;
+  CHECK_OK(plain, clforge_allreduce(comm, &d, pb, 0, pb, 0, 0, NULL, &ev));
+  wait_ok(ev, "mismatch without validation");
+  CHECK(clforge_comm_status(comm) == CLFORGE_COMM_MISMATCH && strstr(clforge_comm_last_error(comm), "bytes"),
+        "count 10 against 11 without validation mode: status %s (%s)", clforge_status_name(clforge_comm_status(comm)),
+        clforge_comm_last_error(comm));
+  clforge_comm_destroy(comm);
+  clReleaseMemObject(pb);
+  clforge_context_destroy(plain);
 
   /* options that differ across ranks: refused on every rank */
   o.chunk_bytes = me == 0 ? 4096 : 8192;

@@ -23,10 +23,11 @@ extern "C" {
  *    application's), which clforge_comm_destroy frees: destroy before
  *    MPI_Finalize.
  *  - ctx NULL: the rank makes its own context (clforge_comm_context gives
- *    it; destroyed with the rank) on its local rank's device (the rank
- *    within its machine, from an MPI shared-memory split): CLFORGE_DEVICE's
- *    where set, else GPU (or accelerator) local_rank mod count, else the
- *    CPU device, which the machine's ranks share.
+ *    it; destroyed with the rank) on its local rank's device (the process's
+ *    rank within its machine: the launcher's OMPI_COMM_WORLD_LOCAL_RANK,
+ *    MPI_LOCALRANKID or SLURM_LOCALID, else a shared-memory split of comm):
+ *    CLFORGE_DEVICE's where set, else GPU (or accelerator) local_rank mod
+ *    count, else the CPU device, which the machine's ranks share.
  *  - opts->chunk_bytes and opts->algo must be equal on every rank (checked:
  *    CLFORGE_COMM_MISMATCH on every rank).
  *  - Validation mode on any rank's context (CLFORGE_VALIDATE) makes every
@@ -35,8 +36,14 @@ extern "C" {
  *    as a timeout.
  *  - A rank that does not take part in a collective within the timeout
  *    (opts->timeout_ms, CLFORGE_COMM_TIMEOUT_MS, 60 s) fails it on the
- *    others with CLFORGE_COMM_TIMEOUT naming it (clforge_comm_status). A
- *    process that dies ends the job: Open MPI 4.1 lets no survivor go on. */
+ *    others with CLFORGE_COMM_TIMEOUT naming it (clforge_comm_status); so
+ *    does one whose rank was destroyed before it called (over MPI, unlike
+ *    clforge_comm_create_local, the others learn it only at the timeout).
+ *    Calls whose sizes differ fail with CLFORGE_COMM_MISMATCH (the
+ *    messages' sizes tell, validation mode or not). A process that dies
+ *    ends the job: Open MPI 4.1 lets no survivor go on. After a failure the
+ *    rank keeps its host memory until the process ends (sends to a late
+ *    peer cannot be recalled). */
 CLFORGE_API clforge_status clforge_comm_create_mpi(MPI_Comm comm, clforge_context ctx,
                                                    const clforge_comm_options *opts, clforge_comm *out);
 

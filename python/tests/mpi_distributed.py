@@ -97,3 +97,14 @@ def test_rank_context(comm):
     assert comm.rank == RANK and comm.size == SIZE
     assert comm.ctx.device.get("name")
     assert dist.mpi_library().split()[:2] == MPI.Get_library_version().split()[:2]
+
+
+def test_out_dtype_and_close():
+    c = dist.Communicator(timeout_ms=20000)
+    with pytest.raises(TypeError, match="out is float32"):
+        c.all_reduce(np.ones(4, np.float16), out=np.empty(4, np.float32))
+    ctx = c.ctx
+    assert same_bits(c.all_reduce(np.ones(3, np.float32)), np.full(3, SIZE, np.float32))
+    c.close()
+    with pytest.raises(ValueError, match="closed"):
+        ctx.handle  # the rank's own context went with it

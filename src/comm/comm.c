@@ -138,17 +138,19 @@ static uint32_t timeout_from_env(void) {
 
 void clforge__group_free(clforge__comm_group *g) {
   clforge_context owned = NULL;
+  /* over MPI, sends a failure let go may still read the host memory: kept */
+  const int keep = g->mpi && clforge__mpi_keeps_memory(g->mpi);
   for (int r = 0; r < g->n; ++r) {
     struct clforge_comm_s *c = g->ranks[r];
     if (!c) continue;
-    clforge__block_pool_free(&c->staging);
+    if (!keep) clforge__block_pool_free(&c->staging);
     if (c->d2h) clReleaseCommandQueue(c->d2h);
     if (c->h2d) clReleaseCommandQueue(c->h2d);
     if (c->map) clReleaseCommandQueue(c->map);
     if (c->owns_ctx) owned = c->ctx;
     free(c);
   }
-  clforge__block_pool_free(&g->results);
+  if (!keep) clforge__block_pool_free(&g->results);
   if (g->mpi) clforge__mpi_free(g->mpi);
   pthread_mutex_destroy(&g->mu);
   pthread_cond_destroy(&g->cv);

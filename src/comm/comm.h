@@ -174,5 +174,8 @@ void clforge__group_free(clforge__comm_group *g);
  * run an op whose local rank has arrived, and release the state. */
 int clforge__mpi_run_op(clforge__comm_group *g, clforge__coll_op *op);
 void clforge__mpi_free(clforge__mpi *m);
+/* A failed exchange let sends go that may still read the rank's host
+ * memory: the group keeps it (never freed) rather than free it under them. */
+int clforge__mpi_keeps_memory(const clforge__mpi *m);
 
 #endif

@@ -28,10 +28,14 @@ struct clforge__mpi {
   int check_headers; /* validation mode on some rank: each op's header first */
   char *scratch;     /* the peers' pieces (the progress thread's own) */
   size_t scratch_bytes;
-  MPI_Request *req; /* one exchange's requests */
+  MPI_Request *req; /* the requests in flight (up to two exchanges: 4n) */
+  MPI_Status *status;
   int *req_peer, *req_recv;
+  size_t *req_bytes;
   int nreq;
-  const void **ins; /* [n]: a reduction's inputs */
+  const void **ins;      /* [n]: a reduction's inputs */
+  long long *headers;    /* [n * 5]: validation mode's descriptions (this rank's at its own place) */
+  int sends_abandoned;   /* a failed exchange left sends that may still read this rank's memory */
 };
 
 /* One exchange step of an op: its requests, the op for messages. */
@@ -61,7 +65,7 @@ static int tag_of(const clforge__mpi *m, const clforge__coll_op *op, size_t chun
 static int post(step *s, int recv, void *buf, size_t bytes, int peer, int phase) {
   clforge__mpi *m = s->g->mpi;
   const int tag = tag_of(m, s->op, s->chunk, phase), i = m->nreq++;
-  m->req_peer[i] = peer, m->req_recv[i] = recv;
+  m->req_peer[i] = peer, m->req_recv[i] = recv, m->req_bytes[i] = bytes;
   const int rc = recv ? MPI_Irecv(buf, (int)bytes, MPI_BYTE, peer, tag, m->comm, &m->req[i])
                       : MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag, m->comm, &m->req[i]);
   if (rc != MPI_SUCCESS) {
@@ -71,14 +75,46 @@ static int post(step *s, int recv, void *buf, size_t bytes, int peer, int phase)
   return 0;
 }
 
-/* Drop the step's unfinished requests (a failed step: the comm is broken). */
+/* Drop the unfinished requests of a failed exchange (the comm is broken):
+ * receives cancelled and completed here; sends cannot be recalled, so
+ * they are let go and the rank's host memory is kept for good (never
+ * freed: a late peer may still read it; clforge__mpi_keeps_memory). */
 static void abandon(clforge__mpi *m) {
   for (int i = 0; i < m->nreq; ++i)
     if (m->req[i] != MPI_REQUEST_NULL) {
-      if (m->req_recv[i]) MPI_Cancel(&m->req[i]);
-      MPI_Request_free(&m->req[i]);
+      if (m->req_recv[i]) {
+        MPI_Cancel(&m->req[i]);
+        MPI_Wait(&m->req[i], MPI_STATUS_IGNORE);
+      } else {
+        MPI_Request_free(&m->req[i]);
+        m->sends_abandoned = 1;
+      }
     }
   m->nreq = 0;
+}
+
+int clforge__mpi_keeps_memory(const clforge__mpi *m) { return m->sends_abandoned; }
+
+/* A completed receive shorter than posted (or one MPI truncated): the
+ * ranks' calls differ. 0, or the failure recorded. */
+static int check_sizes(step *s, int truncated) {
+  clforge__mpi *m = s->g->mpi;
+  for (int i = 0; i < m->nreq; ++i) {
+    if (!m->req_recv[i]) continue;
+    int got = 0;
+    const int bad = truncated ? m->status[i].MPI_ERROR == MPI_ERR_TRUNCATE
+                              : MPI_Get_count(&m->status[i], MPI_BYTE, &got) != MPI_SUCCESS || (size_t)got != m->req_bytes[i];
+    if (!bad) continue;
+    pthread_mutex_lock(&s->g->mu);
+    clforge__group_fail(s->g, CLFORGE_COMM_MISMATCH,
+                        "%s #%llu: rank %d sent %s bytes for piece %zu where rank %d expected %zu: the ranks' calls "
+                        "differ (CLFORGE_VALIDATE=1 names the field)",
+                        s->op->name, (unsigned long long)s->op->seq, m->req_peer[i], truncated ? "more" : "other",
+                        s->chunk, s->g->me, m->req_bytes[i]);
+    pthread_mutex_unlock(&s->g->mu);
+    return -1;
+  }
+  return 0;
 }
 
 /* Wait for the step's requests, at most the timeout: 0, or the failure
@@ -92,28 +128,33 @@ static int finish(step *s) {
   clforge__poller pause = {0, 0};
   for (;;) {
     int done = 0;
-    const int rc = MPI_Testall(m->nreq, m->req, &done, MPI_STATUSES_IGNORE);
+    const int rc = MPI_Testall(m->nreq, m->req, &done, m->status);
     if (rc != MPI_SUCCESS) {
+      const int mismatch = rc == MPI_ERR_IN_STATUS && check_sizes(s, 1);
       abandon(m);
-      return fail_mpi(g, s->op, rc, "MPI_Testall");
+      return mismatch ? -1 : fail_mpi(g, s->op, rc, "MPI_Testall");
     }
     if (done) {
+      const int bad = check_sizes(s, 0);
       m->nreq = 0;
-      return 0;
+      return bad;
     }
     if (clforge__now() > deadline) break;
     clforge__poll_pause(&pause, 20e-3);
   }
-  char late[256] = "";
-  size_t len = 0;
-  for (int i = 0; i < m->nreq; ++i) {
+  for (int i = 0; i < m->nreq; ++i) { /* which are still open */
     int flag = 1;
     if (m->req[i] != MPI_REQUEST_NULL) MPI_Test(&m->req[i], &flag, MPI_STATUS_IGNORE);
-    char name[16];
-    snprintf(name, sizeof name, "%d", m->req_peer[i]);
-    if (!flag && !strstr(late, name) && len + 16 < sizeof late)
-      len += (size_t)snprintf(late + len, sizeof late - len, "%s%s", len ? ", " : "", name);
+    if (flag) m->req_peer[i] = -1;
   }
+  char late[256] = "";
+  size_t len = 0;
+  for (int r = 0; r < g->n && len + 16 < sizeof late; ++r)
+    for (int i = 0; i < m->nreq; ++i)
+      if (m->req_peer[i] == r) {
+        len += (size_t)snprintf(late + len, sizeof late - len, "%s%d", len ? ", " : "", r);
+        break;
+      }
   abandon(m);
   pthread_mutex_lock(&g->mu);
   clforge__group_fail(g, CLFORGE_COMM_TIMEOUT,
@@ -321,16 +362,21 @@ static const char *kind_word(int kind) {
 static int check_headers(clforge__comm_group *g, clforge__coll_op *op) {
   enum { KIND, DTYPE, OP, COUNT, ROOT, FIELDS };
   const int reduces = op->kind == COMM_ALLREDUCE || op->kind == COMM_REDUCE_SCATTER;
-  long long mine[FIELDS] = {op->kind, op->kind == COMM_BARRIER ? 0 : op->desc.dtype, reduces ? op->desc.op : 0,
-                            op->kind == COMM_BARRIER ? 0 : (long long)op->desc.count,
-                            op->kind == COMM_BROADCAST ? op->desc.root : 0};
-  char *peers = scratch(g, op, (size_t)g->n * sizeof mine);
+  /* in a buffer of its own: the exchange may outlive this call (a failed one) and a pipelined all-reduce's slots
+   * are sized already */
+  long long *mine = g->mpi->headers + (size_t)g->me * FIELDS;
+  const long long values[FIELDS] = {op->kind, op->kind == COMM_BARRIER ? 0 : op->desc.dtype, reduces ? op->desc.op : 0,
+                                    op->kind == COMM_BARRIER ? 0 : (long long)op->desc.count,
+                                    op->kind == COMM_BROADCAST ? op->desc.root : 0};
+  memcpy(mine, values, sizeof values);
+  char *peers = (char *)g->mpi->headers;
+  const size_t bytes = FIELDS * sizeof *mine;
   step s = {g, op, 0x7FFFF, "its call's description (validation mode)"};
-  if (!peers || all_to_all(&s, mine, peers, sizeof mine, 1)) return -1;
+  if (all_to_all(&s, mine, peers, bytes, 1)) return -1;
   static const char *const field[] = {"collective", "dtype", "op", "count", "root"};
   for (int r = 0; r < g->n; ++r) {
     if (r == g->me) continue;
-    const long long *h = (const long long *)(peers + (size_t)r * sizeof mine);
+    const long long *h = (const long long *)(peers + (size_t)r * bytes);
     for (int f = 0; f < FIELDS; ++f) {
       if (h[f] == mine[f]) continue;
       pthread_mutex_lock(&g->mu);
@@ -367,19 +413,19 @@ int clforge__mpi_run_op(clforge__comm_group *g, clforge__coll_op *op) {
     clReleaseEvent(p->gate[c]);
     p->gate[c] = NULL;
   }
-  if (failed) clforge__op_fail_gates(g, op, c);
+  if (failed) {
+    abandon(g->mpi);
+    clforge__op_fail_gates(g, op, c);
+  }
   return failed ? -1 : 0;
 }
 
 void clforge__mpi_free(clforge__mpi *m) {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Comm_free(&m->comm); /* (after MPI_Finalize there is nothing left to free) */
-  free(m->scratch);
-  free(m->req);
-  free(m->req_peer);
-  free(m->req_recv);
-  free(m->ins);
+  if (!finalized && m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm); /* (after MPI_Finalize nothing is left to free) */
+  if (!m->sends_abandoned) free(m->scratch), free(m->headers); /* else a late peer may still read them */
+  free(m->req), free(m->status), free(m->req_peer), free(m->req_recv), free(m->req_bytes), free(m->ins);
   free(m);
 }
 
@@ -393,9 +439,35 @@ const char *clforge_comm_mpi_library(void) {
   return version;
 }
 
-/* The MPI side of creation: the duplicate, the ranks, the local rank. */
+/* This process's rank on its machine: the launcher's (Open MPI, MPICH,
+ * MVAPICH, Slurm), which counts the whole job's processes, else from a
+ * shared-memory split of comm (a sub-communicator's ranks on the machine:
+ * two sub-communicators may then share a device). */
+static void find_local_rank(clforge__mpi *m, int rank) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK",
+                                     "SLURM_LOCALID"};
+  m->local_rank = 0, m->local_size = 1;
+  MPI_Comm node;
+  if (MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_rank(node, &m->local_rank);
+    MPI_Comm_size(node, &m->local_size);
+    MPI_Comm_free(&node);
+  }
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; ++i) {
+    const char *v = getenv(vars[i]);
+    char *end;
+    const long r = v && *v ? strtol(v, &end, 10) : -1;
+    if (r >= 0 && !*end) {
+      m->local_rank = (int)r;
+      return;
+    }
+  }
+}
+
+/* MPI's state checked, this rank's memory made, then the duplicate (a
+ * collective call: nothing after it may fail without the agreement). */
 static clforge_status mpi_setup(const char *fn, MPI_Comm comm, clforge__mpi *m, int *rank, int *size) {
-  int init = 0, fin = 0, level = 0;
+  int init = 0, fin = 0, level = 0, inter = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   if (!init || fin)
@@ -409,28 +481,29 @@ static clforge_status mpi_setup(const char *fn, MPI_Comm comm, clforge__mpi *m, 
                          fn, level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
                              : level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED" : "MPI_THREAD_SINGLE");
   if (comm == MPI_COMM_NULL) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: comm is MPI_COMM_NULL", fn);
-  int rc = MPI_Comm_dup(comm, &m->comm);
-  if (rc != MPI_SUCCESS) return clforge__fail(NULL, CLFORGE_COMM_BROKEN, "%s: MPI_Comm_dup failed (%d)", fn, rc);
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: comm is an intercommunicator (give an intracommunicator)", fn);
+  MPI_Comm_size(comm, size);
+  const size_t n = (size_t)*size;
+  /* two exchanges in flight (a pipelined all-reduce), a send and a receive per peer each */
+  m->req = calloc(4 * n, sizeof *m->req);
+  m->status = calloc(4 * n, sizeof *m->status);
+  m->req_peer = calloc(4 * n, sizeof *m->req_peer);
+  m->req_recv = calloc(4 * n, sizeof *m->req_recv);
+  m->req_bytes = calloc(4 * n, sizeof *m->req_bytes);
+  m->ins = calloc(n, sizeof *m->ins);
+  m->headers = calloc(n * 5, sizeof *m->headers);
+  if (!m->req || !m->status || !m->req_peer || !m->req_recv || !m->req_bytes || !m->ins || !m->headers)
+    return clforge__fail(NULL, CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+  /* without the application's info hints (e.g. MPI-4's mpi_assert_allow_overtaking) */
+  if (MPI_Comm_dup_with_info(comm, MPI_INFO_NULL, &m->comm) != MPI_SUCCESS)
+    return clforge__fail(NULL, CLFORGE_COMM_BROKEN, "%s: MPI_Comm_dup_with_info failed", fn);
   MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(m->comm, rank);
-  MPI_Comm_size(m->comm, size);
   int *ub = NULL, flag = 0;
   MPI_Comm_get_attr(m->comm, MPI_TAG_UB, &ub, &flag);
   m->tag_ub = flag && ub ? *ub : 32767;
-  MPI_Comm node;
-  m->local_rank = 0, m->local_size = 1;
-  if (MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, *rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    MPI_Comm_rank(node, &m->local_rank);
-    MPI_Comm_size(node, &m->local_size);
-    MPI_Comm_free(&node);
-  }
-  /* two exchanges in flight (a pipelined all-reduce), a send and a receive per peer each */
-  m->req = calloc(4 * (size_t)*size, sizeof *m->req);
-  m->req_peer = calloc(4 * (size_t)*size, sizeof *m->req_peer);
-  m->req_recv = calloc(4 * (size_t)*size, sizeof *m->req_recv);
-  m->ins = calloc((size_t)*size, sizeof *m->ins);
-  if (!m->req || !m->req_peer || !m->req_recv || !m->ins)
-    return clforge__fail(NULL, CLFORGE_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+  find_local_rank(m, *rank);
   return CLFORGE_SUCCESS;
 }
 
@@ -454,6 +527,23 @@ static clforge_status agree(const char *fn, clforge__mpi *m, clforge_context ctx
   return CLFORGE_SUCCESS;
 }
 
+/* A recorded message without its status prefix ("... (NAME, code): "), to
+ * record it again elsewhere. */
+static const char *detail(const char *msg) {
+  const char *p = strstr(msg, "): ");
+  return p ? p + 3 : msg;
+}
+
+/* A group whose thread runs and that nobody holds: stopped and freed. */
+static void stop_and_free(clforge__comm_group *g) {
+  pthread_mutex_lock(&g->mu);
+  g->stop = 1;
+  pthread_cond_broadcast(&g->cv);
+  pthread_mutex_unlock(&g->mu);
+  pthread_join(g->thread, NULL);
+  clforge__group_free(g);
+}
+
 clforge_status clforge_comm_create_mpi(MPI_Comm comm, clforge_context ctx, const clforge_comm_options *opts,
                                        clforge_comm *out) {
   const char *fn = "clforge_comm_create_mpi";
@@ -465,28 +555,28 @@ clforge_status clforge_comm_create_mpi(MPI_Comm comm, clforge_context ctx, const
   m->comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
   clforge_status st = mpi_setup(fn, comm, m, &rank, &size);
-  if (st != CLFORGE_SUCCESS) {
-    if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
-    free(m->req), free(m->req_peer), free(m->req_recv), free(m->ins), free(m);
-    if (ctx) clforge__fail(ctx, st, "%s", clforge_last_error(NULL));
+  if (st != CLFORGE_SUCCESS) { /* before or in the duplicate: no agreement to take part in */
+    clforge__mpi_free(m);
+    if (ctx) clforge__fail(ctx, st, "%s", detail(clforge_last_error(NULL)));
     return st;
   }
   clforge_context own = NULL;
   if (!ctx) st = clforge__context_create_local(m->local_rank, &own);
   clforge__comm_group *g = NULL;
   if (st == CLFORGE_SUCCESS) st = clforge__group_new(fn, size, rank, 1, ctx ? &ctx : &own, opts, &g);
+  if (g) g->mpi = m, g->ranks[rank]->owns_ctx = own != NULL;
+  if (st == CLFORGE_SUCCESS && (st = clforge__group_start(fn, g, out)) != CLFORGE_SUCCESS) *out = NULL;
+  const int started = st == CLFORGE_SUCCESS;
   const clforge_status mine = st; /* every rank takes part in the agreement, even one that failed */
   st = agree(fn, m, ctx ? ctx : own, g, mine == CLFORGE_SUCCESS);
   if (mine != CLFORGE_SUCCESS) st = mine;
-  if (g) g->mpi = m, g->ranks[rank]->owns_ctx = own != NULL;
-  if (st == CLFORGE_SUCCESS) st = clforge__group_start(fn, g, out);
   if (st != CLFORGE_SUCCESS) {
-    if (g) clforge__group_free(g); /* (m and own with it) */
-    else {
-      MPI_Comm_free(&m->comm);
-      free(m->req), free(m->req_peer), free(m->req_recv), free(m->ins), free(m);
-      clforge_context_destroy(own);
-    }
+    /* the message to the caller's context, or to the thread's (NULL) when the rank's own goes */
+    if (own) clforge__fail(NULL, st, "%s", detail(clforge_last_error(own)));
+    *out = NULL;
+    if (started) stop_and_free(g); /* (m and own with it) */
+    else if (g) clforge__group_free(g);
+    else clforge__mpi_free(m), clforge_context_destroy(own);
     return st;
   }
   clforge__log(CLFORGE_LOG_INFO, "%s: rank %d of %d, local rank %d of %d, on %s", fn, rank, size, m->local_rank,
@@ -496,12 +586,13 @@ clforge_status clforge_comm_create_mpi(MPI_Comm comm, clforge_context ctx, const
 
 clforge_status clforge_comm_create_mpi_fint(int32_t fortran_comm, clforge_context ctx, const clforge_comm_options *opts,
                                             clforge_comm *comm) {
-  int init = 0;
+  int init = 0, fin = 0;
   MPI_Initialized(&init);
-  if (!init) {
+  MPI_Finalized(&fin);
+  if (!init || fin) {
     if (comm) *comm = NULL;
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                         "clforge_comm_create_mpi_fint: MPI is not initialized (mpi4py: import mpi4py.MPI first)");
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "clforge_comm_create_mpi_fint: MPI is %s (mpi4py: import mpi4py.MPI first)",
+                         fin ? "finalized" : "not initialized");
   }
   return clforge_comm_create_mpi(MPI_Comm_f2c((MPI_Fint)fortran_comm), ctx, opts, comm);
 }

@@ -186,7 +186,12 @@ class _BorrowedContext(Context):
         self._setup()
 
     def close(self):
-        self._handle = c_void_p()
+        lock = getattr(self, "lock", None)  # never while another thread's call uses it
+        if lock is not None:
+            with lock:
+                self._handle = c_void_p()
+        else:
+            self._handle = c_void_p()
 
 
 def default_context():

@@ -12,6 +12,8 @@ communicator's context are used where they are, on their queue, and the
 result carries the collective's event. Every rank gets the same bits: the
 ranks' values are added in rank order, in f32, a mean divided last.
 """
+import atexit
+import weakref
 from ctypes import byref, c_int, c_void_p
 
 import numpy as np
@@ -76,6 +78,7 @@ class Communicator(OwnedHandle):
             check(lib.clforge_comm_context(self._handle, byref(h)))
             ctx = _BorrowedContext(h.value, self)
         self.ctx = ctx
+        _open.add(self)
         r, n = c_int(), c_int()
         lib.clforge_comm_rank(self._handle, byref(r))
         lib.clforge_comm_size(self._handle, byref(n))
@@ -83,6 +86,15 @@ class Communicator(OwnedHandle):
 
     def _lock(self):
         return self.ctx.lock if getattr(self, "ctx", None) is not None else None
+
+    def close(self):
+        """Destroy the rank (and the context it made: ``ctx`` is closed too).
+        Also run at exit for every communicator still open, before mpi4py
+        finalizes MPI."""
+        ctx = getattr(self, "ctx", None)
+        super().close()
+        if isinstance(ctx, _BorrowedContext):
+            ctx.close()
 
     @property
     def handle(self):
@@ -113,6 +125,8 @@ class Communicator(OwnedHandle):
             if X.strides and any(s != d for s, d in zip(X.strides, _tight_strides(X.shape))):
                 raise ValueError("%s: the input must be contiguous" % name)
             Y = call.output(shape, X.dtype, out)
+            if np.dtype(Y.dtype) != np.dtype(X.dtype):
+                raise TypeError("%s: out is %s, the input %s" % (name, np.dtype(Y.dtype), np.dtype(X.dtype)))
             if Y.strides and any(s != d for s, d in zip(Y.strides, _tight_strides(Y.shape))):
                 raise ValueError("%s: out must be contiguous" % name)
             n = int(np.prod(X.shape)) if count is None else count
@@ -169,6 +183,18 @@ class Communicator(OwnedHandle):
         failure = self.status()
         if failure is not None:
             raise failure
+
+
+# Communicators still open at exit are closed first: mpi4py finalizes MPI
+# at exit too, and a duplicate communicator must be freed before that (atexit
+# runs in reverse order of registration, and mpi4py registered first).
+_open = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all():
+    for c in list(_open):
+        c.close()
 
 
 def _tight_strides(shape):
