@@ -31,8 +31,15 @@
  * (POCL_MAX_PTHREAD_COUNT changes the compute units the heuristics see) and
  * the same tuning file.
  *
+ * Data-parallel runs group the gradients in buckets of at most
+ * --bucket-bytes (default 25 MiB, PyTorch DDP's; grad_buckets.h): one
+ * all-reduce per bucket, started when the backward has made its last
+ * gradient. --trace FILE writes one step's timeline (the middle one, rank
+ * 0: kernels and collectives from their events; step_trace.h) as a Chrome
+ * trace.
+ *
  * Usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B] [--ranks N | --mpi | --accumulate N]
- *                  [--weights-out FILE] [--check]
+ *                  [--bucket-bytes B] [--trace FILE] [--weights-out FILE] [--check]
  *   --check: exit 1 unless the run reaches a mean loss below 0.25 over its
  *   last 20 steps and 95 % held-out accuracy (fixed seeds: a check of the
  *   whole chain's correctness, not a timing), and with --ranks unless every
@@ -40,6 +47,8 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #define TRAIN_NAME "train_cnn"
 #include "train_common.h"
+#include "grad_buckets.h"
+#include "step_trace.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,8 +88,9 @@ typedef struct {
   const clforge_optimizer_desc *opt;
   const clforge_optimizer_tensor *tensors;
   clforge_comm comm;  /* data-parallel: this rank's communicator, else NULL */
-  cl_event grad_ev[6]; /* the gradients' all-reduces of the step */
-  cl_event bwd_ev;     /* the last backward call of the step */
+  grad_buckets B;     /* data-parallel: the gradients' buckets (g[i] are sub-buffers of them) */
+  cl_event bwd_ev;    /* the last backward call of the step */
+  step_trace T;       /* --trace: the traced step's events */
   const int32_t *test_labels;
   double acc;     /* the latest held-out accuracy */
   int defer_step; /* --accumulate: the optimizer step is the caller's */
@@ -99,27 +109,29 @@ static int conv_desc(const model *m, int layer, size_t n, clforge_conv_kind kind
 }
 
 /* logits = relu(conv2(relu(conv1(x)))) W^T + b for images [first, first + n) of x. */
-static clforge_status forward(env *e, const model *m, cl_mem x, size_t first, size_t n) {
+static clforge_status forward(env *e, model *m, cl_mem x, size_t first, size_t n) {
   clforge_conv2d_desc d;
   conv_desc(m, 1, n, CLFORGE_CONV_FORWARD, &d);
   d.x_offset = first * IMG * IMG;
-  clforge_status st = clforge_conv2d(e->ctx, &d, x, m->w1, m->b1, m->a1, 0, NULL, NULL);
+  clforge_status st = clforge_conv2d(e->ctx, &d, x, m->w1, m->b1, m->a1, 0, NULL, trace_slot(&m->T, "conv1", 0));
   conv_desc(m, 2, n, CLFORGE_CONV_FORWARD, &d);
-  if (st == CLFORGE_SUCCESS) st = clforge_conv2d(e->ctx, &d, m->a1, m->w2, m->b2, m->a2, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_conv2d(e->ctx, &d, m->a1, m->w2, m->b2, m->a2, 0, NULL, trace_slot(&m->T, "conv2", 0));
   const clforge_gemm_desc fc = {.m = n, .n = CLASSES, .k = FEAT, .trans_b = CLFORGE_TRANS, .a_type = m->t,
                                 .b_type = m->t, .c_type = m->t, .bias_mode = CLFORGE_BIAS_COLUMN, .bias_type = m->t};
-  if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &fc, m->a2, m->wf, m->logits, m->bf, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &fc, m->a2, m->wf, m->logits, m->bf, 0, NULL, trace_slot(&m->T, "linear", 0));
   return st;
 }
 
-/* Data-parallel: the mean over the ranks of gradients g[i .. i + k), each
- * started now (after everything enqueued on the rank's queue so far) and
- * its event kept for the optimizer step; nothing without a communicator. */
+/* Data-parallel: gradients g[i .. i + k) are enqueued; a bucket whose last
+ * gradient this was starts its mean over the ranks now (after everything
+ * enqueued on the rank's queue so far); nothing without a communicator. */
 static clforge_status average(model *m, int i, int k) {
   clforge_status st = CLFORGE_SUCCESS;
   for (int j = i; j < i + k && m->comm && st == CLFORGE_SUCCESS; ++j) {
-    const clforge_collective_desc d = {.dtype = m->t, .op = CLFORGE_REDUCE_MEAN, .count = m->count[j]};
-    st = clforge_allreduce(m->comm, &d, m->g[j], 0, m->g[j], 0, 0, NULL, &m->grad_ev[j]);
+    const int b = m->B.of[j];
+    st = buckets_produced(&m->B, m->comm, j);
+    if (st == CLFORGE_SUCCESS && m->B.ev[b]) trace_add(&m->T, buckets_name(b), m->B.ev[b], 1); /* just started */
   }
   return st;
 }
@@ -128,12 +140,15 @@ static clforge_status average(model *m, int i, int k) {
 static clforge_status step(env *e, model *m, size_t first, const clforge_optimizer_desc *opt,
                            const clforge_optimizer_tensor *tensors) {
   const size_t n = m->batch;
+  step_trace *T = &m->T;
+  if (m->comm) buckets_begin(&m->B);
   clforge_status st = forward(e, m, m->x, first, n);
   /* mean cross-entropy and dlogits, scaled by the state's loss scale on the device */
   const clforge_cross_entropy_desc ce = {.rows = n, .n = CLASSES, .logits_type = m->t, .dlogits_type = m->t,
                                          .targets_offset = first, .reduction = CLFORGE_REDUCTION_MEAN};
   if (st == CLFORGE_SUCCESS)
-    st = clforge_cross_entropy(e->ctx, &ce, m->logits, m->y, m->loss, m->dlogits, m->state, 0, NULL, NULL);
+    st = clforge_cross_entropy(e->ctx, &ce, m->logits, m->y, m->loss, m->dlogits, m->state, 0, NULL,
+                               trace_slot(T, "cross-entropy", 0));
   /* the linear layer: dW = dlogits^T a2, db = dlogits^T 1 */
   const clforge_gemm_desc dwf = {.m = CLASSES, .n = FEAT, .k = n, .trans_a = CLFORGE_TRANS, .a_type = m->t,
                                  .b_type = m->t, .c_type = m->t};
@@ -143,30 +158,38 @@ static clforge_status step(env *e, model *m, size_t first, const clforge_optimiz
   const clforge_gemm_desc dz2 = {.m = n, .n = FEAT, .k = CLASSES, .a_type = m->t, .b_type = m->t, .c_type = m->t,
                                  .activation = CLFORGE_ACT_RELU, .aux_mode = CLFORGE_GEMM_AUX_BACKWARD,
                                  .aux_type = m->t};
-  if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &dwf, m->dlogits, m->a2, m->g[4], NULL, 0, NULL, NULL);
-  if (st == CLFORGE_SUCCESS) st = clforge_gemm(e->ctx, &dbf, m->dlogits, m->ones, m->g[5], NULL, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_gemm(e->ctx, &dwf, m->dlogits, m->a2, m->g[4], NULL, 0, NULL, trace_slot(T, "linear dW", 0));
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_gemm(e->ctx, &dbf, m->dlogits, m->ones, m->g[5], NULL, 0, NULL, trace_slot(T, "linear db", 0));
   if (st == CLFORGE_SUCCESS) st = average(m, 4, 2); /* the linear layer's gradients, while the convs' backward runs */
-  if (st == CLFORGE_SUCCESS) st = clforge_gemm_ex(e->ctx, &dz2, m->dlogits, m->wf, m->da2, NULL, m->a2, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_gemm_ex(e->ctx, &dz2, m->dlogits, m->wf, m->da2, NULL, m->a2, 0, NULL, trace_slot(T, "linear dX", 0));
   /* ReLU's backward for conv1 (after conv2's backward data), from its output, in place */
   clforge_activation_backward_desc relu = {.count = n * C1 * IMG * IMG, .activation = CLFORGE_ACT_RELU,
                                            .z_type = m->t, .dy_type = m->t, .dx_type = m->t};
   /* conv2: dW2 and db2 from a1 and dz2; da1 from dz2 and W2 */
   clforge_conv2d_desc d;
   conv_desc(m, 2, n, CLFORGE_CONV_BACKWARD_FILTER, &d);
-  if (st == CLFORGE_SUCCESS) st = clforge_conv2d_backward_filter(e->ctx, &d, m->a1, m->da2, m->g[2], m->g[3], 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_conv2d_backward_filter(e->ctx, &d, m->a1, m->da2, m->g[2], m->g[3], 0, NULL, trace_slot(T, "conv2 dW", 0));
   if (st == CLFORGE_SUCCESS) st = average(m, 2, 2);
   conv_desc(m, 2, n, CLFORGE_CONV_BACKWARD_DATA, &d);
-  if (st == CLFORGE_SUCCESS) st = clforge_conv2d_backward_data(e->ctx, &d, m->da2, m->w2, m->da1, 0, NULL, NULL);
-  if (st == CLFORGE_SUCCESS) st = clforge_activation_backward(e->ctx, &relu, m->a1, m->da1, m->da1, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_conv2d_backward_data(e->ctx, &d, m->da2, m->w2, m->da1, 0, NULL, trace_slot(T, "conv2 dX", 0));
+  if (st == CLFORGE_SUCCESS)
+    st = clforge_activation_backward(e->ctx, &relu, m->a1, m->da1, m->da1, 0, NULL, trace_slot(T, "relu1 backward", 0));
   /* conv1: dW1 and db1 from the images and dz1 (no gradient for the images) */
   conv_desc(m, 1, n, CLFORGE_CONV_BACKWARD_FILTER, &d);
   d.x_offset = first * IMG * IMG;
   if (st == CLFORGE_SUCCESS)
     st = clforge_conv2d_backward_filter(e->ctx, &d, m->x, m->da1, m->g[0], m->g[1], 0, NULL, m->comm ? &m->bwd_ev : NULL);
+  if (st == CLFORGE_SUCCESS) trace_add(T, "conv1 dW", m->bwd_ev, 0);
   if (st == CLFORGE_SUCCESS) st = average(m, 0, 2);
   /* the step waits for the averaged gradients (data-parallel) */
   if (st == CLFORGE_SUCCESS && !m->defer_step)
-    st = clforge_optimizer_step(e->ctx, opt, 6, tensors, m->state, m->comm ? 6 : 0, m->comm ? m->grad_ev : NULL, NULL);
+    st = clforge_optimizer_step(e->ctx, opt, 6, tensors, m->state, m->comm ? m->B.n : 0, m->comm ? m->B.ev : NULL,
+                                trace_slot(T, "AdamW step", 0));
   return st;
 }
 
@@ -198,6 +221,8 @@ typedef struct {
   int accumulate;      /* --accumulate: one context runs every rank's micro-batch */
   unsigned char *acc[8][6], *mean; /* --accumulate: each micro-batch's gradients, their mean */
   model *m;            /* [n] */
+  const char *trace;   /* --trace: where step trace_step's timeline goes (rank 0) */
+  int trace_step;
   double comm_wait_s;  /* rank 0: the optimizer's wait on the collectives, summed over the timed steps */
   int waits;
 } group;
@@ -211,10 +236,10 @@ static void account_wait(group *g) {
   cl_ulong bwd = 0, last = 0, end = 0;
   clWaitForEvents(1, &m->bwd_ev);
   clGetEventProfilingInfo(m->bwd_ev, CL_PROFILING_COMMAND_END, sizeof bwd, &bwd, NULL);
-  for (int i = 0; i < 6; ++i)
-    if (m->grad_ev[i]) {
-      clWaitForEvents(1, &m->grad_ev[i]);
-      if (clGetEventProfilingInfo(m->grad_ev[i], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) == CL_SUCCESS &&
+  for (int b = 0; b < m->B.n; ++b)
+    if (m->B.ev[b]) {
+      clWaitForEvents(1, &m->B.ev[b]);
+      if (clGetEventProfilingInfo(m->B.ev[b], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) == CL_SUCCESS &&
           end > last)
         last = end;
     }
@@ -224,8 +249,7 @@ static void account_wait(group *g) {
 static void release_step_events(group *g) {
   for (int r = 0; r < g->n; ++r) {
     model *m = &g->m[r];
-    for (int i = 0; i < 6; ++i)
-      if (m->grad_ev[i]) clReleaseEvent(m->grad_ev[i]), m->grad_ev[i] = NULL;
+    if (m->comm) buckets_begin(&m->B); /* (releases the last step's events) */
     if (m->bwd_ev) clReleaseEvent(m->bwd_ev), m->bwd_ev = NULL;
   }
 }
@@ -266,8 +290,14 @@ static clforge_status step_cb(void *p, int s) {
   const size_t mb = g->m[0].batch, per = mb * (size_t)g->ranks, first = (size_t)s % (NTRAIN / per) * per;
   if (g->accumulate) return accumulate_step(g, first);
   clforge_status st = CLFORGE_SUCCESS;
+  g->m[0].T.on = g->trace && s == g->trace_step;
   for (int r = 0; r < g->n && st == CLFORGE_SUCCESS; ++r)
     st = step(g->m[r].e, &g->m[r], first + (size_t)(g->first + r) * mb, g->m[r].opt, g->m[r].tensors);
+  if (g->m[0].T.on) { /* (the other ranks' steps are enqueued: waiting here finishes them) */
+    if (st == CLFORGE_SUCCESS && trace_write(&g->m[0].T, g->trace, g->first)) st = CLFORGE_IO_ERROR;
+    trace_clear(&g->m[0].T);
+    g->m[0].T.on = 0;
+  }
   return st;
 }
 static void report_cb(void *p, int s, float loss) {
@@ -286,8 +316,8 @@ static float *he(size_t n, size_t fan_in) {
 /* A rank's model on e: the parameters (the same values on every rank), the
  * data (every rank holds all of it; each reads its own micro-batches), the
  * activations of a micro-batch of `batch`, the optimizer's tensors. */
-static void model_init(model *m, env *e, clforge_dtype t, size_t batch, const float *images, const int32_t *labels,
-                       clforge_optimizer_tensor *ten) {
+static int model_init(model *m, env *e, clforge_dtype t, size_t batch, const float *images, const int32_t *labels,
+                      clforge_optimizer_tensor *ten, size_t bucket_cap) {
   memset(m, 0, sizeof *m);
   m->t = t, m->batch = batch, m->e = e;
   e->bytes = 0;
@@ -301,9 +331,12 @@ static void model_init(model *m, env *e, clforge_dtype t, size_t batch, const fl
     *params[i] = make(e, counts[i], t, init[i]);
     m->mw[i] = t == CLFORGE_F32 ? NULL : make(e, counts[i], CLFORGE_F32, init[i]);
     m->m1[i] = make(e, counts[i], CLFORGE_F32, NULL), m->m2[i] = make(e, counts[i], CLFORGE_F32, NULL);
-    m->g[i] = make(e, counts[i], t, NULL);
+    if (!bucket_cap) m->g[i] = make(e, counts[i], t, NULL);
     free(init[i]);
   }
+  /* data-parallel: the gradients in buckets, filled as the backward produces them (the linear layer's first) */
+  static const int produced[6] = {4, 5, 2, 3, 0, 1};
+  if (bucket_cap && buckets_make(&m->B, e, t, 6, counts, produced, bucket_cap, m->g)) return 1;
   m->x = make(e, (size_t)NTRAIN * IMG * IMG, t, images);
   m->xt = make(e, (size_t)NTEST * IMG * IMG, t, images + (size_t)NTRAIN * IMG * IMG);
   cl_int err;
@@ -327,6 +360,7 @@ static void model_init(model *m, env *e, clforge_dtype t, size_t batch, const fl
     ten[i].m = m->m1[i], ten[i].v = m->m2[i], ten[i].param_type = ten[i].grad_type = t;
   }
   m->tensors = ten, m->test_labels = labels + NTRAIN;
+  return 0;
 }
 
 static void model_free(model *m) {
@@ -337,6 +371,8 @@ static void model_free(model *m) {
     cl_mem each[] = {*params[i], m->mw[i], m->m1[i], m->m2[i], m->g[i]};
     release(each, 5);
   }
+  buckets_free(&m->B);
+  trace_clear(&m->T);
 }
 
 static cl_mem param(const model *m, int i) { return (cl_mem[]){m->w1, m->b1, m->w2, m->b2, m->wf, m->bf}[i]; }
@@ -404,7 +440,8 @@ static int ranks_agree(group *g) {
  * micro-batches on one context; where the weights go at the end. */
 typedef struct {
   int n, ranks, first, accumulate, mpi;
-  const char *weights_out;
+  const char *weights_out, *trace;
+  size_t bucket_bytes; /* data-parallel: the buckets' cap */
 } layout;
 
 /* Over MPI: the worst of the ranks' outcomes, so that every rank takes the
@@ -425,7 +462,7 @@ static int train(env *es, const layout *L, clforge_comm *comms, clforge_dtype t,
   const int nranks = L->n;
   const size_t mb = batch / (size_t)L->ranks;
   for (int r = 0; r < nranks; ++r) {
-    model_init(&m[r], &es[r], t, mb, images, labels, ten[r]);
+    if (model_init(&m[r], &es[r], t, mb, images, labels, ten[r], comms[r] ? L->bucket_bytes : 0)) return 1;
     m[r].comm = comms[r];
   }
   const clforge_optimizer_desc opt = {.kind = CLFORGE_OPTIMIZER_ADAMW, .lr = 3e-3f, .weight_decay = 1e-4f,
@@ -437,7 +474,14 @@ static int train(env *es, const layout *L, clforge_comm *comms, clforge_dtype t,
   printf(", %d steps, AdamW lr 3e-3%s\n", steps,
          t == CLFORGE_F16 ? ", dynamic loss scaling" : t == CLFORGE_BF16 ? ", f32 master weights" : "");
   printf("%6s  %8s  %9s\n", "step", "loss", "accuracy");
-  group g = {.n = nranks, .ranks = L->ranks, .first = L->first, .accumulate = L->accumulate, .m = m};
+  group g = {.n = nranks, .ranks = L->ranks, .first = L->first, .accumulate = L->accumulate, .m = m,
+             .trace = L->first == 0 ? L->trace : NULL, .trace_step = steps / 2};
+  if (comms[0]) {
+    printf("gradients in %d bucket(s) of at most %zu bytes, in the order the backward makes them:", m[0].B.n,
+           L->bucket_bytes);
+    for (int b = 0; b < m[0].B.n; ++b) printf(" [%d gradients, %zu B]", m[0].B.members[b], m[0].B.count[b] * clforge_dtype_size(t));
+    printf("\n");
+  }
   for (int k = 0; k < L->ranks && L->accumulate; ++k)
     for (int i = 0; i < 6; ++i) g.acc[k][i] = malloc(m[0].count[i] * clforge_dtype_size(t));
   if (L->accumulate) g.mean = malloc((size_t)CLASSES * FEAT * clforge_dtype_size(t)); /* the largest tensor */
@@ -531,7 +575,8 @@ static int open_mpi(int *argc, char ***argv, layout *L, env *e, clforge_comm *co
 
 int main(int argc, char **argv) {
   int steps = 300, check = 0, nranks = 1, accumulate = 0, mpi = 0;
-  const char *weights_out = NULL;
+  const char *weights_out = NULL, *trace = NULL;
+  size_t bucket_bytes = (size_t)25 << 20; /* PyTorch DDP's default */
   size_t batch = 64;
   clforge_dtype dts[3];
   /* --ranks, --mpi, --accumulate and --weights-out are this example's own; the rest are the examples' shared options */
@@ -540,21 +585,23 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--ranks") && i + 1 < argc) nranks = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--accumulate") && i + 1 < argc) accumulate = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--weights-out") && i + 1 < argc) weights_out = argv[++i];
+    else if (!strcmp(argv[i], "--trace") && i + 1 < argc) trace = argv[++i];
+    else if (!strcmp(argv[i], "--bucket-bytes") && i + 1 < argc) bucket_bytes = (size_t)strtoull(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--mpi")) mpi = 1;
     else argv[kept++] = argv[i];
   }
   const int ndt = parse_args(kept, argv, &steps, &batch, &check, dts);
   const int modes = (nranks > 1) + (accumulate > 0) + mpi;
-  if (!ndt || batch > NTEST || nranks < 1 || nranks > 8 || accumulate < 0 || accumulate > 8 || modes > 1 ||
+  if (!ndt || batch > NTEST || nranks < 1 || nranks > 8 || accumulate < 0 || accumulate > 8 || modes > 1 || !bucket_bytes ||
       batch % (size_t)(accumulate ? accumulate : nranks)) {
     fprintf(stderr,
             "usage: train_cnn [--dtype f32|bf16|f16|all] [--steps N] [--batch B <= %d] [--ranks N | --accumulate N "
-            "(1 to 8, dividing B) | --mpi] [--weights-out FILE] [--check]\n",
+            "(1 to 8, dividing B) | --mpi] [--bucket-bytes B] [--trace FILE] [--weights-out FILE] [--check]\n",
             NTEST);
     return 2;
   }
   layout L = {.n = nranks, .ranks = accumulate ? accumulate : nranks, .accumulate = accumulate > 0, .mpi = mpi,
-              .weights_out = weights_out};
+              .weights_out = weights_out, .trace = trace, .bucket_bytes = bucket_bytes};
   env es[8];
   clforge_comm comms[8] = {0};
   char dev[300];

@@ -7,9 +7,10 @@
  * ranks, a call that differs (validation mode) and a rank that never calls
  * (an error naming it, no hang). Each rank makes every rank's input from
  * the same seeds, so each checks its own result. `--single`: MPI without
- * MPI_THREAD_MULTIPLE is refused. */
+ * MPI_THREAD_MULTIPLE is refused; `--dies`: a process that dies mid-job. */
 #include <math.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include "clforge/clforge_mpi.h"
 #include "test_util.h"
@@ -241,8 +242,34 @@ static int single(void) {
   return tu_summary();
 }
 
+/* `--dies`: the last rank's process exits in the middle of the job, while
+ * the others wait in an all-reduce (tests/comm_mpi_dies.sh checks that the
+ * job ends at once, naming it). */
+static int dies(void) {
+  int provided;
+  MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  clforge_comm comm = NULL;
+  clforge_comm_options o = {.timeout_ms = 120000}; /* the job must end long before this */
+  if (clforge_comm_create_mpi(MPI_COMM_WORLD, NULL, &o, &comm) != CLFORGE_SUCCESS) return 1;
+  if (me == nranks - 1) {
+    fflush(stdout);
+    _exit(3);
+  }
+  clforge_context ctx;
+  clforge_comm_context(comm, &ctx);
+  cl_mem b = tu_buffer(ctx, 1024 * sizeof(float));
+  clforge_collective_desc d = {.dtype = CLFORGE_F32, .count = 1024};
+  cl_event ev;
+  if (clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev) == CLFORGE_SUCCESS) clWaitForEvents(1, &ev);
+  printf("rank %d: the all-reduce ended (%s) instead of the job\n", me, clforge_comm_last_error(comm));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--single")) return single();
+  if (argc > 1 && !strcmp(argv[1], "--dies")) return dies();
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
