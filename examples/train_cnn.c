@@ -421,12 +421,12 @@ static int ranks_agree(group *g) {
   for (int i = 0; i < 6 && !differ; ++i) {
     model *m0 = &g->m[0];
     const size_t bytes = m0->count[i] * clforge_dtype_size(m0->t);
-    cl_mem p0 = (cl_mem[]){m0->w1, m0->b1, m0->w2, m0->b2, m0->wf, m0->bf}[i];
+    cl_mem p0 = param(m0, i);
     void *a = malloc(bytes), *b = malloc(bytes);
     clEnqueueReadBuffer(m0->e->q, p0, CL_TRUE, 0, bytes, a, 0, NULL, NULL);
     for (int r = 1; r < g->n && !differ; ++r) {
       model *m = &g->m[r];
-      cl_mem p = (cl_mem[]){m->w1, m->b1, m->w2, m->b2, m->wf, m->bf}[i];
+      cl_mem p = param(m, i);
       clEnqueueReadBuffer(m->e->q, p, CL_TRUE, 0, bytes, b, 0, NULL, NULL);
       if (memcmp(a, b, bytes)) differ = 1, fprintf(stderr, TRAIN_NAME ": rank %d's parameter %d differs from rank 0's\n", r, i);
     }
@@ -484,7 +484,9 @@ static int train(env *es, const layout *L, clforge_comm *comms, clforge_dtype t,
   }
   for (int k = 0; k < L->ranks && L->accumulate; ++k)
     for (int i = 0; i < 6; ++i) g.acc[k][i] = malloc(m[0].count[i] * clforge_dtype_size(t));
-  if (L->accumulate) g.mean = malloc((size_t)CLASSES * FEAT * clforge_dtype_size(t)); /* the largest tensor */
+  size_t largest = 0;
+  for (int i = 0; i < 6; ++i) largest = m[0].count[i] > largest ? m[0].count[i] : largest;
+  if (L->accumulate) g.mean = malloc(largest * clforge_dtype_size(t));
   train_run run;
   int rc = train_steps(&es[0], &g, steps, m[0].loss, step_cb, report_cb, &run);
   for (int r = 0; r < nranks; ++r) clFinish(es[r].q);

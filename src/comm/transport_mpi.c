@@ -401,7 +401,6 @@ static int input_ready(clforge__comm_group *g, clforge__coll_op *op, size_t c) {
 
 int clforge__mpi_run_op(clforge__comm_group *g, clforge__coll_op *op) {
   if (op->kind == COMM_ALLREDUCE) return run_allreduce(g, op);
-  clforge__rank_part *p = &op->part[g->me];
   int failed = input_ready(g, op, 0) || (g->mpi->check_headers && check_headers(g, op));
   size_t c = 0;
   for (; c < op->nchunks && !failed; ++c) {
@@ -409,9 +408,7 @@ int clforge__mpi_run_op(clforge__comm_group *g, clforge__coll_op *op) {
       failed = 1;
       break;
     }
-    clSetUserEventStatus(p->gate[c], CL_COMPLETE);
-    clReleaseEvent(p->gate[c]);
-    p->gate[c] = NULL;
+    open_gate(op, g->me, c);
   }
   if (failed) {
     abandon(g->mpi);
