@@ -8,7 +8,7 @@
 #ifndef CLFORGE_EXAMPLES_STEP_TRACE_H
 #define CLFORGE_EXAMPLES_STEP_TRACE_H
 
-enum { TRACE_MAX = 48 };
+enum { TRACE_MAX = 96 };
 
 typedef struct {
   int on;

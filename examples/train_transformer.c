@@ -24,13 +24,24 @@
  * and whole sequences all 8 of whose tokens are right) over the steps,
  * ms/step, tokens/s and the device memory of the model's buffers.
  *
- * Usage: train_transformer [--dtype f32|bf16|f16|all] [--steps N] [--batch B] [--check]
+ * Data-parallel (data_parallel.h): --ranks N ranks in this process, --mpi
+ * the MPI processes under mpirun, --accumulate N the single-process twin
+ * that ends with the same weights bit for bit (tests/train_mpi.sh); the
+ * gradients in DDP-style buckets (--bucket-bytes) filled from the top block
+ * down, each bucket's all-reduce overlapping the backward of the blocks
+ * below; --trace FILE: one step's timeline as a Chrome trace.
+ *
+ * Usage: train_transformer [--dtype f32|bf16|f16|all] [--steps N] [--batch B]
+ *                          [--ranks N | --accumulate N | --mpi] [--bucket-bytes B] [--trace FILE]
+ *                          [--weights-out FILE] [--check]
  *   --check: exit 1 unless the run reaches a mean loss below 0.3 over its
  *   last 20 steps and 90 % held-out token accuracy (fixed seeds: a check of
- *   the whole chain's correctness, not a timing). */
+ *   the whole chain's correctness, not a timing). Data-parallel runs fail
+ *   unless every rank ends with the same weights, bit for bit. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #define TRAIN_NAME "train_transformer"
 #include "train_common.h"
+#include "data_parallel.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,29 +91,26 @@ typedef struct {
   clforge_dtype t;
   size_t batch, tokens;
   cl_mem x, y, xt, yt;                     /* one-hot rows and targets: training, held-out */
-  cl_mem p[NPARAM], mw[NPARAM], m1[NPARAM], m2[NPARAM], g[NPARAM];
-  size_t count[NPARAM];
+  trainable w;                             /* parameters, gradients, AdamW's state; data-parallel: buckets */
   /* saved by the forward for the backward */
   cl_mem h[2 * LAYERS + 1];                /* the residual stream: input, after each attention and MLP */
   cl_mem a1[LAYERS], a2[LAYERS], s1[LAYERS], s2[LAYERS]; /* normed inputs, RMSNorm statistics */
   cl_mem qkv[LAYERS], o[LAYERS], lse[LAYERS], z[LAYERS], u[LAYERS];
   cl_mem af, sf, logits;
   /* the backward's scratch */
-  cl_mem dlogits, dh, tmp, dz, d_o, dqkv, loss, state;
-  env *e; /* the run's: what train_steps' callbacks need */
-  const clforge_optimizer_desc *opt;
-  const clforge_optimizer_tensor *tensors;
+  cl_mem dlogits, dh, tmp, dz, d_o, dqkv, loss;
+  env *e;
   const int32_t *test_targets;
   double tok, seq; /* the latest held-out accuracies */
 } model;
 
 /* C (m x n) = op(A) op(B) + beta C in the model's dtype, row-major. */
 static clforge_status mm(env *e, const model *m, int ta, int tb, size_t rows, size_t cols, size_t k, cl_mem a,
-                         size_t a_off, cl_mem b, cl_mem c, float beta) {
+                         size_t a_off, cl_mem b, cl_mem c, float beta, cl_event *ev) {
   const clforge_gemm_desc d = {.trans_a = ta ? CLFORGE_TRANS : CLFORGE_NO_TRANS,
                                .trans_b = tb ? CLFORGE_TRANS : CLFORGE_NO_TRANS, .m = rows, .n = cols, .k = k,
                                .beta = beta, .a_type = m->t, .b_type = m->t, .c_type = m->t, .a_offset = a_off};
-  return clforge_gemm(e->ctx, &d, a, b, c, NULL, 0, NULL, NULL);
+  return clforge_gemm(e->ctx, &d, a, b, c, NULL, 0, NULL, ev);
 }
 
 /* RMSNorm over rows of DM, forward (saving the statistics) */
@@ -129,32 +137,32 @@ static clforge_attention_desc attn(const model *m, clforge_attention_kind kind) 
 static clforge_status forward(env *e, model *m, cl_mem x, size_t first) {
   const size_t T = m->tokens, es = clforge_dtype_size(m->t);
   /* embedding: h0 = onehot E */
-  clforge_status st = mm(e, m, 0, 0, T, DM, IN, x, first * S * IN, m->p[P_EMB], m->h[0], 0.0f);
+  clforge_status st = mm(e, m, 0, 0, T, DM, IN, x, first * S * IN, m->w.p[P_EMB], m->h[0], 0.0f, NULL);
   clforge_norm_desc nd = rms(m);
   for (int l = 0; l < LAYERS && st == CLFORGE_SUCCESS; ++l) {
     cl_mem hin = m->h[2 * l], hmid = m->h[2 * l + 1], hout = m->h[2 * l + 2];
-    st = clforge_norm(e->ctx, &nd, hin, m->p[PB(l, P_N1)], NULL, m->a1[l], m->s1[l], 0, NULL, NULL);
-    if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 0, T, QKV, DM, m->a1[l], 0, m->p[PB(l, P_WQKV)], m->qkv[l], 0.0f);
+    st = clforge_norm(e->ctx, &nd, hin, m->w.p[PB(l, P_N1)], NULL, m->a1[l], m->s1[l], 0, NULL, NULL);
+    if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 0, T, QKV, DM, m->a1[l], 0, m->w.p[PB(l, P_WQKV)], m->qkv[l], 0.0f, NULL);
     const clforge_attention_desc ad = attn(m, CLFORGE_ATTENTION_FORWARD);
     const clforge_attention_buffers ab = {.lse = m->lse[l]};
     if (st == CLFORGE_SUCCESS) st = clforge_attention(e->ctx, &ad, m->qkv[l], m->qkv[l], m->qkv[l], m->o[l], &ab, 0, NULL, NULL);
     /* the residual: hmid = hin + O Wo */
     if (st == CLFORGE_SUCCESS && clEnqueueCopyBuffer(e->q, hin, hmid, 0, 0, T * DM * es, 0, NULL, NULL) != CL_SUCCESS)
       st = CLFORGE_INVALID_ARGUMENT;
-    if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 0, T, DM, QD, m->o[l], 0, m->p[PB(l, P_WO)], hmid, 1.0f);
+    if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 0, T, DM, QD, m->o[l], 0, m->w.p[PB(l, P_WO)], hmid, 1.0f, NULL);
     if (st == CLFORGE_SUCCESS)
-      st = clforge_norm(e->ctx, &nd, hmid, m->p[PB(l, P_N2)], NULL, m->a2[l], m->s2[l], 0, NULL, NULL);
+      st = clforge_norm(e->ctx, &nd, hmid, m->w.p[PB(l, P_N2)], NULL, m->a2[l], m->s2[l], 0, NULL, NULL);
     /* u = gelu(a2 W1), the pre-activation z stored by the epilogue */
     const clforge_gemm_desc up = {.m = T, .n = FF, .k = DM, .a_type = m->t, .b_type = m->t, .c_type = m->t,
                                   .activation = CLFORGE_ACT_GELU_TANH, .aux_mode = CLFORGE_GEMM_AUX_STORE,
                                   .aux_type = m->t};
-    if (st == CLFORGE_SUCCESS) st = clforge_gemm_ex(e->ctx, &up, m->a2[l], m->p[PB(l, P_W1)], m->u[l], NULL, m->z[l], 0, NULL, NULL);
+    if (st == CLFORGE_SUCCESS) st = clforge_gemm_ex(e->ctx, &up, m->a2[l], m->w.p[PB(l, P_W1)], m->u[l], NULL, m->z[l], 0, NULL, NULL);
     if (st == CLFORGE_SUCCESS && clEnqueueCopyBuffer(e->q, hmid, hout, 0, 0, T * DM * es, 0, NULL, NULL) != CL_SUCCESS)
       st = CLFORGE_INVALID_ARGUMENT;
-    if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 0, T, DM, FF, m->u[l], 0, m->p[PB(l, P_W2)], hout, 1.0f);
+    if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 0, T, DM, FF, m->u[l], 0, m->w.p[PB(l, P_W2)], hout, 1.0f, NULL);
   }
-  if (st == CLFORGE_SUCCESS) st = clforge_norm(e->ctx, &nd, m->h[2 * LAYERS], m->p[P_NF], NULL, m->af, m->sf, 0, NULL, NULL);
-  if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 0, T, VOCAB, DM, m->af, 0, m->p[P_LM], m->logits, 0.0f);
+  if (st == CLFORGE_SUCCESS) st = clforge_norm(e->ctx, &nd, m->h[2 * LAYERS], m->w.p[P_NF], NULL, m->af, m->sf, 0, NULL, NULL);
+  if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 0, T, VOCAB, DM, m->af, 0, m->w.p[P_LM], m->logits, 0.0f, NULL);
   return st;
 }
 
@@ -166,40 +174,63 @@ static clforge_status add_into(env *e, const model *m, cl_mem dh, cl_mem tmp) {
   return clforge_activation_backward(e->ctx, &d, NULL, tmp, dh, 0, NULL, NULL);
 }
 
-/* One training step on sequences [first, first + batch): loss, gradients, AdamW. */
-static clforge_status step(env *e, model *m, size_t first, const clforge_optimizer_desc *opt,
-                           const clforge_optimizer_tensor *tensors) {
+/* A backward call's name in the trace: block l's (two blocks). */
+_Static_assert(LAYERS == 2, "BWD names two blocks");
+#define BWD(l, what) ((l) ? "block 1 " what : "block 0 " what)
+
+/* One training step on sequences [first, first + batch): loss, gradients
+ * (each bucket's mean over the ranks started as soon as its gradients are
+ * enqueued, data-parallel), AdamW. */
+static clforge_status step(void *p, size_t first) {
+  model *m = p;
+  env *e = m->e;
+  trainable *w = &m->w;
+  step_trace *tr = &w->T;
   const size_t T = m->tokens;
   clforge_status st = forward(e, m, m->x, first);
   /* mean cross-entropy over the predicted positions, dlogits scaled by the state's loss scale */
   const clforge_cross_entropy_desc ce = {.rows = T, .n = VOCAB, .logits_type = m->t, .dlogits_type = m->t,
                                          .targets_offset = first * S, .reduction = CLFORGE_REDUCTION_MEAN};
   if (st == CLFORGE_SUCCESS)
-    st = clforge_cross_entropy(e->ctx, &ce, m->logits, m->y, m->loss, m->dlogits, m->state, 0, NULL, NULL);
+    st = clforge_cross_entropy(e->ctx, &ce, m->logits, m->y, m->loss, m->dlogits, w->state, 0, NULL,
+                               trace_slot(tr, "cross-entropy", 0));
   /* LM head and the final norm */
-  if (st == CLFORGE_SUCCESS) st = mm(e, m, 1, 0, DM, VOCAB, T, m->af, 0, m->dlogits, m->g[P_LM], 0.0f);
-  if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 1, T, DM, VOCAB, m->dlogits, 0, m->p[P_LM], m->tmp, 0.0f);
+  if (st == CLFORGE_SUCCESS)
+    st = mm(e, m, 1, 0, DM, VOCAB, T, m->af, 0, m->dlogits, w->g[P_LM], 0.0f, trace_slot(tr, "LM head dW", 0));
+  if (st == CLFORGE_SUCCESS) st = trainable_produced(w, P_LM, 1);
+  if (st == CLFORGE_SUCCESS)
+    st = mm(e, m, 0, 1, T, DM, VOCAB, m->dlogits, 0, w->p[P_LM], m->tmp, 0.0f, trace_slot(tr, "LM head dX", 0));
   clforge_norm_desc nd = rms(m);
   if (st == CLFORGE_SUCCESS)
-    st = clforge_norm_backward(e->ctx, &nd, m->h[2 * LAYERS], m->p[P_NF], m->sf, m->tmp, m->dh, m->g[P_NF], NULL,
-                               0, NULL, NULL);
+    st = clforge_norm_backward(e->ctx, &nd, m->h[2 * LAYERS], w->p[P_NF], m->sf, m->tmp, m->dh, w->g[P_NF], NULL,
+                               0, NULL, trace_slot(tr, "final norm backward", 0));
+  if (st == CLFORGE_SUCCESS) st = trainable_produced(w, P_NF, 1);
   for (int l = LAYERS - 1; l >= 0 && st == CLFORGE_SUCCESS; --l) {
     /* MLP: dW2 = u^T dh; dz = (dh W2^T) * gelu'(z) in the GEMM's epilogue; dW1 = a2^T dz; da2 = dz W1^T */
-    st = mm(e, m, 1, 0, FF, DM, T, m->u[l], 0, m->dh, m->g[PB(l, P_W2)], 0.0f);
+    st = mm(e, m, 1, 0, FF, DM, T, m->u[l], 0, m->dh, w->g[PB(l, P_W2)], 0.0f, trace_slot(tr, BWD(l, "MLP dW2"), 0));
+    if (st == CLFORGE_SUCCESS) st = trainable_produced(w, PB(l, P_W2), 1);
     const clforge_gemm_desc down = {.m = T, .n = FF, .k = DM, .trans_b = CLFORGE_TRANS, .a_type = m->t,
                                     .b_type = m->t, .c_type = m->t, .activation = CLFORGE_ACT_GELU_TANH,
                                     .aux_mode = CLFORGE_GEMM_AUX_BACKWARD, .aux_type = m->t};
     if (st == CLFORGE_SUCCESS)
-      st = clforge_gemm_ex(e->ctx, &down, m->dh, m->p[PB(l, P_W2)], m->dz, NULL, m->z[l], 0, NULL, NULL);
-    if (st == CLFORGE_SUCCESS) st = mm(e, m, 1, 0, DM, FF, T, m->a2[l], 0, m->dz, m->g[PB(l, P_W1)], 0.0f);
-    if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 1, T, DM, FF, m->dz, 0, m->p[PB(l, P_W1)], m->tmp, 0.0f);
+      st = clforge_gemm_ex(e->ctx, &down, m->dh, w->p[PB(l, P_W2)], m->dz, NULL, m->z[l], 0, NULL,
+                           trace_slot(tr, BWD(l, "MLP dz (dGELU)"), 0));
     if (st == CLFORGE_SUCCESS)
-      st = clforge_norm_backward(e->ctx, &nd, m->h[2 * l + 1], m->p[PB(l, P_N2)], m->s2[l], m->tmp, m->tmp,
-                                 m->g[PB(l, P_N2)], NULL, 0, NULL, NULL);
+      st = mm(e, m, 1, 0, DM, FF, T, m->a2[l], 0, m->dz, w->g[PB(l, P_W1)], 0.0f, trace_slot(tr, BWD(l, "MLP dW1"), 0));
+    if (st == CLFORGE_SUCCESS) st = trainable_produced(w, PB(l, P_W1), 1);
+    if (st == CLFORGE_SUCCESS)
+      st = mm(e, m, 0, 1, T, DM, FF, m->dz, 0, w->p[PB(l, P_W1)], m->tmp, 0.0f, trace_slot(tr, BWD(l, "MLP dX"), 0));
+    if (st == CLFORGE_SUCCESS)
+      st = clforge_norm_backward(e->ctx, &nd, m->h[2 * l + 1], w->p[PB(l, P_N2)], m->s2[l], m->tmp, m->tmp,
+                                 w->g[PB(l, P_N2)], NULL, 0, NULL, trace_slot(tr, BWD(l, "norm 2 backward"), 0));
+    if (st == CLFORGE_SUCCESS) st = trainable_produced(w, PB(l, P_N2), 1);
     if (st == CLFORGE_SUCCESS) st = add_into(e, m, m->dh, m->tmp);
     /* attention: dWo = O^T dh; dO = dh Wo^T; dQ, dK, dV into the fused projection's layout */
-    if (st == CLFORGE_SUCCESS) st = mm(e, m, 1, 0, QD, DM, T, m->o[l], 0, m->dh, m->g[PB(l, P_WO)], 0.0f);
-    if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 1, T, QD, DM, m->dh, 0, m->p[PB(l, P_WO)], m->d_o, 0.0f);
+    if (st == CLFORGE_SUCCESS)
+      st = mm(e, m, 1, 0, QD, DM, T, m->o[l], 0, m->dh, w->g[PB(l, P_WO)], 0.0f, trace_slot(tr, BWD(l, "out proj dW"), 0));
+    if (st == CLFORGE_SUCCESS) st = trainable_produced(w, PB(l, P_WO), 1);
+    if (st == CLFORGE_SUCCESS)
+      st = mm(e, m, 0, 1, T, QD, DM, m->dh, 0, w->p[PB(l, P_WO)], m->d_o, 0.0f, trace_slot(tr, BWD(l, "out proj dX"), 0));
     const clforge_attention_desc ad = attn(m, CLFORGE_ATTENTION_BACKWARD);
     clforge_attention_grads gr = {.do_type = m->t, .dq_type = m->t, .dkv_type = m->t, .dk_offset = ad.k_offset,
                                   .dv_offset = ad.v_offset};
@@ -210,19 +241,25 @@ static clforge_status step(env *e, model *m, size_t first, const clforge_optimiz
     const clforge_attention_buffers ab = {.lse = m->lse[l]};
     if (st == CLFORGE_SUCCESS)
       st = clforge_attention_backward(e->ctx, &ad, &gr, m->qkv[l], m->qkv[l], m->qkv[l], m->o[l], m->d_o, &ab,
-                                      m->dqkv, m->dqkv, m->dqkv, 0, NULL, NULL);
+                                      m->dqkv, m->dqkv, m->dqkv, 0, NULL, trace_slot(tr, BWD(l, "attention backward"), 0));
     /* the projection: dWqkv = a1^T dqkv; da1 = dqkv Wqkv^T; the norm; the residual */
-    if (st == CLFORGE_SUCCESS) st = mm(e, m, 1, 0, DM, QKV, T, m->a1[l], 0, m->dqkv, m->g[PB(l, P_WQKV)], 0.0f);
-    if (st == CLFORGE_SUCCESS) st = mm(e, m, 0, 1, T, DM, QKV, m->dqkv, 0, m->p[PB(l, P_WQKV)], m->tmp, 0.0f);
     if (st == CLFORGE_SUCCESS)
-      st = clforge_norm_backward(e->ctx, &nd, m->h[2 * l], m->p[PB(l, P_N1)], m->s1[l], m->tmp, m->tmp,
-                                 m->g[PB(l, P_N1)], NULL, 0, NULL, NULL);
+      st = mm(e, m, 1, 0, DM, QKV, T, m->a1[l], 0, m->dqkv, w->g[PB(l, P_WQKV)], 0.0f, trace_slot(tr, BWD(l, "QKV dW"), 0));
+    if (st == CLFORGE_SUCCESS) st = trainable_produced(w, PB(l, P_WQKV), 1);
+    if (st == CLFORGE_SUCCESS)
+      st = mm(e, m, 0, 1, T, DM, QKV, m->dqkv, 0, w->p[PB(l, P_WQKV)], m->tmp, 0.0f, trace_slot(tr, BWD(l, "QKV dX"), 0));
+    if (st == CLFORGE_SUCCESS)
+      st = clforge_norm_backward(e->ctx, &nd, m->h[2 * l], w->p[PB(l, P_N1)], m->s1[l], m->tmp, m->tmp,
+                                 w->g[PB(l, P_N1)], NULL, 0, NULL, trace_slot(tr, BWD(l, "norm 1 backward"), 0));
+    if (st == CLFORGE_SUCCESS) st = trainable_produced(w, PB(l, P_N1), 1);
     if (st == CLFORGE_SUCCESS) st = add_into(e, m, m->dh, m->tmp);
   }
-  /* the embedding: dE = onehot^T dh */
-  if (st == CLFORGE_SUCCESS) st = mm(e, m, 1, 0, IN, DM, T, m->x, first * S * IN, m->dh, m->g[P_EMB], 0.0f);
-  if (st == CLFORGE_SUCCESS) st = clforge_optimizer_step(e->ctx, opt, NPARAM, tensors, m->state, 0, NULL, NULL);
-  return st;
+  /* the embedding: dE = onehot^T dh, the step's last backward call */
+  if (st == CLFORGE_SUCCESS)
+    st = mm(e, m, 1, 0, IN, DM, T, m->x, first * S * IN, m->dh, w->g[P_EMB], 0.0f, trainable_last_backward(w));
+  if (st == CLFORGE_SUCCESS) trainable_backward_done(w, "embedding dW");
+  if (st == CLFORGE_SUCCESS) st = trainable_produced(w, P_EMB, 1);
+  return st == CLFORGE_SUCCESS ? trainable_step(w) : st;
 }
 
 /* Held-out accuracy, teacher forced: per predicted token and per sequence. */
@@ -253,13 +290,9 @@ static void accuracy(env *e, model *m, const int32_t *targets, double *tok, doub
   *seq = seqs ? (double)seq_right / (double)seqs : 0.0;
 }
 
-/* train_steps' callbacks: step s takes the next batch of the epoch; a report evaluates. */
-static clforge_status step_cb(void *p, int s) {
-  model *m = p;
-  return step(m->e, m, (size_t)s % (NTRAIN / m->batch) * m->batch, m->opt, m->tensors);
-}
+/* train_steps' report: this process's first model evaluates. */
 static void report_cb(void *p, int s, float loss) {
-  model *m = p;
+  model *m = ((dp_group *)p)->models[0];
   accuracy(m->e, m, m->test_targets, &m->tok, &m->seq);
   printf("%6d  %8.4f  %8.1f%%  %8.1f%%\n", s, loss, 100.0 * m->tok, 100.0 * m->seq);
 }
@@ -271,96 +304,109 @@ static float *init(size_t n, float std, float fill) {
   return v;
 }
 
-static int train(env *e, clforge_dtype t, int steps, size_t batch, int check, const float *onehot,
-                 const int32_t *targets) {
-  model m;
-  memset(&m, 0, sizeof m);
-  m.t = t, m.batch = batch, m.tokens = batch * S;
+/* A rank's model on e: the parameters (the same values on every rank), the
+ * data (every rank holds all of it; each reads its own micro-batches), the
+ * activations of a micro-batch of `batch` sequences. */
+static int model_init(model *m, env *e, clforge_dtype t, size_t batch, const float *onehot, const int32_t *targets,
+                      clforge_comm comm, size_t bucket_cap) {
+  memset(m, 0, sizeof *m);
+  m->t = t, m->batch = batch, m->tokens = batch * S, m->e = e;
   e->bytes = 0;
   rng = 777;
-  const size_t T = m.tokens;
+  const size_t T = m->tokens;
+  size_t count[NPARAM];
   float *host[NPARAM];
-  m.count[P_EMB] = IN * DM, host[P_EMB] = init(IN * DM, 0.5f, 0);
+  count[P_EMB] = IN * DM, host[P_EMB] = init(IN * DM, 0.5f, 0);
   const float out_std = 0.5f / sqrtf((float)FF * LAYERS); /* the residual branches' outputs start small */
   for (int l = 0; l < LAYERS; ++l) {
     const size_t c[6] = {DM, DM * QKV, QD * DM, DM, DM * FF, FF * DM};
     const float sd[6] = {0, 1.0f / sqrtf(DM), 0.5f / sqrtf((float)QD * LAYERS), 0, 1.0f / sqrtf(DM), out_std};
-    for (int i = 0; i < 6; ++i) m.count[PB(l, i)] = c[i], host[PB(l, i)] = init(c[i], sd[i], 1.0f);
+    for (int i = 0; i < 6; ++i) count[PB(l, i)] = c[i], host[PB(l, i)] = init(c[i], sd[i], 1.0f);
   }
-  m.count[P_NF] = DM, host[P_NF] = init(DM, 0, 1.0f);
-  m.count[P_LM] = DM * VOCAB, host[P_LM] = init(DM * VOCAB, 1.0f / sqrtf(DM), 0);
-  for (int i = 0; i < NPARAM; ++i) {
-    m.p[i] = make(e, m.count[i], t, host[i]);
-    m.mw[i] = t == CLFORGE_F32 ? NULL : make(e, m.count[i], CLFORGE_F32, host[i]);
-    m.m1[i] = make(e, m.count[i], CLFORGE_F32, NULL), m.m2[i] = make(e, m.count[i], CLFORGE_F32, NULL);
-    m.g[i] = make(e, m.count[i], t, NULL);
-    free(host[i]);
+  count[P_NF] = DM, host[P_NF] = init(DM, 0, 1.0f);
+  count[P_LM] = DM * VOCAB, host[P_LM] = init(DM * VOCAB, 1.0f / sqrtf(DM), 0);
+  /* the order the backward makes the gradients: the head's, each block's from the top, the embedding's */
+  int produced[NPARAM], k = 0;
+  produced[k++] = P_LM, produced[k++] = P_NF;
+  for (int l = LAYERS - 1; l >= 0; --l) {
+    const int order[6] = {P_W2, P_W1, P_N2, P_WO, P_WQKV, P_N1};
+    for (int i = 0; i < 6; ++i) produced[k++] = PB(l, order[i]);
   }
-  m.x = make(e, (size_t)NTRAIN * S * IN, t, onehot);
-  m.xt = make(e, (size_t)NTEST * S * IN, t, onehot + (size_t)NTRAIN * S * IN);
+  produced[k++] = P_EMB;
+  const int bad = trainable_init(&m->w, e, t, NPARAM, count, host, produced, comm, bucket_cap);
+  for (int i = 0; i < NPARAM; ++i) free(host[i]);
+  if (bad) return 1;
+  m->x = make(e, (size_t)NTRAIN * S * IN, t, onehot);
+  m->xt = make(e, (size_t)NTEST * S * IN, t, onehot + (size_t)NTRAIN * S * IN);
   cl_int err;
-  m.y = clCreateBuffer(e->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)NTRAIN * S * 4, (void *)targets, &err);
+  m->y = clCreateBuffer(e->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (size_t)NTRAIN * S * 4, (void *)targets, &err);
   e->bytes += (size_t)NTRAIN * S * 4;
-  for (int i = 0; i <= 2 * LAYERS; ++i) m.h[i] = make(e, T * DM, t, NULL);
+  for (int i = 0; i <= 2 * LAYERS; ++i) m->h[i] = make(e, T * DM, t, NULL);
   for (int l = 0; l < LAYERS; ++l) {
-    m.a1[l] = make(e, T * DM, t, NULL), m.a2[l] = make(e, T * DM, t, NULL);
-    m.s1[l] = make(e, 2 * T, CLFORGE_F32, NULL), m.s2[l] = make(e, 2 * T, CLFORGE_F32, NULL);
-    m.qkv[l] = make(e, T * QKV, t, NULL), m.o[l] = make(e, T * QD, t, NULL);
-    m.lse[l] = make(e, batch * HQ * S, CLFORGE_F32, NULL);
-    m.z[l] = make(e, T * FF, t, NULL), m.u[l] = make(e, T * FF, t, NULL);
+    m->a1[l] = make(e, T * DM, t, NULL), m->a2[l] = make(e, T * DM, t, NULL);
+    m->s1[l] = make(e, 2 * T, CLFORGE_F32, NULL), m->s2[l] = make(e, 2 * T, CLFORGE_F32, NULL);
+    m->qkv[l] = make(e, T * QKV, t, NULL), m->o[l] = make(e, T * QD, t, NULL);
+    m->lse[l] = make(e, batch * HQ * S, CLFORGE_F32, NULL);
+    m->z[l] = make(e, T * FF, t, NULL), m->u[l] = make(e, T * FF, t, NULL);
   }
-  m.af = make(e, T * DM, t, NULL), m.sf = make(e, 2 * T, CLFORGE_F32, NULL);
-  m.logits = make(e, T * VOCAB, t, NULL), m.dlogits = make(e, T * VOCAB, t, NULL);
-  m.dh = make(e, T * DM, t, NULL), m.tmp = make(e, T * DM, t, NULL), m.dz = make(e, T * FF, t, NULL);
-  m.d_o = make(e, T * QD, t, NULL), m.dqkv = make(e, T * QKV, t, NULL);
-  m.loss = make(e, 1, CLFORGE_F32, NULL);
-  /* f16: dynamic loss scaling from 1024; the others carry scale 1 */
-  const clforge_train_state st0 = {t == CLFORGE_F16 ? 1024.0f : 1.0f, 0, 0, 0};
-  m.state = clCreateBuffer(e->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof st0, (void *)&st0, &err);
-  e->bytes += sizeof st0;
+  m->af = make(e, T * DM, t, NULL), m->sf = make(e, 2 * T, CLFORGE_F32, NULL);
+  m->logits = make(e, T * VOCAB, t, NULL), m->dlogits = make(e, T * VOCAB, t, NULL);
+  m->dh = make(e, T * DM, t, NULL), m->tmp = make(e, T * DM, t, NULL), m->dz = make(e, T * FF, t, NULL);
+  m->d_o = make(e, T * QD, t, NULL), m->dqkv = make(e, T * QKV, t, NULL);
+  m->loss = make(e, 1, CLFORGE_F32, NULL);
+  m->test_targets = targets + (size_t)NTRAIN * S;
+  return 0;
+}
 
+static void model_free(model *m) {
+  cl_mem all[] = {m->x, m->xt, m->y, m->af, m->sf, m->logits, m->dlogits, m->dh, m->tmp, m->dz, m->d_o, m->dqkv, m->loss};
+  release(all, sizeof all / sizeof all[0]);
+  release(m->h, 2 * LAYERS + 1);
+  for (int l = 0; l < LAYERS; ++l) {
+    cl_mem each[] = {m->a1[l], m->a2[l], m->s1[l], m->s2[l], m->qkv[l], m->o[l], m->lse[l], m->z[l], m->u[l]};
+    release(each, sizeof each / sizeof each[0]);
+  }
+  trainable_free(&m->w);
+}
+
+static int train(env *es, const dp_layout *L, clforge_comm *comms, clforge_dtype t, int steps, size_t batch,
+                 int check, const float *onehot, const int32_t *targets) {
+  model m[DP_RANKS];
+  void *models[DP_RANKS];
+  trainable *w[DP_RANKS];
+  const size_t mb = batch / (size_t)L->ranks;
   const clforge_optimizer_desc opt = {.kind = CLFORGE_OPTIMIZER_ADAMW, .lr = 3e-3f, .beta2 = 0.98f,
                                       .weight_decay = 1e-4f, .loss_scaling = t == CLFORGE_F16,
                                       .growth_interval = 50};
-  clforge_optimizer_tensor ten[NPARAM];
-  memset(ten, 0, sizeof ten);
-  for (int i = 0; i < NPARAM; ++i) {
-    ten[i].count = m.count[i], ten[i].param = m.p[i], ten[i].master = m.mw[i], ten[i].grad = m.g[i];
-    ten[i].m = m.m1[i], ten[i].v = m.m2[i], ten[i].param_type = ten[i].grad_type = t;
+  for (int r = 0; r < L->n; ++r) {
+    if (model_init(&m[r], &es[r], t, mb, onehot, targets, comms[r], L->bucket_bytes)) return 1;
+    m[r].w.opt = &opt, models[r] = &m[r], w[r] = &m[r].w;
   }
-
-  printf("\n%s: batch %zu sequences (%zu tokens), %d steps, AdamW lr 3e-3%s\n", clforge_dtype_name(t), batch, T,
-         steps, t == CLFORGE_F16 ? ", dynamic loss scaling" : t == CLFORGE_BF16 ? ", f32 master weights" : "");
+  printf("\n%s: batch %zu sequences (%zu tokens)", clforge_dtype_name(t), batch, batch * S);
+  dp_print_plan(L, t, mb, steps, opt.lr);
+  dp_group g;
+  dp_group_init(&g, L, models, w, step, mb, NTRAIN, steps);
   printf("%6s  %8s  %9s  %9s\n", "step", "loss", "tokens", "sequences");
-  m.e = e, m.opt = &opt, m.tensors = ten, m.test_targets = targets + (size_t)NTRAIN * S;
   train_run run;
-  int rc = train_steps(e, &m, steps, m.loss, step_cb, report_cb, &run);
+  int rc = train_steps(&es[0], &g, steps, m[0].loss, dp_step_cb, report_cb, &run);
+  for (int r = 0; r < L->n; ++r) clFinish(es[r].q);
   clforge_train_state st;
-  clEnqueueReadBuffer(e->q, m.state, CL_TRUE, 0, sizeof st, &st, 0, NULL, NULL);
-  const double secs = run.secs, tail = run.tail, tok = m.tok, seq = m.seq;
-  const int timed = run.timed, tail_n = run.tail_n;
+  clEnqueueReadBuffer(es[0].q, m[0].w.state, CL_TRUE, 0, sizeof st, &st, 0, NULL, NULL);
+  const double secs = run.secs, tail = run.tail, tok = m[0].tok, seq = m[0].seq;
   if (!rc && run.timed > 0)
     printf("%s: %.2f ms/step, %.0f tokens/s, mean loss of the last %d steps %.4f, held-out accuracy %.1f%% of "
          "tokens, %.1f%% of sequences, %d steps applied, loss scale %g; device memory of the model's buffers "
          "%.2f MiB (plus clforge's scratch)\n",
-         clforge_dtype_name(t), 1e3 * secs / timed, (double)timed * (double)T / secs, tail_n, tail, 100.0 * tok,
-         100.0 * seq, st.step, st.scale, (double)e->bytes / (1 << 20));
+         clforge_dtype_name(t), 1e3 * secs / run.timed, (double)run.timed * (double)(batch * S) / secs, run.tail_n,
+         tail, 100.0 * tok, 100.0 * seq, st.step, st.scale, (double)es[0].bytes / (1 << 20));
+  rc = dp_group_end(&g, rc, steps);
   if (!rc && check && !(tail < 0.3 && tok >= 0.9)) {
     fprintf(stderr, "train_transformer --check: %s did not learn the task (loss %.4f, token accuracy %.1f%%)\n",
             clforge_dtype_name(t), tail, 100.0 * tok);
     rc = 1;
   }
-  cl_mem all[] = {m.x, m.xt, m.y, m.af, m.sf, m.logits, m.dlogits, m.dh, m.tmp, m.dz, m.d_o, m.dqkv, m.loss, m.state};
-  release(all, sizeof all / sizeof all[0]);
-  release(m.h, 2 * LAYERS + 1);
-  for (int l = 0; l < LAYERS; ++l) {
-    cl_mem each[] = {m.a1[l], m.a2[l], m.s1[l], m.s2[l], m.qkv[l], m.o[l], m.lse[l], m.z[l], m.u[l]};
-    release(each, sizeof each / sizeof each[0]);
-  }
-  for (int i = 0; i < NPARAM; ++i) {
-    cl_mem each[] = {m.p[i], m.mw[i], m.m1[i], m.m2[i], m.g[i]};
-    release(each, 5);
-  }
+  rc = dp_all_ranks(L, rc); /* (each rank's loss is its own micro-batch's) */
+  for (int r = 0; r < L->n; ++r) model_free(&m[r]);
   return rc;
 }
 
@@ -368,15 +414,25 @@ int main(int argc, char **argv) {
   int steps = 400, check = 0;
   size_t batch = 32;
   clforge_dtype dts[3];
-  const int ndt = parse_args(argc, argv, &steps, &batch, &check, dts);
-  if (!ndt || batch > NTEST || NTRAIN % batch || NTEST % batch) {
-    fprintf(stderr, "usage: train_transformer [--dtype f32|bf16|f16|all] [--steps N] [--batch B dividing %d] [--check]\n",
-            NTEST);
+  dp_layout L;
+  const int kept = dp_parse(argc, argv, &L);
+  const int ndt = kept ? parse_args(kept, argv, &steps, &batch, &check, dts) : 0;
+  if (!ndt || batch % (size_t)L.ranks || (!L.mpi && NTEST % (batch / (size_t)L.ranks))) { /* (MPI: checked below) */
+    fprintf(stderr,
+            "usage: train_transformer [--dtype f32|bf16|f16|all] [--steps N] [--batch B] " DP_USAGE " [--check]\n"
+            "  (B / ranks must divide %d; --ranks and --accumulate: 1 to %d)\n",
+            NTEST, DP_RANKS);
     return 2;
   }
-  env e;
-  char dev[256];
-  if (open_env(&e, dev, sizeof dev)) return 1;
+  env es[DP_RANKS];
+  clforge_comm comms[DP_RANKS];
+  char dev[300];
+  if (dp_open(&argc, &argv, &L, es, comms, dev, sizeof dev)) return 1;
+  if (L.mpi && (batch % (size_t)L.ranks || NTEST % (batch / (size_t)L.ranks))) {
+    fprintf(stderr, TRAIN_NAME ": --batch %zu does not divide into %d MPI ranks of a size dividing %d\n", batch,
+            L.ranks, NTEST);
+    return dp_close(&L, es, comms, 2);
+  }
   /* the data: NTRAIN training and NTEST held-out sequences */
   float *onehot = malloc((size_t)(NTRAIN + NTEST) * S * IN * sizeof *onehot);
   int32_t *targets = malloc((size_t)(NTRAIN + NTEST) * S * sizeof *targets);
@@ -387,8 +443,7 @@ int main(int argc, char **argv) {
          "task: reverse %d random tokens; %d training and %d held-out sequences\n",
          dev, DM, HQ, HKV, HD, DM, FF, DM, VOCAB, HALF, NTRAIN, NTEST);
   int rc = 0;
-  for (int i = 0; i < ndt && !rc; ++i) rc = train(&e, dts[i], steps, batch, check, onehot, targets);
+  for (int i = 0; i < ndt && !rc; ++i) rc = train(es, &L, comms, dts[i], steps, batch, check, onehot, targets);
   free(onehot), free(targets);
-  clforge_context_destroy(e.ctx);
-  return rc;
+  return dp_close(&L, es, comms, rc);
 }
