@@ -7,9 +7,7 @@
  * result is checked bit for bit against clforge_ref_allreduce on every rank
  * before its numbers are shown. */
 #include "allreduce_bench.h"
-#ifdef CLFORGE_BENCH_MPI
 #include "allreduce_mpi.h"
-#endif
 
 #include <clforge/clforge.h>
 #include <stdint.h>
@@ -273,6 +271,14 @@ static void print_json(const ar_options *o, const ar_ranks *R, const ar_row *row
   else
     printf("\"status\":\"failed\",\"error\":\"%s\"}\n", row->error);
 }
+
+#ifndef CLFORGE_BENCH_MPI
+int clforge_bench_tune_allreduce(const char *file, int dry_run, int quiet) {
+  (void)file, (void)dry_run, (void)quiet;
+  fprintf(stderr, "clforge tune --op allreduce: this clforge was built without MPI (the crossover is MPI's)\n");
+  return 1;
+}
+#endif
 
 int clforge_bench_allreduce_main(int argc, char **argv) {
   ar_options o;

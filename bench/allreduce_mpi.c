@@ -235,3 +235,48 @@ int clforge_bench_allreduce_mpi(const clforge_bench_allreduce_mpi_args *a) {
   MPI_Finalize();
   return failed;
 }
+
+/* rank 0: the sweep's table and the verdict */
+static void print_tune(const clforge_comm_tune_result *r, int n, const char *file, int dry_run) {
+  printf("%12s %12s %12s  %s\n", "bytes", "owner ms", "gather ms", "faster");
+  for (int i = 0; i < r->sizes; ++i)
+    printf("%12zu %12.3f %12.3f  %s\n", r->bytes[i], 1e3 * r->owner_s[i], 1e3 * r->gather_s[i],
+           r->owner_s[i] <= r->gather_s[i] ? "owner" : "gather");
+  printf("\n%d ranks: all-reduce gathers below %zu bytes, the owners sum from there (%.1f s)%s%s\n", n,
+         r->crossover_bytes, r->seconds, dry_run ? "; dry run, nothing saved" : "; saved to ", dry_run ? "" : file);
+}
+
+int clforge_bench_tune_allreduce(const char *file, int dry_run, int quiet) {
+  int provided = 0, rank = 0, n = 1;
+  MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  clforge_comm comm = NULL;
+  clforge_context ctx = NULL;
+  char path[4096] = "";
+  if (!file && clforge_path(CLFORGE_PATH_TUNING_FILE, path, sizeof path) == CLFORGE_SUCCESS) file = path;
+  int rc = 0;
+  if (clforge_comm_create_mpi(MPI_COMM_WORLD, NULL, NULL, &comm) != CLFORGE_SUCCESS) {
+    fprintf(stderr, "clforge tune --op allreduce: rank %d: %s\n", rank, clforge_last_error(NULL));
+    rc = 1;
+  } else {
+    clforge_comm_context(comm, &ctx);
+    clforge_device_info info;
+    clforge_context_device_info(ctx, &info);
+    if (rank == 0 && !quiet)
+      printf("tuning the all-reduce crossover over MPI (%s): %d ranks, each on %s\n", clforge_comm_mpi_library(), n,
+             info.name);
+    const clforge_tune_options o = {.ops = "allreduce", .file = file, .dry_run = dry_run};
+    clforge_comm_tune_result r;
+    if (clforge_comm_tune(comm, &o, &r) != CLFORGE_SUCCESS) {
+      fprintf(stderr, "clforge tune --op allreduce: rank %d: %s\n", rank, clforge_last_error(ctx));
+      rc = 1;
+    } else if (rank == 0) {
+      print_tune(&r, n, file, dry_run);
+    }
+    clforge_comm_destroy(comm);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return rc;
+}

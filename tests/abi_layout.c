@@ -366,6 +366,13 @@ int main(void) {
   FIELD(clforge_comm_options, chunk_bytes);
   FIELD(clforge_comm_options, algo);
   FIELD(clforge_comm_options, reserved);
+  SIZE(clforge_comm_tune_result);
+  FIELD(clforge_comm_tune_result, crossover_bytes);
+  FIELD(clforge_comm_tune_result, sizes);
+  FIELD(clforge_comm_tune_result, bytes);
+  FIELD(clforge_comm_tune_result, owner_s);
+  FIELD(clforge_comm_tune_result, gather_s);
+  FIELD(clforge_comm_tune_result, seconds);
   SIZE(clforge_collective_desc);
   FIELD(clforge_collective_desc, dtype);
   FIELD(clforge_collective_desc, op);

@@ -185,6 +185,12 @@ static void check_bad_input(ranks *R) {
   CHECK_FAILS(NULL, clforge_allreduce(NULL, &d, a, 0, a, 0, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "comm is NULL");
   CHECK_FAILS(ctx, clforge_allreduce(R->comm[0], NULL, a, 0, a, 0, 0, NULL, &ev), CLFORGE_INVALID_ARGUMENT, "desc is NULL");
   CHECK(ev == NULL, "a refused call left *event set");
+  /* the crossover is MPI's: one process has one all-reduce */
+  clforge_comm_algo algo = CLFORGE_COMM_ALGO_AUTO;
+  clforge_comm_tune_result tr;
+  CHECK_FAILS(ctx, clforge_comm_allreduce_algo(R->comm[0], 1 << 20, &algo, NULL, NULL), CLFORGE_UNSUPPORTED, "one process");
+  CHECK_FAILS(ctx, clforge_comm_tune(R->comm[0], NULL, &tr), CLFORGE_UNSUPPORTED, "tune over MPI");
+  CHECK_FAILS(ctx, clforge_comm_allreduce_algo(R->comm[0], 1, NULL, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "algo is NULL");
   clforge_collective_desc bad = d;
   bad.dtype = (clforge_dtype)99;
   CHECK_FAILS(ctx, clforge_allreduce(R->comm[0], &bad, a, 0, a, 0, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "dtype");

@@ -224,6 +224,141 @@ static void faults(void) {
   clforge_context_destroy(ctx);
 }
 
+/* A communicator on a fresh context whose tuning file is `file` ("off":
+ * none), and the crossover it took and its source. */
+static clforge_comm comm_with_file(const char *file, clforge_context *ctx, size_t *cross, const char **src) {
+  const char *old = getenv("CLFORGE_TUNING_FILE");
+  char *keep = old ? strdup(old) : NULL;
+  setenv("CLFORGE_TUNING_FILE", file, 1);
+  *ctx = tu_context();
+  clforge_comm comm = NULL;
+  CHECK_OK(*ctx, clforge_comm_create_mpi(MPI_COMM_WORLD, *ctx, NULL, &comm)); /* (the file is read here) */
+  if (keep) setenv("CLFORGE_TUNING_FILE", keep, 1), free(keep);
+  else unsetenv("CLFORGE_TUNING_FILE");
+  clforge_comm_algo a;
+  *cross = 0, *src = "";
+  if (comm) CHECK_OK(*ctx, clforge_comm_allreduce_algo(comm, 1, &a, cross, src));
+  return comm;
+}
+
+/* The same number on every rank. */
+static int same_everywhere(long long v) {
+  long long lo = v, hi = v;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *text = calloc(1, 1 << 16);
+  if (text) (void)!fread(text, 1, (1 << 16) - 1, f);
+  fclose(f);
+  return text;
+}
+
+/* The all-reduce crossover: measured by clforge_comm_tune (the same on
+ * every rank, taken by the communicator, saved by rank 0 as a tuning-file
+ * entry), read back when a communicator is made, rank 0's taken where the
+ * ranks' files differ; dry runs and bad calls change nothing. */
+static void crossover(void) {
+  char dir[] = "/tmp/clforge-crossover-XXXXXX", mine[64], ours[64];
+  long long made = me == 0 && mkdtemp(dir) != NULL;
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&made, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  CHECK(made, "mkdtemp");
+  if (!made) return;
+  snprintf(ours, sizeof ours, "%s/tuned.json", dir);
+  snprintf(mine, sizeof mine, "%s/rank%d.json", dir, me);
+  clforge_context ctx;
+  size_t cross;
+  const char *src;
+  clforge_comm comm = comm_with_file("off", &ctx, &cross, &src);
+  CHECK(cross == (size_t)64 << 10 && !strcmp(src, "built-in"), "no tuning file: %zu bytes from %s", cross, src);
+  clforge_tune_options o = {.file = ours, .dry_run = 1};
+  clforge_comm_tune_result r;
+  CHECK_OK(ctx, clforge_comm_tune(comm, &o, &r));
+  CHECK(r.sizes == 13 && r.bytes[0] == 1024 && r.bytes[12] == (size_t)4 << 20, "the sweep: %d sizes", r.sizes);
+  CHECK(access(ours, F_OK) != 0, "a dry run wrote %s", ours);
+  clforge_comm_algo a;
+  CHECK_OK(ctx, clforge_comm_allreduce_algo(comm, 1, &a, &cross, &src));
+  CHECK(cross == (size_t)64 << 10 && !strcmp(src, "built-in"), "a dry run changed the crossover: %zu (%s)", cross, src);
+  o.dry_run = 0;
+  CHECK_OK(ctx, clforge_comm_tune(comm, &o, &r));
+  const size_t c = r.crossover_bytes;
+  int pow2 = c >= 1024 && c <= ((size_t)8 << 20) && !(c & (c - 1)), consistent = 1;
+  for (int i = 0; i < r.sizes; ++i) /* the owners are never slower from the crossover on, and slower just below */
+    consistent &= r.bytes[i] < c || r.owner_s[i] <= r.gather_s[i];
+  for (int i = 1; i < r.sizes; ++i)
+    if (r.bytes[i] == c) consistent &= r.owner_s[i - 1] > r.gather_s[i - 1];
+  CHECK(pow2 && consistent, "crossover %zu bytes against the medians measured", c);
+  CHECK(same_everywhere((long long)c), "the ranks decided different crossovers (here %zu)", c);
+  clforge_comm_algo below, at;
+  CHECK_OK(ctx, clforge_comm_allreduce_algo(comm, c - 1, &below, &cross, &src));
+  CHECK_OK(ctx, clforge_comm_allreduce_algo(comm, c, &at, NULL, NULL));
+  CHECK(below == CLFORGE_COMM_ALGO_GATHER && at == CLFORGE_COMM_ALGO_OWNER && cross == c &&
+            !strcmp(src, "clforge_comm_tune"),
+        "after the tune: %d below and %d at %zu (%zu, %s)", below, at, c, cross, src);
+  check_reduce(comm, "after the tune, at the crossover", 0, CLFORGE_F32, CLFORGE_REDUCE_SUM, c / 4, 0, 0, 41);
+  check_reduce(comm, "after the tune, below it", 0, CLFORGE_BF16, CLFORGE_REDUCE_MEAN, c / 2 - 1, 1, 0, 42);
+  /* bad calls: refused on every rank alike, the communicator still working */
+  CHECK_FAILS(ctx, clforge_comm_tune(comm, &o, NULL), CLFORGE_INVALID_ARGUMENT, "result");
+  CHECK_FAILS(NULL, clforge_comm_tune(NULL, &o, &r), CLFORGE_INVALID_ARGUMENT, "comm");
+  clforge_tune_options bad = {.file = ours, .budget_s = 5};
+  CHECK_FAILS(ctx, clforge_comm_tune(comm, &bad, &r), CLFORGE_INVALID_ARGUMENT, "only options->file");
+  bad = (clforge_tune_options){.file = me == 0 ? "off" : ours};
+  CHECK_FAILS(ctx, clforge_comm_tune(comm, &bad, &r), me == 0 ? CLFORGE_INVALID_ARGUMENT : CLFORGE_COMM_MISMATCH,
+              me == 0 ? "no tuning file" : "another rank");
+  check_reduce(comm, "after refused tunes", 0, CLFORGE_F32, CLFORGE_REDUCE_MAX, 1000, 0, 0, 43);
+  clforge_comm_destroy(comm);
+  clforge_context_destroy(ctx);
+
+  /* rank 0's entry: its text names the class; each other rank a file of its own with another crossover */
+  char *text = me == 0 ? slurp(ours) : NULL;
+  char want[64];
+  snprintf(want, sizeof want, "\"GATHER_BELOW_KB\":\t%zu", c >> 10);
+  char cls[32];
+  snprintf(cls, sizeof cls, "\"ranks_%d\"", nranks);
+  if (me == 0) CHECK(text && strstr(text, "\"allreduce\"") && strstr(text, cls) && strstr(text, want), "entry: %s", text ? text : "no file");
+  int len = text ? (int)strlen(text) + 1 : 0;
+  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (me != 0) text = calloc(1, (size_t)len + 16);
+  MPI_Bcast(text, len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  const size_t other_kb = c == 1024 ? 2 : 1;
+  char *at_value = strstr(text, want), *rest = at_value ? at_value + strlen(want) : NULL;
+  FILE *f = fopen(mine, "w");
+  if (f && rest) fprintf(f, "%.*s\"GATHER_BELOW_KB\":\t%zu%s", (int)(at_value - text), text, other_kb, rest);
+  if (f) fclose(f);
+  free(text);
+  comm = comm_with_file(me == 0 ? ours : mine, &ctx, &cross, &src);
+  CHECK(cross == c && !strcmp(src, me == 0 ? "tuned" : "rank 0's"),
+        "a new communicator: crossover %zu from %s, where rank 0's file says %zu", cross, src, c);
+  check_reduce(comm, "ranks whose files differ", 0, CLFORGE_F32, CLFORGE_REDUCE_SUM, c / 4 + 5, 0, 0, 44);
+  clforge_comm_destroy(comm);
+  clforge_context_destroy(ctx);
+  /* another rank count's entry is the nearest (rank 0's file; the others have none) */
+  if (me == 0 && (f = fopen(mine, "w")) != NULL) {
+    char *t0 = slurp(ours), *p = t0 ? strstr(t0, cls) : NULL, *q = t0 ? strstr(t0, "\"shape\":\t[") : NULL;
+    char *q_end = q ? strchr(q, ']') : NULL;
+    if (p && q_end && p < q) /* class "ranks_<n+5>", shape [n+5] */
+      fprintf(f, "%.*s\"ranks_%d\"%.*s\"shape\":\t[%d%s", (int)(p - t0), t0, nranks + 5, (int)(q - (p + strlen(cls))),
+              p + strlen(cls), nranks + 5, q_end);
+    fclose(f);
+    free(t0);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  comm = comm_with_file(me == 0 ? mine : "off", &ctx, &cross, &src);
+  const char *want_src = me == 0 ? "nearest" : c == (size_t)64 << 10 ? "built-in" : "rank 0's";
+  CHECK(cross == c && !strcmp(src, want_src), "another rank count's entry: %zu from %s, not %s", cross, src, want_src);
+  clforge_comm_destroy(comm);
+  clforge_context_destroy(ctx);
+  MPI_Barrier(MPI_COMM_WORLD);
+  unlink(mine);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) unlink(ours), rmdir(dir);
+}
+
 /* MPI initialized without MPI_THREAD_MULTIPLE: refused, naming the level. */
 static int single(void) {
   int provided;
@@ -300,6 +435,7 @@ int main(int argc, char **argv) {
     clforge_comm_destroy(comm);
   }
   clforge_context_destroy(ctx);
+  crossover();
   faults();
 
   int mine[2] = {tu_passed, tu_failed}, sum[2] = {0, 0};

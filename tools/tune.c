@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "allreduce_mpi.h" /* bench/: --op allreduce */
 #include "clforge/clforge.h"
 #include "cli_util.h"
 
@@ -71,6 +72,10 @@ void clforge_cli_tune_help(FILE *f) {
           "  -h, --help          show this help\n"
           "\n"
           "Ctrl-C stops after the current candidate and keeps what was measured.\n"
+          "\n"
+          "mpirun -np N clforge tune --op allreduce [--file PATH] [--dry-run] measures,\n"
+          "on the job's ranks and links, the size from which MPI all-reduce by owners\n"
+          "beats gathering, and rank 0 saves it (one entry per rank count).\n"
           "Exit status: 0 on success (also when stopped), 1 when tuning failed or no\n"
           "device was found, 2 on a usage error.\n");
 }
@@ -339,6 +344,14 @@ int clforge_cli_tune(int argc, char **argv) {
     }
   }
   if (o.ops && !strcmp(o.ops, "all")) o.ops = NULL;
+  if (o.ops && !strcmp(o.ops, "allreduce")) { /* MPI's crossover: its own sweep, collective over the job */
+    if (o.shapes || o.dtypes || strcmp(o.layouts, "nn,nchw,bhsd,rows,adamw") || o.space || o.strategy || o.budget_s ||
+        o.max_evals || o.seed || o.skip_peers || o.compute_type) {
+      fprintf(stderr, "clforge tune --op allreduce: only --file, --dry-run and --quiet apply\n");
+      return EXIT_USAGE;
+    }
+    return clforge_bench_tune_allreduce(o.file, o.dry_run, quiet);
+  }
 
   clforge_context ctx;
   if (clforge_context_create(NULL, &ctx) != CLFORGE_SUCCESS) {

@@ -1515,6 +1515,42 @@ CLFORGE_API clforge_status clforge_comm_status(clforge_comm comm);
  *  Errors of a call's own arguments go to its context (clforge_last_error). */
 CLFORGE_API const char *clforge_comm_last_error(clforge_comm comm);
 
+/** Which all-reduce a call of `bytes` on an MPI communicator runs: the
+ *  options' or CLFORGE_COMM_ALGO's algorithm, else OWNER from the crossover
+ *  on and GATHER below it. *crossover_bytes and *source (either may be NULL)
+ *  tell the crossover and where it came from: "built-in" (64 KiB), "tuned"
+ *  (the tuning file's entry for this many ranks), "nearest" (another rank
+ *  count's), "rank 0's" (every rank takes rank 0's), "clforge_comm_tune",
+ *  or "options" when an algorithm was named. Ranks of one process have one
+ *  all-reduce: CLFORGE_UNSUPPORTED. */
+CLFORGE_API clforge_status clforge_comm_allreduce_algo(clforge_comm comm, size_t bytes, clforge_comm_algo *algo,
+                                                       size_t *crossover_bytes, const char **source);
+
+/** What clforge_comm_tune measured: per message size (1 KiB to 4 MiB, x2),
+ *  the median over 15 runs of the slowest rank's time of each algorithm, and
+ *  the crossover chosen from them. */
+typedef struct clforge_comm_tune_result {
+  size_t crossover_bytes;           /* gather below, owners from (the first size from which the owners are
+                                       never slower; twice the largest size when they always are) */
+  int sizes;
+  size_t bytes[16];
+  double owner_s[16], gather_s[16];
+  double seconds;                   /* the whole sweep */
+} clforge_comm_tune_result;
+
+/** Measure all-reduce's crossover on this MPI job's ranks and links, every
+ *  rank calling it (collective; in-process ranks: CLFORGE_UNSUPPORTED): both
+ *  algorithms alternating run by run at each size, every rank deciding
+ *  alike from the slowest rank's times. The communicator uses the result
+ *  from then on, and rank 0 saves it as a tuning-file entry (family
+ *  "allreduce", class "ranks_<N>") into options->file or the user's tuning
+ *  file, where communicators created later find it. options may be NULL;
+ *  only its file, dry_run (measure, report, change and save nothing) and ops
+ *  (NULL or "allreduce") apply, the others must be zero. A failure on any
+ *  rank fails every rank. `mpirun -np N clforge tune --op allreduce`. */
+CLFORGE_API clforge_status clforge_comm_tune(clforge_comm comm, const clforge_tune_options *options,
+                                             clforge_comm_tune_result *result);
+
 /** What a collective computes; offsets and counts are in elements.
  *  Reductions are in one defined order whatever the sizes and pieces: per
  *  element, s = x_0, then s = s + x_1, ..., s + x_(N-1) (x_r rank r's value

@@ -108,3 +108,23 @@ def test_out_dtype_and_close():
     c.close()
     with pytest.raises(ValueError, match="closed"):
         ctx.handle  # the rank's own context went with it
+
+
+def test_tune_crossover(comm):
+    """clforge_comm_tune: every rank the same crossover, taken by the
+    communicator; rank 0 saves it where a new communicator finds it."""
+    path = os.environ["CLFORGE_TUNING_FILE"]  # each rank's own; rank 0's is written
+    r = comm.tune(path)
+    c = r["crossover_bytes"]
+    assert 1024 <= c <= 8 << 20 and c & (c - 1) == 0 and len(r["sizes"]) == 13
+    assert MPI.COMM_WORLD.allgather(c) == [c] * SIZE
+    assert comm.allreduce_algo(c) == ("owner", c, "clforge_comm_tune")
+    assert comm.allreduce_algo(c - 1)[0] == "gather"
+    assert os.path.exists(path) == (RANK == 0)
+    fresh = dist.Communicator(timeout_ms=20000)
+    algo, cross, source = fresh.allreduce_algo(c)
+    assert (algo, cross) == ("owner", c)
+    assert source == "tuned" if RANK == 0 else source in ("rank 0's", "built-in")
+    xs = inputs((c // 4 + 3,), np.float32, 9)
+    assert same_bits(fresh.all_reduce(xs[RANK]), in_order(xs, "sum"))
+    fresh.close()

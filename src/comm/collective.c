@@ -81,6 +81,9 @@ static clforge__coll_op *new_op(clforge__comm_group *g, const call *k, uint64_t 
   if (!op) return NULL;
   op->seq = seq, op->kind = k->kind, op->name = k->name, op->desc = k->desc;
   op->esize = k->kind == COMM_BARRIER ? 1 : clforge__float_dtype_size(k->desc.dtype);
+  /* chosen once, here: clforge_comm_tune changes the group's choice between calls */
+  op->owner = g->algo != CLFORGE_COMM_ALGO_AUTO ? g->algo == CLFORGE_COMM_ALGO_OWNER
+                                                : k->desc.count * op->esize >= g->gather_below;
   const size_t segs = k->kind == COMM_REDUCE_SCATTER || k->kind == COMM_ALL_GATHER ? (size_t)g->n : 1;
   const size_t len = k->kind == COMM_BARRIER ? 0 : k->desc.count;
   const size_t per = g->chunk_bytes / op->esize ? g->chunk_bytes / op->esize : 1;

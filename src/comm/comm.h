@@ -64,6 +64,7 @@ typedef struct clforge__coll_op {
   size_t esize;
   size_t nchunks, *bounds;      /* chunk c is result elements [bounds[c], bounds[c+1]) */
   clforge__host_block *result;  /* the result (broadcast, all-gather: the data) */
+  int owner;                    /* over MPI, all-reduce: by owners (else by gathering), fixed at creation */
   int arrived;
   double first_arrival;
   clforge__rank_part *part;     /* [n] */
@@ -77,6 +78,8 @@ typedef struct clforge__comm_group {
   int me;           /* over MPI: this process's rank */
   clforge__mpi *mpi; /* NULL: every rank is in this process */
   clforge_comm_algo algo; /* all-reduce's algorithm (options; AUTO: by size) */
+  size_t gather_below;    /* AUTO over MPI: by gathering below this many bytes (src/comm/crossover.c) */
+  const char *gather_source; /* where that came from: "built-in", "tuned", "nearest", "tuned by clforge_comm_tune" */
   uint32_t timeout_ms;
   size_t chunk_bytes;
   pthread_mutex_t mu;
@@ -177,5 +180,13 @@ void clforge__mpi_free(clforge__mpi *m);
 /* A failed exchange let sends go that may still read the rank's host
  * memory: the group keeps it (never freed) rather than free it under them. */
 int clforge__mpi_keeps_memory(const clforge__mpi *m);
+/* Every process's v[0 .. n) replaced by the element-wise maximum over the
+ * processes (a barrier too): 0, or -1 when MPI failed (without MPI, -1). */
+int clforge__mpi_max(clforge__comm_group *g, double *v, int n);
+
+/* The all-reduce crossover (src/comm/crossover.c): the bytes below which
+ * a group of n ranks on ctx's device gathers, from ctx's tuning files (the
+ * entry of n ranks, else the nearest count) or built in, and its source. */
+size_t clforge__crossover_lookup(clforge_context ctx, int n, const char **source);
 
 #endif

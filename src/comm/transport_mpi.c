@@ -17,10 +17,6 @@
 #include "comm.h"
 #include "reduce_host.h"
 
-/* All-reduce below this many bytes gathers (one exchange), from it on the
- * owners sum (two exchanges of 1/N each). */
-#define GATHER_BELOW_BYTES ((size_t)64 << 10)
-
 struct clforge__mpi {
   MPI_Comm comm; /* the duplicate: clforge's messages never meet the application's */
   int tag_ub;
@@ -207,11 +203,6 @@ static void reduce_ranks(const clforge__comm_group *g, const clforge__coll_op *o
 static int check_headers(clforge__comm_group *g, clforge__coll_op *op);
 static int input_ready(clforge__comm_group *g, clforge__coll_op *op, size_t c);
 
-static int use_owner(const clforge__comm_group *g, const clforge__coll_op *op) {
-  if (g->algo != CLFORGE_COMM_ALGO_AUTO) return g->algo == CLFORGE_COMM_ALGO_OWNER;
-  return op->desc.count * op->esize >= GATHER_BELOW_BYTES;
-}
-
 /* Owner: part j of a piece of m elements (the first m mod n parts one
  * element longer). */
 static size_t part_lo(size_t j, size_t m, size_t n) { return j * (m / n) + (j < m % n ? j : m % n); }
@@ -298,7 +289,7 @@ static int allreduce_pieces(pipeline *P) {
  * piece, pipelined. 0, or -1 with the failure recorded and every gate not
  * opened yet opened on NaN. */
 static int run_allreduce(clforge__comm_group *g, clforge__coll_op *op) {
-  pipeline P = {g, op, use_owner(g, op), NULL, 0, 0};
+  pipeline P = {g, op, op->owner, NULL, 0, 0};
   size_t most = 0;
   for (size_t c = 0; c < op->nchunks; ++c) most = piece_len(op, c) > most ? piece_len(op, c) : most;
   const size_t n = (size_t)g->n;
@@ -524,6 +515,22 @@ static clforge_status agree(const char *fn, clforge__mpi *m, clforge_context ctx
   return CLFORGE_SUCCESS;
 }
 
+/* Every rank all-reduces by the crossover rank 0 found in its tuning files
+ * (a job's nodes may hold different files; the algorithm must be one):
+ * each looked its own up when the group was made. */
+static clforge_status take_rank0_crossover(const char *fn, clforge__comm_group *g) {
+  clforge_comm rank = g->ranks[g->me];
+  unsigned long long mine = g->gather_below, root = mine;
+  if (MPI_Bcast(&root, 1, MPI_UNSIGNED_LONG_LONG, 0, g->mpi->comm) != MPI_SUCCESS)
+    return clforge__fail(rank->ctx, CLFORGE_COMM_BROKEN, "%s: MPI_Bcast of the all-reduce crossover failed", fn);
+  if (root != mine) {
+    clforge__log(CLFORGE_LOG_INFO, "%s: rank %d takes rank 0's all-reduce crossover, %llu bytes (its own: %llu, %s)",
+                 fn, g->me, root, mine, g->gather_source);
+    g->gather_below = (size_t)root, g->gather_source = "rank 0's";
+  }
+  return CLFORGE_SUCCESS;
+}
+
 /* A recorded message without its status prefix ("... (NAME, code): "), to
  * record it again elsewhere. */
 static const char *detail(const char *msg) {
@@ -561,12 +568,16 @@ clforge_status clforge_comm_create_mpi(MPI_Comm comm, clforge_context ctx, const
   if (!ctx) st = clforge__context_create_local(m->local_rank, &own);
   clforge__comm_group *g = NULL;
   if (st == CLFORGE_SUCCESS) st = clforge__group_new(fn, size, rank, 1, ctx ? &ctx : &own, opts, &g);
-  if (g) g->mpi = m, g->ranks[rank]->owns_ctx = own != NULL;
+  if (g) {
+    g->mpi = m, g->ranks[rank]->owns_ctx = own != NULL;
+    g->gather_below = clforge__crossover_lookup(g->ranks[rank]->ctx, size, &g->gather_source);
+  }
   if (st == CLFORGE_SUCCESS && (st = clforge__group_start(fn, g, out)) != CLFORGE_SUCCESS) *out = NULL;
   const int started = st == CLFORGE_SUCCESS;
   const clforge_status mine = st; /* every rank takes part in the agreement, even one that failed */
   st = agree(fn, m, ctx ? ctx : own, g, mine == CLFORGE_SUCCESS);
   if (mine != CLFORGE_SUCCESS) st = mine;
+  if (st == CLFORGE_SUCCESS) st = take_rank0_crossover(fn, g);
   if (st != CLFORGE_SUCCESS) {
     /* the message to the caller's context, or to the thread's (NULL) when the rank's own goes */
     if (own) clforge__fail(NULL, st, "%s", detail(clforge_last_error(own)));
@@ -592,4 +603,8 @@ clforge_status clforge_comm_create_mpi_fint(int32_t fortran_comm, clforge_contex
                          fin ? "finalized" : "not initialized");
   }
   return clforge_comm_create_mpi(MPI_Comm_f2c((MPI_Fint)fortran_comm), ctx, opts, comm);
+}
+
+int clforge__mpi_max(clforge__comm_group *g, double *v, int n) {
+  return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, g->mpi->comm) == MPI_SUCCESS ? 0 : -1;
 }

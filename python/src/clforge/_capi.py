@@ -205,6 +205,11 @@ class CommOptions(Structure):
                 ("reserved", ctypes.c_uint32 * 7)]
 
 
+class CommTuneResult(Structure):
+    _fields_ = [("crossover_bytes", c_size_t), ("sizes", c_int), ("bytes", c_size_t * 16),
+                ("owner_s", ctypes.c_double * 16), ("gather_s", ctypes.c_double * 16), ("seconds", ctypes.c_double)]
+
+
 class CollectiveDesc(Structure):
     _fields_ = [("dtype", c_int), ("op", c_int), ("count", c_size_t), ("root", c_int),
                 ("reserved", ctypes.c_uint32 * 8)]
@@ -219,7 +224,8 @@ STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_device_info": DeviceInfo, "clforge_cache_stats": CacheStats,
            "clforge_tune_event": TuneEvent, "clforge_tune_options": TuneOptions, "clforge_quant_desc": QuantDesc,
            "clforge_gemm_quant": GemmQuant, "clforge_conv_quant": ConvQuant,
-           "clforge_comm_options": CommOptions, "clforge_collective_desc": CollectiveDesc}
+           "clforge_comm_options": CommOptions, "clforge_collective_desc": CollectiveDesc,
+           "clforge_comm_tune_result": CommTuneResult}
 
 # ------------------------------------------------------------ the library
 _WAIT = (c_uint, POINTER(cl_event), POINTER(cl_event))  # wait list in, event out
@@ -307,6 +313,9 @@ _PROTOTYPES = {
     "clforge_comm_context": (status_t, (c_void_p, POINTER(c_void_p))),
     "clforge_comm_status": (status_t, (c_void_p,)),
     "clforge_comm_last_error": (c_char_p, (c_void_p,)),
+    "clforge_comm_allreduce_algo": (status_t, (c_void_p, c_size_t, POINTER(c_int), POINTER(c_size_t),
+                                               POINTER(c_char_p))),
+    "clforge_comm_tune": (status_t, (c_void_p, POINTER(TuneOptions), POINTER(CommTuneResult))),
     "clforge_allreduce": (status_t, (c_void_p, POINTER(CollectiveDesc), cl_mem, c_size_t, cl_mem, c_size_t) + _WAIT),
     "clforge_broadcast": (status_t, (c_void_p, POINTER(CollectiveDesc), cl_mem, c_size_t, cl_mem, c_size_t) + _WAIT),
     "clforge_reduce_scatter": (status_t, (c_void_p, POINTER(CollectiveDesc), cl_mem, c_size_t, cl_mem,

@@ -13,6 +13,8 @@ result carries the collective's event. Every rank gets the same bits: the
 ranks' values are added in rank order, in f32, a mean divided last.
 """
 import atexit
+import ctypes
+import os
 import weakref
 from ctypes import byref, c_int, c_void_p
 
@@ -20,7 +22,7 @@ import numpy as np
 
 from . import _optional
 from ._arrays import Call
-from ._capi import CollectiveDesc, CommOptions, OwnedHandle, lib, text
+from ._capi import CollectiveDesc, CommOptions, CommTuneResult, OwnedHandle, TuneOptions, lib, text
 from .context import Context, _BorrowedContext
 from .errors import CommError, UnsupportedError, check
 
@@ -115,6 +117,32 @@ class Communicator(OwnedHandle):
     def __repr__(self):
         return "<clforge.distributed.Communicator rank %d of %d on %r>" % (self.rank, self.size,
                                                                             self.ctx.device.get("name"))
+
+    # ------------------------------------------------------------ the crossover
+    def allreduce_algo(self, nbytes):
+        """Which all-reduce a call of ``nbytes`` runs: ("owner" or "gather",
+        the crossover in bytes, where it came from: "built-in", "tuned",
+        "nearest", "rank 0's", "clforge_comm_tune" or "options")."""
+        algo, cross, source = c_int(), ctypes.c_size_t(), ctypes.c_char_p()
+        check(lib.clforge_comm_allreduce_algo(self.handle, int(nbytes), byref(algo), byref(cross), byref(source)),
+              self.ctx.handle)
+        return ({v: k for k, v in _ALGOS.items()}[algo.value], cross.value, text(source.value))
+
+    def tune(self, file=None, *, dry_run=False):
+        """Measure all-reduce's crossover on this job's ranks (every rank calls
+        it; clforge_comm_tune): this communicator uses it from then on, and
+        rank 0 saves it to ``file`` (default the user's tuning file). Returns
+        {"crossover_bytes", "seconds", "sizes": [(bytes, owner_s, gather_s)]}."""
+        o = TuneOptions(dry_run=int(bool(dry_run)))
+        keep = None
+        if file is not None:
+            keep = os.fsencode(file)
+            o.file = keep
+        r = CommTuneResult()
+        with self.ctx.lock:
+            check(lib.clforge_comm_tune(self.handle, byref(o), byref(r)), self.ctx.handle)
+        return {"crossover_bytes": r.crossover_bytes, "seconds": r.seconds,
+                "sizes": [(r.bytes[i], r.owner_s[i], r.gather_s[i]) for i in range(r.sizes)]}
 
     # ------------------------------------------------------------ collectives
     def _run(self, fn, name, x, out, shape, op=0, root=0, count=None):
