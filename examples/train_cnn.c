@@ -234,9 +234,14 @@ static int train(env *es, const dp_layout *L, clforge_comm *comms, clforge_dtype
   const size_t mb = batch / (size_t)L->ranks;
   const clforge_optimizer_desc opt = {.kind = CLFORGE_OPTIMIZER_ADAMW, .lr = 3e-3f, .weight_decay = 1e-4f,
                                       .loss_scaling = t == CLFORGE_F16, .growth_interval = 50};
+  int bad = 0;
   for (int r = 0; r < L->n; ++r) {
-    if (model_init(&m[r], &es[r], t, mb, images, labels, comms[r], L->bucket_bytes)) return 1;
+    bad |= model_init(&m[r], &es[r], t, mb, images, labels, comms[r], L->bucket_bytes);
     m[r].w.opt = &opt, models[r] = &m[r], w[r] = &m[r].w;
+  }
+  if (dp_all_ranks(L, bad)) { /* every rank leaves here alike, so that MPI's calls stay paired */
+    for (int r = 0; r < L->n; ++r) model_free(&m[r]);
+    return 1;
   }
   printf("\n%s: batch %zu", clforge_dtype_name(t), batch);
   dp_print_plan(L, t, mb, steps, opt.lr);

@@ -378,9 +378,14 @@ static int train(env *es, const dp_layout *L, clforge_comm *comms, clforge_dtype
   const clforge_optimizer_desc opt = {.kind = CLFORGE_OPTIMIZER_ADAMW, .lr = 3e-3f, .beta2 = 0.98f,
                                       .weight_decay = 1e-4f, .loss_scaling = t == CLFORGE_F16,
                                       .growth_interval = 50};
+  int bad = 0;
   for (int r = 0; r < L->n; ++r) {
-    if (model_init(&m[r], &es[r], t, mb, onehot, targets, comms[r], L->bucket_bytes)) return 1;
+    bad |= model_init(&m[r], &es[r], t, mb, onehot, targets, comms[r], L->bucket_bytes);
     m[r].w.opt = &opt, models[r] = &m[r], w[r] = &m[r].w;
+  }
+  if (dp_all_ranks(L, bad)) { /* every rank leaves here alike, so that MPI's calls stay paired */
+    for (int r = 0; r < L->n; ++r) model_free(&m[r]);
+    return 1;
   }
   printf("\n%s: batch %zu sequences (%zu tokens)", clforge_dtype_name(t), batch, batch * S);
   dp_print_plan(L, t, mb, steps, opt.lr);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "../src/core/context.h" /* clforge__test_set_fault */
 #include "test_util.h"
 
 typedef struct {
@@ -433,6 +434,30 @@ static void check_faults(ranks *R) {
   CHECK(strstr(clforge_comm_last_error(F.comm[0]), want) != NULL, "timeout message: %s", clforge_comm_last_error(F.comm[0]));
   CHECK_FAILS(F.ctx[F.n - 1], clforge_allreduce(F.comm[F.n - 1], &d, b[F.n - 1], 0, b[F.n - 1], 0, 0, NULL, NULL),
               CLFORGE_COMM_BROKEN, "did not call");
+  destroy_comms(&F);
+  /* rank 1 fails halfway through enqueuing its part (many chunks, half of
+   * its copies enqueued): its call fails saying so, rank 0's event completes
+   * on NaN, the next rank's call is refused, nothing hangs or leaks */
+  o.chunk_bytes = 64;
+  if (!make_ranks(&F, R->n, "a failure mid-enqueue", &o)) return;
+  d.count = 64; /* 16 chunks of 4 elements */
+  clforge__test_set_fault(F.ctx[1], "comm_enqueue");
+  CHECK_OK(F.ctx[0], clforge_allreduce(F.comm[0], &d, b[0], 0, b[0], 0, 0, NULL, &ev[0]));
+  CHECK_FAILS(F.ctx[1], clforge_allreduce(F.comm[1], &d, b[1], 0, b[1], 0, 0, NULL, &ev[1]), CL_OUT_OF_RESOURCES,
+              "rank 1 could not enqueue its part (a fault injected by a test");
+  clforge__test_set_fault(F.ctx[1], NULL);
+  err = clWaitForEvents(1, &ev[0]);
+  CHECK(err == CL_SUCCESS, "rank 0's collective after rank 1's failure: event %d", err);
+  clReleaseEvent(ev[0]);
+  float all[64];
+  tu_read(F.ctx[0], b[0], 0, sizeof all, all);
+  CHECK(isnan(all[0]) && isnan(all[63]), "rank 0's recv after rank 1's failed enqueue: %g, %g (want NaN)", all[0], all[63]);
+  CHECK(clforge_comm_status(F.comm[0]) == CLFORGE_COMM_BROKEN &&
+            strstr(clforge_comm_last_error(F.comm[0]), "rank 1 could not enqueue"),
+        "after a failed enqueue: %s (%s)", clforge_status_name(clforge_comm_status(F.comm[0])),
+        clforge_comm_last_error(F.comm[0]));
+  CHECK_FAILS(F.ctx[F.n - 1], clforge_allreduce(F.comm[F.n - 1], &d, b[F.n - 1], 0, b[F.n - 1], 0, 0, NULL, NULL),
+              CLFORGE_COMM_BROKEN, "could not enqueue");
   destroy_comms(&F);
   for (int r = 0; r < F.n; ++r) clReleaseMemObject(b[r]);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clforge/clforge_mpi.h"
+#include "../src/core/context.h" /* clforge__test_set_fault */
 #include "test_util.h"
 
 static int me, nranks;
@@ -200,6 +201,31 @@ static void faults(void) {
   MPI_Barrier(MPI_COMM_WORLD); /* the late rank destroys its rank after the others failed */
   clforge_comm_destroy(comm);
 
+  /* the last rank fails halfway through enqueuing its part (16 pieces): its
+   * call says so; the others' fail within the timeout, naming it, on NaN */
+  clforge_comm_options pieces = {.timeout_ms = 1500, .chunk_bytes = 16};
+  CHECK_OK(ctx, clforge_comm_create_mpi(MPI_COMM_WORLD, ctx, &pieces, &comm));
+  d.count = 64;
+  if (me == nranks - 1) {
+    clforge__test_set_fault(ctx, "comm_enqueue");
+    CHECK_FAILS(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev), CL_OUT_OF_RESOURCES,
+                "could not enqueue its part (a fault injected by a test");
+    clforge__test_set_fault(ctx, NULL);
+  } else {
+    CHECK_OK(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev));
+    wait_ok(ev, "a rank that failed mid-enqueue");
+    char name[32];
+    snprintf(name, sizeof name, "%d", nranks - 1);
+    CHECK(clforge_comm_status(comm) == CLFORGE_COMM_TIMEOUT && strstr(clforge_comm_last_error(comm), name),
+          "a rank that failed mid-enqueue: status %s (%s)", clforge_status_name(clforge_comm_status(comm)),
+          clforge_comm_last_error(comm));
+    float back[64];
+    tu_read(ctx, b, 0, sizeof back, back);
+    CHECK(isnan(back[0]) && isnan(back[63]), "after a rank failed mid-enqueue: %g, %g (want NaN)", back[0], back[63]);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  clforge_comm_destroy(comm);
+
   /* counts that differ without validation mode: the sizes of the messages
    * tell (a receive shorter or longer than posted), never a silent result */
   o.timeout_ms = 3000;
@@ -287,12 +313,16 @@ static void crossover(void) {
   o.dry_run = 0;
   CHECK_OK(ctx, clforge_comm_tune(comm, &o, &r));
   const size_t c = r.crossover_bytes;
-  int pow2 = c >= 1024 && c <= ((size_t)8 << 20) && !(c & (c - 1)), consistent = 1;
-  for (int i = 0; i < r.sizes; ++i) /* the owners are never slower from the crossover on, and slower just below */
-    consistent &= r.bytes[i] < c || r.owner_s[i] <= r.gather_s[i];
-  for (int i = 1; i < r.sizes; ++i)
-    if (r.bytes[i] == c) consistent &= r.owner_s[i - 1] > r.gather_s[i - 1];
-  CHECK(pow2 && consistent, "crossover %zu bytes against the medians measured", c);
+  int pow2 = c >= 1024 && c <= ((size_t)8 << 20) && !(c & (c - 1)), least = 1;
+  double at_c = 0, cost[14] = {0}; /* the documented rule: the least summed slowdown over the sizes */
+  for (int k = 0; k <= r.sizes && r.sizes == 13; ++k) {
+    const size_t from = k < r.sizes ? r.bytes[k] : r.bytes[12] * 2;
+    for (int i = 0; i < r.sizes; ++i)
+      cost[k] += (r.bytes[i] < from ? r.gather_s[i] : r.owner_s[i]) / fmin(r.owner_s[i], r.gather_s[i]);
+    if (from == c) at_c = cost[k];
+  }
+  for (int k = 0; k <= r.sizes && r.sizes == 13; ++k) least &= at_c > 0 && at_c <= cost[k];
+  CHECK(pow2 && least, "crossover %zu bytes against the medians measured (its cost %g)", c, at_c);
   CHECK(same_everywhere((long long)c), "the ranks decided different crossovers (here %zu)", c);
   clforge_comm_algo below, at;
   CHECK_OK(ctx, clforge_comm_allreduce_algo(comm, c - 1, &below, &cross, &src));
@@ -310,6 +340,13 @@ static void crossover(void) {
   bad = (clforge_tune_options){.file = me == 0 ? "off" : ours};
   CHECK_FAILS(ctx, clforge_comm_tune(comm, &bad, &r), me == 0 ? CLFORGE_INVALID_ARGUMENT : CLFORGE_COMM_MISMATCH,
               me == 0 ? "no tuning file" : "another rank");
+  const int last = me == nranks - 1; /* one rank's refusal refuses everywhere; r untouched */
+  clforge_comm_tune_result untouched = r;
+  CHECK_FAILS(ctx, clforge_comm_tune(comm, &o, last ? NULL : &r), last ? CLFORGE_INVALID_ARGUMENT : CLFORGE_COMM_MISMATCH,
+              last ? "result is NULL" : "another rank refused");
+  bad = (clforge_tune_options){.file = ours, .dry_run = last};
+  CHECK_FAILS(ctx, clforge_comm_tune(comm, &bad, &r), CLFORGE_COMM_MISMATCH, "dry_run differs");
+  CHECK(!memcmp(&untouched, &r, sizeof r), "a refused tune wrote its result");
   check_reduce(comm, "after refused tunes", 0, CLFORGE_F32, CLFORGE_REDUCE_MAX, 1000, 0, 0, 43);
   clforge_comm_destroy(comm);
   clforge_context_destroy(ctx);

@@ -1528,10 +1528,11 @@ CLFORGE_API clforge_status clforge_comm_allreduce_algo(clforge_comm comm, size_t
 
 /** What clforge_comm_tune measured: per message size (1 KiB to 4 MiB, x2),
  *  the median over 15 runs of the slowest rank's time of each algorithm, and
- *  the crossover chosen from them. */
+ *  the crossover chosen from them: of the sizes (and twice the largest, for
+ *  gathering everywhere) the one whose choice costs least summed over the
+ *  sizes, each size's cost its time over the faster algorithm's there. */
 typedef struct clforge_comm_tune_result {
-  size_t crossover_bytes;           /* gather below, owners from (the first size from which the owners are
-                                       never slower; twice the largest size when they always are) */
+  size_t crossover_bytes;           /* gather below, the owners from */
   int sizes;
   size_t bytes[16];
   double owner_s[16], gather_s[16];
@@ -1544,10 +1545,16 @@ typedef struct clforge_comm_tune_result {
  *  alike from the slowest rank's times. The communicator uses the result
  *  from then on, and rank 0 saves it as a tuning-file entry (family
  *  "allreduce", class "ranks_<N>") into options->file or the user's tuning
- *  file, where communicators created later find it. options may be NULL;
- *  only its file, dry_run (measure, report, change and save nothing) and ops
- *  (NULL or "allreduce") apply, the others must be zero. A failure on any
- *  rank fails every rank. `mpirun -np N clforge tune --op allreduce`. */
+ *  file; communicators created later on contexts that read that file (the
+ *  user's, or CLFORGE_TUNING_FILE's) find it. options may be NULL; only its
+ *  file, dry_run (measure and report; change and save nothing; the same on
+ *  every rank) and ops (NULL or "allreduce") apply, the others must be zero.
+ *  Every rank returns the same outcome: a refusal on any rank (bad options,
+ *  result NULL, rank 0 without a file) refuses on all, with nothing changed;
+ *  a rank that does not call it within the communicator's timeout fails the
+ *  others with CLFORGE_COMM_TIMEOUT (the communicator is then broken). Where
+ *  rank 0 cannot save, nothing is applied. `mpirun -np N clforge tune --op
+ *  allreduce`. */
 CLFORGE_API clforge_status clforge_comm_tune(clforge_comm comm, const clforge_tune_options *options,
                                              clforge_comm_tune_result *result);
 

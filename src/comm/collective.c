@@ -9,6 +9,7 @@
 #include "../core/context.h"
 #include "../core/dtype.h"
 #include "../core/error.h"
+#include "../core/validate.h"
 #include "../ops/buffer_check.h"
 #include "../ops/op_call.h"
 #include "comm.h"
@@ -163,6 +164,9 @@ static cl_int enqueue_part(clforge_comm comm, clforge__coll_op *op, const call *
     else if (op->kind == COMM_BROADCAST && r == k->desc.root) dst = (char *)op->result->ptr + b * es, from = b;
     else if (op->kind == COMM_ALL_GATHER && seg == (size_t)r) dst = (char *)op->result->ptr + b * es, from = b - seg * cnt;
     if (!dst) continue;
+    /* tests (clforge__test_set_fault(ctx, "comm_enqueue")): a failure halfway through the copies */
+    if (c >= op->nchunks / 2 && clforge__test_fault_armed(comm->ctx, "comm_enqueue"))
+      return *what = "a fault injected by a test", CL_OUT_OF_RESOURCES;
     err = clEnqueueReadBuffer(comm->d2h, k->send, CL_FALSE, (k->send_off + from) * es, m * es, dst, 0, NULL, &p->d2h[c]);
     if (err != CL_SUCCESS) return *what = "clEnqueueReadBuffer", err;
   }

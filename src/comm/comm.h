@@ -79,7 +79,7 @@ typedef struct clforge__comm_group {
   clforge__mpi *mpi; /* NULL: every rank is in this process */
   clforge_comm_algo algo; /* all-reduce's algorithm (options; AUTO: by size) */
   size_t gather_below;    /* AUTO over MPI: by gathering below this many bytes (src/comm/crossover.c) */
-  const char *gather_source; /* where that came from: "built-in", "tuned", "nearest", "tuned by clforge_comm_tune" */
+  const char *gather_source; /* where that came from: "built-in", "tuned", "nearest", "rank 0's", "clforge_comm_tune" */
   uint32_t timeout_ms;
   size_t chunk_bytes;
   pthread_mutex_t mu;
@@ -181,7 +181,8 @@ void clforge__mpi_free(clforge__mpi *m);
  * memory: the group keeps it (never freed) rather than free it under them. */
 int clforge__mpi_keeps_memory(const clforge__mpi *m);
 /* Every process's v[0 .. n) replaced by the element-wise maximum over the
- * processes (a barrier too): 0, or -1 when MPI failed (without MPI, -1). */
+ * processes (a barrier too): 0; -1 when MPI failed (without MPI, -1); -2
+ * when a process did not take part within the group's timeout. */
 int clforge__mpi_max(clforge__comm_group *g, double *v, int n);
 
 /* The all-reduce crossover (src/comm/crossover.c): the bytes below which

@@ -72,10 +72,17 @@ clforge_status clforge_comm_allreduce_algo(clforge_comm comm, size_t bytes, clfo
   return CLFORGE_SUCCESS;
 }
 
-/* Nonzero when any rank's flag is (every rank learns it): the ranks stay in step. */
-static int any_rank(clforge__comm_group *g, int flag) {
-  double v = flag;
-  return clforge__mpi_max(g, &v, 1) ? 1 : v != 0;
+/* A failure of the ranks' own agreement (the communicator is out of step
+ * from here: it fails). rc: clforge__mpi_max's. */
+static clforge_status out_of_step(const char *fn, clforge_comm comm, int rc) {
+  clforge__comm_group *g = comm->group;
+  pthread_mutex_lock(&g->mu);
+  if (rc == -2)
+    clforge__group_fail(g, CLFORGE_COMM_TIMEOUT, "%s: a rank did not take part within %u ms", fn, g->timeout_ms);
+  else clforge__group_fail(g, CLFORGE_COMM_BROKEN, "%s: MPI_Iallreduce failed", fn);
+  const clforge_status st = g->broken;
+  pthread_mutex_unlock(&g->mu);
+  return clforge__fail(comm->ctx, st, "%s", g->message);
 }
 
 static int by_double(const void *a, const void *b) {
@@ -84,58 +91,78 @@ static int by_double(const void *a, const void *b) {
 }
 
 /* One run of the all-reduce of `bytes` by `algo` on this rank, after a
- * barrier (kept after a failure too, so that the ranks stay in step): its
- * seconds, or a negative value when the call failed or `skip` is set. */
-static double one_run(clforge_comm comm, clforge_comm_algo algo, cl_mem send, cl_mem recv, size_t bytes, int skip) {
+ * barrier (kept after a failure too, so that the ranks stay in step):
+ * *secs its seconds, or negative when the call failed or `skip` is set.
+ * 0, or the barrier's failure (clforge__mpi_max's). */
+static int one_run(clforge_comm comm, clforge_comm_algo algo, cl_mem send, cl_mem recv, size_t bytes, int skip,
+                   double *secs) {
   clforge__comm_group *g = comm->group;
   pthread_mutex_lock(&g->mu);
   g->algo = algo; /* read once per call, when its op is made (collective.c) */
   pthread_mutex_unlock(&g->mu);
   double sync = 0;
-  if (clforge__mpi_max(g, &sync, 1) || skip) return -1;
+  const int rc = clforge__mpi_max(g, &sync, 1);
+  *secs = -1;
+  if (rc || skip) return rc;
   const clforge_collective_desc d = {.dtype = CLFORGE_F32, .op = CLFORGE_REDUCE_SUM, .count = bytes / 4};
   cl_event ev = NULL;
   const double t0 = clforge__now();
-  if (clforge_allreduce(comm, &d, send, 0, recv, 0, 0, NULL, &ev) != CLFORGE_SUCCESS) return -1;
+  if (clforge_allreduce(comm, &d, send, 0, recv, 0, 0, NULL, &ev) != CLFORGE_SUCCESS) return 0;
   const cl_int err = clWaitForEvents(1, &ev);
   const double t = clforge__now() - t0;
   clReleaseEvent(ev);
-  return err == CL_SUCCESS && clforge_comm_status(comm) == CLFORGE_SUCCESS ? t : -1;
+  if (err == CL_SUCCESS && clforge_comm_status(comm) == CLFORGE_SUCCESS) *secs = t;
+  return 0;
 }
 
 /* Every size of the sweep, both algorithms alternating run by run (which
- * goes first alternates too): the medians of the slowest rank's times. 0,
- * or -1 when a run failed on any rank. */
+ * goes first alternates too): the medians of the slowest rank's times. 0;
+ * a failure of the ranks' agreement (clforge__mpi_max's -1, -2); -3 when a
+ * run failed on any rank. */
 static int sweep(clforge_comm comm, cl_mem send, cl_mem recv, clforge_comm_tune_result *r) {
-  clforge__comm_group *g = comm->group;
+  enum { RUNS = WARM + REPS, FAILED = 2 * RUNS };
   for (int i = 0; i < SWEEP; ++i) {
     const size_t bytes = ((size_t)SWEEP_FIRST_KB << 10) << i;
-    double t[2 * (WARM + REPS) + 1] = {0}; /* owner's runs, gather's, a failure flag */
-    for (int k = 0; k < WARM + REPS; ++k)
+    double t[FAILED + 1] = {0}; /* the owners' runs, gathering's, a failure flag */
+    for (int k = 0; k < RUNS; ++k)
       for (int a = 0; a < 2; ++a) {
         const int owner = (a + k) % 2 == 0;
-        const clforge_comm_algo algo = owner ? CLFORGE_COMM_ALGO_OWNER : CLFORGE_COMM_ALGO_GATHER;
-        const double s = one_run(comm, algo, send, recv, bytes, t[2 * (WARM + REPS)] != 0);
-        if (s < 0) t[2 * (WARM + REPS)] = 1;
-        t[(owner ? 0 : WARM + REPS) + k] = s;
+        double s;
+        const int rc = one_run(comm, owner ? CLFORGE_COMM_ALGO_OWNER : CLFORGE_COMM_ALGO_GATHER, send, recv, bytes,
+                               t[FAILED] != 0, &s);
+        if (rc) return rc;
+        if (s < 0) t[FAILED] = 1;
+        t[(owner ? 0 : RUNS) + k] = s;
       }
-    if (clforge__mpi_max(g, t, 2 * (WARM + REPS) + 1) || t[2 * (WARM + REPS)]) return -1;
+    const int rc = clforge__mpi_max(comm->group, t, FAILED + 1);
+    if (rc) return rc;
+    if (t[FAILED]) return -3;
     qsort(t + WARM, REPS, sizeof *t, by_double);
-    qsort(t + WARM + REPS + WARM, REPS, sizeof *t, by_double);
-    r->bytes[i] = bytes, r->owner_s[i] = t[WARM + REPS / 2], r->gather_s[i] = t[WARM + REPS + WARM + REPS / 2];
+    qsort(t + RUNS + WARM, REPS, sizeof *t, by_double);
+    r->bytes[i] = bytes, r->owner_s[i] = t[WARM + REPS / 2], r->gather_s[i] = t[RUNS + WARM + REPS / 2];
     r->sizes = i + 1;
   }
   return 0;
 }
 
-/* The crossover from the medians: the smallest size from which the owners
- * are never slower than gathering at any larger size measured (every rank
- * has the same medians, so every rank decides alike); gathering faster
- * even at the largest: twice that. */
+/* The crossover from the medians: of the sizes measured (and twice the
+ * largest: gathering everywhere), the one whose choice costs the least
+ * summed over the sweep, each size's cost its time over the faster
+ * algorithm's there, so that one noisy size cannot move it far; ties go to
+ * the smaller (the owners move N/2 times fewer bytes). Every rank has the
+ * same medians, so every rank decides alike. */
 static size_t decide(const clforge_comm_tune_result *r) {
-  size_t from = r->bytes[r->sizes - 1] * 2;
-  for (int i = r->sizes - 1; i >= 0 && r->owner_s[i] <= r->gather_s[i]; --i) from = r->bytes[i];
-  return from;
+  double best = 0;
+  int pick = 0;
+  for (int k = 0; k <= r->sizes; ++k) { /* gather below size k, the owners from it */
+    double cost = 0;
+    for (int i = 0; i < r->sizes; ++i) {
+      const double fast = r->owner_s[i] < r->gather_s[i] ? r->owner_s[i] : r->gather_s[i];
+      cost += (i < k ? r->gather_s[i] : r->owner_s[i]) / (fast > 0 ? fast : 1);
+    }
+    if (k == 0 || cost < best) best = cost, pick = k;
+  }
+  return pick < r->sizes ? r->bytes[pick] : r->bytes[r->sizes - 1] * 2;
 }
 
 /* options: NULL, or file, dry_run and ops ("allreduce" or NULL) only. */
@@ -185,21 +212,63 @@ static const char *target_file(const clforge_tune_options *o, char *buf, size_t 
   return clforge__path(CLFORGE_PATH_TUNING_FILE, buf, cap, &need) || !strcmp(buf, "off") ? NULL : buf;
 }
 
+/* The sweep, once every rank has agreed to run it; then rank 0's save,
+ * agreed too; only then does the communicator take the crossover (unless
+ * a dry run) and *result get it. */
+static clforge_status tune_agreed(const char *fn, clforge_comm comm, const char *file, int dry, cl_mem send,
+                                  cl_mem recv, clforge_comm_tune_result *result) {
+  clforge__comm_group *g = comm->group;
+  clforge_context ctx = comm->ctx;
+  clforge_comm_tune_result r;
+  memset(&r, 0, sizeof r);
+  pthread_mutex_lock(&g->mu);
+  const clforge_comm_algo saved = g->algo;
+  pthread_mutex_unlock(&g->mu);
+  const double t0 = clforge__now();
+  int rc = sweep(comm, send, recv, &r);
+  r.seconds = clforge__now() - t0;
+  clReleaseMemObject(send), clReleaseMemObject(recv);
+  pthread_mutex_lock(&g->mu);
+  g->algo = saved;
+  pthread_mutex_unlock(&g->mu);
+  if (rc == -3)
+    return clforge__fail(ctx, CLFORGE_COMM_BROKEN, "%s: a run of the sweep failed: %s", fn,
+                         clforge_comm_status(comm) ? clforge_comm_last_error(comm) : "on another rank");
+  if (rc) return out_of_step(fn, comm, rc);
+  r.crossover_bytes = decide(&r);
+  char why[600] = "";
+  const int bad = g->me == 0 && *file && save(ctx, file, g->n, &r, why, sizeof why);
+  double any_bad = bad;
+  if ((rc = clforge__mpi_max(g, &any_bad, 1)) != 0) return out_of_step(fn, comm, rc);
+  if (any_bad)
+    return clforge__fail(ctx, CLFORGE_IO_ERROR, "%s: rank 0 could not save the crossover%s%s", fn, bad ? ": " : "", why);
+  if (g->me == 0 && *file) clforge__tuning_view_release(&ctx->tuning); /* later lookups read it */
+  if (!dry) {
+    pthread_mutex_lock(&g->mu);
+    g->gather_below = r.crossover_bytes, g->gather_source = "clforge_comm_tune";
+    pthread_mutex_unlock(&g->mu);
+  }
+  *result = r;
+  clforge__log(CLFORGE_LOG_INFO, "%s: %d ranks: all-reduce gathers below %zu bytes (measured in %.1f s)%s", fn, g->n,
+               r.crossover_bytes, r.seconds, dry ? ", dry run" : "");
+  return CLFORGE_SUCCESS;
+}
+
 clforge_status clforge_comm_tune(clforge_comm comm, const clforge_tune_options *options, clforge_comm_tune_result *result) {
   const char *fn = "clforge_comm_tune";
   if (!comm) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: comm is NULL", fn);
   clforge_context ctx = comm->ctx;
   clforge__clear_error(ctx);
   clforge__comm_group *g = comm->group;
-  if (!result) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: result is NULL", fn);
   if (!g->mpi)
     return clforge__fail(ctx, CLFORGE_UNSUPPORTED,
                          "%s: ranks of one process have one all-reduce (no crossover to measure); tune over MPI", fn);
-  memset(result, 0, sizeof *result);
   /* what could fail on one rank only is agreed on first, so that no rank measures alone */
   char path[4096];
   const char *file = g->me == 0 ? target_file(options, path, sizeof path) : "";
-  clforge_status st = check_options(fn, ctx, options);
+  const int dry = options && options->dry_run;
+  clforge_status st = !result ? clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: result is NULL", fn)
+                              : check_options(fn, ctx, options);
   if (st == CLFORGE_SUCCESS && !file)
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                        "%s: rank 0 has no tuning file to write (CLFORGE_TUNING_FILE is off, or no home directory); "
@@ -215,32 +284,15 @@ clforge_status clforge_comm_tune(clforge_comm comm, const clforge_tune_options *
   if (recv) err = clEnqueueFillBuffer(ctx->queue, send, &zero, sizeof zero, 0, most, 0, NULL, NULL);
   if (st == CLFORGE_SUCCESS && (err != CL_SUCCESS || !recv))
     st = clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY, "%s: two buffers of %zu bytes (OpenCL error %d)", fn, most, err);
-  if (any_rank(g, st != CLFORGE_SUCCESS)) {
+  double flags[3] = {st != CLFORGE_SUCCESS, dry, -dry}; /* any failure; dry_run's max and -min */
+  const int rc = clforge__mpi_max(g, flags, 3);
+  if (rc || flags[0] || flags[1] != -flags[2]) {
     if (send) clReleaseMemObject(send);
     if (recv) clReleaseMemObject(recv);
-    return st != CLFORGE_SUCCESS ? st : clforge__fail(ctx, CLFORGE_COMM_MISMATCH, "%s: another rank refused the call", fn);
+    if (rc) return out_of_step(fn, comm, rc);
+    if (st != CLFORGE_SUCCESS) return st;
+    return clforge__fail(ctx, CLFORGE_COMM_MISMATCH, "%s: %s", fn,
+                         flags[0] ? "another rank refused the call" : "options->dry_run differs across ranks");
   }
-  pthread_mutex_lock(&g->mu);
-  const clforge_comm_algo saved = g->algo;
-  pthread_mutex_unlock(&g->mu);
-  const double t0 = clforge__now();
-  const int failed = sweep(comm, send, recv, result);
-  result->seconds = clforge__now() - t0;
-  clReleaseMemObject(send), clReleaseMemObject(recv);
-  pthread_mutex_lock(&g->mu);
-  g->algo = saved;
-  if (!failed) result->crossover_bytes = decide(result);
-  if (!failed && !(options && options->dry_run)) g->gather_below = result->crossover_bytes, g->gather_source = "clforge_comm_tune";
-  pthread_mutex_unlock(&g->mu);
-  if (failed)
-    return clforge__fail(ctx, CLFORGE_COMM_BROKEN, "%s: a run of the sweep failed: %s", fn,
-                         clforge_comm_status(comm) ? clforge_comm_last_error(comm) : "on another rank");
-  char why[600] = "";
-  const int bad = g->me == 0 && *file && save(ctx, file, g->n, result, why, sizeof why);
-  if (g->me == 0 && *file && !bad) clforge__tuning_view_release(&ctx->tuning); /* later lookups read it */
-  if (any_rank(g, bad))
-    return clforge__fail(ctx, CLFORGE_IO_ERROR, "%s: rank 0 could not save the crossover%s%s", fn, bad ? ": " : "", why);
-  clforge__log(CLFORGE_LOG_INFO, "%s: %d ranks: all-reduce gathers below %zu bytes (measured in %.1f s)", fn, g->n,
-               result->crossover_bytes, result->seconds);
-  return CLFORGE_SUCCESS;
+  return tune_agreed(fn, comm, file, dry, send, recv, result);
 }

@@ -496,12 +496,15 @@ static clforge_status mpi_setup(const char *fn, MPI_Comm comm, clforge__mpi *m, 
 }
 
 /* Every rank's outcome and the settings that must agree, compared: a
- * rank that failed, or options that differ, fail every rank alike. */
+ * rank that failed, or options that differ, fail every rank alike. Every
+ * rank takes the all-reduce crossover rank 0 found in its tuning files (a
+ * job's nodes may hold different files; the algorithm must be one). */
 static clforge_status agree(const char *fn, clforge__mpi *m, clforge_context ctx, clforge__comm_group *g, int ok) {
-  long long v[4] = {ok, g ? (long long)g->chunk_bytes : 0, g ? g->algo : 0, ctx && ctx->validate};
-  long long hi[4], lo[4];
-  if (MPI_Allreduce(v, hi, 4, MPI_LONG_LONG, MPI_MAX, m->comm) != MPI_SUCCESS ||
-      MPI_Allreduce(v, lo, 4, MPI_LONG_LONG, MPI_MIN, m->comm) != MPI_SUCCESS)
+  long long v[5] = {ok, g ? (long long)g->chunk_bytes : 0, g ? g->algo : 0, ctx && ctx->validate,
+                    g && g->me == 0 ? (long long)g->gather_below : 0};
+  long long hi[5], lo[5];
+  if (MPI_Allreduce(v, hi, 5, MPI_LONG_LONG, MPI_MAX, m->comm) != MPI_SUCCESS ||
+      MPI_Allreduce(v, lo, 5, MPI_LONG_LONG, MPI_MIN, m->comm) != MPI_SUCCESS)
     return clforge__fail(ctx, CLFORGE_COMM_BROKEN, "%s: MPI_Allreduce of the options failed", fn);
   if (!ok) return CLFORGE_COMM_BROKEN; /* this rank's own error is recorded already */
   if (!lo[0]) return clforge__fail(ctx, CLFORGE_COMM_BROKEN, "%s: another rank failed to create its part", fn);
@@ -512,21 +515,10 @@ static clforge_status agree(const char *fn, clforge__mpi *m, clforge_context ctx
     return clforge__fail(ctx, CLFORGE_COMM_MISMATCH, "%s: the all-reduce algorithm differs across ranks (here %d)", fn,
                          (int)g->algo);
   m->check_headers = hi[3] != 0;
-  return CLFORGE_SUCCESS;
-}
-
-/* Every rank all-reduces by the crossover rank 0 found in its tuning files
- * (a job's nodes may hold different files; the algorithm must be one):
- * each looked its own up when the group was made. */
-static clforge_status take_rank0_crossover(const char *fn, clforge__comm_group *g) {
-  clforge_comm rank = g->ranks[g->me];
-  unsigned long long mine = g->gather_below, root = mine;
-  if (MPI_Bcast(&root, 1, MPI_UNSIGNED_LONG_LONG, 0, g->mpi->comm) != MPI_SUCCESS)
-    return clforge__fail(rank->ctx, CLFORGE_COMM_BROKEN, "%s: MPI_Bcast of the all-reduce crossover failed", fn);
-  if (root != mine) {
-    clforge__log(CLFORGE_LOG_INFO, "%s: rank %d takes rank 0's all-reduce crossover, %llu bytes (its own: %llu, %s)",
-                 fn, g->me, root, mine, g->gather_source);
-    g->gather_below = (size_t)root, g->gather_source = "rank 0's";
+  if ((size_t)hi[4] != g->gather_below) {
+    clforge__log(CLFORGE_LOG_INFO, "%s: rank %d takes rank 0's all-reduce crossover, %lld bytes (its own: %zu, %s)", fn,
+                 g->me, hi[4], g->gather_below, g->gather_source);
+    g->gather_below = (size_t)hi[4], g->gather_source = "rank 0's";
   }
   return CLFORGE_SUCCESS;
 }
@@ -577,7 +569,6 @@ clforge_status clforge_comm_create_mpi(MPI_Comm comm, clforge_context ctx, const
   const clforge_status mine = st; /* every rank takes part in the agreement, even one that failed */
   st = agree(fn, m, ctx ? ctx : own, g, mine == CLFORGE_SUCCESS);
   if (mine != CLFORGE_SUCCESS) st = mine;
-  if (st == CLFORGE_SUCCESS) st = take_rank0_crossover(fn, g);
   if (st != CLFORGE_SUCCESS) {
     /* the message to the caller's context, or to the thread's (NULL) when the rank's own goes */
     if (own) clforge__fail(NULL, st, "%s", detail(clforge_last_error(own)));
@@ -606,5 +597,25 @@ clforge_status clforge_comm_create_mpi_fint(int32_t fortran_comm, clforge_contex
 }
 
 int clforge__mpi_max(clforge__comm_group *g, double *v, int n) {
-  return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, g->mpi->comm) == MPI_SUCCESS ? 0 : -1;
+  /* non-blocking, so that a rank that never calls is a timeout, not a hang;
+   * the buffer is the heap's: a collective that timed out still writes it */
+  double *buf = malloc((size_t)n * sizeof *buf);
+  if (!buf) return -1;
+  memcpy(buf, v, (size_t)n * sizeof *buf);
+  MPI_Request req;
+  if (MPI_Iallreduce(MPI_IN_PLACE, buf, n, MPI_DOUBLE, MPI_MAX, g->mpi->comm, &req) != MPI_SUCCESS) {
+    free(buf);
+    return -1;
+  }
+  const double deadline = clforge__now() + g->timeout_ms / 1000.0;
+  clforge__poller pause = {0, 0};
+  for (int done = 0;;) {
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1; /* (buf kept: MPI may still hold it) */
+    if (done) break;
+    if (clforge__now() > deadline) return -2;
+    clforge__poll_pause(&pause, 20e-3);
+  }
+  memcpy(v, buf, (size_t)n * sizeof *buf);
+  free(buf);
+  return 0;
 }
