@@ -215,7 +215,7 @@ static void faults(void) {
     CHECK_OK(ctx, clforge_allreduce(comm, &d, b, 0, b, 0, 0, NULL, &ev));
     wait_ok(ev, "a rank that failed mid-enqueue");
     char name[32];
-    snprintf(name, sizeof name, "%d", nranks - 1);
+    snprintf(name, sizeof name, "rank(s) %d ", nranks - 1);
     CHECK(clforge_comm_status(comm) == CLFORGE_COMM_TIMEOUT && strstr(clforge_comm_last_error(comm), name),
           "a rank that failed mid-enqueue: status %s (%s)", clforge_status_name(clforge_comm_status(comm)),
           clforge_comm_last_error(comm));
@@ -322,7 +322,7 @@ static void crossover(void) {
     if (from == c) at_c = cost[k];
   }
   for (int k = 0; k <= r.sizes && r.sizes == 13; ++k) least &= at_c > 0 && at_c <= cost[k];
-  CHECK(pow2 && least, "crossover %zu bytes against the medians measured (its cost %g)", c, at_c);
+  CHECK(r.sizes == 13 && pow2 && least, "crossover %zu bytes against the medians measured (its cost %g)", c, at_c);
   CHECK(same_everywhere((long long)c), "the ranks decided different crossovers (here %zu)", c);
   clforge_comm_algo below, at;
   CHECK_OK(ctx, clforge_comm_allreduce_algo(comm, c - 1, &below, &cross, &src));
@@ -346,10 +346,28 @@ static void crossover(void) {
               last ? "result is NULL" : "another rank refused");
   bad = (clforge_tune_options){.file = ours, .dry_run = last};
   CHECK_FAILS(ctx, clforge_comm_tune(comm, &bad, &r), CLFORGE_COMM_MISMATCH, "dry_run differs");
-  CHECK(!memcmp(&untouched, &r, sizeof r), "a refused tune wrote its result");
+  CHECK(untouched.crossover_bytes == r.crossover_bytes && untouched.sizes == r.sizes &&
+            untouched.seconds == r.seconds && untouched.owner_s[3] == r.owner_s[3],
+        "a refused tune wrote its result");
   check_reduce(comm, "after refused tunes", 0, CLFORGE_F32, CLFORGE_REDUCE_MAX, 1000, 0, 0, 43);
   clforge_comm_destroy(comm);
   clforge_context_destroy(ctx);
+
+  /* the last rank never calls it: the others fail within the timeout (no hang), the communicator broken */
+  clforge_comm_options quick = {.timeout_ms = 1000};
+  clforge_context qctx = tu_context();
+  CHECK_OK(qctx, clforge_comm_create_mpi(MPI_COMM_WORLD, qctx, &quick, &comm));
+  if (me != nranks - 1) {
+    const double t0 = MPI_Wtime();
+    CHECK_FAILS(qctx, clforge_comm_tune(comm, &(clforge_tune_options){.dry_run = 1}, &r), CLFORGE_COMM_TIMEOUT,
+                "did not take part within 1000 ms");
+    CHECK(MPI_Wtime() - t0 < 10.0, "the missing rank's timeout took %.1f s", MPI_Wtime() - t0);
+    CHECK(clforge_comm_status(comm) == CLFORGE_COMM_TIMEOUT, "after a missing tune: %s",
+          clforge_status_name(clforge_comm_status(comm)));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  clforge_comm_destroy(comm);
+  clforge_context_destroy(qctx);
 
   /* rank 0's entry: its text names the class; each other rank a file of its own with another crossover */
   char *text = me == 0 ? slurp(ours) : NULL;

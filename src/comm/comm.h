@@ -181,9 +181,10 @@ void clforge__mpi_free(clforge__mpi *m);
  * memory: the group keeps it (never freed) rather than free it under them. */
 int clforge__mpi_keeps_memory(const clforge__mpi *m);
 /* Every process's v[0 .. n) replaced by the element-wise maximum over the
- * processes (a barrier too): 0; -1 when MPI failed (without MPI, -1); -2
- * when a process did not take part within the group's timeout. */
-int clforge__mpi_max(clforge__comm_group *g, double *v, int n);
+ * processes (a barrier too): 0; -1 when MPI failed or memory ran out
+ * (without MPI, -1); -2 when a process did not take part within `timeouts`
+ * times the group's timeout. */
+int clforge__mpi_max(clforge__comm_group *g, double *v, int n, int timeouts);
 
 /* The all-reduce crossover (src/comm/crossover.c): the bytes below which
  * a group of n ranks on ctx's device gathers, from ctx's tuning files (the

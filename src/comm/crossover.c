@@ -79,7 +79,7 @@ static clforge_status out_of_step(const char *fn, clforge_comm comm, int rc) {
   pthread_mutex_lock(&g->mu);
   if (rc == -2)
     clforge__group_fail(g, CLFORGE_COMM_TIMEOUT, "%s: a rank did not take part within %u ms", fn, g->timeout_ms);
-  else clforge__group_fail(g, CLFORGE_COMM_BROKEN, "%s: MPI_Iallreduce failed", fn);
+  else clforge__group_fail(g, CLFORGE_COMM_BROKEN, "%s: the ranks' MPI_Iallreduce failed (or no host memory)", fn);
   const clforge_status st = g->broken;
   pthread_mutex_unlock(&g->mu);
   return clforge__fail(comm->ctx, st, "%s", g->message);
@@ -91,19 +91,20 @@ static int by_double(const void *a, const void *b) {
 }
 
 /* One run of the all-reduce of `bytes` by `algo` on this rank, after a
- * barrier (kept after a failure too, so that the ranks stay in step):
- * *secs its seconds, or negative when the call failed or `skip` is set.
- * 0, or the barrier's failure (clforge__mpi_max's). */
+ * barrier that tells every rank whether any has failed so far (`skip`):
+ * then no rank runs it, so that all stay in step. *secs its seconds, or
+ * negative when the call failed or was skipped. 0, or the barrier's
+ * failure (clforge__mpi_max's). */
 static int one_run(clforge_comm comm, clforge_comm_algo algo, cl_mem send, cl_mem recv, size_t bytes, int skip,
                    double *secs) {
   clforge__comm_group *g = comm->group;
   pthread_mutex_lock(&g->mu);
   g->algo = algo; /* read once per call, when its op is made (collective.c) */
   pthread_mutex_unlock(&g->mu);
-  double sync = 0;
-  const int rc = clforge__mpi_max(g, &sync, 1);
+  double sync = skip; /* a failure so far on any rank: every rank skips from this run on */
+  const int rc = clforge__mpi_max(g, &sync, 1, 2); /* (a peer may sit out a run's own timeout first) */
   *secs = -1;
-  if (rc || skip) return rc;
+  if (rc || sync) return rc;
   const clforge_collective_desc d = {.dtype = CLFORGE_F32, .op = CLFORGE_REDUCE_SUM, .count = bytes / 4};
   cl_event ev = NULL;
   const double t0 = clforge__now();
@@ -134,7 +135,7 @@ static int sweep(clforge_comm comm, cl_mem send, cl_mem recv, clforge_comm_tune_
         if (s < 0) t[FAILED] = 1;
         t[(owner ? 0 : RUNS) + k] = s;
       }
-    const int rc = clforge__mpi_max(comm->group, t, FAILED + 1);
+    const int rc = clforge__mpi_max(comm->group, t, FAILED + 1, 2);
     if (rc) return rc;
     if (t[FAILED]) return -3;
     qsort(t + WARM, REPS, sizeof *t, by_double);
@@ -239,7 +240,8 @@ static clforge_status tune_agreed(const char *fn, clforge_comm comm, const char 
   char why[600] = "";
   const int bad = g->me == 0 && *file && save(ctx, file, g->n, &r, why, sizeof why);
   double any_bad = bad;
-  if ((rc = clforge__mpi_max(g, &any_bad, 1)) != 0) return out_of_step(fn, comm, rc);
+  /* rank 0's save may wait on the file's lock (another tuner): ten timeouts */
+  if ((rc = clforge__mpi_max(g, &any_bad, 1, 10)) != 0) return out_of_step(fn, comm, rc);
   if (any_bad)
     return clforge__fail(ctx, CLFORGE_IO_ERROR, "%s: rank 0 could not save the crossover%s%s", fn, bad ? ": " : "", why);
   if (g->me == 0 && *file) clforge__tuning_view_release(&ctx->tuning); /* later lookups read it */
@@ -274,8 +276,11 @@ clforge_status clforge_comm_tune(clforge_comm comm, const clforge_tune_options *
                        "%s: rank 0 has no tuning file to write (CLFORGE_TUNING_FILE is off, or no home directory); "
                        "name one in options->file, or dry-run",
                        fn);
-  if (st == CLFORGE_SUCCESS && clforge_comm_status(comm) != CLFORGE_SUCCESS)
-    st = clforge__fail(ctx, CLFORGE_COMM_BROKEN, "%s: the communicator failed earlier: %s", fn, clforge_comm_last_error(comm));
+  /* a failed communicator takes no more calls, this one either: no MPI call is made on it (its
+     collectives may be out of step); the other ranks fail in theirs after the timeout */
+  if (clforge_comm_status(comm) != CLFORGE_SUCCESS)
+    return clforge__fail(ctx, CLFORGE_COMM_BROKEN, "%s: the communicator failed earlier: %s", fn,
+                         clforge_comm_last_error(comm));
   const size_t most = ((size_t)SWEEP_FIRST_KB << 10) << (SWEEP - 1);
   cl_int err = CL_SUCCESS;
   cl_mem send = st == CLFORGE_SUCCESS ? clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, most, NULL, &err) : NULL;
@@ -285,7 +290,7 @@ clforge_status clforge_comm_tune(clforge_comm comm, const clforge_tune_options *
   if (st == CLFORGE_SUCCESS && (err != CL_SUCCESS || !recv))
     st = clforge__fail(ctx, CLFORGE_OUT_OF_DEVICE_MEMORY, "%s: two buffers of %zu bytes (OpenCL error %d)", fn, most, err);
   double flags[3] = {st != CLFORGE_SUCCESS, dry, -dry}; /* any failure; dry_run's max and -min */
-  const int rc = clforge__mpi_max(g, flags, 3);
+  const int rc = clforge__mpi_max(g, flags, 3, 1);
   if (rc || flags[0] || flags[1] != -flags[2]) {
     if (send) clReleaseMemObject(send);
     if (recv) clReleaseMemObject(recv);

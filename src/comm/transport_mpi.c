@@ -596,7 +596,7 @@ clforge_status clforge_comm_create_mpi_fint(int32_t fortran_comm, clforge_contex
   return clforge_comm_create_mpi(MPI_Comm_f2c((MPI_Fint)fortran_comm), ctx, opts, comm);
 }
 
-int clforge__mpi_max(clforge__comm_group *g, double *v, int n) {
+int clforge__mpi_max(clforge__comm_group *g, double *v, int n, int timeouts) {
   /* non-blocking, so that a rank that never calls is a timeout, not a hang;
    * the buffer is the heap's: a collective that timed out still writes it */
   double *buf = malloc((size_t)n * sizeof *buf);
@@ -607,7 +607,7 @@ int clforge__mpi_max(clforge__comm_group *g, double *v, int n) {
     free(buf);
     return -1;
   }
-  const double deadline = clforge__now() + g->timeout_ms / 1000.0;
+  const double deadline = clforge__now() + timeouts * (g->timeout_ms / 1000.0);
   clforge__poller pause = {0, 0};
   for (int done = 0;;) {
     if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1; /* (buf kept: MPI may still hold it) */

@@ -21,8 +21,8 @@ int clforge__mpi_run_op(clforge__comm_group *g, clforge__coll_op *op) {
 
 void clforge__mpi_free(clforge__mpi *m) { (void)m; }
 
-int clforge__mpi_max(clforge__comm_group *g, double *v, int n) {
-  (void)g, (void)v, (void)n;
+int clforge__mpi_max(clforge__comm_group *g, double *v, int n, int timeouts) {
+  (void)g, (void)v, (void)n, (void)timeouts;
   return -1;
 }
 

@@ -130,8 +130,9 @@ class Communicator(OwnedHandle):
 
     def tune(self, file=None, *, dry_run=False):
         """Measure all-reduce's crossover on this job's ranks (every rank calls
-        it; clforge_comm_tune): this communicator uses it from then on, and
-        rank 0 saves it to ``file`` (default the user's tuning file). Returns
+        it, with the same dry_run; clforge_comm_tune): unless ``dry_run``,
+        rank 0 saves it to ``file`` (default the user's tuning file) and this
+        communicator uses it from then on. Returns
         {"crossover_bytes", "seconds", "sizes": [(bytes, owner_s, gather_s)]}."""
         o = TuneOptions(dry_run=int(bool(dry_run)))
         keep = None
