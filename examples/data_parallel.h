@@ -344,6 +344,18 @@ static void dp_group_init(dp_group *g, const dp_layout *L, void **models, traina
   }
 }
 
+/* The training: `steps` of the group's ranks through train_steps (report
+ * evaluating every 50 steps), every rank's queue finished, rank 0's
+ * training state read. 0, or 1 when a step failed. */
+static int dp_train(dp_group *g, int steps, cl_mem loss, void (*report)(void *, int, float), train_run *run,
+                    clforge_train_state *st) {
+  trainable *w = g->w[0];
+  const int rc = train_steps(w->e, g, steps, loss, dp_step_cb, report, run);
+  for (int r = 0; r < g->L->n; ++r) clFinish(g->w[r]->e->q);
+  clEnqueueReadBuffer(w->e->q, w->state, CL_TRUE, 0, sizeof *st, st, 0, NULL, NULL);
+  return rc;
+}
+
 /* 0 when every rank's parameters are rank 0's, bit for bit: the ranks of
  * this process, or over MPI every process's. */
 static int dp_ranks_agree(dp_group *g) {
@@ -390,14 +402,13 @@ static int dp_write_weights(const trainable *w, const char *path) {
   return bad;
 }
 
-/* After the last step: the events released, the communicator's health,
+/* After dp_train: the events released, the communicator's health,
  * the ranks' agreement and the optimizer's wait reported, the weights
  * written (--weights-out, rank 0), the host buffers freed. The worst of
  * the ranks' outcomes. */
 static int dp_group_end(dp_group *g, int rc, int steps) {
   const dp_layout *L = g->L;
   trainable *w = g->w[0];
-  for (int r = 0; r < L->n; ++r) clFinish(g->w[r]->e->q);
   if (!rc && steps > 3) dp_account_wait(g);
   dp_release_step_events(g);
   if (!rc && w->comm && clforge_comm_status(w->comm) != CLFORGE_SUCCESS)

@@ -393,10 +393,8 @@ static int train(env *es, const dp_layout *L, clforge_comm *comms, clforge_dtype
   dp_group_init(&g, L, models, w, step, mb, NTRAIN, steps);
   printf("%6s  %8s  %9s  %9s\n", "step", "loss", "tokens", "sequences");
   train_run run;
-  int rc = train_steps(&es[0], &g, steps, m[0].loss, dp_step_cb, report_cb, &run);
-  for (int r = 0; r < L->n; ++r) clFinish(es[r].q);
   clforge_train_state st;
-  clEnqueueReadBuffer(es[0].q, m[0].w.state, CL_TRUE, 0, sizeof st, &st, 0, NULL, NULL);
+  int rc = dp_train(&g, steps, m[0].loss, report_cb, &run, &st);
   const double secs = run.secs, tail = run.tail, tok = m[0].tok, seq = m[0].seq;
   if (!rc && run.timed > 0)
     printf("%s: %.2f ms/step, %.0f tokens/s, mean loss of the last %d steps %.4f, held-out accuracy %.1f%% of "
