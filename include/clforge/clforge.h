@@ -1134,6 +1134,53 @@ CLFORGE_API clforge_status clforge_norm_backward(clforge_context ctx, const clfo
                                                  cl_mem dbias, cl_uint num_events_in_wait_list,
                                                  const cl_event *event_wait_list, cl_event *event);
 
+/* ------------------------------------------------------------------ pooling */
+typedef enum clforge_pool_kind {
+  CLFORGE_POOL_MAX = 0, /* the window's largest value; a NaN in the window wins (as PyTorch's) */
+  CLFORGE_POOL_AVG = 1  /* the window's sum over its divisor (below) */
+} clforge_pool_kind;
+
+/** 2-D pooling of an N x C x H x W tensor, PyTorch's max_pool2d and
+ *  avg_pool2d (and, with global_pool, adaptive_{avg,max}_pool2d(x, 1)), in
+ *  NCHW or NHWC (x and y alike, dense). Output size per axis:
+ *  floor((H + 2 pad - dilation (kernel - 1) - 1) / stride) + 1, rounded up
+ *  instead with ceil_mode, whose last window must start inside the input
+ *  or its left padding (else one fewer). Max ignores padding; a window is
+ *  never empty (pad <= half the dilated kernel, as PyTorch requires). Avg
+ *  divides by divisor_override when set, else by the window clipped to the
+ *  padded input (count_include_pad=True, PyTorch's default) or, with
+ *  exclude_pad, by the window clipped to the input. f32 accumulation,
+ *  one rounding to y's type. */
+typedef struct clforge_pool_desc {
+  clforge_pool_kind kind;
+  clforge_tensor_layout layout;
+  size_t n, c, h, w;
+  size_t kernel_h, kernel_w;     /* ignored with global */
+  size_t stride_h, stride_w;     /* 0: the kernel's (PyTorch's default) */
+  size_t pad_h, pad_w;
+  size_t dilation_h, dilation_w; /* 0 = 1; max only */
+  int ceil_mode;
+  int exclude_pad;               /* avg: count_include_pad=False */
+  size_t divisor_override;       /* avg: 0 = none */
+  int global_pool;               /* the whole H x W plane: output 1 x 1 */
+  clforge_dtype x_type, y_type;  /* 0 = f32 */
+  size_t x_offset, y_offset;     /* elements of each buffer's type */
+  void *reserved[4];             /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+} clforge_pool_desc;
+
+/** The output's height and width (checked as the call checks desc). */
+CLFORGE_API clforge_status clforge_pool_output_size(const clforge_pool_desc *desc, size_t *out_h, size_t *out_w);
+
+/** y = pool(x). y must not overlap x. n * c == 0 is a no-op. Everything is
+ *  checked before anything runs. */
+CLFORGE_API clforge_status clforge_pool(clforge_context ctx, const clforge_pool_desc *desc, cl_mem x, cl_mem y,
+                                        cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                        cl_event *event);
+
+/** Which kernel and parameters clforge_pool(desc) would use. */
+CLFORGE_API clforge_status clforge_pool_explain(clforge_context ctx, const clforge_pool_desc *desc,
+                                                clforge_kernel_choice *choice);
+
 /* ------------------------------------------------------ activation backward */
 /** dx = act'(z) * dy + beta * dx, elementwise: the backward of an activation
  *  a forward GEMM or convolution fused (clforge_activation), for the layer
@@ -1669,6 +1716,9 @@ CLFORGE_API clforge_status clforge_ref_norm(const clforge_norm_desc *desc, const
                                             const void *bias, void *y, float *stats);
 CLFORGE_API clforge_status clforge_ref_norm_backward(const clforge_norm_desc *desc, const void *x, const void *weight,
                                                      const void *dy, void *dx, void *dweight, void *dbias);
+
+/** Reference twin of clforge_pool (double sums, one rounding per output). */
+CLFORGE_API clforge_status clforge_ref_pool(const clforge_pool_desc *desc, const void *x, void *y);
 
 /** Reference twin of clforge_activation_backward on host arrays (double
  *  arithmetic, rounded once); dx may be dy. Pointers are the starts of the

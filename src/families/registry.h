@@ -47,7 +47,8 @@
   PLAIN(conv_depthwise_int8)                     \
   PLAIN(activation_backward)                     \
   PLAIN(quantize)                                \
-  PLAIN(norm)
+  PLAIN(norm)                                    \
+  PLAIN(pool)
 
 /* The ops the tuner knows (clforge_tune_options.ops, `clforge tune --op`):
  * X(op), each defined as clforge__tune_<op> in src/ops/<op>_tune.c (or its

@@ -57,13 +57,6 @@ static clforge_status check_overlap(clforge_context ctx, const clforge__actb *a,
   return st;
 }
 
-static clforge_status read_copy(clforge_context ctx, cl_mem buf, clforge_dtype t, size_t off, size_t n, void **out) {
-  const size_t es = clforge_dtype_size(t);
-  *out = malloc((off + n) * es + 1);
-  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, OP " validation: no memory");
-  return clforge__read_buffer(ctx, buf, off * es, n * es, (char *)*out + off * es);
-}
-
 static clforge_status get_kernel(clforge_context ctx, const clforge__actb *a, int fwd, const int *v, cl_kernel *k) {
   char more[96];
   snprintf(more, sizeof more, "-DZ_T=%d -DDY_T=%d -DDX_T=%d -DACT=%d -DBETA=%d -DFWD=%d", (int)a->z_type,
@@ -137,9 +130,9 @@ clforge_status clforge_activation_backward(clforge_context ctx, const clforge_ac
   if (ctx->validate) { /* inputs as they are when the kernel will run */
     clforge_status wst = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);
     if (wst != CLFORGE_SUCCESS) return wst;
-    if (a.act != CLFORGE_ACT_NONE) st = read_copy(ctx, z, a.z_type, a.z_offset, a.count, &hz);
-    if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dy, a.dy_type, a.dy_offset, a.count, &hdy);
-    if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dx, a.dx_type, a.dx_offset, a.count, &hdx);
+    if (a.act != CLFORGE_ACT_NONE) st = clforge__call_read_elements(ctx, OP, z, a.z_type, a.z_offset, a.count, &hz);
+    if (st == CLFORGE_SUCCESS) st = clforge__call_read_elements(ctx, OP, dy, a.dy_type, a.dy_offset, a.count, &hdy);
+    if (st == CLFORGE_SUCCESS) st = clforge__call_read_elements(ctx, OP, dx, a.dx_type, a.dx_offset, a.count, &hdx);
   }
   cl_event done = NULL;
   if (st == CLFORGE_SUCCESS) st = launch(ctx, &a, k, v, z, dy, dx, num_events_in_wait_list, event_wait_list, &done);
@@ -147,7 +140,7 @@ clforge_status clforge_activation_backward(clforge_context ctx, const clforge_ac
     st = clforge__call_await_done(ctx, OP, done);
     if (st == CLFORGE_SUCCESS) st = clforge__test_fault_apply(ctx, OP, dx, a.dx_offset, a.dx_type); /* tests only */
     void *got = NULL;
-    if (st == CLFORGE_SUCCESS) st = read_copy(ctx, dx, a.dx_type, a.dx_offset, a.count, &got);
+    if (st == CLFORGE_SUCCESS) st = clforge__call_read_elements(ctx, OP, dx, a.dx_type, a.dx_offset, a.count, &got);
     if (st == CLFORGE_SUCCESS) st = clforge_ref_activation_backward(desc, hz, hdy, hdx);
     const size_t es = clforge_dtype_size(a.dx_type);
     if (st == CLFORGE_SUCCESS)

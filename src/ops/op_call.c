@@ -8,6 +8,7 @@
 
 #include "../core/context.h"
 #include "../core/error.h"
+#include "../core/validate.h"
 
 clforge_status clforge__call_begin(clforge_context ctx, const char *op, cl_event *event) {
   if (!ctx) return clforge__fail(NULL, CLFORGE_INVALID_ARGUMENT, "%s: context is NULL", op);
@@ -37,6 +38,14 @@ clforge_status clforge__call_await_inputs(clforge_context ctx, const char *op, c
 clforge_status clforge__call_await_done(clforge_context ctx, const char *op, cl_event done) {
   cl_int err = clWaitForEvents(1, &done);
   return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail(ctx, err, "%s: waiting for the result to validate failed", op);
+}
+
+clforge_status clforge__call_read_elements(clforge_context ctx, const char *op, cl_mem buf, clforge_dtype t, size_t off,
+                                           size_t count, void **out) {
+  const size_t es = clforge_dtype_size(t);
+  *out = malloc((off + count) * es + 1);
+  if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s validation: no memory", op);
+  return clforge__read_buffer(ctx, buf, off * es, count * es, (char *)*out + off * es);
 }
 
 clforge_status clforge__call_end(clforge_status st, cl_event done, cl_event *event) {

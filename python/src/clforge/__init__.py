@@ -22,6 +22,8 @@ from .conv2d_grad import conv2d_input, conv2d_weight  # noqa: E402
 __all__ += ["conv2d_input", "conv2d_weight"]
 from .norm import layer_norm, norm_backward, rms_norm  # noqa: E402
 __all__ += ["layer_norm", "rms_norm", "norm_backward"]
+from .pool import adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool2d, max_pool2d  # noqa: E402
+__all__ += ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d"]
 from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward  # noqa: E402
 from .attention import scaled_dot_product_attention  # noqa: E402
 from .kv_cache import flash_attn_with_kvcache  # noqa: E402

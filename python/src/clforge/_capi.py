@@ -71,6 +71,15 @@ class NormDesc(Structure):
                 ("dweight_offset", c_size_t), ("dbias_offset", c_size_t), ("reserved", c_void_p * 4)]
 
 
+class PoolDesc(Structure):
+    _fields_ = [("kind", c_int), ("layout", c_int), ("n", c_size_t), ("c", c_size_t), ("h", c_size_t),
+                ("w", c_size_t), ("kernel_h", c_size_t), ("kernel_w", c_size_t), ("stride_h", c_size_t),
+                ("stride_w", c_size_t), ("pad_h", c_size_t), ("pad_w", c_size_t), ("dilation_h", c_size_t),
+                ("dilation_w", c_size_t), ("ceil_mode", c_int), ("exclude_pad", c_int),
+                ("divisor_override", c_size_t), ("global_pool", c_int), ("x_type", c_int), ("y_type", c_int),
+                ("x_offset", c_size_t), ("y_offset", c_size_t), ("reserved", c_void_p * 4)]
+
+
 class _ComputeTypeRoom(ctypes.Union):
     """The descriptors' compute_type: an enum in a size_t's room (conv2d, attention)."""
     _fields_ = [("compute_type", c_int), ("compute_type_room_", c_size_t)]
@@ -217,6 +226,7 @@ class CollectiveDesc(Structure):
 
 STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice, "clforge_norm_desc": NormDesc,
+           "clforge_pool_desc": PoolDesc,
            "clforge_softmax_desc": SoftmaxDesc, "clforge_cross_entropy_desc": CrossEntropyDesc,
            "clforge_optimizer_tensor": OptimizerTensor, "clforge_optimizer_desc": OptimizerDesc,
            "clforge_attention_desc": AttentionDesc,
@@ -282,6 +292,9 @@ _PROTOTYPES = {
     "clforge_conv2d_weights_algo": (status_t, (c_void_p, POINTER(c_int))),
     "clforge_conv2d_weights_release": (status_t, (c_void_p,)),
     "clforge_conv2d_explain": (status_t, (c_void_p, POINTER(ConvDesc), POINTER(ConvChoice))),
+    "clforge_pool_output_size": (status_t, (POINTER(PoolDesc), POINTER(c_size_t), POINTER(c_size_t))),
+    "clforge_pool": (status_t, (c_void_p, POINTER(PoolDesc), cl_mem, cl_mem) + _WAIT),
+    "clforge_pool_explain": (status_t, (c_void_p, POINTER(PoolDesc), POINTER(KernelChoice))),
     "clforge_norm": (status_t, (c_void_p, POINTER(NormDesc), cl_mem, cl_mem, cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_norm_backward": (status_t, (c_void_p, POINTER(NormDesc), cl_mem, cl_mem, cl_mem, cl_mem, cl_mem, cl_mem,
                                          cl_mem) + _WAIT),

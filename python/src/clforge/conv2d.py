@@ -71,16 +71,16 @@ def _padding(padding, r, s, dil, stride):
                      "'valid' or 'same'; got %r" % (padding,))
 
 
-def _x_layout(shape, strides, layout, what):
+def _x_layout(shape, strides, layout, what, op="conv2d"):
     """(N, C, H, W) and the C API layout (0 NCHW, 1 NHWC) of an input shape."""
     if layout not in ("NCHW", "NHWC"):
-        raise ValueError("conv2d: layout must be 'NCHW' or 'NHWC', got %r" % (layout,))
+        raise ValueError("%s: layout must be 'NCHW' or 'NHWC', got %r" % (op, layout))
     if len(shape) != 4:
-        raise ValueError("conv2d: Expected 4-D input %s (%s), but got %d-D input of size %s"
-                         % (what, layout, len(shape), list(shape)))
+        raise ValueError("%s: Expected 4-D input %s (%s), but got %d-D input of size %s"
+                         % (op, what, layout, len(shape), list(shape)))
     if strides is not None and not _tight(shape, strides):
-        raise ValueError("conv2d: the %s must be contiguous in its layout (%s), got element strides %s "
-                         "(clforge never copies a device array behind your back)" % (what, layout, strides))
+        raise ValueError("%s: the %s must be contiguous in its layout (%s), got element strides %s "
+                         "(clforge never copies a device array behind your back)" % (op, what, layout, strides))
     if layout == "NHWC":
         n, h, w, c = shape
         return (n, c, h, w), 1
