@@ -168,8 +168,10 @@ typedef CLFORGE_CAT(uint, VSUF) uintv;
 #define ACTIVATE(v) (0.5f * (v) * (1.0f + tanh(0.7978845608028654f * ((v) + 0.044715f * (v) * (v) * (v)))))
 #elif ACT == 3
 #define ACTIVATE(v) (0.5f * (v) * (1.0f + erf((v) * 0.7071067811865476f)))
+#elif ACT == 4
+#define ACTIVATE(v) ((v) / (1.0f + exp(-(v)))) // SiLU: -0 for very negative v (exp overflows to inf)
 #else
-#error "ACT must be 0..3"
+#error "ACT must be 0..4"
 #endif
 
 // The activation's derivative at z, for the backward passes (the GEMM's
@@ -184,6 +186,12 @@ static inline float clforge_dgelu_tanh(float z) {
   return 0.5f * (1.0f + t) + 0.5f * z * (1.0f - t * t) * c * (1.0f + 3.0f * 0.044715f * z * z);
 }
 #define DACTIVATE(z) clforge_dgelu_tanh(z)
+#elif ACT == 4
+static inline float clforge_dsilu(float z) {
+  const float s = 1.0f / (1.0f + exp(-z));
+  return s * (1.0f + z * (1.0f - s));
+}
+#define DACTIVATE(z) clforge_dsilu(z)
 #else
 static inline float clforge_dgelu_erf(float z) {
   return 0.5f * (1.0f + erf(z * 0.7071067811865476f)) + z * exp(-0.5f * z * z) * 0.3989422804014327f;

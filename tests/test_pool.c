@@ -24,7 +24,8 @@ static void sizes(void) {
   /* {H, k, s, pad, dilation, ceil, PyTorch's output} */
   const size_t t[][7] = {{5, 2, 2, 0, 1, 0, 2}, {5, 2, 2, 0, 1, 1, 3}, {6, 3, 2, 1, 1, 1, 4}, {5, 3, 2, 1, 1, 1, 3},
                          {1, 2, 2, 1, 1, 1, 1}, /* the last window would start in the right padding: dropped */
-                         {112, 3, 2, 1, 1, 0, 56}, {7, 3, 1, 2, 2, 0, 7}, {10, 3, 3, 0, 2, 1, 3}};
+                         {112, 3, 2, 1, 1, 0, 56}, {7, 3, 1, 1, 2, 0, 5}, {10, 3, 3, 0, 2, 1, 3},
+                         {2, 3, 2, 0, 1, 1, 1}}; /* the kernel past the input, ceil mode: one window */
   for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i) {
     clforge_pool_desc d = pool(CLFORGE_POOL_MAX, 1, t[i][0], 4, t[i][1], t[i][2], t[i][3]);
     d.pad_w = 0, d.kernel_w = d.stride_w = 1;
@@ -41,6 +42,16 @@ static void sizes(void) {
   CHECK(p == 1 && q == 1, "global: %zu x %zu", p, q);
   d = pool(CLFORGE_POOL_MAX, 1, 4, 4, 3, 1, 2); /* pad 2 > 3/2 */
   CHECK_FAILS(NULL, clforge_pool_output_size(&d, &p, &q), CLFORGE_INVALID_ARGUMENT, "more than half");
+  d.pad_h = d.pad_w = 2, d.dilation_h = d.dilation_w = 2; /* the dilated kernel does not count (PyTorch's rule) */
+  CHECK_FAILS(NULL, clforge_pool_output_size(&d, &p, &q), CLFORGE_INVALID_ARGUMENT, "more than half");
+  d = pool(CLFORGE_POOL_MAX, 1, 4, 4, 2, 2, 0);
+  CHECK_FAILS(NULL, clforge_pool_output_size(&d, NULL, &q), CLFORGE_INVALID_ARGUMENT, "NULL");
+  d.kernel_w = (size_t)1 << 31;
+  CHECK_FAILS(NULL, clforge_pool_output_size(&d, &p, &q), CLFORGE_LIMIT_EXCEEDED, "limit");
+  d = pool(CLFORGE_POOL_AVG, 1, 4, 4, 2, 2, 0), d.divisor_override = (size_t)1 << 31;
+  CHECK_FAILS(NULL, clforge_pool_output_size(&d, &p, &q), CLFORGE_LIMIT_EXCEEDED, "divisor_override");
+  d = pool(CLFORGE_POOL_AVG, 1, 4, 4, 0, 0, 0), d.global_pool = 1, d.dilation_h = 3; /* global: window fields ignored */
+  CHECK_OK(NULL, clforge_pool_output_size(&d, &p, &q));
   d = pool(CLFORGE_POOL_MAX, 1, 2, 2, 5, 1, 1); /* window 5 > 2 + 2 */
   CHECK_FAILS(NULL, clforge_pool_output_size(&d, &p, &q), CLFORGE_INVALID_ARGUMENT, "larger than the padded input");
 }
@@ -69,6 +80,21 @@ static void hand_values(void) {
   d.ceil_mode = 1; /* the last window holds x[4][4] alone, and divides by 1 (clipped to the padded input) */
   CHECK_OK(NULL, clforge_ref_pool(&d, x5, y9));
   CHECK(y9[8] == 24.0f && y9[2] == (4 + 9) / 2.0f, "ceil mode's edge windows: %g %g", y9[8], y9[2]);
+  d = pool(CLFORGE_POOL_AVG, 1, 5, 5, 3, 2, 1);
+  d.ceil_mode = 1; /* the last window, rows and columns 3..5: two inside, one of padding, counted */
+  CHECK_OK(NULL, clforge_ref_pool(&d, x5, y9));
+  CHECK(fabsf(y9[8] - 84.0f / 9.0f) < 1e-5f, "ceil mode with padding counted: %g, want 84/9", y9[8]);
+  d.exclude_pad = 1;
+  CHECK_OK(NULL, clforge_ref_pool(&d, x5, y9));
+  CHECK(y9[8] == 21.0f, "ceil mode with padding excluded: %g, want 84/4", y9[8]);
+  float x4[4] = {1, -2, 3, 4}, y1[1];
+  d = pool(CLFORGE_POOL_MAX, 1, 2, 2, 2, 1, 1);
+  d.dilation_h = d.dilation_w = 3; /* every tap in the padding or past the input */
+  size_t p1, q1;
+  CHECK_OK(NULL, clforge_pool_output_size(&d, &p1, &q1));
+  CHECK_OK(NULL, clforge_ref_pool(&d, x4, y9));
+  (void)y1;
+  CHECK(p1 == 1 && q1 == 1 && isinf(y9[0]) && y9[0] < 0, "an empty dilated window: %zu x %zu, %g", p1, q1, y9[0]);
   d = pool(CLFORGE_POOL_MAX, 1, 4, 4, 2, 1, 0);
   d.dilation_h = d.dilation_w = 2; /* taps (0,0) (0,2) (2,0) (2,2) of each window */
   CHECK_OK(NULL, clforge_ref_pool(&d, x, y));
@@ -158,7 +184,7 @@ static void device_cases(clforge_context ctx, int small) {
   /* NCHW: f16 through, ceil mode and a NaN; bf16 in, f32 out, dilation */
   cs[n] = (pcase){pool(CLFORGE_POOL_MAX, 6, 13, 11, 3, 2, 1), "max f16 ceil NaN", 1};
   cs[n].d.x_type = cs[n].d.y_type = H, cs[n].d.ceil_mode = 1, cs[n].d.n = 2, ++n;
-  cs[n] = (pcase){pool(CLFORGE_POOL_MAX, 4, 15, 9, 3, 1, 2), "max bf16 -> f32 dilated", 0};
+  cs[n] = (pcase){pool(CLFORGE_POOL_MAX, 4, 15, 9, 3, 1, 1), "max bf16 -> f32 dilated", 0};
   cs[n].d.x_type = B, cs[n].d.y_type = F, cs[n].d.dilation_h = cs[n].d.dilation_w = 2, ++n;
   /* average: with the padding (ceil mode), without it, a divisor override;
    * rectangular windows and strides */
@@ -169,6 +195,8 @@ static void device_cases(clforge_context ctx, int small) {
   cs[n].d.kernel_w = 4, cs[n].d.stride_w = 3, cs[n].d.pad_w = 2, ++n;
   cs[n] = (pcase){pool(CLFORGE_POOL_AVG, 3, 8, 8, 2, 2, 0), "avg divisor override", 0};
   cs[n].d.divisor_override = 3, ++n;
+  cs[n] = (pcase){pool(CLFORGE_POOL_AVG, 3, 2, 3, 3, 2, 0), "avg kernel past the input, ceil", 0};
+  cs[n++].d.ceil_mode = 1;
   cs[n] = (pcase){pool(CLFORGE_POOL_MAX, 7, 5, 6, 0, 0, 0), "global max NCHW", 1};
   cs[n].d.global_pool = 1, cs[n].d.n = 2, ++n;
   for (int i = 0; i < n; ++i) run(ctx, &cs[i]);
@@ -207,6 +235,7 @@ static void bad_input(clforge_context ctx) {
   CHECK_FAILS(ctx, clforge_pool(ctx, &d, small, y, 0, NULL, NULL), CLFORGE_BUFFER_TOO_SMALL, "x");
   CHECK_FAILS(ctx, clforge_pool(ctx, &d, x, small, 0, NULL, NULL), CLFORGE_BUFFER_TOO_SMALL, "y");
   CHECK_FAILS(ctx, clforge_pool(ctx, &d, x, NULL, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "y");
+  CHECK_FAILS(ctx, clforge_pool(ctx, &d, NULL, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "x");
   d.y_offset = 200; /* y inside x's 256 elements */
   CHECK_FAILS(ctx, clforge_pool(ctx, &d, y, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlaps");
   CHECK_FAILS(ctx, clforge_pool(ctx, &good, x, y, 1, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "wait");
@@ -221,6 +250,8 @@ static void bad_input(clforge_context ctx) {
   clforge_kernel_choice ch;
   CHECK_OK(ctx, clforge_pool_explain(ctx, &good, &ch));
   CHECK(!strcmp(ch.family, "pool") && ch.nparams == 2, "explain names the family: %s", ch.family);
+  d = good, d.kernel_h = 0;
+  CHECK_FAILS(ctx, clforge_pool_explain(ctx, &d, &ch), CLFORGE_INVALID_ARGUMENT, ">= 1");
   clReleaseMemObject(x), clReleaseMemObject(y), clReleaseMemObject(small);
 }
 

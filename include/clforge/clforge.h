@@ -360,7 +360,8 @@ typedef enum clforge_activation {
   CLFORGE_ACT_NONE = 0,
   CLFORGE_ACT_RELU = 1,      /* max(x, 0); NaN becomes 0 */
   CLFORGE_ACT_GELU_TANH = 2, /* 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))) */
-  CLFORGE_ACT_GELU_ERF = 3   /* 0.5x(1 + erf(x / sqrt(2))) */
+  CLFORGE_ACT_GELU_ERF = 3,  /* 0.5x(1 + erf(x / sqrt(2))) */
+  CLFORGE_ACT_SILU = 4       /* x / (1 + exp(-x)); clforge_elementwise only, for now */
 } clforge_activation;
 
 /** How a descriptor's alpha is read (GEMM now, every op with an alpha later). */
@@ -1134,6 +1135,46 @@ CLFORGE_API clforge_status clforge_norm_backward(clforge_context ctx, const clfo
                                                  cl_mem dbias, cl_uint num_events_in_wait_list,
                                                  const cl_event *event_wait_list, cl_event *event);
 
+/* ------------------------------------------------------------- elementwise */
+typedef enum clforge_binary_op {
+  CLFORGE_BINARY_NONE = 0, /* unary: y = act(a); b is not read */
+  CLFORGE_BINARY_ADD = 1,
+  CLFORGE_BINARY_SUB = 2,  /* a - b */
+  CLFORGE_BINARY_MUL = 3,
+  CLFORGE_BINARY_DIV = 4,  /* a / b (IEEE: x/0 is +-inf or NaN) */
+  CLFORGE_BINARY_MAX = 5,  /* a NaN on either side wins, as torch.maximum's */
+  CLFORGE_BINARY_MIN = 6
+} clforge_binary_op;
+
+#define CLFORGE_MAX_DIMS 8
+
+/** y = act(a op b) elementwise with NumPy's broadcasting: a and b are dense
+ *  row-major tensors of ndims dimensions each (pad a shorter shape with
+ *  leading 1s), every a_shape[i] equal to b_shape[i] or one of them 1; y
+ *  (dense) has the larger of each pair. With op NONE, y = act(a) in a's
+ *  shape (the standalone activations: ReLU, GELU, SiLU). f32 math, one
+ *  rounding to y's type. */
+typedef struct clforge_elementwise_desc {
+  clforge_binary_op op;
+  clforge_activation activation;     /* applied to the result; NONE: none */
+  size_t ndims;                      /* 1..CLFORGE_MAX_DIMS */
+  size_t a_shape[CLFORGE_MAX_DIMS], b_shape[CLFORGE_MAX_DIMS];
+  clforge_dtype a_type, b_type, y_type; /* 0 = f32 */
+  size_t a_offset, b_offset, y_offset;  /* elements of each buffer's type */
+  void *reserved[4];                 /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+} clforge_elementwise_desc;
+
+/** Run desc. y may be a or b exactly (in place: same buffer, offset, type
+ *  and y's shape); no other overlap of y with an input. An empty y is a
+ *  no-op. Everything is checked before anything runs. */
+CLFORGE_API clforge_status clforge_elementwise(clforge_context ctx, const clforge_elementwise_desc *desc, cl_mem a,
+                                               cl_mem b, cl_mem y, cl_uint num_events_in_wait_list,
+                                               const cl_event *event_wait_list, cl_event *event);
+
+/** Which kernel and parameters clforge_elementwise(desc) would use. */
+CLFORGE_API clforge_status clforge_elementwise_explain(clforge_context ctx, const clforge_elementwise_desc *desc,
+                                                       clforge_kernel_choice *choice);
+
 /* ------------------------------------------------------------------ pooling */
 typedef enum clforge_pool_kind {
   CLFORGE_POOL_MAX = 0, /* the window's largest value; a NaN in the window wins (as PyTorch's) */
@@ -1145,12 +1186,14 @@ typedef enum clforge_pool_kind {
  *  NCHW or NHWC (x and y alike, dense). Output size per axis:
  *  floor((H + 2 pad - dilation (kernel - 1) - 1) / stride) + 1, rounded up
  *  instead with ceil_mode, whose last window must start inside the input
- *  or its left padding (else one fewer). Max ignores padding; a window is
- *  never empty (pad <= half the dilated kernel, as PyTorch requires). Avg
- *  divides by divisor_override when set, else by the window clipped to the
- *  padded input (count_include_pad=True, PyTorch's default) or, with
- *  exclude_pad, by the window clipped to the input. f32 accumulation,
- *  one rounding to y's type. */
+ *  or its left padding (else one fewer); padding at most half the kernel
+ *  (as PyTorch requires). Max ignores padding: a dilated window with no tap
+ *  inside the input gives -inf (as PyTorch's). Avg divides by
+ *  divisor_override when set, else by the window clipped to the padded
+ *  input (count_include_pad=True, PyTorch's default) or, with exclude_pad,
+ *  by the window clipped to the input (0 where that is empty). With
+ *  global_pool the window fields (kernel, stride, padding, dilation,
+ *  ceil_mode) are ignored. f32 accumulation, one rounding to y's type. */
 typedef struct clforge_pool_desc {
   clforge_pool_kind kind;
   clforge_tensor_layout layout;
@@ -1716,6 +1759,11 @@ CLFORGE_API clforge_status clforge_ref_norm(const clforge_norm_desc *desc, const
                                             const void *bias, void *y, float *stats);
 CLFORGE_API clforge_status clforge_ref_norm_backward(const clforge_norm_desc *desc, const void *x, const void *weight,
                                                      const void *dy, void *dx, void *dweight, void *dbias);
+
+/** Reference twin of clforge_elementwise (double arithmetic, one rounding
+ *  per output); y may be a or b as on the device. */
+CLFORGE_API clforge_status clforge_ref_elementwise(const clforge_elementwise_desc *desc, const void *a, const void *b,
+                                                   void *y);
 
 /** Reference twin of clforge_pool (double sums, one rounding per output). */
 CLFORGE_API clforge_status clforge_ref_pool(const clforge_pool_desc *desc, const void *x, void *y);

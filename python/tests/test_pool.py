@@ -57,7 +57,7 @@ def test_max_pool2d(rng, dt):
     x[1, 2, 4, 4] = np.nan
     for kw in ({"kernel_size": 3, "stride": 2, "padding": 1},
                {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
-               {"kernel_size": (3, 2), "stride": (1, 2), "padding": (2, 1), "dilation": (2, 1)},
+               {"kernel_size": (3, 2), "stride": (1, 2), "padding": (1, 1), "dilation": (2, 1)},
                {"kernel_size": 2}):
         want = ref(f64(x), "max", kw["kernel_size"], kw.get("stride"), kw.get("padding", 0), kw.get("dilation", 1),
                    kw.get("ceil_mode", False))
@@ -70,7 +70,8 @@ def test_max_pool2d(rng, dt):
 @pytest.mark.parametrize("dt", DTYPES, ids=dname)
 def test_avg_pool2d(rng, dt):
     x = rand(rng, (3, 4, 10, 9), dt)
-    for kw in ({"kernel_size": 3, "stride": 2, "padding": 1},
+    for kw in ({"kernel_size": 10, "stride": 2, "ceil_mode": True},  # the kernel past the input: one window
+               {"kernel_size": 3, "stride": 2, "padding": 1},
                {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True},
                {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False},
                {"kernel_size": (2, 4), "stride": (2, 3), "padding": (1, 2), "count_include_pad": False},
@@ -107,11 +108,19 @@ def test_errors():
         clforge.max_pool2d(x, 3, padding=2)
     with pytest.raises(ValueError, match="larger than the padded input"):
         clforge.avg_pool2d(x, 7)
-    with pytest.raises(ValueError, match="stride should not be zero"):
+    with pytest.raises(ValueError, match="should not be zero"):
         clforge.max_pool2d(x, 2, stride=0)
     with pytest.raises(NotImplementedError, match="return_indices"):
         clforge.max_pool2d(x, 2, return_indices=True)
     with pytest.raises(NotImplementedError, match="1 x 1"):
         clforge.adaptive_avg_pool2d(x, 2)
+    with pytest.raises(ValueError, match="dilation"):
+        clforge.max_pool2d(x, 2, dilation=0)
+    with pytest.raises(NotImplementedError, match="1 x 1"):
+        clforge.adaptive_avg_pool2d(x, (1, None))
+    with pytest.raises(ValueError, match="3-D or 4-D"):
+        clforge.max_pool2d(np.zeros((4, 4), np.float32), 2)
+    with pytest.raises(ValueError, match="positive integer"):
+        clforge.avg_pool2d(x, 2, divisor_override=2.5)
     with pytest.raises(ValueError, match="layout"):
         clforge.max_pool2d(x, 2, layout="CHWN")

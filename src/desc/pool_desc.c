@@ -7,23 +7,22 @@
 #include "../core/error.h"
 #include "../core/reserved.h"
 
-/* One axis: PyTorch's pooling_output_shape and its checks. */
+/* One axis: PyTorch's pooling_output_shape and its checks (padding at
+ * most half the kernel, dilation aside; an output of at least 1). */
 static clforge_status axis(clforge_context ctx, const char *op, const char *name, size_t in, size_t k, size_t s,
                            size_t pad, size_t dil, int ceil_mode, size_t *out) {
   if (!k || !s || !dil) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: the %s kernel, stride and dilation must be >= 1", op, name);
   if (k > INT32_MAX || s > INT32_MAX || pad > INT32_MAX || dil > INT32_MAX || (k - 1) > INT32_MAX / dil)
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "%s: the %s window is above clforge's limit (2^31)", op, name);
-  const size_t span = dil * (k - 1) + 1; /* the dilated kernel */
-  if (pad > span / 2)
+  if (pad > k / 2)
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: %s padding %zu is more than half the kernel (%zu)", op,
+                         name, pad, k);
+  const size_t span = dil * (k - 1) + 1, room = in + 2 * pad + (ceil_mode ? s - 1 : 0); /* the dilated kernel */
+  if (room < span)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                         "%s: %s padding %zu is more than half the %skernel (%zu): a window could hold padding only",
-                         op, name, pad, dil > 1 ? "dilated " : "", span);
-  if (in + 2 * pad < span) {
-    *out = 0;
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: the %s window (%zu) is larger than the padded input (%zu)",
-                         op, name, span, in + 2 * pad);
-  }
-  size_t o = (in + 2 * pad - span + (ceil_mode ? s - 1 : 0)) / s + 1;
+                         "%s: the %s window (%zu) is larger than the padded input (%zu): no output", op, name, span,
+                         in + 2 * pad);
+  size_t o = (room - span) / s + 1;
   if (ceil_mode && (o - 1) * s >= in + pad) --o; /* the last window must start inside */
   *out = o;
   return CLFORGE_SUCCESS;
@@ -54,14 +53,14 @@ clforge_status clforge__pool_resolve(clforge_context ctx, const char *op, const 
                          (int)desc->x_type, (int)desc->y_type);
   if (d->kind == CLFORGE_POOL_MAX && (desc->exclude_pad || desc->divisor_override))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: exclude_pad and divisor_override are average pooling's", op);
-  if (d->kind == CLFORGE_POOL_AVG && ((desc->dilation_h > 1) || (desc->dilation_w > 1)))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: average pooling has no dilation (PyTorch's neither)", op);
   if (!d->h || !d->w) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: an empty %zu x %zu plane", op, d->h, d->w);
   if (d->h > INT32_MAX || d->w > INT32_MAX || d->c > INT32_MAX || d->n > INT32_MAX)
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "%s: a dimension is above clforge's limit (2^31)", op);
   if (desc->global_pool) {
     d->kh = d->h, d->kw = d->w, d->sh = d->sw = 1, d->dh = d->dw = 1;
   } else {
+    if (d->kind == CLFORGE_POOL_AVG && (desc->dilation_h > 1 || desc->dilation_w > 1))
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: average pooling has no dilation (PyTorch's neither)", op);
     d->kh = desc->kernel_h, d->kw = desc->kernel_w, d->ph = desc->pad_h, d->pw = desc->pad_w;
     d->sh = desc->stride_h ? desc->stride_h : d->kh, d->sw = desc->stride_w ? desc->stride_w : d->kw;
     d->dh = desc->dilation_h ? desc->dilation_h : 1, d->dw = desc->dilation_w ? desc->dilation_w : 1;

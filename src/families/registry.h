@@ -48,7 +48,8 @@
   PLAIN(activation_backward)                     \
   PLAIN(quantize)                                \
   PLAIN(norm)                                    \
-  PLAIN(pool)
+  PLAIN(pool)                                    \
+  PLAIN(elementwise)
 
 /* The ops the tuner knows (clforge_tune_options.ops, `clforge tune --op`):
  * X(op), each defined as clforge__tune_<op> in src/ops/<op>_tune.c (or its

@@ -43,9 +43,9 @@ clforge_status clforge__call_await_done(clforge_context ctx, const char *op, cl_
 clforge_status clforge__call_read_elements(clforge_context ctx, const char *op, cl_mem buf, clforge_dtype t, size_t off,
                                            size_t count, void **out) {
   const size_t es = clforge_dtype_size(t);
-  *out = malloc((off + count) * es + 1);
+  *out = malloc(count * es + 1);
   if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "%s validation: no memory", op);
-  return clforge__read_buffer(ctx, buf, off * es, count * es, (char *)*out + off * es);
+  return clforge__read_buffer(ctx, buf, off * es, count * es, *out);
 }
 
 clforge_status clforge__call_end(clforge_status st, cl_event done, cl_event *event) {

@@ -29,9 +29,9 @@ clforge_status clforge__call_marker(clforge_context ctx, const char *op, cl_uint
 clforge_status clforge__call_await_inputs(clforge_context ctx, const char *op, cl_uint nwait, const cl_event *wait);
 /* Step 7: the result, for validation mode to read. */
 clforge_status clforge__call_await_done(clforge_context ctx, const char *op, cl_event done);
-/* Validation's host copy: count elements of type t at element off of buf,
- * into a malloc'd array indexed from element 0 (as the references index
- * the caller's buffers; elements before off are not read). */
+/* Validation's host copy: count elements of type t from element off of
+ * buf into a malloc'd array of count (the reference then runs on a copy of
+ * the descriptor with that offset 0). */
 clforge_status clforge__call_read_elements(clforge_context ctx, const char *op, cl_mem buf, clforge_dtype t, size_t off,
                                            size_t count, void **out);
 /* Step 8: with st CLFORGE_SUCCESS and event non-NULL, *event = done (the

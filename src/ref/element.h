@@ -30,6 +30,7 @@ static inline double clforge__ref_activate(int act, double v) {
     case CLFORGE_ACT_RELU: return v > 0 ? v : 0; /* NaN -> 0, like fmax(v, 0) */
     case CLFORGE_ACT_GELU_TANH: return 0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
     case CLFORGE_ACT_GELU_ERF: return 0.5 * v * (1 + erf(v * 0.7071067811865476));
+    case CLFORGE_ACT_SILU: return v / (1 + exp(-v));
     default: return v;
   }
 }
@@ -44,6 +45,10 @@ static inline double clforge__ref_dactivate(int act, double z) {
       return 0.5 * (1 + t) + 0.5 * z * (1 - t * t) * c * (1 + 3 * 0.044715 * z * z);
     }
     case CLFORGE_ACT_GELU_ERF: return 0.5 * (1 + erf(z * 0.7071067811865476)) + z * exp(-0.5 * z * z) * 0.3989422804014327;
+    case CLFORGE_ACT_SILU: {
+      const double sg = 1 / (1 + exp(-z));
+      return sg * (1 + z * (1 - sg));
+    }
     default: return 1.0;
   }
 }

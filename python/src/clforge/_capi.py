@@ -71,6 +71,12 @@ class NormDesc(Structure):
                 ("dweight_offset", c_size_t), ("dbias_offset", c_size_t), ("reserved", c_void_p * 4)]
 
 
+class ElementwiseDesc(Structure):
+    _fields_ = [("op", c_int), ("activation", c_int), ("ndims", c_size_t), ("a_shape", c_size_t * 8),
+                ("b_shape", c_size_t * 8), ("a_type", c_int), ("b_type", c_int), ("y_type", c_int),
+                ("a_offset", c_size_t), ("b_offset", c_size_t), ("y_offset", c_size_t), ("reserved", c_void_p * 4)]
+
+
 class PoolDesc(Structure):
     _fields_ = [("kind", c_int), ("layout", c_int), ("n", c_size_t), ("c", c_size_t), ("h", c_size_t),
                 ("w", c_size_t), ("kernel_h", c_size_t), ("kernel_w", c_size_t), ("stride_h", c_size_t),
@@ -226,7 +232,7 @@ class CollectiveDesc(Structure):
 
 STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice, "clforge_norm_desc": NormDesc,
-           "clforge_pool_desc": PoolDesc,
+           "clforge_pool_desc": PoolDesc, "clforge_elementwise_desc": ElementwiseDesc,
            "clforge_softmax_desc": SoftmaxDesc, "clforge_cross_entropy_desc": CrossEntropyDesc,
            "clforge_optimizer_tensor": OptimizerTensor, "clforge_optimizer_desc": OptimizerDesc,
            "clforge_attention_desc": AttentionDesc,
@@ -292,6 +298,8 @@ _PROTOTYPES = {
     "clforge_conv2d_weights_algo": (status_t, (c_void_p, POINTER(c_int))),
     "clforge_conv2d_weights_release": (status_t, (c_void_p,)),
     "clforge_conv2d_explain": (status_t, (c_void_p, POINTER(ConvDesc), POINTER(ConvChoice))),
+    "clforge_elementwise": (status_t, (c_void_p, POINTER(ElementwiseDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_elementwise_explain": (status_t, (c_void_p, POINTER(ElementwiseDesc), POINTER(KernelChoice))),
     "clforge_pool_output_size": (status_t, (POINTER(PoolDesc), POINTER(c_size_t), POINTER(c_size_t))),
     "clforge_pool": (status_t, (c_void_p, POINTER(PoolDesc), cl_mem, cl_mem) + _WAIT),
     "clforge_pool_explain": (status_t, (c_void_p, POINTER(PoolDesc), POINTER(KernelChoice))),

@@ -4,6 +4,8 @@ clforge_pool, in NCHW or NHWC (``layout=``, as conv2d: the array's shape is
 (N, H, W, C) for NHWC). A 3-D input is one image (C, H, W) or (H, W, C)."""
 from ctypes import byref, c_size_t, c_void_p
 
+import numpy as np
+
 from ._arrays import Call
 from ._capi import PoolDesc, lib
 from .conv2d import _tight, _x_layout
@@ -12,13 +14,17 @@ from .errors import check
 MAX, AVG = 0, 1
 
 
-def _pair(v, op, name):
-    p = (int(v),) * 2 if isinstance(v, int) else tuple(int(x) for x in v)
+def _pair(v, op, name, least=0):
+    p = (int(v),) * 2 if isinstance(v, (int, np.integer)) else tuple(int(x) for x in v)
     if len(p) == 1:
         p = p * 2
-    if len(p) != 2 or min(p) < 0:
-        raise ValueError("%s: %s must be a non-negative int or 2 of them, got %r" % (op, name, v))
+    if len(p) != 2 or min(p) < least:
+        raise ValueError("%s: %s must be an int >= %d or 2 of them, got %r" % (op, name, least, v))
     return p
+
+
+def _given(stride):
+    return stride is not None and not (isinstance(stride, (tuple, list)) and len(stride) == 0)
 
 
 def _pool(op, kind, input, kernel_size, stride, padding, dilation, ceil_mode, exclude_pad, divisor, whole, layout,
@@ -27,6 +33,8 @@ def _pool(op, kind, input, kernel_size, stride, padding, dilation, ceil_mode, ex
         X = call.operand(input, "input")
         shape, strides = tuple(X.shape), tuple(X.strides)
         batched = len(shape) == 4
+        if len(shape) not in (3, 4):
+            raise ValueError("%s: expected a 3-D or 4-D input, got shape %s" % (op, list(shape)))
         if len(shape) == 3:
             shape, strides = (1,) + shape, (0,) + strides
         (n, c, h, w), xl = _x_layout(shape, strides, layout, "input", op)
@@ -35,16 +43,14 @@ def _pool(op, kind, input, kernel_size, stride, padding, dilation, ceil_mode, ex
         if whole:
             d.global_pool = 1
         else:
-            d.kernel_h, d.kernel_w = _pair(kernel_size, op, "kernel_size")
-            d.stride_h, d.stride_w = _pair(stride, op, "stride") if stride not in (None, (), []) else (0, 0)
-            if stride not in (None, (), []) and 0 in (d.stride_h, d.stride_w):
-                raise ValueError("%s: stride should not be zero" % op)
+            d.kernel_h, d.kernel_w = _pair(kernel_size, op, "kernel_size", 1)
+            d.stride_h, d.stride_w = _pair(stride, op, "stride (should not be zero)", 1) if _given(stride) else (0, 0)
             d.pad_h, d.pad_w = _pair(padding, op, "padding")
-            d.dilation_h, d.dilation_w = _pair(dilation, op, "dilation")
+            d.dilation_h, d.dilation_w = _pair(dilation, op, "dilation", 1)
         d.ceil_mode, d.exclude_pad = int(bool(ceil_mode)), int(bool(exclude_pad))
         if divisor is not None:
-            if int(divisor) <= 0:
-                raise ValueError("%s: divisor must be not zero" % op)
+            if not isinstance(divisor, (int, np.integer)) or divisor <= 0:
+                raise ValueError("%s: divisor_override must be a positive integer (clforge), got %r" % (op, divisor))
             d.divisor_override = int(divisor)
         d.x_type, d.x_offset = X.code, X.offset
         p, q = c_size_t(), c_size_t()
@@ -82,8 +88,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def _one(output_size, op):
-    sz = (output_size,) * 2 if isinstance(output_size, int) or output_size is None else tuple(output_size)
-    if sz not in ((1, 1), (1, None), (None, 1)) and tuple(sz) != (1,):
+    sz = (output_size,) if isinstance(output_size, (int, np.integer)) else tuple(output_size)
+    if sz not in ((1,), (1, 1)):
         raise NotImplementedError("%s: clforge pools to 1 x 1 only (global pooling), got output_size %r"
                                   % (op, output_size))
 
