@@ -1135,6 +1135,44 @@ CLFORGE_API clforge_status clforge_norm_backward(clforge_context ctx, const clfo
                                                  cl_mem dbias, cl_uint num_events_in_wait_list,
                                                  const cl_event *event_wait_list, cl_event *event);
 
+/* ------------------------------------------------------ rotary embedding */
+typedef enum clforge_rope_style {
+  CLFORGE_ROPE_NEOX = 0, /* split halves: element i pairs with i + R/2 (GPT-NeoX, Hugging Face's Llama) */
+  CLFORGE_ROPE_GPTJ = 1  /* interleaved: element 2i pairs with 2i + 1 (GPT-J, llama.cpp's default) */
+} clforge_rope_style;
+
+/** Rotary position embedding of one tensor (Q or K: call it for each) of
+ *  `tokens` rows of `heads` heads of head_dim elements, each token at its
+ *  own position (an int32 per token: a paged batch's positions as they
+ *  are). Pair i of the first rotary_dim elements (R) turns by the angle
+ *  position * theta^(-2i/R), i < R/2: (a, b) -> (a cos - b sin, b cos + a
+ *  sin); the elements past R pass through. The angle is computed in f32 (as
+ *  PyTorch's and llama.cpp's RoPE are): its error grows with the position
+ *  (docs/ARCHITECTURE.md, "Rotary embedding"). Strides count elements;
+ *  elements of a head are contiguous; 0 strides: dense (head_dim,
+ *  heads * head_dim). */
+typedef struct clforge_rope_desc {
+  clforge_rope_style style;
+  size_t tokens, heads, head_dim;
+  size_t rotary_dim;              /* R: even, <= head_dim; 0 = head_dim */
+  float theta;                    /* the base; 0 = 10000 */
+  clforge_dtype x_type, y_type;   /* 0 = f32 */
+  size_t x_offset, x_token_stride, x_head_stride;
+  size_t y_offset, y_token_stride, y_head_stride;
+  size_t positions_offset;        /* int32 elements */
+  void *reserved[4];              /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+} clforge_rope_desc;
+
+/** y = rope(x, positions). y may be x exactly (in place: same buffer,
+ *  offset, strides and type); no other overlap. tokens 0 is a no-op. */
+CLFORGE_API clforge_status clforge_rope(clforge_context ctx, const clforge_rope_desc *desc, cl_mem x,
+                                        cl_mem positions, cl_mem y, cl_uint num_events_in_wait_list,
+                                        const cl_event *event_wait_list, cl_event *event);
+
+/** Which kernel and parameters clforge_rope(desc) would use. */
+CLFORGE_API clforge_status clforge_rope_explain(clforge_context ctx, const clforge_rope_desc *desc,
+                                                clforge_kernel_choice *choice);
+
 /* ------------------------------------------------------------- elementwise */
 typedef enum clforge_binary_op {
   CLFORGE_BINARY_NONE = 0, /* unary: y = act(a); b is not read */
@@ -1759,6 +1797,11 @@ CLFORGE_API clforge_status clforge_ref_norm(const clforge_norm_desc *desc, const
                                             const void *bias, void *y, float *stats);
 CLFORGE_API clforge_status clforge_ref_norm_backward(const clforge_norm_desc *desc, const void *x, const void *weight,
                                                      const void *dy, void *dx, void *dweight, void *dbias);
+
+/** Reference twin of clforge_rope (the angle and the rotation in double);
+ *  y may be x. */
+CLFORGE_API clforge_status clforge_ref_rope(const clforge_rope_desc *desc, const void *x, const int32_t *positions,
+                                            void *y);
 
 /** Reference twin of clforge_elementwise (double arithmetic, one rounding
  *  per output); y may be a or b as on the device. */

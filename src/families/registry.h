@@ -49,7 +49,8 @@
   PLAIN(quantize)                                \
   PLAIN(norm)                                    \
   PLAIN(pool)                                    \
-  PLAIN(elementwise)
+  PLAIN(elementwise)                             \
+  PLAIN(rope)
 
 /* The ops the tuner knows (clforge_tune_options.ops, `clforge tune --op`):
  * X(op), each defined as clforge__tune_<op> in src/ops/<op>_tune.c (or its

@@ -26,6 +26,8 @@ from .pool import adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool2d, max_pool
 __all__ += ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d"]
 from .elementwise import add, div, gelu, maximum, minimum, mul, relu, silu, sub  # noqa: E402
 __all__ += ["add", "sub", "mul", "div", "maximum", "minimum", "relu", "gelu", "silu"]
+from .rope import rotary_embedding  # noqa: E402
+__all__ += ["rotary_embedding"]
 from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward  # noqa: E402
 from .attention import scaled_dot_product_attention  # noqa: E402
 from .kv_cache import flash_attn_with_kvcache  # noqa: E402

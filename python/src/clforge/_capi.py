@@ -77,6 +77,14 @@ class ElementwiseDesc(Structure):
                 ("a_offset", c_size_t), ("b_offset", c_size_t), ("y_offset", c_size_t), ("reserved", c_void_p * 4)]
 
 
+class RopeDesc(Structure):
+    _fields_ = [("style", c_int), ("tokens", c_size_t), ("heads", c_size_t), ("head_dim", c_size_t),
+                ("rotary_dim", c_size_t), ("theta", c_float), ("x_type", c_int), ("y_type", c_int),
+                ("x_offset", c_size_t), ("x_token_stride", c_size_t), ("x_head_stride", c_size_t),
+                ("y_offset", c_size_t), ("y_token_stride", c_size_t), ("y_head_stride", c_size_t),
+                ("positions_offset", c_size_t), ("reserved", c_void_p * 4)]
+
+
 class PoolDesc(Structure):
     _fields_ = [("kind", c_int), ("layout", c_int), ("n", c_size_t), ("c", c_size_t), ("h", c_size_t),
                 ("w", c_size_t), ("kernel_h", c_size_t), ("kernel_w", c_size_t), ("stride_h", c_size_t),
@@ -233,6 +241,7 @@ class CollectiveDesc(Structure):
 STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice, "clforge_norm_desc": NormDesc,
            "clforge_pool_desc": PoolDesc, "clforge_elementwise_desc": ElementwiseDesc,
+           "clforge_rope_desc": RopeDesc,
            "clforge_softmax_desc": SoftmaxDesc, "clforge_cross_entropy_desc": CrossEntropyDesc,
            "clforge_optimizer_tensor": OptimizerTensor, "clforge_optimizer_desc": OptimizerDesc,
            "clforge_attention_desc": AttentionDesc,
@@ -300,6 +309,8 @@ _PROTOTYPES = {
     "clforge_conv2d_explain": (status_t, (c_void_p, POINTER(ConvDesc), POINTER(ConvChoice))),
     "clforge_elementwise": (status_t, (c_void_p, POINTER(ElementwiseDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_elementwise_explain": (status_t, (c_void_p, POINTER(ElementwiseDesc), POINTER(KernelChoice))),
+    "clforge_rope": (status_t, (c_void_p, POINTER(RopeDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_rope_explain": (status_t, (c_void_p, POINTER(RopeDesc), POINTER(KernelChoice))),
     "clforge_pool_output_size": (status_t, (POINTER(PoolDesc), POINTER(c_size_t), POINTER(c_size_t))),
     "clforge_pool": (status_t, (c_void_p, POINTER(PoolDesc), cl_mem, cl_mem) + _WAIT),
     "clforge_pool_explain": (status_t, (c_void_p, POINTER(PoolDesc), POINTER(KernelChoice))),
