@@ -74,10 +74,15 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_elementwise(
 #endif
     const float x = LOAD1(A_T, A, a_off + ai);
 #if OP
-    const float v = COMBINE(x, LOAD1(B_T, B, b_off + bi));
+    const float z = LOAD1(B_T, B, b_off + bi);
+    const float v = COMBINE(x, z);
 #else
     const float v = x;
 #endif
+#if ACT == 1
+    STORE1(Y_T, isnan(v) ? v : ACTIVATE(v), Y, y_off + i); // torch.relu keeps NaN (the fused epilogues' does not)
+#else
     STORE1(Y_T, ACTIVATE(v), Y, y_off + i);
+#endif
   }
 }

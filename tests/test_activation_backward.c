@@ -1,5 +1,6 @@
 /* clforge_activation_backward: the reference against closed forms and
- * central differences of the forward activations (clforge__ref_activate,
+ * central differences of the forward activations (ReLU, GELU's two forms,
+ * SiLU) (clforge__ref_activate,
  * what the GEMM and convolution epilogues compute); the device against the
  * reference for every activation and storage mix, offsets, beta, in place;
  * validation mode; bad input changing nothing. --small: fewer cases. */
@@ -32,7 +33,7 @@ static void reference_checks(void) {
   CHECK(ref_one(CLFORGE_ACT_NONE, 3.0) == 1.0, "no activation: dx = dy");
   /* central differences of the forward in double, off ReLU's kink */
   const double zs[] = {-3.1, -1.2, -0.3, 0.2, 0.7, 1.9, 4.4};
-  for (int act = 1; act <= 3; ++act)
+  for (int act = 1; act <= 4; ++act)
     for (size_t i = 0; i < sizeof zs / sizeof zs[0]; ++i) {
       const double h = 1e-5, z = (float)zs[i];
       const double fd = (clforge__ref_activate(act, z + h) - clforge__ref_activate(act, z - h)) / (2 * h);
@@ -141,7 +142,7 @@ int main(int argc, char **argv) {
       {CLFORGE_ACT_GELU_ERF, F, F, F, 1, 0.0f, 0},     {CLFORGE_ACT_NONE, F, F, F, 77, 0.0f, 0},
       {CLFORGE_ACT_RELU, B, B, B, 515, 0.5f, 0},       {CLFORGE_ACT_GELU_ERF, H, B, F, 700, -1.0f, 0},
       {CLFORGE_ACT_GELU_TANH, B, H, H, 4099, 0.0f, 0}, {CLFORGE_ACT_RELU, F, F, F, 300, 0.0f, 1},
-      {CLFORGE_ACT_GELU_TANH, B, B, B, 301, 2.0f, 1},
+      {CLFORGE_ACT_GELU_TANH, B, B, B, 301, 2.0f, 1}, {CLFORGE_ACT_SILU, H, F, F, 519, 0.0f, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
     if (!small || i % 2 == 0) run(ctx, &cases[i]);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../src/core/context.h"
+#include "../src/desc/elementwise_desc.h"
 #include "../src/ref/compare.h"
 #include "../src/ref/element.h"
 #include "test_util.h"
@@ -40,6 +41,11 @@ static void hand_values(void) {
   d.op = CLFORGE_BINARY_DIV;
   CHECK_OK(NULL, clforge_ref_elementwise(&d, two, nz, y));
   CHECK(isnan(y[0]) && isinf(y[1]) && y[2] == -2.5f, "division: %g %g %g", y[0], y[1], y[2]);
+  const float nr[3] = {NAN, -1.0f, 2.0f};
+  d = ew(CLFORGE_BINARY_NONE, 1, s3, NULL);
+  d.activation = CLFORGE_ACT_RELU;
+  CHECK_OK(NULL, clforge_ref_elementwise(&d, nr, NULL, y));
+  CHECK(isnan(y[0]) && y[1] == 0 && y[2] == 2, "ReLU keeps NaN (torch.relu's): %g %g %g", y[0], y[1], y[2]);
   const float xs[3] = {0.0f, 30.0f, -1.0f};
   d = ew(CLFORGE_BINARY_NONE, 1, s3, NULL);
   d.activation = CLFORGE_ACT_SILU;
@@ -136,6 +142,39 @@ static void run(clforge_context ctx, const ecase *c) {
   clReleaseMemObject(a), clReleaseMemObject(b), clReleaseMemObject(y);
 }
 
+/* The device on random broadcasts of 1..8 dimensions (every collapsed ND
+ * its own program), integer values: exact. */
+static void device_broadcasts(clforge_context ctx, int small) {
+  unsigned seed = 29;
+  int seen[CLFORGE_MAX_DIMS + 1] = {0}, todo = small ? 3 : CLFORGE_MAX_DIMS;
+  for (int t = 0; t < 400 && todo; ++t) {
+    const size_t nd = 1 + (size_t)(tu_rand(&seed) % CLFORGE_MAX_DIMS);
+    size_t as[CLFORGE_MAX_DIMS], bs[CLFORGE_MAX_DIMS], na = 1, nb = 1, ny = 1;
+    for (size_t i = 0; i < nd; ++i) {
+      const size_t full = 2 + tu_rand(&seed) % 2, pick = tu_rand(&seed) % 3;
+      as[i] = pick == 1 ? 1 : full, bs[i] = pick == 2 ? 1 : full;
+      na *= as[i], nb *= bs[i], ny *= full;
+    }
+    clforge_elementwise_desc d = ew(CLFORGE_BINARY_ADD, nd, as, bs);
+    clforge__ew r;
+    CHECK_OK(NULL, clforge__ew_resolve(NULL, "test", &d, &r));
+    if (seen[r.nd] || (small && r.nd != 8 && r.nd > 2)) continue; /* one shape per collapsed ND (--small: 1, 2, 8) */
+    seen[r.nd] = 1, --todo;
+    float *a = malloc(na * 4), *b = malloc(nb * 4), *y = malloc(ny * 4), *w = malloc(ny * 4);
+    for (size_t i = 0; i < na; ++i) a[i] = (float)i;
+    for (size_t i = 0; i < nb; ++i) b[i] = 1000.0f * (float)i;
+    naive_add(nd, as, bs, a, b, w);
+    cl_mem da = tu_buffer(ctx, na * 4), db = tu_buffer(ctx, nb * 4), dy = tu_buffer(ctx, ny * 4);
+    tu_write(ctx, da, 0, na * 4, a), tu_write(ctx, db, 0, nb * 4, b);
+    CHECK_OK(ctx, clforge_elementwise(ctx, &d, da, db, dy, 0, NULL, NULL));
+    tu_read(ctx, dy, 0, ny * 4, y);
+    CHECK(!memcmp(y, w, ny * 4), "%zu dimensions collapsed to %d: the device's broadcast is not the naive one", nd, r.nd);
+    free(a), free(b), free(y), free(w);
+    clReleaseMemObject(da), clReleaseMemObject(db), clReleaseMemObject(dy);
+  }
+  CHECK(!todo, "random shapes did not reach every collapsed dimension count");
+}
+
 static void device_cases(clforge_context ctx, int small) {
   const clforge_dtype F = CLFORGE_F32, H = CLFORGE_F16, B = CLFORGE_BF16;
   const size_t big = small ? 3 : 56, ch = small ? 5 : 64;
@@ -171,7 +210,7 @@ static void bad_input(clforge_context ctx) {
   cl_mem a = tu_buffer(ctx, 4096), b = tu_buffer(ctx, 4096), y = tu_buffer(ctx, 4096), small = tu_buffer(ctx, 16);
   float sent[1024];
   for (int i = 0; i < 1024; ++i) sent[i] = 7.0f;
-  tu_write(ctx, y, 0, 4096, sent);
+  tu_write(ctx, y, 0, 4096, sent), tu_write(ctx, a, 0, 4096, sent), tu_write(ctx, b, 0, 4096, sent);
   const size_t s[2] = {10, 20}, t[2] = {1, 20}, bad[2] = {3, 20};
   const clforge_elementwise_desc good = ew(CLFORGE_BINARY_ADD, 2, s, t);
   clforge_elementwise_desc d = good;
@@ -201,13 +240,15 @@ static void bad_input(clforge_context ctx) {
   CHECK_FAILS(ctx, clforge_elementwise(ctx, &d, y, b, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlaps a");
   d = good; /* y is b's buffer, but b broadcasts: not in place */
   CHECK_FAILS(ctx, clforge_elementwise(ctx, &d, a, y, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlaps b");
-  d = good, d.y_type = CLFORGE_BF16; /* a's bytes, another type */
+  d = good, d.a_type = CLFORGE_F16, d.y_type = CLFORGE_BF16; /* a's bytes exactly, another type */
   CHECK_FAILS(ctx, clforge_elementwise(ctx, &d, y, b, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlaps a");
   float back[1024];
   tu_read(ctx, y, 0, 4096, back);
   CHECK(!memcmp(back, sent, 4096), "a refused call wrote y");
-  d = good, d.op = CLFORGE_BINARY_NONE, d.activation = CLFORGE_ACT_RELU;
-  CHECK_OK(ctx, clforge_elementwise(ctx, &d, a, NULL, b, 0, NULL, NULL)); /* unary: no b */
+  d = ew(CLFORGE_BINARY_MUL, 2, s, s); /* a, b and y one buffer: y = a * a in place */
+  CHECK_OK(ctx, clforge_elementwise(ctx, &d, a, a, a, 0, NULL, NULL));
+  d = good, d.op = CLFORGE_BINARY_NONE, d.activation = CLFORGE_ACT_RELU, d.b_offset = SIZE_MAX;
+  CHECK_OK(ctx, clforge_elementwise(ctx, &d, a, NULL, b, 0, NULL, NULL)); /* unary: no b, its offset unread */
   d.a_shape[1] = 0;
   cl_event ev = NULL;
   CHECK_OK(ctx, clforge_elementwise(ctx, &d, NULL, NULL, NULL, 0, NULL, &ev));
@@ -245,6 +286,7 @@ int main(int argc, char **argv) {
   broadcast_shapes();
   clforge_context ctx = tu_context();
   device_cases(ctx, small);
+  device_broadcasts(ctx, small);
   bad_input(ctx);
   if (!small) validation(ctx);
   clforge_context_destroy(ctx);

@@ -1190,8 +1190,10 @@ typedef enum clforge_binary_op {
  *  row-major tensors of ndims dimensions each (pad a shorter shape with
  *  leading 1s), every a_shape[i] equal to b_shape[i] or one of them 1; y
  *  (dense) has the larger of each pair. With op NONE, y = act(a) in a's
- *  shape (the standalone activations: ReLU, GELU, SiLU). f32 math, one
- *  rounding to y's type. */
+ *  shape (the standalone activations: ReLU, GELU, SiLU). A NaN stays NaN
+ *  through every activation here, ReLU included (torch.relu's; the GEMM and
+ *  convolution epilogues' ReLU maps NaN to 0). f32 math, one rounding to
+ *  y's type. */
 typedef struct clforge_elementwise_desc {
   clforge_binary_op op;
   clforge_activation activation;     /* applied to the result; NONE: none */
@@ -1270,7 +1272,8 @@ CLFORGE_API clforge_status clforge_pool_explain(clforge_context ctx, const clfor
  *  as PyTorch's threshold_backward). ACT_NONE copies dy (times 1).
  *  GELU's derivatives: tanh form 0.5(1 + t) + 0.5 z (1 - t^2) sqrt(2/pi)
  *  (1 + 3 * 0.044715 z^2), t = tanh(sqrt(2/pi)(z + 0.044715 z^3)); erf form
- *  Phi(z) + z phi(z). f32 math, one rounding to dx's type. */
+ *  Phi(z) + z phi(z); SiLU's s (1 + z (1 - s)), s = 1 / (1 + exp(-z)). f32
+ *  math, one rounding to dx's type. */
 typedef struct clforge_activation_backward_desc {
   size_t count;                       /* elements */
   clforge_activation activation;

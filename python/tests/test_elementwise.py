@@ -18,7 +18,7 @@ def gelu(x, tanh=False):
     return 0.5 * x * (1 + ERF(x / math.sqrt(2)))
 
 
-ACTS = {None: lambda x: x, "relu": lambda x: np.where(x > 0, x, 0.0), "gelu": gelu,
+ACTS = {None: lambda x: x, "relu": lambda x: np.where(np.isnan(x) | (x > 0), x, 0.0), "gelu": gelu,
         "gelu_tanh": lambda x: gelu(x, True), "silu": lambda x: x / (1 + np.exp(-x))}
 
 
@@ -46,8 +46,12 @@ def test_nan_inf_and_mixed_types(rng):
     np.testing.assert_array_equal(clforge.minimum(a, b), np.minimum(f64(a), f64(b)))
     with np.errstate(divide="ignore", invalid="ignore"):
         np.testing.assert_array_equal(clforge.div(a, b), f64(a) / f64(b))
-    got = clforge.add(rand(rng, (3, 4), np.float32), 2.5)  # a Python scalar: the input's dtype
-    assert got.dtype == np.float32
+    h = np.array([1e-3, 2.0, 1000.0], np.float16)
+    got = clforge.mul(h, 1e-4)  # a Python scalar: computed in f32, stored in the input's dtype (torch's rule)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, (f64(h) * np.float64(np.float32(1e-4))).astype(np.float16))
+    np.testing.assert_array_equal(clforge.relu(np.array([np.nan, -1.0, 2.0], np.float32)), [np.nan, 0.0, 2.0])
+    assert clforge.add(np.zeros((0, 3), np.float32), np.zeros(3, np.float32)).shape == (0, 3)
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=dname)

@@ -11,7 +11,7 @@ clforge_status clforge__actb_resolve(clforge_context ctx, const char *op, const 
                                      clforge__actb *a) {
   memset(a, 0, sizeof *a);
   if (!desc) return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: desc is NULL", op);
-  if ((unsigned)desc->activation > CLFORGE_ACT_GELU_ERF)
+  if ((unsigned)desc->activation > CLFORGE_ACT_SILU)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: unknown activation %d", op, (int)desc->activation);
   clforge_status st = clforge__check_reserved_ptrs(ctx, op, "clforge_activation_backward_desc.reserved",
                                                    desc->reserved, CLFORGE_COUNT_OF(desc->reserved));

@@ -70,10 +70,10 @@ clforge_status clforge__ew_resolve(clforge_context ctx, const char *op, const cl
   int ok = 1;
   d->count = elements(ysh, nd, &ok), d->a_count = elements(desc->a_shape, nd, &ok), d->b_count = elements(bsh, nd, &ok);
   if (!ok) return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "%s: the tensors' sizes overflow", op);
-  if (desc->a_offset > SIZE_MAX / 8 - d->a_count || desc->b_offset > SIZE_MAX / 8 - d->b_count ||
+  if (desc->a_offset > SIZE_MAX / 8 - d->a_count || (d->op && desc->b_offset > SIZE_MAX / 8 - d->b_count) ||
       desc->y_offset > SIZE_MAX / 8 - d->count)
     return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "%s: an offset overflows", op);
-  d->a_offset = desc->a_offset, d->b_offset = desc->b_offset, d->y_offset = desc->y_offset;
+  d->a_offset = desc->a_offset, d->b_offset = d->op ? desc->b_offset : 0, d->y_offset = desc->y_offset;
   d->a_full = d->a_count == d->count, d->b_full = d->op && d->b_count == d->count;
   collapse(d, nd, desc->a_shape, bsh, ysh);
   return CLFORGE_SUCCESS;

@@ -28,7 +28,8 @@ clforge_status clforge_ref_elementwise(const clforge_elementwise_desc *desc, con
     /* in place (y is a or b) is safe: element i is read before it is written, and read by no later i */
     const double va = clforge__ref_load(a, d.a_type, d.a_offset + clforge__ew_source(&d, 0, i));
     const double vb = d.op ? clforge__ref_load(b, d.b_type, d.b_offset + clforge__ew_source(&d, 1, i)) : 0.0;
-    clforge__ref_store(y, d.y_type, d.y_offset + i, (float)clforge__ref_activate(d.act, apply(d.op, va, vb)));
+    const double v = apply(d.op, va, vb); /* ReLU keeps NaN here, as torch.relu */
+    clforge__ref_store(y, d.y_type, d.y_offset + i, (float)(isnan(v) ? v : clforge__ref_activate(d.act, v)));
   }
   return CLFORGE_SUCCESS;
 }

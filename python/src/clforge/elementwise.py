@@ -25,19 +25,15 @@ def _act(act, op):
                          % (op, act)) from None
 
 
-def _scalar_like(v, like):
-    dt = np.dtype(getattr(like, "dtype", np.float32))
-    return np.array(v, dtype=dt if dt.kind == "f" or dt.name == "bfloat16" else np.float32)
-
-
 def _run(name, op, act, input, other, out, ctx):
-    if other is not None and np.isscalar(other):
-        other = _scalar_like(other, input)
+    scalar = other is not None and np.isscalar(other)
+    if scalar:  # f32 (the kernel's arithmetic), the result in the input's dtype: torch's rule
+        other = np.array(other, dtype=np.float32)
     with Call(name, (input, other, out), ctx) as call:
         A = call.operand(input, "input")
         B = call.operand(other, "other") if op != NONE else None
         for T, what in ((A, "input"), (B, "other")):
-            if T is not None and not _tight(T.shape, T.strides):
+            if T is not None and int(np.prod(T.shape)) and not _tight(T.shape, T.strides):
                 raise ValueError("%s: the %s must be contiguous (clforge never copies a device array behind your "
                                  "back)" % (name, what))
         ashape, bshape = tuple(A.shape), tuple(B.shape) if B is not None else ()
@@ -57,9 +53,9 @@ def _run(name, op, act, input, other, out, ctx):
             for i, v in enumerate((1,) * (nd - len(bshape)) + bshape):
                 d.b_shape[i] = v
             d.b_type, d.b_offset = B.code, B.offset
-        dt = result_dtype(A.dtype, B.dtype if B is not None else None) if out is None else out.dtype
+        dt = result_dtype(A.dtype, B.dtype if B is not None and not scalar else None) if out is None else out.dtype
         Y = call.output(yshape, dt, out)
-        if not _tight(Y.shape, Y.strides):
+        if int(np.prod(yshape)) and not _tight(Y.shape, Y.strides):
             raise ValueError("%s: out must be contiguous" % name)
         d.y_type, d.y_offset = Y.code, Y.offset
         event = c_void_p()
@@ -117,8 +113,7 @@ def _unary(name, code, input, inplace, out, ctx):
 
 
 def relu(input, inplace=False, *, out=None, ctx=None):
-    """torch.nn.functional.relu (clforge's: a NaN becomes 0, as its fused
-    epilogues' ReLU)."""
+    """torch.nn.functional.relu (a NaN stays NaN)."""
     return _unary("relu", 1, input, inplace, out, ctx)
 
 
