@@ -194,6 +194,17 @@ int main(void) {
   FIELD(clforge_rope_desc, y_head_stride);
   FIELD(clforge_rope_desc, positions_offset);
   FIELD(clforge_rope_desc, reserved);
+  SIZE(clforge_embedding_desc);
+  FIELD(clforge_embedding_desc, tokens);
+  FIELD(clforge_embedding_desc, vocab);
+  FIELD(clforge_embedding_desc, dim);
+  FIELD(clforge_embedding_desc, table_type);
+  FIELD(clforge_embedding_desc, y_type);
+  FIELD(clforge_embedding_desc, table_offset);
+  FIELD(clforge_embedding_desc, ids_offset);
+  FIELD(clforge_embedding_desc, y_offset);
+  FIELD(clforge_embedding_desc, y_stride);
+  FIELD(clforge_embedding_desc, reserved);
   SIZE(clforge_pool_desc);
   FIELD(clforge_pool_desc, kind);
   FIELD(clforge_pool_desc, layout);

@@ -1135,6 +1135,30 @@ CLFORGE_API clforge_status clforge_norm_backward(clforge_context ctx, const clfo
                                                  cl_mem dbias, cl_uint num_events_in_wait_list,
                                                  const cl_event *event_wait_list, cl_event *event);
 
+/* -------------------------------------------------------------- embedding */
+/** y[t] = table[ids[t]]: a row of dim per token (PyTorch's F.embedding),
+ *  ids int32. table f32, f16, bf16, or q8_0 rows (dim a multiple of 32,
+ *  each row dim / 32 blocks of 34 bytes, table_offset then in bytes),
+ *  converted to y's type (f32, f16, bf16). The call reads the ids back (it
+ *  waits for the wait list) and refuses an id outside [0, vocab), naming
+ *  it, before anything runs. */
+typedef struct clforge_embedding_desc {
+  size_t tokens, vocab, dim;
+  clforge_dtype table_type, y_type; /* 0 = f32 */
+  size_t table_offset;              /* elements (q8_0: bytes) */
+  size_t ids_offset;                /* int32 elements */
+  size_t y_offset, y_stride;        /* elements; y_stride between tokens' rows, 0 = dim */
+  void *reserved[4];                /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+} clforge_embedding_desc;
+
+CLFORGE_API clforge_status clforge_embedding(clforge_context ctx, const clforge_embedding_desc *desc, cl_mem table,
+                                             cl_mem ids, cl_mem y, cl_uint num_events_in_wait_list,
+                                             const cl_event *event_wait_list, cl_event *event);
+
+/** Which kernel and parameters clforge_embedding(desc) would use. */
+CLFORGE_API clforge_status clforge_embedding_explain(clforge_context ctx, const clforge_embedding_desc *desc,
+                                                     clforge_kernel_choice *choice);
+
 /* ------------------------------------------------------ rotary embedding */
 typedef enum clforge_rope_style {
   CLFORGE_ROPE_NEOX = 0, /* split halves: element i pairs with i + R/2 (GPT-NeoX, Hugging Face's Llama) */
@@ -1800,6 +1824,12 @@ CLFORGE_API clforge_status clforge_ref_norm(const clforge_norm_desc *desc, const
                                             const void *bias, void *y, float *stats);
 CLFORGE_API clforge_status clforge_ref_norm_backward(const clforge_norm_desc *desc, const void *x, const void *weight,
                                                      const void *dy, void *dx, void *dweight, void *dbias);
+
+/** Reference twin of clforge_embedding (q8_0 values as the kernels read
+ *  them: the block's f16 scale times the s8, exact in f32); refuses an id
+ *  outside [0, vocab). */
+CLFORGE_API clforge_status clforge_ref_embedding(const clforge_embedding_desc *desc, const void *table,
+                                                 const int32_t *ids, void *y);
 
 /** Reference twin of clforge_rope (the angle and the rotation in double);
  *  y may be x. */

@@ -50,7 +50,8 @@
   PLAIN(norm)                                    \
   PLAIN(pool)                                    \
   PLAIN(elementwise)                             \
-  PLAIN(rope)
+  PLAIN(rope)                                    \
+  PLAIN(embedding)
 
 /* The ops the tuner knows (clforge_tune_options.ops, `clforge tune --op`):
  * X(op), each defined as clforge__tune_<op> in src/ops/<op>_tune.c (or its

@@ -28,6 +28,8 @@ from .elementwise import add, div, gelu, maximum, minimum, mul, relu, silu, sub 
 __all__ += ["add", "sub", "mul", "div", "maximum", "minimum", "relu", "gelu", "silu"]
 from .rope import rotary_embedding  # noqa: E402
 __all__ += ["rotary_embedding"]
+from .embedding import embedding  # noqa: E402
+__all__ += ["embedding"]
 from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward  # noqa: E402
 from .attention import scaled_dot_product_attention  # noqa: E402
 from .kv_cache import flash_attn_with_kvcache  # noqa: E402

@@ -85,6 +85,12 @@ class RopeDesc(Structure):
                 ("positions_offset", c_size_t), ("reserved", c_void_p * 4)]
 
 
+class EmbeddingDesc(Structure):
+    _fields_ = [("tokens", c_size_t), ("vocab", c_size_t), ("dim", c_size_t), ("table_type", c_int),
+                ("y_type", c_int), ("table_offset", c_size_t), ("ids_offset", c_size_t), ("y_offset", c_size_t),
+                ("y_stride", c_size_t), ("reserved", c_void_p * 4)]
+
+
 class PoolDesc(Structure):
     _fields_ = [("kind", c_int), ("layout", c_int), ("n", c_size_t), ("c", c_size_t), ("h", c_size_t),
                 ("w", c_size_t), ("kernel_h", c_size_t), ("kernel_w", c_size_t), ("stride_h", c_size_t),
@@ -241,7 +247,7 @@ class CollectiveDesc(Structure):
 STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice, "clforge_norm_desc": NormDesc,
            "clforge_pool_desc": PoolDesc, "clforge_elementwise_desc": ElementwiseDesc,
-           "clforge_rope_desc": RopeDesc,
+           "clforge_rope_desc": RopeDesc, "clforge_embedding_desc": EmbeddingDesc,
            "clforge_softmax_desc": SoftmaxDesc, "clforge_cross_entropy_desc": CrossEntropyDesc,
            "clforge_optimizer_tensor": OptimizerTensor, "clforge_optimizer_desc": OptimizerDesc,
            "clforge_attention_desc": AttentionDesc,
@@ -311,6 +317,8 @@ _PROTOTYPES = {
     "clforge_elementwise_explain": (status_t, (c_void_p, POINTER(ElementwiseDesc), POINTER(KernelChoice))),
     "clforge_rope": (status_t, (c_void_p, POINTER(RopeDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_rope_explain": (status_t, (c_void_p, POINTER(RopeDesc), POINTER(KernelChoice))),
+    "clforge_embedding": (status_t, (c_void_p, POINTER(EmbeddingDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
+    "clforge_embedding_explain": (status_t, (c_void_p, POINTER(EmbeddingDesc), POINTER(KernelChoice))),
     "clforge_pool_output_size": (status_t, (POINTER(PoolDesc), POINTER(c_size_t), POINTER(c_size_t))),
     "clforge_pool": (status_t, (c_void_p, POINTER(PoolDesc), cl_mem, cl_mem) + _WAIT),
     "clforge_pool_explain": (status_t, (c_void_p, POINTER(PoolDesc), POINTER(KernelChoice))),
