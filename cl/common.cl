@@ -207,3 +207,20 @@ static inline uchar clforge_quant_one(float x, float inv, int zp, long qmin, lon
   f = isnan(f) ? 0.0f : clamp(f, -1024.0f, 1024.0f);
   return (uchar)(clamp((long)f + zp, qmin, qmax) & 0xFF);
 }
+
+// ggml's q8_0 block: 32 values V(i) (an expression of i) into 34 bytes at
+// blk: d = max|v| / 127 as f16 (little-endian), then round-half-even(v *
+// (1 / d)) as s8; src/ref/quant_round.h's clforge__q8_0_block is its twin
+// (the program is built with -cl-fp32-correctly-rounded-divide-sqrt where
+// the device has it: d and 1 / d are divisions). clforge_quantize's q8_0
+// and clforge_kv_cache_append's q8_0 caches.
+#define CLFORGE_Q8_0_BLOCK(V, blk)                                                                                  \
+  do {                                                                                                              \
+    float amax_ = 0.0f;                                                                                             \
+    for (int i = 0; i < 32; ++i) amax_ = fmax(amax_, fabs(V(i)));                                                   \
+    const float d_ = amax_ / 127.0f, inv_ = d_ != 0.0f ? 1.0f / d_ : 0.0f;                                          \
+    const uint h_ = clforge_f16_bits_uint(as_uint(d_));                                                             \
+    (blk)[0] = (uchar)(h_ & 0xFFu);                                                                                 \
+    (blk)[1] = (uchar)(h_ >> 8);                                                                                    \
+    for (int i = 0; i < 32; ++i) (blk)[2 + i] = clforge_quant_one(V(i), inv_, 0, -128L, 127L);                      \
+  } while (0)

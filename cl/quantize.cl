@@ -126,14 +126,10 @@ kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_q8_0_quantiz
   const ulong b = get_global_id(0), r = get_global_id(1);
   if (b >= nblocks) return;
   const ulong x0 = x_off + r * ldx + b * 32;
-  float amax = 0.0f;
-  for (int i = 0; i < 32; ++i) amax = fmax(amax, fabs(LOAD1(X_T, X, x0 + i)));
-  const float d = amax / 127.0f, inv = clforge_quant_inv(d);
   global uchar *blk = Q + q_off + r * ldq + b * 34;
-  const uint h = clforge_f16_bits_uint(as_uint(d));
-  blk[0] = (uchar)(h & 0xFFu);
-  blk[1] = (uchar)(h >> 8);
-  for (int i = 0; i < 32; ++i) blk[2 + i] = clforge_quant_one(LOAD1(X_T, X, x0 + i), inv, 0, -128L, 127L);
+#define XV(i) LOAD1(X_T, X, x0 + (i))
+  CLFORGE_Q8_0_BLOCK(XV, blk); // cl/common.cl
+#undef XV
 }
 
 kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void clforge_q8_0_dequantize(

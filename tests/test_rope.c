@@ -2,10 +2,11 @@
  * turn, the pass-through, both pairings); the device against the reference
  * with a bound derived per element from the f32 angle's error (the pair's
  * size times position * CLFORGE__ROPE_ANGLE_ERROR, and the output's
- * rounding): both styles, partial rotary_dim, GQA-sized Q and K, a packed
- * QKV buffer's strides, positions of a paged batch (out of order, large,
- * negative), f16/bf16 storage, in place; validation mode; bad input
- * changing nothing. --small: fewer, smaller cases (Oclgrind). */
+ * rounding, clforge__rope_bound): both styles, partial rotary_dim,
+ * GQA-sized Q and K, a packed QKV buffer's strides, heads outer ([H, T, D]),
+ * decode (one token, one head), positions of a paged batch (out of order,
+ * large, small, negative), f16/bf16 storage, in place; validation mode; bad
+ * input changing nothing. --small: fewer, smaller cases (Oclgrind). */
 #include <math.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ static void hand_values(void) {
                          .theta = 1.0f};
   CHECK_OK(NULL, clforge_ref_rope(&d, x, pos, y));
   CHECK(!memcmp(x, y, sizeof x), "position 0 turns nothing");
-  /* theta 16, R 4: pair 0 turns by p, pair 1 by p / 4; p = 2pi: a full turn, then a quarter */
+  /* theta 16, R 4: pair 0 turns by the position p, pair 1 by p / 4 */
   const float xq[4] = {1, 0, 0, 0};
   d.head_dim = d.rotary_dim = 4, d.theta = 16.0f;
   const int32_t p1[1] = {1};
@@ -57,8 +58,6 @@ static size_t extent(size_t t, size_t h, size_t dd, size_t off, size_t ts, size_
   return off + (t - 1) * (ts ? ts : h * dd) + (h - 1) * (hs ? hs : dd) + dd;
 }
 
-static double unit(clforge_dtype t) { return t == CLFORGE_F16 ? 0x1p-11 : t == CLFORGE_BF16 ? 0x1p-8 : 0x1p-24; }
-
 static void run(clforge_context ctx, const rcase *c) {
   clforge_rope_desc d = c->d;
   const clforge_dtype xt = d.x_type ? d.x_type : CLFORGE_F32, yt = d.y_type ? d.y_type : CLFORGE_F32;
@@ -91,24 +90,21 @@ static void run(clforge_context ctx, const rcase *c) {
         const size_t j = i < r.rot ? (r.neox ? (i < r.rot / 2 ? i + r.rot / 2 : i - r.rot / 2) : i ^ 1) : i;
         const double pair = fabs(clforge__ref_load(hx, xt, xb + i)) + (i < r.rot ? fabs(clforge__ref_load(hx, xt, xb + j)) : 0);
         const double w = clforge__ref_load(want, yt, yb + i), g = clforge__ref_load(got, yt, yb + i);
-        const double bound = pair * (fabs((double)pos[2 + t]) * CLFORGE__ROPE_ANGLE_ERROR + 8 * 0x1p-24) +
-                             fabs(w) * unit(yt) + 1e-30;
-        const double e = fabs(g - w) / bound;
+        const double e = fabs(g - w) / clforge__rope_bound(pair, pos[2 + t], w, yt);
         if (!(e <= 1.0)) ++bad;
         if (!(e <= worst)) worst = e;
       }
     }
   CHECK(bad == 0, "%s: %zu elements past their bound (worst %.3g of it)", c->what, bad, worst);
   /* nothing outside y's heads changed (the guards, a packed buffer's other parts) */
+  unsigned char *in = calloc(ny, 1);
+  for (size_t t = 0; t < d.tokens; ++t)
+    for (size_t h = 0; h < d.heads; ++h)
+      memset(in + r.y.offset + t * r.y.token_stride + h * r.y.head_stride, 1, r.d);
   size_t outside = 0;
-  for (size_t e = 0; e < ny; ++e) {
-    int in = 0;
-    if (e >= r.y.offset) {
-      const size_t o = e - r.y.offset, t = o / r.y.token_stride, rem = o - t * r.y.token_stride, h = rem / r.y.head_stride;
-      in = t < d.tokens && h < d.heads && rem - h * r.y.head_stride < r.d;
-    }
-    if (!in) outside += memcmp((char *)got + e * ys, (char *)(c->in_place ? hx : hy) + e * ys, ys) != 0;
-  }
+  for (size_t e = 0; e < ny; ++e)
+    if (!in[e]) outside += memcmp((char *)got + e * ys, (char *)(c->in_place ? hx : hy) + e * ys, ys) != 0;
+  free(in);
   CHECK(outside == 0, "%s: %zu elements outside y's heads changed", c->what, outside);
   free(hx), free(hy), free(want), free(got), free(pos);
   clReleaseMemObject(x), clReleaseMemObject(p);
@@ -118,7 +114,7 @@ static void run(clforge_context ctx, const rcase *c) {
 static void device_cases(clforge_context ctx, int small) {
   const clforge_dtype H = CLFORGE_F16, B = CLFORGE_BF16;
   const size_t T = small ? 5 : 37;
-  rcase cs[8];
+  rcase cs[10];
   int n = 0;
   /* Llama's Q (GQA 4:1, D 64, NeoX) out of place, K in place, f16 */
   cs[n++] = (rcase){{.style = CLFORGE_ROPE_NEOX, .tokens = T, .heads = 8, .head_dim = 64, .theta = 500000.0f}, "Q NeoX", 0, 4096};
@@ -135,6 +131,13 @@ static void device_cases(clforge_context ctx, int small) {
   cs[n] = (rcase){{.style = CLFORGE_ROPE_NEOX, .tokens = T, .heads = 4, .head_dim = 24, .rotary_dim = 16,
                    .x_head_stride = 30, .x_token_stride = 130, .y_offset = 1, .y_type = H}, "partial NeoX strided", 0, 100000};
   ++n;
+  /* small positions with f16 out (the output's rounding dominates), heads outer, in place with partial R */
+  cs[n] = (rcase){{.style = CLFORGE_ROPE_GPTJ, .tokens = T, .heads = 3, .head_dim = 16, .rotary_dim = 8,
+                   .x_token_stride = 16, .x_head_stride = 16 * T, .y_token_stride = 16, .y_head_stride = 16 * T},
+                  "heads outer, in place, partial, f16", 1, 40};
+  cs[n].d.x_type = cs[n].d.y_type = H, ++n;
+  /* decode: one token, one head, theta 1e6 */
+  cs[n++] = (rcase){{.style = CLFORGE_ROPE_NEOX, .tokens = 1, .heads = 1, .head_dim = 128, .theta = 1e6f}, "decode", 0, 30000};
   for (int i = 0; i < n; ++i)
     if (!small || i % 2 == 0) run(ctx, &cs[i]);
 }
@@ -158,12 +161,16 @@ static void bad_input(clforge_context ctx) {
   CHECK_FAILS(ctx, clforge_rope(ctx, &d, x, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "at most head_dim");
   d = good, d.theta = -1.0f;
   CHECK_FAILS(ctx, clforge_rope(ctx, &d, x, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "theta");
+  d = good, d.theta = 0.5f; /* below 1: no model's, and past the error bound */
+  CHECK_FAILS(ctx, clforge_rope(ctx, &d, x, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "theta");
+  d = good, d.heads = 1, d.x_token_stride = 1; /* one head, tokens over each other */
+  CHECK_FAILS(ctx, clforge_rope(ctx, &d, x, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlap its rows");
   d = good, d.theta = INFINITY;
   CHECK_FAILS(ctx, clforge_rope(ctx, &d, x, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "theta");
   d = good, d.heads = 0;
   CHECK_FAILS(ctx, clforge_rope(ctx, &d, x, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "heads");
   d = good, d.x_head_stride = 16;
-  CHECK_FAILS(ctx, clforge_rope(ctx, &d, x, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlap its heads");
+  CHECK_FAILS(ctx, clforge_rope(ctx, &d, x, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlap its rows");
   d = good, d.y_type = CLFORGE_S8;
   CHECK_FAILS(ctx, clforge_rope(ctx, &d, x, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "f32, f16 or bf16");
   d = good, d.reserved[2] = &d;
@@ -177,6 +184,8 @@ static void bad_input(clforge_context ctx) {
   CHECK_FAILS(ctx, clforge_rope(ctx, &d, small, p, y, 0, NULL, NULL), CLFORGE_BUFFER_TOO_SMALL, "x");
   d.y_offset = 3; /* y over x, not x exactly */
   CHECK_FAILS(ctx, clforge_rope(ctx, &d, y, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlaps");
+  d = good, d.positions_offset = 100; /* in place, the positions inside y */
+  CHECK_FAILS(ctx, clforge_rope(ctx, &d, y, y, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlaps positions");
   d = good, d.y_type = CLFORGE_F16; /* x's bytes as another type */
   CHECK_FAILS(ctx, clforge_rope(ctx, &d, y, p, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "overlaps");
   float back[1024];

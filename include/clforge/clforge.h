@@ -1174,12 +1174,14 @@ typedef enum clforge_rope_style {
  *  PyTorch's and llama.cpp's RoPE are): its error grows with the position
  *  (docs/ARCHITECTURE.md, "Rotary embedding"). Strides count elements;
  *  elements of a head are contiguous; 0 strides: dense (head_dim,
- *  heads * head_dim). */
+ *  heads * head_dim); tokens may be the outer axis ([T, H, D], a packed
+ *  QKV buffer) or heads ([H, T, D]). No frequency scaling (Llama 3's
+ *  rope_scaling, YaRN) yet. */
 typedef struct clforge_rope_desc {
   clforge_rope_style style;
   size_t tokens, heads, head_dim;
   size_t rotary_dim;              /* R: even, <= head_dim; 0 = head_dim */
-  float theta;                    /* the base; 0 = 10000 */
+  float theta;                    /* the base, >= 1; 0 = 10000 */
   clforge_dtype x_type, y_type;   /* 0 = f32 */
   size_t x_offset, x_token_stride, x_head_stride;
   size_t y_offset, y_token_stride, y_head_stride;

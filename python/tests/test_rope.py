@@ -40,6 +40,17 @@ def test_rotary_embedding(rng, dt, style):
     assert_close(k, want, dt, "in place, partial", factor=4)
 
 
+def test_device_arrays(cla, cl_queue, rng):
+    q = rand(rng, (6, 2, 16), np.float32)
+    pos = np.arange(6, dtype=np.int32) * 7
+    dq = cla.to_device(cl_queue, q)
+    clforge.rotary_embedding(dq, cla.to_device(cl_queue, pos), inplace=True)
+    assert_close(dq.get(), ref(q, pos, 10000.0), np.float32, "device, in place", factor=4)
+    full = cla.to_device(cl_queue, np.arange(12, dtype=np.int32))
+    with pytest.raises(ValueError, match="contiguous"):
+        clforge.rotary_embedding(dq, full[::2])
+
+
 def test_errors():
     x = np.zeros((4, 2, 8), np.float32)
     with pytest.raises(ValueError, match="int32"):
@@ -48,5 +59,7 @@ def test_errors():
         clforge.rotary_embedding(x, np.zeros(3, np.int32))
     with pytest.raises(ValueError, match="even"):
         clforge.rotary_embedding(x, np.zeros(4, np.int32), rotary_dim=3)
+    with pytest.raises(ValueError, match="theta"):
+        clforge.rotary_embedding(x, np.zeros(4, np.int32), theta=0.5)
     with pytest.raises(ValueError, match="style"):
         clforge.rotary_embedding(x, np.zeros(4, np.int32), style="llama")

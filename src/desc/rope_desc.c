@@ -8,23 +8,39 @@
 #include "../core/error.h"
 #include "../core/reserved.h"
 
+/* a + b * c within lim, else 0 (and *ok = 0). */
+static size_t mad(size_t a, size_t b, size_t c, size_t lim, int *ok) {
+  if (c && b > (lim - a) / c) *ok = 0;
+  return *ok ? a + b * c : 0;
+}
+
+/* Heads and tokens apart: one of the two strides steps over the other's
+ * whole run (tokens outer, as [T, H, D], or heads outer, as [H, T, D]). */
+static int apart(size_t tokens, size_t heads, size_t d, size_t ts, size_t hs) {
+  const int tok_outer = (heads < 2 || hs >= d) && (tokens < 2 || ts >= (heads - 1) * hs + d);
+  const int head_outer = (tokens < 2 || ts >= d) && (heads < 2 || hs >= (tokens - 1) * ts + d);
+  return tok_outer || head_outer;
+}
+
 static clforge_status tensor(clforge_context ctx, const char *op, const char *name, clforge__rope_tensor *t,
                              clforge_dtype type, size_t off, size_t ts, size_t hs, const clforge__rope *d) {
   t->type = type ? type : CLFORGE_F32, t->offset = off;
   t->head_stride = hs ? hs : d->d, t->token_stride = ts ? ts : d->heads * d->d;
   if (!clforge__float_dtype_size(t->type))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: %s's type %d is not f32, f16 or bf16", op, name, (int)type);
-  if (t->head_stride < d->d || (d->heads > 1 && t->token_stride < (d->heads - 1) * t->head_stride + d->d))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
-                         "%s: %s's strides (token %zu, head %zu) overlap its heads (head_dim %zu, %zu heads)", op, name,
-                         t->token_stride, t->head_stride, d->d, d->heads);
   t->extent = off;
   if (!d->tokens) return CLFORGE_SUCCESS;
+  int ok = 1;
   const size_t lim = SIZE_MAX / 8;
-  if (t->token_stride > lim / d->tokens || t->head_stride > lim / d->heads ||
-      off > lim - (d->tokens - 1) * t->token_stride - (d->heads - 1) * t->head_stride - d->d)
-    return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "%s: the extent of %s overflows", op, name);
-  t->extent = off + (d->tokens - 1) * t->token_stride + (d->heads - 1) * t->head_stride + d->d;
+  size_t e = mad(off, d->tokens - 1, t->token_stride, lim, &ok);
+  e = mad(e, d->heads - 1, t->head_stride, lim, &ok);
+  e = mad(e, 1, d->d, lim, &ok);
+  if (!ok) return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "%s: the extent of %s overflows", op, name);
+  if (!apart(d->tokens, d->heads, d->d, t->token_stride, t->head_stride))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "%s: %s's strides (token %zu, head %zu) overlap its rows (head_dim %zu, %zu heads, %zu tokens)",
+                         op, name, t->token_stride, t->head_stride, d->d, d->heads, d->tokens);
+  t->extent = e;
   return CLFORGE_SUCCESS;
 }
 
@@ -47,8 +63,8 @@ clforge_status clforge__rope_resolve(clforge_context ctx, const char *op, const 
   if (d->d > INT32_MAX || d->heads > INT32_MAX || d->tokens > INT32_MAX)
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "%s: a size is above clforge's limit (2^31)", op);
   const float th = desc->theta != 0.0f ? desc->theta : 10000.0f;
-  if (!(th > 0.0f) || isinf(th))
-    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: theta %g must be positive and finite", op, (double)desc->theta);
+  if (!(th >= 1.0f) || isinf(th)) /* every model's base is; the error bound (rope_desc.h) assumes it */
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: theta %g must be finite and >= 1", op, (double)desc->theta);
   d->theta = th;
   if (desc->positions_offset > SIZE_MAX / 8 - d->tokens)
     return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "%s: positions_offset overflows", op);

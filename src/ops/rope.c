@@ -11,6 +11,7 @@
 #include "../core/validate.h"
 #include "../desc/rope_desc.h"
 #include "../families/families.h"
+#include "../ref/element.h"
 #include "buffer_check.h"
 #include "op_call.h"
 
@@ -42,12 +43,14 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__rope *d,
     st = clforge__check_buffer(ctx, OP, "positions", pos, d->pos_offset, d->tokens, 4, CLFORGE_ACCESS_READ);
   if (st == CLFORGE_SUCCESS)
     st = clforge__check_buffer(ctx, OP, "y", y, d->y.offset, d->y.extent - d->y.offset, ys, CLFORGE_ACCESS_WRITE);
-  if (st != CLFORGE_SUCCESS || in_place(d, x, y)) return st;
   clforge__byte_range rx, ry, rp;
-  st = clforge__buffer_range(ctx, x, d->x.offset * xs, (d->x.extent - d->x.offset) * xs, &rx);
+  if (st == CLFORGE_SUCCESS) st = clforge__buffer_range(ctx, x, d->x.offset * xs, (d->x.extent - d->x.offset) * xs, &rx);
   if (st == CLFORGE_SUCCESS) st = clforge__buffer_range(ctx, y, d->y.offset * ys, (d->y.extent - d->y.offset) * ys, &ry);
   if (st == CLFORGE_SUCCESS) st = clforge__buffer_range(ctx, pos, d->pos_offset * 4, d->tokens * 4, &rp);
-  if (st == CLFORGE_SUCCESS && (clforge__ranges_alias(&rx, &ry) || clforge__ranges_alias(&rp, &ry)))
+  if (st != CLFORGE_SUCCESS) return st;
+  if (clforge__ranges_alias(&rp, &ry)) /* in place too: items would read positions others overwrote */
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": y overlaps positions");
+  if (!in_place(d, x, y) && clforge__ranges_alias(&rx, &ry))
     st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                        OP ": y overlaps x or positions (in place needs y to be x exactly: offset, strides, type)");
   return st;
@@ -67,7 +70,7 @@ static clforge_status launch(clforge_context ctx, const clforge__rope *d, int wg
   const cl_uint items = half + (copy ? (cl_uint)(d->d - d->rot) : 0);
   const cl_ulong xo = d->x.offset, xt = d->x.token_stride, xh = d->x.head_stride, yo = d->y.offset;
   const cl_ulong yt = d->y.token_stride, yh = d->y.head_stride, po = d->pos_offset;
-  const cl_float step = d->rot ? (cl_float)(2.0 * log2(d->theta) / (double)d->rot) : 0.0f;
+  const cl_float step = (cl_float)(2.0 * log2(d->theta) / (double)d->rot);
   const void *vals[] = {&x, &xo, &xt, &xh, &y, &yo, &yt, &yh, &pos, &po, &tokens, &heads, &items, &half, &step};
   const size_t sizes[] = {sizeof x, 8, 8, 8, sizeof y, 8, 8, 8, sizeof pos, 8, 4, 4, 4, 4, 4};
   cl_int err = CL_SUCCESS;
@@ -77,8 +80,9 @@ static clforge_status launch(clforge_context ctx, const clforge__rope *d, int wg
   return clforge__launch(ctx, k, 1, &global, &local, nwait, wait, done, "clEnqueueNDRangeKernel (" OP ")");
 }
 
-/* Validation mode: the reference on the inputs as the kernel read them
- * (host copies from each tensor's first element). */
+/* Validation mode: every element of y's heads against the reference on the
+ * inputs as the kernel read them, within clforge__rope_bound (its own
+ * position's angle error: one large position widens no other token's). */
 static clforge_status validate(clforge_context ctx, const clforge_rope_desc *desc, const clforge__rope *d,
                                const void *hx, const int32_t *hp, cl_mem y, cl_event done) {
   const size_t ny = d->y.extent - d->y.offset;
@@ -89,13 +93,26 @@ static clforge_status validate(clforge_context ctx, const clforge_rope_desc *des
   if (st == CLFORGE_SUCCESS) st = clforge__call_read_elements(ctx, OP, y, d->y.type, d->y.offset, ny, &want);
   clforge_rope_desc at0 = *desc;
   at0.x_offset = at0.y_offset = at0.positions_offset = 0;
-  if (st == CLFORGE_SUCCESS) st = clforge_ref_rope(&at0, hx, hp, want); /* y's gaps: as on the device */
-  /* the f32 angle's error grows with the position (header): the tolerance with it */
-  double top = 0;
-  for (size_t t = 0; t < d->tokens; ++t) top = fmax(top, fabs((double)hp[t]));
-  clforge__tolerance tol = clforge__tolerance_for(d->y.type);
-  tol.nrmse += CLFORGE__ROPE_ANGLE_ERROR * top, tol.max_abs_scaled += 2 * CLFORGE__ROPE_ANGLE_ERROR * top;
-  if (st == CLFORGE_SUCCESS) st = clforge__validate(ctx, OP, d->y.type, ny, got, want, tol);
+  if (st == CLFORGE_SUCCESS) st = clforge_ref_rope(&at0, hx, hp, want);
+  size_t bad = 0, worst_at = 0;
+  double worst = 0;
+  for (size_t t = 0; st == CLFORGE_SUCCESS && t < d->tokens; ++t)
+    for (size_t h = 0; h < d->heads; ++h) {
+      const size_t xb = t * d->x.token_stride + h * d->x.head_stride, yb = t * d->y.token_stride + h * d->y.head_stride;
+      for (size_t i = 0; i < d->d; ++i) {
+        const size_t j = i >= d->rot ? i : d->neox ? (i < d->rot / 2 ? i + d->rot / 2 : i - d->rot / 2) : i ^ 1;
+        const double a = fabs(clforge__ref_load(hx, d->x.type, xb + i));
+        const double pair = a + (j != i ? fabs(clforge__ref_load(hx, d->x.type, xb + j)) : 0.0);
+        const double w = clforge__ref_load(want, d->y.type, yb + i), g = clforge__ref_load(got, d->y.type, yb + i);
+        const double e = fabs(g - w) / clforge__rope_bound(pair, hp[t], w, d->y.type);
+        if (!(e <= 1.0)) ++bad;
+        if (!(e <= worst)) worst = e, worst_at = yb + i;
+      }
+    }
+  if (st == CLFORGE_SUCCESS && bad)
+    st = clforge__fail(ctx, CLFORGE_VALIDATION_FAILED,
+                       OP ": validation failed: %zu elements past the f32 angle's bound (worst %.3g times it, y[%zu])",
+                       bad, worst, d->y.offset + worst_at);
   free(got), free(want);
   return st;
 }

@@ -63,14 +63,9 @@ static void compute_params(const clforge__quant *d, const void *x, float *scale,
 static void q8_0_row(const clforge__quant *d, const void *x, size_t r, unsigned char *row) {
   for (size_t b = 0; b < d->cols / CLFORGE__Q8_0_BLOCK; ++b) {
     const size_t x0 = d->x_offset + r * d->ldx + b * CLFORGE__Q8_0_BLOCK;
-    float amax = 0.0f;
-    for (int i = 0; i < CLFORGE__Q8_0_BLOCK; ++i) amax = fmaxf(amax, fabsf(clforge__ref_load(x, d->x_type, x0 + i)));
-    const float dd = amax / 127.0f, inv = inv_of(dd);
-    const uint16_t h = clforge_ref_f32_to_f16(dd);
-    unsigned char *blk = row + b * CLFORGE__Q8_0_BYTES;
-    blk[0] = (unsigned char)(h & 0xFF), blk[1] = (unsigned char)(h >> 8); /* little-endian, as ggml's files */
-    for (int i = 0; i < CLFORGE__Q8_0_BLOCK; ++i)
-      store_q(blk + 2 + i, clforge__quantize_one(clforge__ref_load(x, d->x_type, x0 + i), inv, 0, -128, 127));
+    float v[CLFORGE__Q8_0_BLOCK];
+    for (int i = 0; i < CLFORGE__Q8_0_BLOCK; ++i) v[i] = clforge__ref_load(x, d->x_type, x0 + i);
+    clforge__q8_0_block(v, row + b * CLFORGE__Q8_0_BYTES);
   }
 }
 

@@ -40,8 +40,11 @@ def rotary_embedding(x, positions, *, theta=10000.0, rotary_dim=None, style="neo
         lead = tuple(X.shape[:-2])
         if tuple(P.shape) != lead:
             raise ValueError("%s: positions must have shape %s (x's tokens), got %s" % (op, lead, tuple(P.shape)))
-        if float(theta) <= 0:
-            raise ValueError("%s: theta must be positive, got %r" % (op, theta))
+        if int(np.prod(lead)) and not _tight(P.shape, P.strides):
+            raise ValueError("%s: positions must be contiguous (clforge never copies a device array behind your "
+                             "back)" % op)
+        if not np.float32(theta) >= 1:
+            raise ValueError("%s: theta must be >= 1, got %r" % (op, theta))
         d = RopeDesc()
         d.style, d.tokens, d.heads, d.head_dim = STYLES[style], int(np.prod(lead)), X.shape[-2], X.shape[-1]
         d.rotary_dim, d.theta = int(rotary_dim or 0), float(theta)
