@@ -1135,6 +1135,47 @@ CLFORGE_API clforge_status clforge_norm_backward(clforge_context ctx, const clfo
                                                  cl_mem dbias, cl_uint num_events_in_wait_list,
                                                  const cl_event *event_wait_list, cl_event *event);
 
+/* ------------------------------------------------------- KV cache append */
+/** Appends new tokens' K and V rows to a paged KV cache (cache_layout:
+ *  clforge_attention's tight [num_blocks, heads_kv, block_size, D], or
+ *  FlashAttention's [num_blocks, block_size, heads_kv, D]; Dv for V), for
+ *  the whole batch in one call: token t's row of head h goes to slot
+ *  slots[t] (pool block slots[t] / block_size, position slots[t] %
+ *  block_size: vLLM's slot mapping); a slot of -1 skips the token (padding).
+ *  K and V are read from any strided source (a fused QKV projection's
+ *  output: a token stride and a head stride, elements of a head
+ *  contiguous). A q8_0 cache quantizes each row on the way, block by block
+ *  as clforge_quantize's q8_0 does (bit for bit); other caches convert (one
+ *  rounding). The call reads the slots back (it waits for the wait list)
+ *  and refuses a slot outside [-1, num_blocks * block_size) or two tokens on
+ *  one slot before anything runs. */
+typedef enum clforge_kv_cache_layout {
+  CLFORGE_KV_BLOCK_HEAD_SLOT = 0, /* [num_blocks, heads_kv, block_size, D]: clforge_attention's tight paged layout */
+  CLFORGE_KV_BLOCK_SLOT_HEAD = 1  /* [num_blocks, block_size, heads_kv, D]: FlashAttention's and vLLM's (its strides
+                                   * given to clforge_attention: flash_attn_with_kvcache in Python) */
+} clforge_kv_cache_layout;
+
+typedef struct clforge_kv_append_desc {
+  size_t tokens, heads_kv, head_dim, head_dim_v; /* head_dim_v 0 = head_dim */
+  size_t block_size, num_blocks;
+  clforge_dtype src_type, cache_type;            /* src f32, f16, bf16; cache those or q8_0; 0 = f32 */
+  size_t k_offset, k_token_stride, k_head_stride; /* the new K, elements; strides 0: dense [tokens, heads_kv, D] */
+  size_t v_offset, v_token_stride, v_head_stride;
+  size_t k_cache_offset, v_cache_offset;         /* elements (q8_0: bytes) */
+  size_t slots_offset;                           /* int32 elements */
+  clforge_kv_cache_layout cache_layout;          /* both caches' */
+  void *reserved[4];                             /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+} clforge_kv_append_desc;
+
+CLFORGE_API clforge_status clforge_kv_cache_append(clforge_context ctx, const clforge_kv_append_desc *desc, cl_mem k,
+                                                   cl_mem v, cl_mem slots, cl_mem k_cache, cl_mem v_cache,
+                                                   cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                                   cl_event *event);
+
+/** Which kernel and parameters clforge_kv_cache_append(desc) would use. */
+CLFORGE_API clforge_status clforge_kv_cache_append_explain(clforge_context ctx, const clforge_kv_append_desc *desc,
+                                                           clforge_kernel_choice *choice);
+
 /* -------------------------------------------------------------- embedding */
 /** y[t] = table[ids[t]]: a row of dim per token (PyTorch's F.embedding),
  *  ids int32. table f32, f16, bf16, or q8_0 rows (dim a multiple of 32,
@@ -1826,6 +1867,11 @@ CLFORGE_API clforge_status clforge_ref_norm(const clforge_norm_desc *desc, const
                                             const void *bias, void *y, float *stats);
 CLFORGE_API clforge_status clforge_ref_norm_backward(const clforge_norm_desc *desc, const void *x, const void *weight,
                                                      const void *dy, void *dx, void *dweight, void *dbias);
+
+/** Reference twin of clforge_kv_cache_append on host arrays (q8_0 rows
+ *  bit for bit as the device writes them); refuses what the call refuses. */
+CLFORGE_API clforge_status clforge_ref_kv_cache_append(const clforge_kv_append_desc *desc, const void *k, const void *v,
+                                                       const int32_t *slots, void *k_cache, void *v_cache);
 
 /** Reference twin of clforge_embedding (q8_0 values as the kernels read
  *  them: the block's f16 scale times the s8, exact in f32); refuses an id

@@ -101,3 +101,42 @@ def test_bad_tables_refused(rng):
         clforge.flash_attn_with_kvcache(q, pool, pool, cache_seqlens=np.array([17, 9], np.int32), block_table=table)
     with pytest.raises(TypeError, match="q8_0 caches are uint8"):
         clforge.flash_attn_with_kvcache(q, pool, pool, kv_dtype="q8_0", block_table=table)
+
+
+def test_reshape_and_cache(rng):
+    """Tokens appended through a slot mapping land where numpy puts them
+    (FlashAttention's pool layout), q8_0 rows equal quantize_q8_0's, and
+    the pool then reads like the contiguous cache."""
+    t, h, d, bs, nblk = 7, 2, 64, 4, 5
+    key = rng.standard_normal((t, h, d)).astype(np.float32)
+    value = rng.standard_normal((t, h, d)).astype(np.float32)
+    slots = rng.permutation(bs * nblk)[:t].astype(np.int32)
+    slots[3] = -1  # padding: skipped
+    kc = np.full((nblk, bs, h, d), 7.0, np.float16)
+    vc = np.full((nblk, bs, h, d), 7.0, np.float16)
+    want_k, want_v = kc.copy(), vc.copy()
+    for i, s in enumerate(slots):
+        if s >= 0:
+            want_k[s // bs, s % bs], want_v[s // bs, s % bs] = key[i], value[i]
+    clforge.reshape_and_cache(key, value, kc, vc, slots)
+    np.testing.assert_array_equal(kc, want_k)
+    np.testing.assert_array_equal(vc, want_v)
+    qk = np.zeros((nblk, bs, h, d // 32 * 34), np.uint8)
+    qv = np.zeros_like(qk)
+    clforge.reshape_and_cache(key, value, qk, qv, slots, kv_dtype="q8_0")
+    rows = clforge.quantize_q8_0(key)
+    for i, s in enumerate(slots):
+        if s >= 0:
+            np.testing.assert_array_equal(qk[s // bs, s % bs], rows[i])
+    # one sequence of 6 keys in blocks 3, 1 (slots 12..15, 4, 5): read back through the table
+    seq = np.array([12, 13, 14, 15, 4, 5], np.int32)
+    pk = np.zeros((nblk, bs, h, d), np.float32)
+    pv = np.zeros_like(pk)
+    clforge.reshape_and_cache(key[:6], value[:6], pk, pv, seq)
+    q = rng.standard_normal((1, 1, 4, d)).astype(np.float32)
+    table = np.array([[3, 1]], np.int32)
+    got = clforge.flash_attn_with_kvcache(q, pk, pv, np.array([6], np.int32), block_table=table, causal=True)
+    want = clforge.flash_attn_with_kvcache(q, key[None, :6], value[None, :6], causal=True)
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="two tokens"):
+        clforge.reshape_and_cache(key[:2], value[:2], pk, pv, np.array([3, 3], np.int32))

@@ -51,7 +51,8 @@
   PLAIN(pool)                                    \
   PLAIN(elementwise)                             \
   PLAIN(rope)                                    \
-  PLAIN(embedding)
+  PLAIN(embedding)                               \
+  PLAIN(kv_append)
 
 /* The ops the tuner knows (clforge_tune_options.ops, `clforge tune --op`):
  * X(op), each defined as clforge__tune_<op> in src/ops/<op>_tune.c (or its

@@ -32,12 +32,12 @@ from .embedding import embedding  # noqa: E402
 __all__ += ["embedding"]
 from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward  # noqa: E402
 from .attention import scaled_dot_product_attention  # noqa: E402
-from .kv_cache import flash_attn_with_kvcache  # noqa: E402
+from .kv_cache import flash_attn_with_kvcache, reshape_and_cache  # noqa: E402
 from .convert import convert  # noqa: E402
 from .loss import cross_entropy  # noqa: E402
 from . import optim  # noqa: E402  (clforge.optim.AdamW, clforge.optim.SGD)
 __all__ += ["log_softmax", "log_softmax_backward", "softmax", "softmax_backward", "scaled_dot_product_attention",
-            "flash_attn_with_kvcache", "convert", "cross_entropy", "optim"]
+            "flash_attn_with_kvcache", "reshape_and_cache", "convert", "cross_entropy", "optim"]
 from .explain import explain  # noqa: E402
 from .tuning import tune  # noqa: E402
 __all__ += ["explain", "tune"]

@@ -91,6 +91,15 @@ class EmbeddingDesc(Structure):
                 ("y_stride", c_size_t), ("reserved", c_void_p * 4)]
 
 
+class KvAppendDesc(Structure):
+    _fields_ = [("tokens", c_size_t), ("heads_kv", c_size_t), ("head_dim", c_size_t), ("head_dim_v", c_size_t),
+                ("block_size", c_size_t), ("num_blocks", c_size_t), ("src_type", c_int), ("cache_type", c_int),
+                ("k_offset", c_size_t), ("k_token_stride", c_size_t), ("k_head_stride", c_size_t),
+                ("v_offset", c_size_t), ("v_token_stride", c_size_t), ("v_head_stride", c_size_t),
+                ("k_cache_offset", c_size_t), ("v_cache_offset", c_size_t), ("slots_offset", c_size_t),
+                ("cache_layout", c_int), ("reserved", c_void_p * 4)]
+
+
 class PoolDesc(Structure):
     _fields_ = [("kind", c_int), ("layout", c_int), ("n", c_size_t), ("c", c_size_t), ("h", c_size_t),
                 ("w", c_size_t), ("kernel_h", c_size_t), ("kernel_w", c_size_t), ("stride_h", c_size_t),
@@ -248,6 +257,7 @@ STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice, "clforge_norm_desc": NormDesc,
            "clforge_pool_desc": PoolDesc, "clforge_elementwise_desc": ElementwiseDesc,
            "clforge_rope_desc": RopeDesc, "clforge_embedding_desc": EmbeddingDesc,
+           "clforge_kv_append_desc": KvAppendDesc,
            "clforge_softmax_desc": SoftmaxDesc, "clforge_cross_entropy_desc": CrossEntropyDesc,
            "clforge_optimizer_tensor": OptimizerTensor, "clforge_optimizer_desc": OptimizerDesc,
            "clforge_attention_desc": AttentionDesc,
@@ -319,6 +329,9 @@ _PROTOTYPES = {
     "clforge_rope_explain": (status_t, (c_void_p, POINTER(RopeDesc), POINTER(KernelChoice))),
     "clforge_embedding": (status_t, (c_void_p, POINTER(EmbeddingDesc), cl_mem, cl_mem, cl_mem) + _WAIT),
     "clforge_embedding_explain": (status_t, (c_void_p, POINTER(EmbeddingDesc), POINTER(KernelChoice))),
+    "clforge_kv_cache_append": (status_t, (c_void_p, POINTER(KvAppendDesc), cl_mem, cl_mem, cl_mem, cl_mem, cl_mem)
+                                + _WAIT),
+    "clforge_kv_cache_append_explain": (status_t, (c_void_p, POINTER(KvAppendDesc), POINTER(KernelChoice))),
     "clforge_pool_output_size": (status_t, (POINTER(PoolDesc), POINTER(c_size_t), POINTER(c_size_t))),
     "clforge_pool": (status_t, (c_void_p, POINTER(PoolDesc), cl_mem, cl_mem) + _WAIT),
     "clforge_pool_explain": (status_t, (c_void_p, POINTER(PoolDesc), POINTER(KernelChoice))),

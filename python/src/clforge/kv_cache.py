@@ -1,13 +1,16 @@
 """flash_attn_with_kvcache: FlashAttention's KV-cache call over clforge_attention
-(a contiguous or a paged cache, in f32/f16/bf16 or ggml's q8_0 blocks)."""
+(a contiguous or a paged cache, in f32/f16/bf16 or ggml's q8_0 blocks), and
+reshape_and_cache: vLLM's append of new tokens into a paged pool over
+clforge_kv_cache_append."""
 import math
 from ctypes import byref, c_void_p
 
 import numpy as np
 
 from ._arrays import Call
-from ._capi import AttentionBuffers, AttentionDesc, lib
+from ._capi import AttentionBuffers, AttentionDesc, KvAppendDesc, lib
 from .attention import _lens
+from .conv2d import _tight
 from .errors import check
 
 Q8_0 = 7  # clforge_dtype's CLFORGE_Q8_0
@@ -103,3 +106,56 @@ def flash_attn_with_kvcache(q, k_cache, v_cache, cache_seqlens=None, block_table
         check(lib.clforge_attention(call.handle, byref(dsc), Q.buf, K.buf, V.buf, O.buf, byref(bufs), nw, wl,
                                     byref(event)), call.handle)
         return call.finish(event, O)
+
+
+def reshape_and_cache(key, value, key_cache, value_cache, slot_mapping, kv_dtype=None, ctx=None):
+    """vLLM's ``reshape_and_cache_flash``: the new tokens' ``key`` and
+    ``value`` (T, Hkv, D) into the paged pools ``key_cache``,
+    ``value_cache`` (num_blocks, block_size, Hkv, D; flash_attn_with_kvcache's
+    layout) at ``slot_mapping`` (T,) int32 (block * block_size + position;
+    -1 skips a token), in place (clforge_kv_cache_append). ``kv_dtype="q8_0"``:
+    uint8 pools of D/32 blocks of 34 bytes, each row quantized on the way as
+    ``quantize_q8_0`` does. A slot outside the pool or two tokens on one slot
+    raise before anything runs."""
+    op = "reshape_and_cache"
+    if kv_dtype not in (None, "q8_0"):
+        raise ValueError("%s: kv_dtype must be None (the caches' own dtype) or 'q8_0'" % op)
+    q8 = kv_dtype == "q8_0"
+    sdt = getattr(slot_mapping, "dtype", None)
+    if sdt is None or np.dtype(sdt) != np.int32:
+        raise ValueError("%s: slot_mapping must be an int32 array, got %r" % (op, sdt))
+    with Call(op, (key, value, slot_mapping, key_cache, value_cache), ctx) as call:
+        K, V = call.operand(key, "key"), call.operand(value, "value")
+        S = call.operand(slot_mapping, "slot_mapping", ints=True)
+        if len(K.shape) != 3 or K.shape != V.shape or tuple(S.shape) != (K.shape[0],):
+            raise ValueError("%s: key and value must be (T, Hkv, D) alike and slot_mapping (T,), got %s, %s, %s"
+                             % (op, K.shape, V.shape, S.shape))
+        t, h, d = K.shape
+        kc_shape = tuple(np.shape(key_cache))
+        if len(kc_shape) != 4 or kc_shape != tuple(np.shape(value_cache)) or kc_shape[2] != h:
+            raise ValueError("%s: the caches must be (num_blocks, block_size, Hkv, D) alike, got %s and %s"
+                             % (op, kc_shape, tuple(np.shape(value_cache))))
+        row = d // 32 * 34 if q8 else d
+        if (q8 and (d % 32 or np.dtype(key_cache.dtype) != np.uint8)) or kc_shape[3] != row:
+            raise ValueError("%s: the caches' last axis must be %s, got %s %s"
+                             % (op, "D/32*34 uint8 bytes" if q8 else "D", key_cache.dtype, kc_shape))
+        for T_, what in ((K, "key"), (V, "value"), (S, "slot_mapping")):
+            if int(np.prod(T_.shape)) and not _tight(T_.shape, T_.strides):
+                raise ValueError("%s: %s must be contiguous" % (op, what))
+        KC = call.output(kc_shape, key_cache.dtype, key_cache, "key_cache", read=True, ints=q8)
+        VC = call.output(kc_shape, value_cache.dtype, value_cache, "value_cache", read=True, ints=q8)
+        if not _tight(KC.shape, KC.strides) or not _tight(VC.shape, VC.strides):
+            raise ValueError("%s: the caches must be contiguous" % op)
+        desc = KvAppendDesc()
+        desc.tokens, desc.heads_kv, desc.head_dim, desc.block_size, desc.num_blocks = t, h, d, kc_shape[1], kc_shape[0]
+        desc.src_type, desc.cache_type = K.code, Q8_0 if q8 else KC.code
+        if V.code != K.code:
+            raise ValueError("%s: key and value must have one dtype" % op)
+        desc.k_offset, desc.v_offset, desc.slots_offset = K.offset, V.offset, S.offset
+        desc.k_cache_offset, desc.v_cache_offset = KC.offset, VC.offset
+        desc.cache_layout = 1  # CLFORGE_KV_BLOCK_SLOT_HEAD
+        event = c_void_p()
+        nw, wl = call.wait_list()
+        check(lib.clforge_kv_cache_append(call.handle, byref(desc), K.buf, V.buf, S.buf, KC.buf, VC.buf, nw, wl,
+                                          byref(event)), call.handle)
+        return call.finish(event, KC, also=(VC,))
