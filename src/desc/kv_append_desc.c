@@ -7,12 +7,7 @@
 #include "../core/dtype.h"
 #include "../core/error.h"
 #include "../core/reserved.h"
-
-/* a + b * c within lim, else 0 (and *ok = 0). */
-static size_t mad(size_t a, size_t b, size_t c, size_t lim, int *ok) {
-  if (c && b > (lim - a) / c) *ok = 0;
-  return *ok ? a + b * c : 0;
-}
+#include "extent.h"
 
 static clforge_status side(clforge_context ctx, const char *op, const char *name, const clforge__kva *d,
                            clforge__kva_side *s, size_t dim, size_t off, size_t ts, size_t hs, size_t coff) {
@@ -28,9 +23,13 @@ static clforge_status side(clforge_context ctx, const char *op, const char *name
   int ok = 1;
   const size_t lim = SIZE_MAX / 8;
   size_t e = off;
-  if (d->tokens) e = mad(mad(mad(off, d->tokens - 1, s->src_ts, lim, &ok), d->heads - 1, s->src_hs, lim, &ok), 1, dim, lim, &ok);
+  if (d->tokens) {
+    e = clforge__mad_within(off, d->tokens - 1, s->src_ts, lim, &ok);
+    e = clforge__mad_within(e, d->heads - 1, s->src_hs, lim, &ok);
+    e = clforge__mad_within(e, 1, dim, lim, &ok);
+  }
   const size_t rows = d->nblocks * d->heads * d->bs; /* checked by the caller */
-  const size_t ce = mad(coff, rows, s->row, lim, &ok);
+  const size_t ce = clforge__mad_within(coff, rows, s->row, lim, &ok);
   if (!ok) return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "%s: the extent of %s or its cache overflows", op, name);
   s->src_extent = e, s->cache_offset = coff, s->cache_extent = ce;
   return CLFORGE_SUCCESS;

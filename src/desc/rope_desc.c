@@ -7,12 +7,7 @@
 #include "../core/dtype.h"
 #include "../core/error.h"
 #include "../core/reserved.h"
-
-/* a + b * c within lim, else 0 (and *ok = 0). */
-static size_t mad(size_t a, size_t b, size_t c, size_t lim, int *ok) {
-  if (c && b > (lim - a) / c) *ok = 0;
-  return *ok ? a + b * c : 0;
-}
+#include "extent.h"
 
 /* Heads and tokens apart: one of the two strides steps over the other's
  * whole run (tokens outer, as [T, H, D], or heads outer, as [H, T, D]). */
@@ -32,9 +27,9 @@ static clforge_status tensor(clforge_context ctx, const char *op, const char *na
   if (!d->tokens) return CLFORGE_SUCCESS;
   int ok = 1;
   const size_t lim = SIZE_MAX / 8;
-  size_t e = mad(off, d->tokens - 1, t->token_stride, lim, &ok);
-  e = mad(e, d->heads - 1, t->head_stride, lim, &ok);
-  e = mad(e, 1, d->d, lim, &ok);
+  size_t e = clforge__mad_within(off, d->tokens - 1, t->token_stride, lim, &ok);
+  e = clforge__mad_within(e, d->heads - 1, t->head_stride, lim, &ok);
+  e = clforge__mad_within(e, 1, d->d, lim, &ok);
   if (!ok) return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "%s: the extent of %s overflows", op, name);
   if (!apart(d->tokens, d->heads, d->d, t->token_stride, t->head_stride))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,

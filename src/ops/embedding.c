@@ -16,18 +16,12 @@
 
 #define OP "embedding"
 
-static clforge_status select_params(clforge_context ctx, int *v, clforge_kernel_choice *c) {
-  return clforge__family_select(ctx, &clforge__family_embedding, 0, NULL, v, c); /* one variant: memory-bound */
-}
-
 clforge_status clforge_embedding_explain(clforge_context ctx, const clforge_embedding_desc *desc,
                                          clforge_kernel_choice *choice) {
   clforge_status st = clforge__query_begin(ctx, OP "_explain", choice, "choice");
-  if (st != CLFORGE_SUCCESS) return st;
   clforge__emb d;
-  int v[CLFORGE_MAX_PARAMS];
-  st = clforge__emb_resolve(ctx, OP "_explain", desc, &d);
-  return st == CLFORGE_SUCCESS ? select_params(ctx, v, choice) : st;
+  if (st == CLFORGE_SUCCESS) st = clforge__emb_resolve(ctx, OP "_explain", desc, &d);
+  return clforge__explain_plain(ctx, &clforge__family_embedding, st, choice);
 }
 
 static size_t unit(clforge_dtype t) { return t == CLFORGE_Q8_0 ? 1 : clforge_dtype_size(t); }
@@ -116,7 +110,7 @@ clforge_status clforge_embedding(clforge_context ctx, const clforge_embedding_de
   if (!d.tokens) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   st = check_buffers(ctx, &d, table, ids, y);
   int v[CLFORGE_MAX_PARAMS];
-  if (st == CLFORGE_SUCCESS) st = select_params(ctx, v, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_embedding, 0, NULL, v, NULL);
   /* the ids as the kernel will read them: refused outside the vocabulary */
   void *hids = NULL;
   if (st == CLFORGE_SUCCESS) st = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);

@@ -16,18 +16,12 @@
 
 #define OP "kv_cache_append"
 
-static clforge_status select_params(clforge_context ctx, int *v, clforge_kernel_choice *c) {
-  return clforge__family_select(ctx, &clforge__family_kv_append, 0, NULL, v, c); /* one variant: memory-bound */
-}
-
 clforge_status clforge_kv_cache_append_explain(clforge_context ctx, const clforge_kv_append_desc *desc,
                                                clforge_kernel_choice *choice) {
   clforge_status st = clforge__query_begin(ctx, OP "_explain", choice, "choice");
-  if (st != CLFORGE_SUCCESS) return st;
   clforge__kva d;
-  int v[CLFORGE_MAX_PARAMS];
-  st = clforge__kva_resolve(ctx, OP "_explain", desc, &d);
-  return st == CLFORGE_SUCCESS ? select_params(ctx, v, choice) : st;
+  if (st == CLFORGE_SUCCESS) st = clforge__kva_resolve(ctx, OP "_explain", desc, &d);
+  return clforge__explain_plain(ctx, &clforge__family_kv_append, st, choice);
 }
 
 static size_t cache_unit(const clforge__kva *d) { return d->cache_type == CLFORGE_Q8_0 ? 1 : clforge_dtype_size(d->cache_type); }
@@ -98,7 +92,7 @@ clforge_status clforge_kv_cache_append(clforge_context ctx, const clforge_kv_app
   const cl_mem b[5] = {k, v, slots, k_cache, v_cache};
   st = check_buffers(ctx, &d, b);
   int par[CLFORGE_MAX_PARAMS];
-  if (st == CLFORGE_SUCCESS) st = select_params(ctx, par, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_kv_append, 0, NULL, par, NULL);
   /* the slots as the kernel will read them: refused outside the pool or shared */
   void *hs = NULL, *hk = NULL, *hv = NULL;
   if (st == CLFORGE_SUCCESS) st = clforge__call_await_inputs(ctx, OP, num_events_in_wait_list, event_wait_list);

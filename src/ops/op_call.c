@@ -40,6 +40,12 @@ clforge_status clforge__call_await_done(clforge_context ctx, const char *op, cl_
   return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail(ctx, err, "%s: waiting for the result to validate failed", op);
 }
 
+clforge_status clforge__explain_plain(clforge_context ctx, const clforge__family *family, clforge_status st,
+                                      clforge_kernel_choice *choice) {
+  int v[CLFORGE_MAX_PARAMS];
+  return st == CLFORGE_SUCCESS ? clforge__family_select(ctx, family, 0, NULL, v, choice) : st;
+}
+
 clforge_status clforge__call_read_elements(clforge_context ctx, const char *op, cl_mem buf, clforge_dtype t, size_t off,
                                            size_t count, void **out) {
   const size_t es = clforge_dtype_size(t);

@@ -15,6 +15,8 @@
 
 #include <clforge/clforge.h>
 
+#include "../families/family.h"
+
 /* Step 1: CLFORGE_INVALID_ARGUMENT "<op>: context is NULL" without a context. */
 clforge_status clforge__call_begin(clforge_context ctx, const char *op, cl_event *event);
 /* Step 1 of a query (explain, workspace_size, weights_create): the above,
@@ -29,6 +31,11 @@ clforge_status clforge__call_marker(clforge_context ctx, const char *op, cl_uint
 clforge_status clforge__call_await_inputs(clforge_context ctx, const char *op, cl_uint nwait, const cl_event *wait);
 /* Step 7: the result, for validation mode to read. */
 clforge_status clforge__call_await_done(clforge_context ctx, const char *op, cl_event done);
+/* The explain of an op whose family has one variant (memory-bound ops, no
+ * shape classes): st is the descriptor's resolution; the family's
+ * parameters for this context into *choice. */
+clforge_status clforge__explain_plain(clforge_context ctx, const clforge__family *family, clforge_status st,
+                                      clforge_kernel_choice *choice);
 /* Validation's host copy: count elements of type t from element off of
  * buf into a malloc'd array of count (the reference then runs on a copy of
  * the descriptor with that offset 0). */

@@ -15,17 +15,11 @@
 
 #define OP "pool"
 
-static clforge_status select_params(clforge_context ctx, int *v, clforge_kernel_choice *c) {
-  return clforge__family_select(ctx, &clforge__family_pool, 0, NULL, v, c); /* one variant: memory-bound */
-}
-
 clforge_status clforge_pool_explain(clforge_context ctx, const clforge_pool_desc *desc, clforge_kernel_choice *choice) {
   clforge_status st = clforge__query_begin(ctx, OP "_explain", choice, "choice");
-  if (st != CLFORGE_SUCCESS) return st;
   clforge__pool d;
-  int v[CLFORGE_MAX_PARAMS];
-  st = clforge__pool_resolve(ctx, OP "_explain", desc, &d);
-  return st == CLFORGE_SUCCESS ? select_params(ctx, v, choice) : st;
+  if (st == CLFORGE_SUCCESS) st = clforge__pool_resolve(ctx, OP "_explain", desc, &d);
+  return clforge__explain_plain(ctx, &clforge__family_pool, st, choice);
 }
 
 static clforge_status get_kernel(clforge_context ctx, const clforge__pool *d, const int *v, cl_kernel *k) {
@@ -98,7 +92,7 @@ clforge_status clforge_pool(clforge_context ctx, const clforge_pool_desc *desc, 
   st = check_buffers(ctx, &d, x, y);
   int v[CLFORGE_MAX_PARAMS];
   cl_kernel k = NULL;
-  if (st == CLFORGE_SUCCESS) st = select_params(ctx, v, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_pool, 0, NULL, v, NULL);
   if (st == CLFORGE_SUCCESS) st = get_kernel(ctx, &d, v, &k);
   if (st != CLFORGE_SUCCESS) return st;
   void *hx = NULL;

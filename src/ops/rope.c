@@ -17,17 +17,11 @@
 
 #define OP "rope"
 
-static clforge_status select_params(clforge_context ctx, int *v, clforge_kernel_choice *c) {
-  return clforge__family_select(ctx, &clforge__family_rope, 0, NULL, v, c); /* one variant: memory-bound */
-}
-
 clforge_status clforge_rope_explain(clforge_context ctx, const clforge_rope_desc *desc, clforge_kernel_choice *choice) {
   clforge_status st = clforge__query_begin(ctx, OP "_explain", choice, "choice");
-  if (st != CLFORGE_SUCCESS) return st;
   clforge__rope d;
-  int v[CLFORGE_MAX_PARAMS];
-  st = clforge__rope_resolve(ctx, OP "_explain", desc, &d);
-  return st == CLFORGE_SUCCESS ? select_params(ctx, v, choice) : st;
+  if (st == CLFORGE_SUCCESS) st = clforge__rope_resolve(ctx, OP "_explain", desc, &d);
+  return clforge__explain_plain(ctx, &clforge__family_rope, st, choice);
 }
 
 /* In place: y is x exactly (every element is read by the item that writes it, first). */
@@ -128,7 +122,7 @@ clforge_status clforge_rope(clforge_context ctx, const clforge_rope_desc *desc, 
   if (!d.tokens) return clforge__call_marker(ctx, OP, num_events_in_wait_list, event_wait_list, event);
   st = check_buffers(ctx, &d, x, positions, y);
   int v[CLFORGE_MAX_PARAMS];
-  if (st == CLFORGE_SUCCESS) st = select_params(ctx, v, NULL);
+  if (st == CLFORGE_SUCCESS) st = clforge__family_select(ctx, &clforge__family_rope, 0, NULL, v, NULL);
   if (st != CLFORGE_SUCCESS) return st;
   void *hx = NULL, *hp = NULL;
   if (ctx->validate) { /* the inputs as they are when the kernel will run */
