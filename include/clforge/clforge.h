@@ -1282,6 +1282,38 @@ CLFORGE_API clforge_status clforge_elementwise(clforge_context ctx, const clforg
 CLFORGE_API clforge_status clforge_elementwise_explain(clforge_context ctx, const clforge_elementwise_desc *desc,
                                                        clforge_kernel_choice *choice);
 
+/* ------------------------------------------------------ batch-norm folding */
+/** Folds an inference batch norm that follows a convolution (per output
+ *  channel k: y = gamma (x - mean) / sqrt(var + eps) + beta) into the
+ *  convolution's filter and bias, prepared once as inference engines do:
+ *  w'[k] = w[k] * s, b'[k] = (b[k] - mean[k]) * s + beta[k], s = gamma[k] /
+ *  sqrt(var[k] + eps) (torch.nn.utils.fusion.fuse_conv_bn_weights). The
+ *  filter's output channel is its outermost axis in both filter layouts
+ *  (KCRS and KRSC), so it is read as k rows of per_k = (C / groups) R S
+ *  elements. gamma, beta, mean, var: f32, k each, at bn_offset of their
+ *  buffers. f32 math, one rounding to each output's type. */
+typedef struct clforge_batchnorm_fold_desc {
+  size_t k, per_k;
+  float eps;                        /* 0 = 1e-5 (BatchNorm2d's default) */
+  clforge_dtype w_type, w_out_type; /* 0 = f32 */
+  clforge_dtype bias_type, bias_out_type;
+  size_t w_offset, w_out_offset, bias_offset, bias_out_offset, bn_offset; /* elements */
+  void *reserved[4];                /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+} clforge_batchnorm_fold_desc;
+
+/** bias NULL: the convolution has none (b = 0). w_out may be w exactly and
+ *  bias_out bias exactly (in place: same offset and type); no other overlap
+ *  of an output with an input or the other output. */
+CLFORGE_API clforge_status clforge_batchnorm_fold(clforge_context ctx, const clforge_batchnorm_fold_desc *desc,
+                                                  cl_mem w, cl_mem bias, cl_mem gamma, cl_mem beta, cl_mem mean,
+                                                  cl_mem var, cl_mem w_out, cl_mem bias_out,
+                                                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                                  cl_event *event);
+
+/** Which kernel and parameters clforge_batchnorm_fold(desc) would use. */
+CLFORGE_API clforge_status clforge_batchnorm_fold_explain(clforge_context ctx, const clforge_batchnorm_fold_desc *desc,
+                                                          clforge_kernel_choice *choice);
+
 /* ------------------------------------------------------------------ pooling */
 typedef enum clforge_pool_kind {
   CLFORGE_POOL_MAX = 0, /* the window's largest value; a NaN in the window wins (as PyTorch's) */
@@ -1888,6 +1920,13 @@ CLFORGE_API clforge_status clforge_ref_rope(const clforge_rope_desc *desc, const
  *  per output); y may be a or b as on the device. */
 CLFORGE_API clforge_status clforge_ref_elementwise(const clforge_elementwise_desc *desc, const void *a, const void *b,
                                                    void *y);
+
+/** Reference twin of clforge_batchnorm_fold (double arithmetic, one
+ *  rounding per output); bias NULL is zeros; outputs may be their inputs. */
+CLFORGE_API clforge_status clforge_ref_batchnorm_fold(const clforge_batchnorm_fold_desc *desc, const void *w,
+                                                      const void *bias, const float *gamma, const float *beta,
+                                                      const float *mean, const float *var, void *w_out,
+                                                      void *bias_out);
 
 /** Reference twin of clforge_pool (double sums, one rounding per output). */
 CLFORGE_API clforge_status clforge_ref_pool(const clforge_pool_desc *desc, const void *x, void *y);

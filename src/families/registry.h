@@ -52,7 +52,8 @@
   PLAIN(elementwise)                             \
   PLAIN(rope)                                    \
   PLAIN(embedding)                               \
-  PLAIN(kv_append)
+  PLAIN(kv_append)                               \
+  PLAIN(batchnorm_fold)
 
 /* The ops the tuner knows (clforge_tune_options.ops, `clforge tune --op`):
  * X(op), each defined as clforge__tune_<op> in src/ops/<op>_tune.c (or its

@@ -100,6 +100,13 @@ class KvAppendDesc(Structure):
                 ("cache_layout", c_int), ("reserved", c_void_p * 4)]
 
 
+class BatchnormFoldDesc(Structure):
+    _fields_ = [("k", c_size_t), ("per_k", c_size_t), ("eps", c_float), ("w_type", c_int), ("w_out_type", c_int),
+                ("bias_type", c_int), ("bias_out_type", c_int), ("w_offset", c_size_t), ("w_out_offset", c_size_t),
+                ("bias_offset", c_size_t), ("bias_out_offset", c_size_t), ("bn_offset", c_size_t),
+                ("reserved", c_void_p * 4)]
+
+
 class PoolDesc(Structure):
     _fields_ = [("kind", c_int), ("layout", c_int), ("n", c_size_t), ("c", c_size_t), ("h", c_size_t),
                 ("w", c_size_t), ("kernel_h", c_size_t), ("kernel_w", c_size_t), ("stride_h", c_size_t),
@@ -257,7 +264,7 @@ STRUCTS = {"clforge_gemm_desc": GemmDesc, "clforge_kernel_choice": KernelChoice,
            "clforge_conv2d_desc": ConvDesc, "clforge_conv_choice": ConvChoice, "clforge_norm_desc": NormDesc,
            "clforge_pool_desc": PoolDesc, "clforge_elementwise_desc": ElementwiseDesc,
            "clforge_rope_desc": RopeDesc, "clforge_embedding_desc": EmbeddingDesc,
-           "clforge_kv_append_desc": KvAppendDesc,
+           "clforge_kv_append_desc": KvAppendDesc, "clforge_batchnorm_fold_desc": BatchnormFoldDesc,
            "clforge_softmax_desc": SoftmaxDesc, "clforge_cross_entropy_desc": CrossEntropyDesc,
            "clforge_optimizer_tensor": OptimizerTensor, "clforge_optimizer_desc": OptimizerDesc,
            "clforge_attention_desc": AttentionDesc,
@@ -332,6 +339,8 @@ _PROTOTYPES = {
     "clforge_kv_cache_append": (status_t, (c_void_p, POINTER(KvAppendDesc), cl_mem, cl_mem, cl_mem, cl_mem, cl_mem)
                                 + _WAIT),
     "clforge_kv_cache_append_explain": (status_t, (c_void_p, POINTER(KvAppendDesc), POINTER(KernelChoice))),
+    "clforge_batchnorm_fold": (status_t, (c_void_p, POINTER(BatchnormFoldDesc)) + (cl_mem,) * 8 + _WAIT),
+    "clforge_batchnorm_fold_explain": (status_t, (c_void_p, POINTER(BatchnormFoldDesc), POINTER(KernelChoice))),
     "clforge_pool_output_size": (status_t, (POINTER(PoolDesc), POINTER(c_size_t), POINTER(c_size_t))),
     "clforge_pool": (status_t, (c_void_p, POINTER(PoolDesc), cl_mem, cl_mem) + _WAIT),
     "clforge_pool_explain": (status_t, (c_void_p, POINTER(PoolDesc), POINTER(KernelChoice))),
