@@ -96,9 +96,17 @@ static void bad_input(clforge_context ctx) {
   CHECK_FAILS(NULL, clforge_embedding(NULL, &d, t, ids, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "context");
   CHECK_FAILS(ctx, clforge_embedding(ctx, NULL, t, ids, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "desc");
   d.ids_offset = 2; /* ids 2, 3, 9, -1 */
-  CHECK_FAILS(ctx, clforge_embedding(ctx, &d, t, ids, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "ids[3] = -1");
-  d.ids_offset = 3; /* 3, 9, -1, 10 */
-  CHECK_FAILS(ctx, clforge_embedding(ctx, &d, t, ids, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "outside the vocabulary");
+  CHECK_FAILS(ctx, clforge_embedding(ctx, &d, t, ids, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "token 3's id (ids element 5) = -1");
+  d.ids_offset = 6, d.tokens = 1; /* 10: the vocabulary's size itself */
+  CHECK_FAILS(ctx, clforge_embedding(ctx, &d, t, ids, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "= 10 is outside");
+  d = good;
+  cl_context cc;
+  clforge_context_cl_context(ctx, &cc);
+  cl_int err;
+  cl_mem hidden = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS, 64, NULL, &err);
+  CHECK_FAILS(ctx, clforge_embedding(ctx, &d, t, hidden, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "without host reads");
+  clReleaseMemObject(hidden);
   d = good, d.table_type = CLFORGE_S8;
   CHECK_FAILS(ctx, clforge_embedding(ctx, &d, t, ids, y, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "table_type");
   d = good, d.y_type = CLFORGE_Q8_0;

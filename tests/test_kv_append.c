@@ -27,7 +27,7 @@ static void hand_values(void) {
         kc[7], vc[6], vc[7]);
   const int32_t twice[2] = {1, 1}, outside[2] = {0, 4};
   CHECK_FAILS(NULL, clforge_ref_kv_cache_append(&d, k, v, twice, kc, vc), CLFORGE_INVALID_ARGUMENT, "two tokens");
-  CHECK_FAILS(NULL, clforge_ref_kv_cache_append(&d, k, v, outside, kc, vc), CLFORGE_INVALID_ARGUMENT, "slots[1] = 4");
+  CHECK_FAILS(NULL, clforge_ref_kv_cache_append(&d, k, v, outside, kc, vc), CLFORGE_INVALID_ARGUMENT, "token 1's slot 4");
   /* q8_0: each value within half a step (the block's max / 127, and the f16 scale's rounding) */
   float x[64];
   unsigned seed = 3;
@@ -53,7 +53,7 @@ static void hand_values(void) {
 typedef struct {
   clforge_dtype st, ct;
   size_t tokens, heads, d, dv, bs, nblocks;
-  int packed; /* K and V inside one [T, (2 H + 2 H), D] buffer */
+  int packed; /* 1: K and V inside one [T, (2 H + 2 H), D] buffer; 2: heads outer, [H, T, D] */
   int slot_head; /* FlashAttention's layout */
 } acase;
 
@@ -68,17 +68,22 @@ static void run(clforge_context ctx, const acase *c) {
                               .k_cache_offset = 3, .slots_offset = 1,
                               .cache_layout = c->slot_head ? CLFORGE_KV_BLOCK_SLOT_HEAD : CLFORGE_KV_BLOCK_HEAD_SLOT};
   size_t kn, vn;
-  if (c->packed) { /* a row per token: [Q (2 H heads) | K (H) | V (H)], D == Dv */
+  if (c->packed == 1) { /* a row per token: [Q (2 H heads) | K (H) | V (H)], D == Dv */
     const size_t row = 4 * c->heads * c->d;
     d.k_offset = 2 * c->heads * c->d, d.v_offset = 3 * c->heads * c->d, d.k_token_stride = d.v_token_stride = row;
     kn = vn = c->tokens * row;
   } else {
     kn = c->tokens * c->heads * c->d, vn = c->tokens * c->heads * dv;
   }
+  if (c->packed == 2) { /* heads outer: [H, T, D] sources */
+    d.k_offset = d.v_offset = 0, d.k_token_stride = c->d, d.k_head_stride = c->tokens * c->d;
+    d.v_token_stride = dv, d.v_head_stride = c->tokens * dv;
+    kn = c->tokens * c->heads * c->d, vn = c->tokens * c->heads * dv;
+  }
   unsigned seed = 11 + (unsigned)(c->tokens * 7 + c->d);
   void *hk = malloc(kn * ss), *hv = malloc(vn * ss);
   tu_fill(hk, c->st, kn, &seed), tu_fill(hv, c->st, vn, &seed);
-  if (c->packed) memcpy(hv, hk, kn * ss);
+  if (c->packed == 1) memcpy(hv, hk, kn * ss);
   int32_t *slots = malloc(slots_n * sizeof *slots); /* a shuffle of the pool's slots: distinct, anywhere */
   for (size_t i = 0; i < slots_n; ++i) slots[i] = (int32_t)i;
   for (size_t i = slots_n; i > 1; --i) {
@@ -87,12 +92,13 @@ static void run(clforge_context ctx, const acase *c) {
     slots[i - 1] = slots[j], slots[j] = t;
   }
   if (c->tokens > 3) slots[2] = -1; /* padding */
+  if (c->tokens > 5) slots[4] = slots[5] = -1; /* several: never a shared slot */
   unsigned char *kc = malloc(kcn * cu), *vc = malloc(vcn * cu), *gk = malloc(kcn * cu), *gv = malloc(vcn * cu);
   memset(kc, 0x5A, kcn * cu), memset(vc, 0xA5, vcn * cu);
-  cl_mem dk = tu_buffer(ctx, kn * ss), dvb = c->packed ? dk : tu_buffer(ctx, vn * ss), ds = tu_buffer(ctx, (c->tokens + 1) * 4);
+  cl_mem dk = tu_buffer(ctx, kn * ss), dvb = c->packed == 1 ? dk : tu_buffer(ctx, vn * ss), ds = tu_buffer(ctx, (c->tokens + 1) * 4);
   cl_mem dkc = tu_buffer(ctx, kcn * cu), dvc = tu_buffer(ctx, vcn * cu);
   tu_write(ctx, dk, 0, kn * ss, hk), tu_write(ctx, ds, 0, (c->tokens + 1) * 4, slots);
-  if (!c->packed) tu_write(ctx, dvb, 0, vn * ss, hv);
+  if (c->packed != 1) tu_write(ctx, dvb, 0, vn * ss, hv);
   tu_write(ctx, dkc, 0, kcn * cu, kc), tu_write(ctx, dvc, 0, vcn * cu, vc);
   CHECK_OK(NULL, clforge_ref_kv_cache_append(&d, hk, hv, slots, kc, vc));
   CHECK_OK(ctx, clforge_kv_cache_append(ctx, &d, dk, dvb, ds, dkc, dvc, 0, NULL, NULL));
@@ -102,7 +108,7 @@ static void run(clforge_context ctx, const acase *c) {
         clforge_dtype_name(c->st), clforge_dtype_name(c->ct), c->tokens, c->heads, c->d, dv, c->packed);
   free(hk), free(hv), free(slots), free(kc), free(vc), free(gk), free(gv);
   keep_release(dk), keep_release(ds), keep_release(dkc), keep_release(dvc);
-  if (!c->packed) keep_release(dvb);
+  if (c->packed != 1) keep_release(dvb);
 }
 
 /* Three sequences appended (a prefill chunk, then a decode step) into a
@@ -179,7 +185,17 @@ static void bad_input(clforge_context ctx) {
   d.slots_offset = 2; /* 2, 3, 3 */
   CHECK_FAILS(ctx, clforge_kv_cache_append(ctx, &d, k, k, s, c, c2, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "two tokens");
   d.slots_offset = 4; /* 3, 99, -2 */
-  CHECK_FAILS(ctx, clforge_kv_cache_append(ctx, &d, k, k, s, c, c2, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "slots[1] = 99");
+  CHECK_FAILS(ctx, clforge_kv_cache_append(ctx, &d, k, k, s, c, c2, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "token 1's slot 99");
+  d.slots_offset = 6, d.tokens = 1; /* -2 */
+  CHECK_FAILS(ctx, clforge_kv_cache_append(ctx, &d, k, k, s, c, c2, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "token 0's slot -2");
+  d = good;
+  cl_context cc;
+  clforge_context_cl_context(ctx, &cc);
+  cl_int err;
+  cl_mem hidden = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY, 64, NULL, &err);
+  CHECK_FAILS(ctx, clforge_kv_cache_append(ctx, &d, k, k, hidden, c, c2, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT,
+              "without host reads");
+  clReleaseMemObject(hidden);
   d = good, d.cache_type = CLFORGE_Q8_0;
   CHECK_FAILS(ctx, clforge_kv_cache_append(ctx, &d, k, k, s, c, c2, 0, NULL, NULL), CLFORGE_INVALID_ARGUMENT, "multiple of 32");
   d = good, d.src_type = CLFORGE_Q8_0;
@@ -224,6 +240,21 @@ static void validation(clforge_context ctx) {
   run(ctx, &c);
   const acase f = {CLFORGE_F32, CLFORGE_F16, 4, 3, 16, 0, 2, 4, 0, 1};
   run(ctx, &f);
+  { /* a q8_0 row spoiled: its bits flipped */
+    cl_mem k = tu_buffer(ctx, 4 * 64), s = tu_buffer(ctx, 8), kc = tu_buffer(ctx, 4 * 34), vc = tu_buffer(ctx, 4 * 34);
+    float h[64];
+    const int32_t sl[2] = {1, 3};
+    for (int i = 0; i < 64; ++i) h[i] = (float)(i % 7) - 3.0f;
+    tu_write(ctx, k, 0, sizeof h, h), tu_write(ctx, s, 0, sizeof sl, sl);
+    const clforge_kv_append_desc q = {.tokens = 2, .heads_kv = 1, .head_dim = 32, .block_size = 2, .num_blocks = 2,
+                                      .cache_type = CLFORGE_Q8_0};
+    clforge__test_set_fault(ctx, "kv_cache_append");
+    CHECK_FAILS(ctx, clforge_kv_cache_append(ctx, &q, k, k, s, kc, vc, 0, NULL, NULL), CLFORGE_VALIDATION_FAILED,
+                "differs from the reference");
+    clforge__test_set_fault(ctx, NULL);
+    const cl_mem all[] = {k, s, kc, vc};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) keep_release(all[i]);
+  }
   cl_mem k = tu_buffer(ctx, 4 * 64), s = tu_buffer(ctx, 8), kc = tu_buffer(ctx, 4 * 256), vc = tu_buffer(ctx, 4 * 256);
   float h[64];
   const int32_t sl[2] = {5, 2};
@@ -247,7 +278,7 @@ int main(int argc, char **argv) {
   const clforge_dtype F = CLFORGE_F32, H = CLFORGE_F16, B = CLFORGE_BF16, Q = CLFORGE_Q8_0;
   const acase cs[] = {
       {F, H, 9, 2, 64, 0, 16, 3, 0, 0}, {B, Q, 6, 2, 64, 32, 4, 5, 0, 1}, {H, F, 7, 3, 24, 40, 5, 4, 0, 1},
-      {F, Q, 5, 2, 32, 0, 8, 2, 1, 0},  {F, B, 3, 1, 8, 0, 1, 7, 1, 1},
+      {F, Q, 5, 2, 32, 0, 8, 2, 1, 0},  {F, B, 3, 1, 8, 0, 1, 7, 1, 1},    {F, H, 6, 3, 16, 8, 4, 3, 2, 0},
   };
   for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i)
     if (!small || i % 2) run(ctx, &cs[i]);

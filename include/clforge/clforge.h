@@ -1146,9 +1146,10 @@ CLFORGE_API clforge_status clforge_norm_backward(clforge_context ctx, const clfo
  *  output: a token stride and a head stride, elements of a head
  *  contiguous). A q8_0 cache quantizes each row on the way, block by block
  *  as clforge_quantize's q8_0 does (bit for bit); other caches convert (one
- *  rounding). The call reads the slots back (it waits for the wait list)
- *  and refuses a slot outside [-1, num_blocks * block_size) or two tokens on
- *  one slot before anything runs. */
+ *  rounding). Sources may be token-outer ([T, H, D]) or head-outer. The
+ *  call reads the slots back and refuses a slot outside [-1, num_blocks *
+ *  block_size) or two tokens on one slot before anything runs: it blocks
+ *  until the wait list has completed, and slots needs host reads. */
 typedef enum clforge_kv_cache_layout {
   CLFORGE_KV_BLOCK_HEAD_SLOT = 0, /* [num_blocks, heads_kv, block_size, D]: clforge_attention's tight paged layout */
   CLFORGE_KV_BLOCK_SLOT_HEAD = 1  /* [num_blocks, block_size, heads_kv, D]: FlashAttention's and vLLM's (its strides
@@ -1180,9 +1181,11 @@ CLFORGE_API clforge_status clforge_kv_cache_append_explain(clforge_context ctx, 
 /** y[t] = table[ids[t]]: a row of dim per token (PyTorch's F.embedding),
  *  ids int32. table f32, f16, bf16, or q8_0 rows (dim a multiple of 32,
  *  each row dim / 32 blocks of 34 bytes, table_offset then in bytes),
- *  converted to y's type (f32, f16, bf16). The call reads the ids back (it
- *  waits for the wait list) and refuses an id outside [0, vocab), naming
- *  it, before anything runs. */
+ *  converted to y's type (f32, f16, bf16). The call reads the ids back and
+ *  refuses an id outside [0, vocab), naming it, before anything runs: it
+ *  blocks until the wait list has completed (an event the calling thread
+ *  would complete later deadlocks), and ids needs host reads (not
+ *  CL_MEM_HOST_NO_ACCESS or _HOST_WRITE_ONLY). */
 typedef struct clforge_embedding_desc {
   size_t tokens, vocab, dim;
   clforge_dtype table_type, y_type; /* 0 = f32 */

@@ -37,5 +37,7 @@ def test_errors():
     v = np.ones(3, np.float32)
     with pytest.raises(ValueError, match="3"):
         clforge.fuse_conv_bn_weights(w, None, np.ones(4, np.float32), v, 1e-5, v, v)
+    with pytest.raises(ValueError, match="bn_eps"):
+        clforge.fuse_conv_bn_weights(w, None, v, v, 0.0, v, v)
     with pytest.raises(NotImplementedError, match="transpose"):
         clforge.fuse_conv_bn_weights(w, None, v, v, 1e-5, v, v, transpose=True)

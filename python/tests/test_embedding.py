@@ -44,6 +44,8 @@ def test_errors():
         clforge.embedding(np.array([-1]), w)
     with pytest.raises(ValueError, match="integers"):
         clforge.embedding(np.array([1.0]), w)
+    with pytest.raises(ValueError, match="padding_idx"):
+        clforge.embedding(np.array([1]), w, padding_idx=10)
     with pytest.raises(NotImplementedError, match="max_norm"):
         clforge.embedding(np.array([1]), w, max_norm=1.0)
     with pytest.raises(ValueError, match="q8_0"):

@@ -140,3 +140,7 @@ def test_reshape_and_cache(rng):
     np.testing.assert_array_equal(got, want)
     with pytest.raises(ValueError, match="two tokens"):
         clforge.reshape_and_cache(key[:2], value[:2], pk, pv, np.array([3, 3], np.int32))
+    with pytest.raises(ValueError, match="one dtype"):
+        clforge.reshape_and_cache(key[:2], value[:2], pk, pv.astype(np.float16), np.array([3, 4], np.int32))
+    with pytest.raises(ValueError, match="share memory"):
+        clforge.reshape_and_cache(key[:2], value[:2], pk, pk, np.array([3, 4], np.int32))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "dtype.h"
 #include "error.h"
 
 clforge_status clforge__read_buffer(clforge_context ctx, cl_mem buf, size_t offset, size_t bytes, void *host) {
@@ -44,8 +45,14 @@ clforge_status clforge__test_fault_apply(clforge_context ctx, const char *op, cl
   if (!clforge__test_fault_armed(ctx, op)) return CLFORGE_SUCCESS;
   const size_t es = clforge_dtype_size(dtype);
   float bad = 12345.0f;
-  unsigned char raw[4];
-  clforge_ref_convert(1, &bad, CLFORGE_F32, raw, dtype);
-  cl_int err = clEnqueueWriteBuffer(ctx->queue, buf, CL_TRUE, offset * es, es, raw, 0, NULL, NULL);
+  unsigned char raw[4] = {0};
+  cl_int err = CL_SUCCESS;
+  if (clforge__float_dtype_size(dtype)) {
+    clforge_ref_convert(1, &bad, CLFORGE_F32, raw, dtype);
+  } else { /* bytes (q8_0 rows, integers): the element's own bits flipped */
+    err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, offset * es, es, raw, 0, NULL, NULL);
+    for (size_t i = 0; i < es; ++i) raw[i] = (unsigned char)~raw[i];
+  }
+  if (err == CL_SUCCESS) err = clEnqueueWriteBuffer(ctx->queue, buf, CL_TRUE, offset * es, es, raw, 0, NULL, NULL);
   return err == CL_SUCCESS ? CLFORGE_SUCCESS : clforge__fail_cl(ctx, err, "test fault injection");
 }

@@ -14,4 +14,13 @@ static inline size_t clforge__mad_within(size_t a, size_t b, size_t c, size_t li
   return a + b * c;
 }
 
+/* tokens x heads rows of d elements at strides ts, hs apart: one stride
+ * steps over the other's whole run (tokens outer, as [T, H, D], or heads
+ * outer, as [H, T, D]); an axis of one row needs no stride. */
+static inline int clforge__rows_apart(size_t tokens, size_t heads, size_t d, size_t ts, size_t hs) {
+  const int tok_outer = (heads < 2 || hs >= d) && (tokens < 2 || ts >= (heads - 1) * hs + d);
+  const int head_outer = (tokens < 2 || ts >= d) && (heads < 2 || hs >= (tokens - 1) * ts + d);
+  return tok_outer || head_outer;
+}
+
 #endif

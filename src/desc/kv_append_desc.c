@@ -16,7 +16,7 @@ static clforge_status side(clforge_context ctx, const char *op, const char *name
   if (q8 && dim % 32)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: a q8_0 cache's %s head dim %zu is not a multiple of 32", op,
                          name, dim);
-  if ((d->heads > 1 && s->src_hs < dim) || (d->tokens > 1 && s->src_ts < (d->heads - 1) * s->src_hs + dim))
+  if (!clforge__rows_apart(d->tokens, d->heads, dim, s->src_ts, s->src_hs))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: %s's strides (token %zu, head %zu) overlap its rows", op,
                          name, s->src_ts, s->src_hs);
   s->row = q8 ? dim / 32 * 34 : dim;
@@ -77,7 +77,7 @@ clforge_status clforge__kva_check_slots(clforge_context ctx, const char *op, con
   const int64_t n = (int64_t)(d->nblocks * d->bs);
   for (size_t t = 0; t < d->tokens; ++t)
     if (slots[t] < -1 || slots[t] >= n)
-      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: slots[%zu] = %d is outside [-1, %lld) (the pool's slots)",
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: token %zu's slot %d is outside [-1, %lld) (the pool's slots)",
                            op, t, (int)slots[t], (long long)n);
   if (d->tokens < 2) return CLFORGE_SUCCESS;
   int32_t *sorted = malloc(d->tokens * sizeof *sorted);

@@ -9,14 +9,6 @@
 #include "../core/reserved.h"
 #include "extent.h"
 
-/* Heads and tokens apart: one of the two strides steps over the other's
- * whole run (tokens outer, as [T, H, D], or heads outer, as [H, T, D]). */
-static int apart(size_t tokens, size_t heads, size_t d, size_t ts, size_t hs) {
-  const int tok_outer = (heads < 2 || hs >= d) && (tokens < 2 || ts >= (heads - 1) * hs + d);
-  const int head_outer = (tokens < 2 || ts >= d) && (heads < 2 || hs >= (tokens - 1) * ts + d);
-  return tok_outer || head_outer;
-}
-
 static clforge_status tensor(clforge_context ctx, const char *op, const char *name, clforge__rope_tensor *t,
                              clforge_dtype type, size_t off, size_t ts, size_t hs, const clforge__rope *d) {
   t->type = type ? type : CLFORGE_F32, t->offset = off;
@@ -31,7 +23,7 @@ static clforge_status tensor(clforge_context ctx, const char *op, const char *na
   e = clforge__mad_within(e, d->heads - 1, t->head_stride, lim, &ok);
   e = clforge__mad_within(e, 1, d->d, lim, &ok);
   if (!ok) return clforge__fail(ctx, CLFORGE_SIZE_OVERFLOW, "%s: the extent of %s overflows", op, name);
-  if (!apart(d->tokens, d->heads, d->d, t->token_stride, t->head_stride))
+  if (!clforge__rows_apart(d->tokens, d->heads, d->d, t->token_stride, t->head_stride))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "%s: %s's strides (token %zu, head %zu) overlap its rows (head_dim %zu, %zu heads, %zu tokens)",
                          op, name, t->token_stride, t->head_stride, d->d, d->heads, d->tokens);

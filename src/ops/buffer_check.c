@@ -28,6 +28,10 @@ clforge_status clforge__check_buffer(clforge_context ctx, const char *op, const 
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: %s is written but was created CL_MEM_READ_ONLY", op, what);
   if ((access & CLFORGE_ACCESS_READ) && (flags & CL_MEM_WRITE_ONLY))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "%s: %s is read but was created CL_MEM_WRITE_ONLY", op, what);
+  if ((access & CLFORGE_ACCESS_HOST_READ) && (flags & (CL_MEM_HOST_NO_ACCESS | CL_MEM_HOST_WRITE_ONLY)))
+    return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                         "%s: %s is read back by the host (its indices are checked) but was created without host reads",
+                         op, what);
   size_t need = (offset + count) * elem_size;
   if (need > size)
     return clforge__fail(ctx, CLFORGE_BUFFER_TOO_SMALL,

@@ -4,13 +4,15 @@
 
 #include "clforge/clforge.h"
 
-enum { CLFORGE_ACCESS_READ = 1, CLFORGE_ACCESS_WRITE = 2 };
+/* HOST_READ: the op reads the buffer back to the host before it runs
+ * (indices it checks: embedding's ids, KV append's slots). */
+enum { CLFORGE_ACCESS_READ = 1, CLFORGE_ACCESS_WRITE = 2, CLFORGE_ACCESS_HOST_READ = 4 };
 
 /* Check that `buf` (named `what` in messages of op `op`) is a buffer of ctx's
  * OpenCL context holding elements [offset, offset + count) of elem_size
  * bytes, with the access the op needs (CLFORGE_ACCESS_* bits): not NULL, no
  * size_t overflow, within CL_MEM_SIZE, not READ_ONLY when written, not
- * WRITE_ONLY when read. */
+ * WRITE_ONLY when read, host-readable when read back. */
 clforge_status clforge__check_buffer(clforge_context ctx, const char *op, const char *what, cl_mem buf,
                                      size_t offset, size_t count, size_t elem_size, int access);
 

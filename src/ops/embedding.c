@@ -31,7 +31,8 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__emb *d, 
   const size_t tu = unit(d->table_type), ys = clforge_dtype_size(d->y_type);
   clforge_status st = clforge__check_buffer(ctx, OP, "table", table, d->table_offset, d->table_extent - d->table_offset,
                                             tu, CLFORGE_ACCESS_READ);
-  if (st == CLFORGE_SUCCESS) st = clforge__check_buffer(ctx, OP, "ids", ids, d->ids_offset, d->tokens, 4, CLFORGE_ACCESS_READ);
+  if (st == CLFORGE_SUCCESS)
+    st = clforge__check_buffer(ctx, OP, "ids", ids, d->ids_offset, d->tokens, 4, CLFORGE_ACCESS_READ | CLFORGE_ACCESS_HOST_READ);
   if (st == CLFORGE_SUCCESS)
     st = clforge__check_buffer(ctx, OP, "y", y, d->y_offset, d->y_extent - d->y_offset, ys, CLFORGE_ACCESS_WRITE);
   clforge__byte_range ry, rt, ri;
@@ -117,8 +118,8 @@ clforge_status clforge_embedding(clforge_context ctx, const clforge_embedding_de
   if (st == CLFORGE_SUCCESS) st = clforge__call_read_elements(ctx, OP, ids, CLFORGE_S32, d.ids_offset, d.tokens, &hids);
   size_t at;
   if (st == CLFORGE_SUCCESS && clforge__emb_bad_id(&d, hids, d.tokens, &at))
-    st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": ids[%zu] = %d is outside the vocabulary [0, %zu)", at,
-                       (int)((int32_t *)hids)[at], d.vocab);
+    st = clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, OP ": token %zu's id (ids element %zu) = %d is outside the "
+                       "vocabulary [0, %zu)", at, d.ids_offset + at, (int)((int32_t *)hids)[at], d.vocab);
   void *rows = NULL;
   if (st == CLFORGE_SUCCESS && ctx->validate) st = read_rows(ctx, &d, table, hids, &rows);
   cl_event done = NULL;

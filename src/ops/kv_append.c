@@ -37,7 +37,8 @@ static clforge_status check_buffers(clforge_context ctx, const clforge__kva *d, 
   clforge__byte_range r[5];
   clforge_status st = CLFORGE_SUCCESS;
   for (int i = 0; i < 5 && st == CLFORGE_SUCCESS; ++i) {
-    st = clforge__check_buffer(ctx, OP, names[i], b[i], off[i], cnt[i], es[i], i < 3 ? CLFORGE_ACCESS_READ : CLFORGE_ACCESS_WRITE);
+    const int access = i == 2 ? CLFORGE_ACCESS_READ | CLFORGE_ACCESS_HOST_READ : i < 3 ? CLFORGE_ACCESS_READ : CLFORGE_ACCESS_WRITE;
+    st = clforge__check_buffer(ctx, OP, names[i], b[i], off[i], cnt[i], es[i], access);
     if (st == CLFORGE_SUCCESS) st = clforge__buffer_range(ctx, b[i], off[i] * es[i], cnt[i] * es[i], &r[i]);
   }
   for (int i = 3; i < 5 && st == CLFORGE_SUCCESS; ++i)

@@ -4,7 +4,7 @@ from ctypes import byref, c_void_p
 
 import numpy as np
 
-from ._arrays import Call
+from ._arrays import Call, is_device
 from ._capi import BatchnormFoldDesc, lib
 from .conv2d import _tight
 from .errors import check
@@ -20,12 +20,21 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
     if transpose:
         raise NotImplementedError("%s: transpose (ConvTranspose's weights) is not supported" % op)
     k = int(np.shape(conv_w)[0])
-    f32 = lambda a, one: np.full(k, one, np.float32) if a is None else np.ascontiguousarray(a, dtype=np.float32)
-    rm, rv, g, be = f32(bn_rm, 0.0), f32(bn_rv, 1.0), f32(bn_w, 1.0), f32(bn_b, 0.0)
-    if any(a.shape != (k,) for a in (rm, rv, g, be)):
+
+    def f32(a, one, name):
+        if a is None:
+            return np.full(k, one, np.float32)
+        if is_device(a):
+            if np.dtype(a.dtype) != np.float32:
+                raise TypeError("%s: %s on the device must be float32, got %s" % (op, name, a.dtype))
+            return a
+        return np.ascontiguousarray(a, dtype=np.float32)
+
+    rm, rv, g, be = f32(bn_rm, 0.0, "bn_rm"), f32(bn_rv, 1.0, "bn_rv"), f32(bn_w, 1.0, "bn_w"), f32(bn_b, 0.0, "bn_b")
+    if any(tuple(a.shape) != (k,) for a in (rm, rv, g, be)):
         raise ValueError("%s: the batch norm's vectors must have %d (the output channels) elements each" % (op, k))
-    if not float(bn_eps) >= 0:
-        raise ValueError("%s: bn_eps must be >= 0, got %r" % (op, bn_eps))
+    if not float(bn_eps) > 0:
+        raise ValueError("%s: bn_eps must be > 0 (0 reads as clforge's default 1e-5), got %r" % (op, bn_eps))
     with Call(op, (conv_w, conv_b), ctx) as call:
         Wt = call.operand(conv_w, "conv_w")
         if len(Wt.shape) < 2 or not _tight(Wt.shape, Wt.strides):
@@ -36,8 +45,6 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
         P = [call.operand(a, name) for a, name in ((g, "bn_w"), (be, "bn_b"), (rm, "bn_rm"), (rv, "bn_rv"))]
         d = BatchnormFoldDesc()
         d.k, d.per_k, d.eps = k, int(np.prod(Wt.shape[1:])), float(bn_eps)
-        if d.eps == 0.0:
-            d.eps = np.nextafter(np.float32(0), np.float32(1))  # 0 reads as the default 1e-5 in C
         d.w_type, d.w_offset = Wt.code, Wt.offset
         if B is not None:
             d.bias_type, d.bias_offset = B.code, B.offset

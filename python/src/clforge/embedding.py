@@ -22,6 +22,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, *, weight_dtype=No
     op = "embedding"
     if max_norm is not None:
         raise NotImplementedError("embedding: max_norm is not supported")
+    if out is not None and dtype is not None and np.dtype(as_dtype(dtype)) != np.dtype(out.dtype):
+        raise ValueError("embedding: dtype %s and out's %s differ" % (dtype, out.dtype))
     if weight_dtype not in (None, "q8_0"):
         raise ValueError("embedding: weight_dtype must be None or 'q8_0', got %r" % (weight_dtype,))
     if not is_device(input):
@@ -44,6 +46,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, *, weight_dtype=No
         if q8 and (W.dtype != np.uint8 or W.shape[1] % 34):
             raise ValueError("embedding: a q8_0 weight is uint8 (vocab, dim / 32 * 34), got %s %s" % (W.dtype, W.shape))
         vocab, dim = W.shape[0], (W.shape[1] // 34 * 32 if q8 else W.shape[1])
+        if padding_idx is not None and not -vocab <= int(padding_idx) < vocab:
+            raise ValueError("embedding: padding_idx must be within the vocabulary [-%d, %d), got %r"
+                             % (vocab, vocab, padding_idx))
         if int(np.prod(I.shape)) and not _tight(I.shape, I.strides):
             raise ValueError("embedding: the ids must be contiguous")
         d = EmbeddingDesc()

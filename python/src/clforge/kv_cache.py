@@ -131,6 +131,12 @@ def reshape_and_cache(key, value, key_cache, value_cache, slot_mapping, kv_dtype
             raise ValueError("%s: key and value must be (T, Hkv, D) alike and slot_mapping (T,), got %s, %s, %s"
                              % (op, K.shape, V.shape, S.shape))
         t, h, d = K.shape
+        if np.dtype(key_cache.dtype) != np.dtype(value_cache.dtype):
+            raise ValueError("%s: key_cache (%s) and value_cache (%s) must have one dtype"
+                             % (op, key_cache.dtype, value_cache.dtype))
+        if isinstance(key_cache, np.ndarray) and isinstance(value_cache, np.ndarray) and \
+                np.shares_memory(key_cache, value_cache):
+            raise ValueError("%s: key_cache and value_cache share memory" % op)
         kc_shape = tuple(np.shape(key_cache))
         if len(kc_shape) != 4 or kc_shape != tuple(np.shape(value_cache)) or kc_shape[2] != h:
             raise ValueError("%s: the caches must be (num_blocks, block_size, Hkv, D) alike, got %s and %s"
