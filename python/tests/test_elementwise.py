@@ -24,18 +24,17 @@ ACTS = {None: lambda x: x, "relu": lambda x: np.where(np.isnan(x) | (x > 0), x, 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=dname)
 def test_binary_broadcasting(rng, dt):
+    # each broadcast with one op and activation (every combination is the C
+    # test's, tests/test_elementwise.c; each is a program of its own)
     a = rand(rng, (2, 5, 6, 8), dt)
-    for other, act in ((rand(rng, (2, 5, 6, 8), dt), "relu"),    # a residual + ReLU
-                       (rand(rng, (8,), dt), None),               # per channel, NHWC
-                       (rand(rng, (5, 1, 1), dt), "silu"),        # per channel, NCHW
-                       (rand(rng, (2, 1, 6, 1), dt), "gelu_tanh")):
-        for fn, ref in ((clforge.add, np.add), (clforge.sub, np.subtract), (clforge.mul, np.multiply)):
-            got = fn(a, other, activation=act)
-            assert got.dtype == a.dtype and got.shape == np.broadcast_shapes(a.shape, other.shape)
-            assert_close(got, ACTS[act](ref(f64(a), f64(other))), dt, "%s %s %s" % (fn.__name__, other.shape, act),
-                         factor=2)
-    b = rand(rng, (6, 1), dt) + 3.0  # away from 0
-    assert_close(clforge.div(a, b), f64(a) / f64(b), dt, "div", factor=2)
+    for other, fn, ref, act in ((rand(rng, (2, 5, 6, 8), dt), clforge.add, np.add, "relu"),  # a residual + ReLU
+                                (rand(rng, (8,), dt), clforge.sub, np.subtract, None),     # per channel, NHWC
+                                (rand(rng, (5, 1, 1), dt), clforge.mul, np.multiply, "silu"),  # per channel, NCHW
+                                ((rand(rng, (6, 1), np.float32) + 3.0).astype(dt), clforge.div, np.divide, "gelu_tanh")):
+        got = fn(a, other, activation=act)
+        assert got.dtype == a.dtype and got.shape == np.broadcast_shapes(a.shape, other.shape)
+        assert_close(got, ACTS[act](ref(f64(a), f64(other))), dt, "%s %s %s" % (fn.__name__, other.shape, act),
+                     factor=2)
 
 
 def test_nan_inf_and_mixed_types(rng):
@@ -58,8 +57,9 @@ def test_nan_inf_and_mixed_types(rng):
 def test_activations(rng, dt):
     x = rand(rng, (7, 33), dt, 3.0)
     assert_close(clforge.relu(x), ACTS["relu"](f64(x)), dt, "relu")
-    assert_close(clforge.gelu(x), gelu(f64(x)), dt, "gelu", factor=2)
-    assert_close(clforge.gelu(x, approximate="tanh"), gelu(f64(x), True), dt, "gelu tanh", factor=2)
+    if dt == np.float32:  # the other storage types: ReLU and SiLU (each is a program)
+        assert_close(clforge.gelu(x), gelu(f64(x)), dt, "gelu", factor=2)
+        assert_close(clforge.gelu(x, approximate="tanh"), gelu(f64(x), True), dt, "gelu tanh", factor=2)
     want = ACTS["silu"](f64(x))
     y = clforge.silu(x, inplace=True)
     assert y is x
