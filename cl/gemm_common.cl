@@ -9,6 +9,9 @@
 //   AUX, AUX_T              0 none; 1 store the pre-activation into aux;
 //                           2 multiply by act'(aux) (the backward), no activation
 //                           (clforge_gemm_aux); aux's storage code
+//   GATE                    1: the gated epilogue (CLFORGE_GEMM_GATE_INTERLEAVED):
+//                           product columns 2j and 2j+1 give C's column j,
+//                           act(z[2j]) * z[2j+1] (no AUX, beta 0)
 //   IDX64                   1 when an operand spans 2^32 elements or more
 // Layout: the host turns column-major problems into row-major ones, so the
 // kernels only see row-major C.
@@ -16,6 +19,17 @@
 // (cl/gemm_operands.cl ahead: a_t, b_t, c_t, bias_t, A_AT, B_AT.)
 #ifndef AUX
 #define AUX 0
+#endif
+#ifndef GATE
+#define GATE 0
+#endif
+// The activation of the value the epilogue returns: a gated call's pairs
+// are activated and multiplied when they are stored (gemm_store1,
+// store_c_vec), so its epilogue returns z itself.
+#if GATE
+#define EPILOGUE_ACT(v) (v)
+#else
+#define EPILOGUE_ACT(v) ACTIVATE(v)
 #endif
 #if AUX
 typedef CLFORGE_CAT(CLFORGE_STORAGE_, AUX_T) aux_t;
@@ -104,11 +118,31 @@ static inline floatv load_c_vec(const global c_t *C, uint ldc, idx_t row, idx_t 
   return VLOADF(t);
 }
 
+// GATE: x holds VW product columns from col (even; VW even, the host sees
+// to it), stored as VW / 2 gated values from C's column col / 2.
 static inline void store_c_vec(floatv x, global c_t *C, uint ldc, idx_t row, idx_t col) {
-#if VW > 1
+#if GATE
+  float t[VW];
+  VSTOREF(x, t);
+  UNROLL(VW / 2)
+  for (int e = 0; e < VW / 2; ++e) STORE1(C_T, ACTIVATE(t[2 * e]) * t[2 * e + 1], C, row * ldc + col / 2 + e);
+#elif VW > 1
   STOREV(C_T, x, C + row * ldc + col);
 #else
   STORE1(C_T, x, C, row * ldc + col);
+#endif
+}
+
+// One element's epilogue result z stored at product column col; GATE: an
+// even column's z waits in *gate for the odd one (the same work-item's
+// next element), which stores the pair's act(gate) * up.
+static inline void gemm_store1(float z, global c_t *C, uint ldc, idx_t row, idx_t col, float *gate) {
+#if GATE
+  if (col & 1) STORE1(C_T, ACTIVATE(*gate) * z, C, row * ldc + col / 2);
+  else *gate = z;
+#else
+  (void)gate;
+  STORE1(C_T, z, C, row * ldc + col);
 #endif
 }
 
@@ -131,7 +165,7 @@ static inline floatv epilogue_vec(floatv acc, float alpha, float beta, const glo
 #endif
 #if AUX == 0
   (void)aux;
-  return ACTIVATE(v);
+  return EPILOGUE_ACT(v);
 #else
   float ta[VW];
   VSTOREF(v, ta);
@@ -168,5 +202,5 @@ static inline float epilogue1(float acc, float alpha, float beta, const global c
 #else
   (void)aux;
 #endif
-  return ACTIVATE(x);
+  return EPILOGUE_ACT(x);
 }

@@ -101,11 +101,12 @@ void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, cons
       float e[VW];
       VSTOREF(res[s][t], e);
       const uint cvt = (vbase + t * NDIMD) * VW; // cv[t], recomputed likewise
+      float gate = 0.0f;
 #pragma nounroll
       for (int v = 0; v < VW; ++v) {
         if (cvt + v >= cols) continue;
         const idx_t col = col0 + cvt + v;
-        STORE1(C_T, epilogue1(e[v], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, row * ldc + col);
+        gemm_store1(epilogue1(e[v], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, ldc, row, col, &gate);
       }
     }
   }

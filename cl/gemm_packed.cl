@@ -154,12 +154,12 @@ void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, cons
       const idx_t row = row0 + r0 + r;
       UNROLL(NV)
       for (int t = 0; t < NV; ++t) {
-        float e[VW];
+        float e[VW], gate = 0.0f;
         VSTOREF(acc[r][t], e);
         for (int v = 0; v < VW; ++v) {
           if (c0 + t * VW + v >= cols) break;
           const idx_t col = col0 + c0 + t * VW + v;
-          STORE1(C_T, epilogue1(e[v], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, row * ldc + col);
+          gemm_store1(epilogue1(e[v], alpha, beta, C, ldc, row, col, bias, bias_off, AUXP), C, ldc, row, col, &gate);
         }
       }
     }

@@ -41,7 +41,7 @@ int main(void) {
   FIELD(clforge_gemm_desc, aux_type);
   FIELD(clforge_gemm_desc, aux_offset);
   FIELD(clforge_gemm_desc, compute_type);
-  FIELD(clforge_gemm_desc, reserved);
+  FIELD(clforge_gemm_desc, gate);
   SIZE(clforge_kernel_choice);
   FIELD(clforge_kernel_choice, family);
   FIELD(clforge_kernel_choice, provider);

@@ -20,16 +20,10 @@
 #include "../src/ref/compare.h"
 #include "../src/ref/element.h"
 #include "param_cover.h"
+#include "device_array.h"
 #include "test_util.h"
 
 static unsigned seed = 4321;
-
-static void fill(void *p, clforge_dtype t, size_t n, float scale) {
-  float *f = malloc((n ? n : 1) * sizeof *f);
-  for (size_t i = 0; i < n; ++i) f[i] = scale * ((float)(tu_rand(&seed) % 4001) / 2000.0f - 1.0f);
-  clforge_ref_convert(n, f, CLFORGE_F32, p, t);
-  free(f);
-}
 
 typedef struct {
   clforge_gemm_desc d;
@@ -37,28 +31,7 @@ typedef struct {
   const char *what;
 } ecase;
 
-/* An operand's whole extent: host copy, device buffer, reference copy. */
-typedef struct {
-  size_t n, es;
-  void *host, *want;
-  cl_mem buf;
-} arr;
-
-static void arr_make(clforge_context ctx, arr *x, size_t n, clforge_dtype t, float scale) {
-  x->n = n ? n : 1, x->es = clforge_dtype_size(t);
-  x->host = malloc(x->n * x->es), x->want = malloc(x->n * x->es);
-  fill(x->host, t, x->n, scale);
-  memcpy(x->want, x->host, x->n * x->es);
-  x->buf = tu_buffer(ctx, x->n * x->es);
-  tu_write(ctx, x->buf, 0, x->n * x->es, x->host);
-}
-
-static void arr_free(arr *x) {
-  free(x->host), free(x->want);
-  if (x->buf) clReleaseMemObject(x->buf);
-}
-
-static void compare(clforge_context ctx, const arr *x, clforge_dtype t, const char *name, const ecase *c,
+static void compare(clforge_context ctx, const tu_array *x, clforge_dtype t, const char *name, const ecase *c,
                     const char *path) {
   void *got = malloc(x->n * x->es);
   tu_read(ctx, x->buf, 0, x->n * x->es, got);
@@ -79,13 +52,13 @@ static void run(clforge_context ctx, const ecase *c, const char *path) {
     return;
   }
   const clforge__gemm_operand *ua = g.swapped ? &g.b : &g.a, *ub = g.swapped ? &g.a : &g.b;
-  arr a, b, cc, bias = {0}, aux = {0};
-  arr_make(ctx, &a, ua->extent, ua->type, 1.0f);
-  arr_make(ctx, &b, ub->extent, ub->type, 1.0f);
-  arr_make(ctx, &cc, g.c.extent, g.c.type, 1.0f);
-  if (g.bias_mode) arr_make(ctx, &bias, g.bias.extent, g.bias.type, 1.0f);
+  tu_array a, b, cc, bias = {0}, aux = {0};
+  tu_array_make(ctx, &a, ua->extent, ua->type, 1.0f, &seed);
+  tu_array_make(ctx, &b, ub->extent, ub->type, 1.0f, &seed);
+  tu_array_make(ctx, &cc, g.c.extent, g.c.type, 1.0f, &seed);
+  if (g.bias_mode) tu_array_make(ctx, &bias, g.bias.extent, g.bias.type, 1.0f, &seed);
   const int aux_used = g.aux.extent > g.aux.offset;
-  if (aux_used && !c->in_place) arr_make(ctx, &aux, g.aux.extent, g.aux.type, 2.0f);
+  if (aux_used && !c->in_place) tu_array_make(ctx, &aux, g.aux.extent, g.aux.type, 2.0f, &seed);
   clforge_status st = clforge_gemm_ex(ctx, &c->d, a.buf, b.buf, cc.buf, g.bias_mode ? bias.buf : NULL,
                                       c->in_place ? cc.buf : aux_used ? aux.buf : NULL, 0, NULL, NULL);
   CHECK(st == CLFORGE_SUCCESS, "%s, %s path: %s", c->what, path, clforge_last_error(ctx));
@@ -96,7 +69,7 @@ static void run(clforge_context ctx, const ecase *c, const char *path) {
     if (aux_used && c->d.aux_mode == CLFORGE_GEMM_AUX_STORE) compare(ctx, &aux, g.aux.type, "aux", c, path);
     if (g.bias_mode && c->d.aux_mode == CLFORGE_GEMM_AUX_BACKWARD) compare(ctx, &bias, g.bias.type, "bias grad", c, path);
   }
-  arr_free(&a), arr_free(&b), arr_free(&cc), arr_free(&bias), arr_free(&aux);
+  tu_array_free(&a), tu_array_free(&b), tu_array_free(&cc), tu_array_free(&bias), tu_array_free(&aux);
   unsetenv("CLFORGE_GEMM_PATH");
 }
 
@@ -108,8 +81,9 @@ static void run(clforge_context ctx, const ecase *c, const char *path) {
 static void layer_gradients(clforge_context ctx, clforge_activation act) {
   enum { B = 6, I = 5, H = 7, O = 4 };
   float x[B * I], w1[I * H], b1[H], w2[H * O], gy[B * O];
-  fill(x, CLFORGE_F32, B * I, 1.0f), fill(w1, CLFORGE_F32, I * H, 1.0f), fill(b1, CLFORGE_F32, H, 1.0f);
-  fill(w2, CLFORGE_F32, H * O, 1.0f), fill(gy, CLFORGE_F32, B * O, 1.0f);
+  tu_fill_scaled(x, CLFORGE_F32, B * I, 1.0f, &seed), tu_fill_scaled(w1, CLFORGE_F32, I * H, 1.0f, &seed);
+  tu_fill_scaled(b1, CLFORGE_F32, H, 1.0f, &seed), tu_fill_scaled(w2, CLFORGE_F32, H * O, 1.0f, &seed);
+  tu_fill_scaled(gy, CLFORGE_F32, B * O, 1.0f, &seed);
   cl_mem X = tu_buffer(ctx, sizeof x), W1 = tu_buffer(ctx, sizeof w1), B1 = tu_buffer(ctx, sizeof b1),
          W2 = tu_buffer(ctx, sizeof w2), G = tu_buffer(ctx, sizeof gy), A1 = tu_buffer(ctx, B * H * 4),
          Z1 = tu_buffer(ctx, B * H * 4), DZ = tu_buffer(ctx, B * H * 4), DB = tu_buffer(ctx, H * 4);

@@ -361,7 +361,7 @@ typedef enum clforge_activation {
   CLFORGE_ACT_RELU = 1,      /* max(x, 0); NaN becomes 0 */
   CLFORGE_ACT_GELU_TANH = 2, /* 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))) */
   CLFORGE_ACT_GELU_ERF = 3,  /* 0.5x(1 + erf(x / sqrt(2))) */
-  CLFORGE_ACT_SILU = 4       /* x / (1 + exp(-x)); clforge_elementwise only, for now */
+  CLFORGE_ACT_SILU = 4       /* x / (1 + exp(-x)); clforge_elementwise, clforge_gemm's epilogues and gate, the backward */
 } clforge_activation;
 
 /** How a descriptor's alpha is read (GEMM now, every op with an alpha later). */
@@ -391,6 +391,31 @@ typedef enum clforge_gemm_aux {
   CLFORGE_GEMM_AUX_BACKWARD = 2
 } clforge_gemm_aux;
 
+/** A gated epilogue (the MLP of Llama-style models, SwiGLU and GeGLU):
+ *  the gate and up projections as one GEMM over fused weights, C getting
+ *  act(gate) * up. */
+typedef enum clforge_gemm_gate {
+  CLFORGE_GEMM_GATE_NONE = 0,
+  /* op(B) has 2n columns, the gate's and the up projection's interleaved:
+   * column 2j of op(B) is gate column j, 2j + 1 up column j (the rows of a
+   * [2n, k] weight W = op(B)^T interleaved likewise: row 2j gate row j, row
+   * 2j + 1 up row j; clforge_gemm_gate_interleave builds it from the
+   * two weights a checkpoint stores). With z = alpha op(A) op(B) + bias
+   * (a column bias then has 2n values, interleaved as op(B)'s columns),
+   * C[i][j] = act(z[i][2j]) * z[i][2j+1], act the descriptor's activation:
+   * SILU is SwiGLU, GELU_TANH / GELU_ERF GeGLU, RELU ReGLU, NONE the
+   * bilinear gate. C is m x n. Row-major only; beta 0; no aux. */
+  CLFORGE_GEMM_GATE_INTERLEAVED = 1
+} clforge_gemm_gate;
+
+/** The fused weight of CLFORGE_GEMM_GATE_INTERLEAVED from a checkpoint's
+ *  two (host memory): out row 2j = gate row j, out row 2j + 1 = up row j,
+ *  each of row_bytes (any storage: f32, f16, bf16 rows, or q8_0 rows of
+ *  k / 32 * 34 bytes). out holds 2 * rows * row_bytes and must not overlap
+ *  gate or up. */
+CLFORGE_API clforge_status clforge_gemm_gate_interleave(const void *gate, const void *up, size_t rows,
+                                                        size_t row_bytes, void *out);
+
 /** C = act(alpha * op(A) * op(B) + beta * C + bias), batched.
  *  Fill it with designated initializers; every field left out is 0, and 0
  *  means the usual thing: row-major, no transpose, f32 storage, tight
@@ -418,7 +443,12 @@ typedef struct clforge_gemm_desc {
   clforge_dtype aux_type;        /* 0 = f32 */
   size_t aux_offset;
   clforge_compute_type compute_type; /* 0: the context's (strict f32 unless set) */
-  void *reserved[1];        /* room to grow without breaking the ABI; leave zero (refused otherwise) */
+  /* A gated epilogue (clforge_gemm_gate; 0: none), in the room of the
+   * reserved pointer it took (the same ABI). */
+  union {
+    clforge_gemm_gate gate;
+    void *gate_room_;
+  };
 } clforge_gemm_desc;
 
 /** Run `desc` on device buffers. `bias` may be NULL when bias_mode is NONE.

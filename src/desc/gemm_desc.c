@@ -61,17 +61,22 @@ static clforge_status check_desc(clforge_context ctx, const clforge_gemm_desc *d
                                  clforge_dtype t[5]) {
   if ((unsigned)d->layout > CLFORGE_COL_MAJOR || (unsigned)d->trans_a > CLFORGE_TRANS ||
       (unsigned)d->trans_b > CLFORGE_TRANS || (unsigned)d->bias_mode > CLFORGE_BIAS_COLUMN ||
-      (unsigned)d->activation > CLFORGE_ACT_GELU_ERF || (unsigned)d->alpha_mode > CLFORGE_ALPHA_AS_GIVEN ||
-      (unsigned)d->aux_mode > CLFORGE_GEMM_AUX_BACKWARD || (unsigned)d->compute_type > CLFORGE_COMPUTE_16F)
+      (unsigned)d->activation > CLFORGE_ACT_SILU || (unsigned)d->alpha_mode > CLFORGE_ALPHA_AS_GIVEN ||
+      (unsigned)d->aux_mode > CLFORGE_GEMM_AUX_BACKWARD || (unsigned)d->compute_type > CLFORGE_COMPUTE_16F ||
+      (unsigned)d->gate > CLFORGE_GEMM_GATE_INTERLEAVED)
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "gemm: unknown enum value (layout %d, trans_a %d, trans_b %d, bias_mode %d, activation %d, "
-                         "alpha_mode %d, aux_mode %d, compute_type %d)",
+                         "alpha_mode %d, aux_mode %d, compute_type %d, gate %d)",
                          (int)d->layout, (int)d->trans_a, (int)d->trans_b, (int)d->bias_mode, (int)d->activation,
-                         (int)d->alpha_mode, (int)d->aux_mode, (int)d->compute_type);
+                         (int)d->alpha_mode, (int)d->aux_mode, (int)d->compute_type, (int)d->gate);
+  if (d->gate && (int8 || d->layout != CLFORGE_ROW_MAJOR || d->beta != 0.0f || d->aux_mode))
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED,
+                         "%s: a gated epilogue (gate %d) needs a float GEMM, row-major, beta 0 and no aux "
+                         "(layout %d, beta %g, aux_mode %d)",
+                         int8 ? "gemm_quantized" : "gemm", (int)d->gate, (int)d->layout, (double)d->beta,
+                         (int)d->aux_mode);
+  g->gate = (int)d->gate;
   clforge__resolve_compute_type(ctx, "gemm", d->compute_type, &g->compute_type); /* (checked above) */
-  clforge_status st = clforge__check_reserved_ptrs(ctx, "gemm", "clforge_gemm_desc.reserved", d->reserved,
-                                                   CLFORGE_COUNT_OF(d->reserved));
-  if (st != CLFORGE_SUCCESS) return st;
   t[0] = d->a_type, t[1] = d->b_type, t[2] = d->c_type, t[3] = d->bias_type, t[4] = d->aux_type;
   if (int8 && (!int8_types_ok(&t[0], &t[1], &t[2]) || !clforge__float_dtype_ok(&t[3]) || !clforge__float_dtype_ok(&t[4])))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
@@ -92,8 +97,8 @@ static void place_operands(const clforge_gemm_desc *d, const clforge_dtype t[5],
   clforge__gemm_operand ub = {"b", t[1], d->b_offset, d->ldb, d->stride_b, 0, 0, 0, 0, d->trans_b == CLFORGE_TRANS};
   clforge__gemm_operand uc = {"c", t[2], d->c_offset, d->ldc, d->stride_c, 0, 0, 0, 0, 0};
   clforge__gemm_operand ubias = {"bias", t[3], d->bias_offset, 0, 0, 0, 0, 0, 0, 0};
-  if (!col) {
-    g->m = d->m, g->n = d->n, g->k = d->k;
+  if (!col) { /* gated: the product has two columns per column of C (checked: n < 2^31) */
+    g->m = d->m, g->n = g->gate ? 2 * d->n : d->n, g->k = d->k;
     g->a = ua, g->b = ub;
     g->bias_mode = (int)d->bias_mode;
   } else { /* C^T = op(B)^T op(A)^T: the row-major view swaps the roles */
@@ -111,7 +116,7 @@ static void place_operands(const clforge_gemm_desc *d, const clforge_dtype t[5],
   /* Stored shapes in the row-major view: op(A) is m x k, op(B) is k x n. */
   g->a.rows = g->a.trans ? g->k : g->m, g->a.cols = g->a.trans ? g->m : g->k;
   g->b.rows = g->b.trans ? g->n : g->k, g->b.cols = g->b.trans ? g->k : g->n;
-  g->c.rows = g->m, g->c.cols = g->n;
+  g->c.rows = g->m, g->c.cols = g->gate ? g->n / 2 : g->n;
   g->bias.rows = g->bias_mode ? 1 : 0;
   g->bias.cols = g->bias_mode == CLFORGE_BIAS_ROW ? g->m : g->bias_mode == CLFORGE_BIAS_COLUMN ? g->n : 0;
   if (g->m == 0 || g->n == 0) { /* nothing is computed: nothing is read */
@@ -140,9 +145,10 @@ static clforge_status check_extents(clforge_context ctx, const clforge_gemm_desc
   /* Limits of clforge's kernels (after the overflow checks above, so that an
    * extent that cannot be represented says so): below 2^31, the kernels'
    * uint index math (tile origin + offsets) does not wrap. */
-  if (d->m > INT32_MAX || d->n > INT32_MAX || d->k > INT32_MAX)
+  if (d->m > INT32_MAX || d->n > INT32_MAX || d->k > INT32_MAX || g->n > INT32_MAX) /* g->n: a gated product's 2n */
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED,
-                         "gemm: m, n and k must be below 2^31, clforge's limit on every device (m %zu, n %zu, k %zu)",
+                         "gemm: m, n (twice n when gated) and k must be below 2^31, clforge's limit on every device "
+                         "(m %zu, n %zu, k %zu)",
                          d->m, d->n, d->k);
   if (g->batch > UINT32_MAX)
     return clforge__fail(ctx, CLFORGE_LIMIT_EXCEEDED, "gemm: batch %zu exceeds clforge's limit of 2^32 - 1", g->batch);

@@ -26,6 +26,7 @@ typedef struct clforge__gemm {
   int swapped;                /* column-major: a is the user's B and b the user's A */
   int bias_mode;              /* CLFORGE_BIAS_* in the row-major view */
   int act;
+  int gate;                   /* CLFORGE_GEMM_GATE_*: INTERLEAVED makes n op(B)'s 2 n_out columns; c is m x n / 2 */
   int idx64;                  /* some operand spans >= 2^32 elements */
   int route;                  /* 0: the usual choice; 1 tiled, 2 direct, 3 packed (set by ops running GEMM
                                  inside, after clforge__gemm_resolve) */

@@ -285,6 +285,18 @@ static void gemm_key(const clforge__gemm *g, clforge__problem_key *key, char *dt
   key->compute_type = g->compute_type; /* its half variants' entries first (src/families/family.c) */
 }
 
+/* A gated call stores its column pairs from one work-item's vector: the
+ * tiled and direct kernels need an even VW (the packed kernel's are). A VW
+ * of 1 becomes 2 where the tile allows it; a tiled tile of one column
+ * (NWI 1) leaves the tiled path out (*no_tiled). */
+static void gate_vectors(const clforge__gemm *g, gemm_plan *p, int *no_tiled) {
+  *no_tiled = 0;
+  if (!g->gate) return;
+  if (p->vd[GEMMD_VW] % 2) p->vd[GEMMD_VW] = p->cd.values[GEMMD_VW] = 2;
+  if (p->vt[GEMM_VW] % 2 && p->vt[GEMM_NWI] % 2 == 0) p->vt[GEMM_VW] = p->ct.values[GEMM_VW] = 2;
+  *no_tiled = p->vt[GEMM_VW] % 2;
+}
+
 static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gemm_plan *p) {
   gemm_path path;
   char dtypes[32], layout[4];
@@ -300,6 +312,8 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   if (st != CLFORGE_SUCCESS) return st;
   clforge__gate_half(ctx, g->compute_type, p->vt, GEMM_HALF, &p->ct); /* the arithmetic the call allows */
   clforge__gate_half(ctx, g->compute_type, p->vd, GEMMD_HALF, &p->cd);
+  int no_tiled;
+  gate_vectors(g, p, &no_tiled);
   /* The packed family only matters where the route can be packed: a bad
    * gemm_packed override, or a device its defaults do not fit, fails the
    * calls that would pack, not every GEMM. */
@@ -350,11 +364,12 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   if (!p->packed) {
     p->m0 = g->m - g->m % (size_t)p->vt[GEMM_MWG];
     p->n0 = g->n - g->n % (size_t)p->vt[GEMM_NWG];
-    p->tiled = p->m0 && p->n0 && g->k && path != PATH_DIRECT &&
+    p->tiled = p->m0 && p->n0 && g->k && path != PATH_DIRECT && !no_tiled &&
                (path == PATH_TILED || (double)g->m * (double)g->n * (double)g->k >= DIRECT_BELOW_MNK);
     if (!p->tiled) p->m0 = p->n0 = 0;
     p->direct = p->m0 < g->m || (p->tiled && p->n0 < g->n);
-    if (!p->tiled && path == PATH_AUTO) snprintf(why, sizeof why, "small (< 128^3 or < one tile) or k = 0: direct");
+    if (!p->tiled && path == PATH_AUTO)
+      snprintf(why, sizeof why, no_tiled ? "gated, tiled VW odd: direct" : "small (< 128^3 or < one tile) or k = 0: direct");
   }
   memcpy(p->ct.route, why, sizeof why);
   memcpy(p->cd.route, why, sizeof why);

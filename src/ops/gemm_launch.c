@@ -22,6 +22,10 @@ clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *
     used = strlen(opts);
     snprintf(opts + used, sizeof opts - used, " -DAUX=%d -DAUX_T=%d", g->aux_mode, (int)g->aux.type);
   }
+  if (g->gate) {
+    used = strlen(opts);
+    snprintf(opts + used, sizeof opts - used, " -DGATE=1");
+  }
   if (g->a_direct) {
     used = strlen(opts);
     snprintf(opts + used, sizeof opts - used, " -DA_DIRECT=1");

@@ -9,7 +9,7 @@
 int clforge__clblast_gemm_eligible(const clforge__gemm *g) {
   /* CLBlast rejects a zero dimension; clforge defines k = 0 as C = beta C. */
   return g->m && g->n && g->k && g->a.type == CLFORGE_F32 && g->b.type == CLFORGE_F32 && g->c.type == CLFORGE_F32 && !g->bias_mode &&
-         g->act == CLFORGE_ACT_NONE && !g->idx64 && !g->aux_mode;
+         g->act == CLFORGE_ACT_NONE && !g->idx64 && !g->aux_mode && !g->gate;
 }
 
 clforge_status clforge__clblast_gemm(clforge_context ctx, const clforge__gemm *g, cl_mem a, cl_mem b, cl_mem c,

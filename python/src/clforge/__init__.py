@@ -30,6 +30,8 @@ from .rope import rotary_embedding  # noqa: E402
 __all__ += ["rotary_embedding"]
 from .embedding import embedding  # noqa: E402
 __all__ += ["embedding"]
+from .gated import fuse_gate_up, gated_linear  # noqa: E402
+__all__ += ["fuse_gate_up", "gated_linear"]
 from .batchnorm import fuse_conv_bn_weights  # noqa: E402
 __all__ += ["fuse_conv_bn_weights"]
 from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward  # noqa: E402

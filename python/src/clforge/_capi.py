@@ -20,6 +20,11 @@ size_t4 = c_size_t * 4
 _cl_ulong = c_ulonglong
 
 # ------------------------------------------------------------------ structs
+class _GateRoom(ctypes.Union):
+    """clforge_gemm_desc's gate: an enum in a pointer's room."""
+    _fields_ = [("gate", c_int), ("gate_room_", c_void_p)]
+
+
 class GemmDesc(Structure):
     _fields_ = [("layout", c_int), ("trans_a", c_int), ("trans_b", c_int),
                 ("m", c_size_t), ("n", c_size_t), ("k", c_size_t),
@@ -30,7 +35,8 @@ class GemmDesc(Structure):
                 ("batch", c_size_t), ("stride_a", c_size_t), ("stride_b", c_size_t), ("stride_c", c_size_t),
                 ("bias_mode", c_int), ("bias_type", c_int), ("bias_offset", c_size_t),
                 ("activation", c_int), ("alpha_mode", c_int), ("aux_mode", c_int), ("aux_type", c_int),
-                ("aux_offset", c_size_t), ("compute_type", c_int), ("reserved", c_void_p * 1)]
+                ("aux_offset", c_size_t), ("compute_type", c_int), ("gate_u", _GateRoom)]
+    _anonymous_ = ("gate_u",)
 
 
 class KernelChoice(Structure):

@@ -14,7 +14,7 @@ from .matmul import ACTIVATIONS, result_dtype
 
 NONE, ADD, SUB, MUL, DIV, MAX, MIN = range(7)
 MAX_DIMS = 8
-_ACTS = dict(ACTIVATIONS, silu=4)
+_ACTS = ACTIVATIONS
 
 
 def _act(act, op):

@@ -9,7 +9,7 @@ from ._arrays import Call, as_dtype
 from ._capi import GemmDesc, lib
 from .errors import check
 
-ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 3, "gelu_erf": 3, "gelu_tanh": 2}
+ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 3, "gelu_erf": 3, "gelu_tanh": 2, "silu": 4}
 
 
 def activation_code(act, op):
@@ -17,7 +17,7 @@ def activation_code(act, op):
         return ACTIVATIONS[act.lower() if isinstance(act, str) else act]
     except (KeyError, AttributeError):
         raise ValueError("%s: activation must be one of None, 'relu', 'gelu' (erf, PyTorch's default), "
-                         "'gelu_tanh' (PyTorch's approximate='tanh'); got %r" % (op, act)) from None
+                         "'gelu_tanh' (PyTorch's approximate='tanh'), 'silu'; got %r" % (op, act)) from None
 
 
 def result_dtype(*dtypes):
