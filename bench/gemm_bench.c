@@ -55,6 +55,7 @@ typedef struct {
   gemm_path paths[PATH_COUNT];
   int npaths;
   int int8; /* --int8: an int8 row per shape too */
+  int q8_0; /* --q8_0: a q8_0-weight row per shape too */
 } gemm_options;
 
 /* ---------------------------------------------------------------- options */
@@ -81,6 +82,9 @@ void clforge_bench_gemm_help(FILE *f) {
           "                      clforge kernel choice, through CLFORGE_GEMM_PATH (default\n"
           "                      auto); 'all' measures each as its own row; 'tiled' still\n"
           "                      leaves the edges to the direct kernel\n"
+          "  --q8_0              also, per shape, y = x W^T with W (n x k) in ggml's q8_0 blocks\n"
+          "                      (llama.cpp's Q8_0 weights; f32 x and y), next to clforge's f32\n"
+          "                      and f16 weights on the same shape (GB/s: the bytes read)\n"
           "  --int8              also, per shape, clforge_gemm_quantized (u8 A with zero point\n"
           "                      128, s8 B, s32 C), next to clforge's f32 GEMM on the same\n"
           "                      shape and oneDNN's u8s8s32 GEMM on the host (its result\n"
@@ -145,6 +149,8 @@ static int gemm_option(clforge_bench_cli *cli, int argc, char **argv, int *a, vo
     return clforge_bench_cli_dtypes(cli, "--dtype", v, o->dtypes, &o->ndtypes, 3);
   } else if (!strcmp(argv[*a], "--int8")) {
     o->int8 = 1;
+  } else if (!strcmp(argv[*a], "--q8_0")) {
+    o->q8_0 = 1;
   } else if (clforge_bench_option(argc, argv, a, "--trans", &v)) {
     if (!v || strlen(v) != 2 || !strchr("NnTt", v[0]) || !strchr("NnTt", v[1]))
       return clforge_bench_usage_error(cli, "--trans needs NN, NT, TN or TT");
@@ -196,6 +202,10 @@ static int parse_options(int argc, char **argv, gemm_options *o) {
     o->npaths = 1;
     o->paths[0] = PATH_AUTO;
   }
+  for (size_t i = 0; o->q8_0 && i < o->nshapes; ++i)
+    if (o->shapes[i].k % 32)
+      return clforge_bench_usage_error(&o->cli, "--q8_0: k must be a multiple of 32 (q8_0's blocks), got %zu",
+                                       o->shapes[i].k);
   if (o->int8 && (o->trans_a || o->trans_b))
     return clforge_bench_usage_error(&o->cli, "--int8 times NN only (oneDNN's peer call is NN)");
   return -1;
@@ -788,12 +798,43 @@ static int int8_spot_check(const int8_case *c, const int32_t *got, char *why, si
   return 0;
 }
 
-/* Time fn on the queue into p (a peer) or r (clforge's row). */
-static int time_int8(int8_case *c, clforge_bench_enqueue_fn fn, clforge_bench_timing *t, char *err, size_t cap) {
+/* An extra row (int8, q8_0) done: its warning if it failed, then printed. */
+static void finish_row(bench_env *env, gemm_row *r, const char *what) {
+  if (!r->ok && !r->error[0]) snprintf(r->error, sizeof r->error, "out of host memory");
+  if (!r->ok) clforge_bench_warn(&env->s, "%zux%zux%zu %s: %s", r->s.m, r->s.n, r->s.k, what, r->error);
+  clforge_bench_progress_clear(&env->s);
+  if (env->o->cli.json) {
+    print_json(env, r);
+  } else {
+    table_row(env, r);
+  }
+}
+
+/* Time fn(user) on the queue (the int8 and q8_0 rows and their clforge peers). */
+static int time_on_queue(bench_env *env, clforge_bench_enqueue_fn fn, void *user, clforge_bench_timing *t, char *err,
+                         size_t cap) {
   const char *where = "";
-  int rc = clforge_bench_time_queue(c->env->s.queue, fn, c, c->env->o->cli.warmup, c->env->o->cli.runs, t, &where);
+  int rc = clforge_bench_time_queue(env->s.queue, fn, user, env->o->cli.warmup, env->o->cli.runs, t, &where);
   if (rc != 0)
-    snprintf(err, cap, "%s failed (%s): %s", where, clforge_status_name(rc), clforge_last_error(c->env->s.ctx));
+    snprintf(err, cap, "%s failed (%s): %s", where, clforge_status_name(rc), clforge_last_error(env->s.ctx));
+  return rc;
+}
+
+/* Time clforge's own row (fn on user) into r: its median, p95, GFLOP/s
+ * for `flops` and GB/s for `bytes`; 0 when it ran (its result then wants
+ * checking). */
+static int time_row(bench_env *env, gemm_row *r, clforge_bench_enqueue_fn fn, void *user, double flops, double bytes) {
+  clforge_bench_timing t;
+  clforge_bench_stats st;
+  if (time_on_queue(env, fn, user, &t, r->error, sizeof r->error) != 0) return -1;
+  int rc = clforge_bench_summarize(t.seconds, (size_t)t.runs, &st);
+  if (rc == 0) {
+    r->timer = clforge_bench_timer_name(t.timer);
+    r->median_ms = st.median * 1e3, r->p95_ms = st.p95 * 1e3;
+    r->gflops = flops / st.median * 1e-9;
+    r->gbps = bytes / st.median * 1e-9;
+  }
+  clforge_bench_timing_free(&t);
   return rc;
 }
 
@@ -810,25 +851,17 @@ static int run_int8_case(bench_env *env, gemm_shape s) {
   if (setup_int8(env, &c, s, r.error, sizeof r.error) == 0 && (got = malloc(s.m * s.n * 4)) != NULL) {
     clforge_bench_progress(&env->s, "%zux%zux%zu u8s8s32: clforge", s.m, s.n, s.k);
     clforge_bench_timing t;
-    clforge_bench_stats st;
-    if (time_int8(&c, enqueue_int8, &t, r.error, sizeof r.error) == 0) {
-      if (clforge_bench_summarize(t.seconds, (size_t)t.runs, &st) == 0) {
-        r.timer = clforge_bench_timer_name(t.timer);
-        r.median_ms = st.median * 1e3, r.p95_ms = st.p95 * 1e3;
-        r.gflops = flops / st.median * 1e-9;
-        r.gbps = (double)(s.m * s.k + s.k * s.n + 4 * s.m * s.n) / st.median * 1e-9;
-        cl_int e = clEnqueueReadBuffer(env->s.queue, c.dc, CL_TRUE, 0, s.m * s.n * 4, got, 0, NULL, NULL);
-        r.ok = e == CL_SUCCESS && int8_spot_check(&c, got, r.error, sizeof r.error) == 0;
-        if (e != CL_SUCCESS) snprintf(r.error, sizeof r.error, "reading C failed (%s)", clforge_status_name(e));
-      }
-      clforge_bench_timing_free(&t);
+    if (time_row(env, &r, enqueue_int8, &c, flops, (double)(s.m * s.k + s.k * s.n + 4 * s.m * s.n)) == 0) {
+      cl_int e = clEnqueueReadBuffer(env->s.queue, c.dc, CL_TRUE, 0, s.m * s.n * 4, got, 0, NULL, NULL);
+      r.ok = e == CL_SUCCESS && int8_spot_check(&c, got, r.error, sizeof r.error) == 0;
+      if (e != CL_SUCCESS) snprintf(r.error, sizeof r.error, "reading C failed (%s)", clforge_status_name(e));
     }
     if (!env->o->cli.peers) {
       clforge_bench_peers_not_run(r.peers, NPEERS, "not run (--no-peers)");
     } else {
       clforge_bench_progress(&env->s, "%zux%zux%zu u8s8s32: clforge f32", s.m, s.n, s.k);
       char err[256];
-      if (time_int8(&c, enqueue_int8_f32, &t, err, sizeof err) == 0) {
+      if (time_on_queue(env, enqueue_int8_f32, &c, &t, err, sizeof err) == 0) {
         clforge_bench_peer_timed(&r.peers[I8_PEER_F32], &t, flops);
         snprintf(r.peers[I8_PEER_F32].note, sizeof r.peers[I8_PEER_F32].note,
                  "clforge_gemm f32 on the same shape (its own data)");
@@ -861,16 +894,158 @@ static int run_int8_case(bench_env *env, gemm_shape s) {
       }
     }
   }
-  if (!r.ok && !r.error[0]) snprintf(r.error, sizeof r.error, "out of host memory");
-  if (!r.ok) clforge_bench_warn(&env->s, "%zux%zux%zu u8s8s32: %s", s.m, s.n, s.k, r.error);
-  clforge_bench_progress_clear(&env->s);
-  if (env->o->cli.json) {
-    print_json(env, &r);
-  } else {
-    table_row(env, &r);
-  }
+  finish_row(env, &r, "u8s8s32");
   free(got);
   free_int8(&c);
+  return !r.ok;
+}
+
+/* ------------------------------------------------------------------- q8_0 */
+
+/* One q8_0 row per shape: y = x W^T, W (n x k) q8_0 rows (decode's GEMV at
+ * small m, where reading W is the cost), next to clforge's f32 and f16
+ * weights (W^T, the same layout) on the same shape. */
+enum { Q8_PEER_F32 = 0, Q8_PEER_F16 = 1 };
+
+typedef struct {
+  bench_env *env;
+  gemm_shape s;
+  float *x;
+  unsigned char *q;
+  cl_mem dx, dq, dy, wf, wh;
+  clforge_gemm_desc desc, fdesc, hdesc;
+} q8_case;
+
+static int enqueue_q8(void *user, cl_command_queue queue) {
+  q8_case *c = user;
+  (void)queue;
+  return clforge_gemm(c->env->s.ctx, &c->desc, c->dx, c->dq, c->dy, NULL, 0, NULL, NULL);
+}
+
+static int enqueue_q8_f32(void *user, cl_command_queue queue) {
+  q8_case *c = user;
+  (void)queue;
+  return clforge_gemm(c->env->s.ctx, &c->fdesc, c->dx, c->wf, c->dy, NULL, 0, NULL, NULL);
+}
+
+static int enqueue_q8_f16(void *user, cl_command_queue queue) {
+  q8_case *c = user;
+  (void)queue;
+  return clforge_gemm(c->env->s.ctx, &c->hdesc, c->dx, c->wh, c->dy, NULL, 0, NULL, NULL);
+}
+
+static void free_q8(q8_case *c) {
+  const cl_mem m[5] = {c->dx, c->dq, c->dy, c->wf, c->wh};
+  for (int i = 0; i < 5; ++i)
+    if (m[i]) clReleaseMemObject(m[i]);
+  free(c->x), free(c->q);
+}
+
+static int setup_q8(bench_env *env, q8_case *c, gemm_shape s, char *err, size_t cap) {
+  memset(c, 0, sizeof *c);
+  c->env = env, c->s = s;
+  const size_t row = s.k / 32 * 34, nw = s.n * s.k;
+  float *w = malloc(nw * sizeof *w);
+  uint16_t *h = malloc(nw * sizeof *h);
+  c->x = malloc(s.m * s.k * sizeof *c->x), c->q = malloc(s.n * row);
+  int rc = -1;
+  if (w && h && c->x && c->q) {
+    clforge_bench_fill_random(c->x, s.m * s.k, 0x1234567u, 1.0f);
+    clforge_bench_fill_random(w, nw, 0x7654321u, 0.05f);
+    const clforge_quant_desc qd = {.scheme = CLFORGE_QUANT_Q8_0, .rows = s.n, .cols = s.k};
+    clforge_ref_convert(nw, w, CLFORGE_F32, h, CLFORGE_F16);
+    if (clforge_ref_quantize(&qd, w, c->q, NULL, NULL) == CLFORGE_SUCCESS) {
+      cl_int e[5];
+      c->dx = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, s.m * s.k * 4, c->x, &e[0]);
+      c->dq = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, s.n * row, c->q, &e[1]);
+      c->dy = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_WRITE, s.m * s.n * 4, NULL, &e[2]);
+      c->wf = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nw * 4, w, &e[3]);
+      c->wh = clCreateBuffer(env->s.cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nw * 2, h, &e[4]);
+      rc = 0;
+      for (int i = 0; i < 5 && rc == 0; ++i)
+        if (e[i] != CL_SUCCESS) rc = -1, snprintf(err, cap, "clCreateBuffer failed (%s)", clforge_status_name(e[i]));
+    } else {
+      snprintf(err, cap, "quantizing W: %s", clforge_last_error(NULL));
+    }
+  } else {
+    snprintf(err, cap, "out of host memory");
+  }
+  free(w), free(h);
+  c->desc = (clforge_gemm_desc){.m = s.m, .n = s.n, .k = s.k, .trans_b = CLFORGE_TRANS, .b_type = CLFORGE_Q8_0};
+  c->fdesc = (clforge_gemm_desc){.m = s.m, .n = s.n, .k = s.k, .trans_b = CLFORGE_TRANS};
+  c->hdesc = (clforge_gemm_desc){.m = s.m, .n = s.n, .k = s.k, .trans_b = CLFORGE_TRANS, .b_type = CLFORGE_F16};
+  return rc;
+}
+
+/* Sampled elements of y against double dot products over the decoded
+ * blocks (f32's rounding of k products: 1e-4 of the magnitudes' sum). */
+static int q8_spot_check(const q8_case *c, const float *got, char *why, size_t cap) {
+  const size_t row = c->s.k / 32 * 34;
+  uint32_t seed = 0xC0FFEEu;
+  for (int t = 0; t < SPOT_SAMPLES; ++t) {
+    seed = seed * 1664525u + 1013904223u;
+    const size_t i = (size_t)((seed >> 8) % (uint32_t)c->s.m);
+    seed = seed * 1664525u + 1013904223u;
+    const size_t j = (size_t)((seed >> 8) % (uint32_t)c->s.n);
+    double sum = 0, mag = 0;
+    for (size_t p = 0; p < c->s.k; ++p) {
+      const unsigned char *blk = c->q + j * row + p / 32 * 34;
+      const double w = (double)clforge_ref_f16_to_f32((uint16_t)(blk[0] | blk[1] << 8)) * (int8_t)blk[2 + p % 32];
+      sum += (double)c->x[i * c->s.k + p] * w, mag += fabs((double)c->x[i * c->s.k + p] * w);
+    }
+    if (fabs(got[i * c->s.n + j] - sum) > 1e-4 * mag + 1e-30) {
+      snprintf(why, cap, "wrong result: y[%zu][%zu] = %.7g, %.7g over the decoded blocks", i, j,
+               (double)got[i * c->s.n + j], sum);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static void q8_peer(q8_case *c, int which, clforge_bench_enqueue_fn fn, double flops, double bytes, gemm_row *r) {
+  clforge_bench_timing t;
+  char err[256];
+  clforge_bench_peer_result *p = &r->peers[which];
+  clforge_bench_progress(&c->env->s, "%zux%zux%zu q8_0: clforge %s weights", c->s.m, c->s.n, c->s.k,
+                         which == Q8_PEER_F32 ? "f32" : "f16");
+  if (time_on_queue(c->env, fn, c, &t, err, sizeof err) == 0) {
+    clforge_bench_peer_timed(p, &t, flops);
+    snprintf(p->note, sizeof p->note, "clforge_gemm, %s W^T on the same shape: %.1f GB/s", which == Q8_PEER_F32 ? "f32" : "f16",
+             bytes / (p->median_ms * 1e-3) * 1e-9);
+    clforge_bench_timing_free(&t);
+  } else {
+    snprintf(p->note, sizeof p->note, "%s", err);
+  }
+}
+
+static int run_q8_case(bench_env *env, gemm_shape s) {
+  const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
+  const double io = 4.0 * (double)(s.m * s.k + s.m * s.n);
+  gemm_row r;
+  row_init(&r, s, CLFORGE_F32, PATH_AUTO);
+  r.provider = "clforge-q8_0";
+  r.label = "f32,q8_0";
+  r.peers[Q8_PEER_F32].name = "clforge_f32_weights";
+  r.peers[Q8_PEER_F16].name = "clforge_f16_weights";
+  q8_case c;
+  float *got = NULL;
+  if (setup_q8(env, &c, s, r.error, sizeof r.error) == 0 && (got = malloc(s.m * s.n * 4)) != NULL) {
+    clforge_bench_progress(&env->s, "%zux%zux%zu q8_0: clforge", s.m, s.n, s.k);
+    if (time_row(env, &r, enqueue_q8, &c, flops, (double)s.n * (double)(s.k / 32 * 34) + io) == 0) {
+      cl_int e = clEnqueueReadBuffer(env->s.queue, c.dy, CL_TRUE, 0, s.m * s.n * 4, got, 0, NULL, NULL);
+      r.ok = e == CL_SUCCESS && q8_spot_check(&c, got, r.error, sizeof r.error) == 0;
+      if (e != CL_SUCCESS) snprintf(r.error, sizeof r.error, "reading y failed (%s)", clforge_status_name(e));
+    }
+    if (!env->o->cli.peers) {
+      clforge_bench_peers_not_run(r.peers, NPEERS, "not run (--no-peers)");
+    } else {
+      q8_peer(&c, Q8_PEER_F32, enqueue_q8_f32, flops, 4.0 * (double)s.n * (double)s.k + io, &r);
+      q8_peer(&c, Q8_PEER_F16, enqueue_q8_f16, flops, 2.0 * (double)s.n * (double)s.k + io, &r);
+    }
+  }
+  finish_row(env, &r, "q8_0");
+  free(got);
+  free_q8(&c);
   return !r.ok;
 }
 
@@ -934,6 +1109,14 @@ int clforge_bench_gemm_main(int argc, char **argv) {
       table_columns(&env, "clforge f32", "onednn");
     }
     for (size_t i = 0; i < o.nshapes; ++i) failed += run_int8_case(&env, o.shapes[i]);
+    if (!o.cli.json) clforge_bench_table_finish(&env.table);
+  }
+  if (o.q8_0) { /* a table of its own: its peers are clforge's f32 and f16 weights */
+    if (!o.cli.json) {
+      printf("\nq8_0 weights: y = x W^T, x and y f32, W n x k in q8_0 blocks; GB/s: W's bytes, x and y\n");
+      table_columns(&env, "f32 weights", "f16 weights");
+    }
+    for (size_t i = 0; i < o.nshapes; ++i) failed += run_q8_case(&env, o.shapes[i]);
     if (!o.cli.json) clforge_bench_table_finish(&env.table);
   }
   if (o.cli.peers) clforge_bench_clblast_release();

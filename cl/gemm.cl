@@ -34,6 +34,10 @@ static inline void load_a_run(const global a_t *A, uint lda, idx_t row, uint p, 
 #endif
 }
 
+#if GATE && VW % 2 // a gated pair's two columns must share a vector (src/ops/gemm.c, gate_vectors)
+#error "clforge: a gated GEMM needs an even VW"
+#endif
+
 kernel __attribute__((reqd_work_group_size(NDIM, MDIM, 1)))
 void clforge_gemm_tiled(GEMM_OPERAND_ARGS) {
   const uint lx = get_local_id(0), ly = get_local_id(1);

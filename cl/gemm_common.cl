@@ -97,6 +97,7 @@ typedef floatv halfv;
 #define GEMM_HFLUSH(acc, hacc) ((acc) += FLOATV_OF(hacc), (hacc) = (halfv)0)
 #endif
 
+#if B_T != CLFORGE_DT_Q8_0 // (the q8_0 family reads its blocks itself: cl/gemm_q8_0.cl)
 // VW consecutive elements of op(B) in row p, as f32.
 static inline floatv load_b_vec(const global b_t *B, uint ldb, uint p, idx_t col) {
 #if TB == 0 && VW > 1
@@ -108,6 +109,7 @@ static inline floatv load_b_vec(const global b_t *B, uint ldb, uint p, idx_t col
   return VLOADF(t);
 #endif
 }
+#endif
 
 
 // VW consecutive elements of row `row` of C, as f32 (for beta != 0).
@@ -124,7 +126,9 @@ static inline void store_c_vec(floatv x, global c_t *C, uint ldc, idx_t row, idx
 #if GATE
   float t[VW];
   VSTOREF(x, t);
+#if VW > 1 // (VW 1: the q8_0 family's, which stores through gemm_store1)
   UNROLL(VW / 2)
+#endif
   for (int e = 0; e < VW / 2; ++e) STORE1(C_T, ACTIVATE(t[2 * e]) * t[2 * e + 1], C, row * ldc + col / 2 + e);
 #elif VW > 1
   STOREV(C_T, x, C + row * ldc + col);

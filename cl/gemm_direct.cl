@@ -57,6 +57,10 @@ static inline floatv load_b_clamped(const global b_t *B, uint ldb, uint p, idx_t
 }
 #define LOAD_B_EDGE(p, t) load_b_clamped(B, ldb, p, col0, cv[t], cols)
 
+#if GATE && VW % 2 // a gated pair's two columns must share a vector (src/ops/gemm.c, gate_vectors)
+#error "clforge: a gated GEMM needs an even VW"
+#endif
+
 kernel __attribute__((reqd_work_group_size(NDIMD, MDIMD, 1)))
 void clforge_gemm_direct(const uint row0, const uint col0, const uint rows, const uint cols, GEMM_OPERAND_ARGS) {
   const uint lx = get_local_id(0), ly = get_local_id(1);

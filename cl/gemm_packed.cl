@@ -48,6 +48,10 @@
 #else
 #define WG_SHAPE NDIMP, MDIMP
 #endif
+#if GATE && VW % 2 // a gated pair's two columns must share a vector (src/ops/gemm.c, gate_vectors)
+#error "clforge: a gated GEMM needs an even VW"
+#endif
+
 kernel __attribute__((reqd_work_group_size(WG_SHAPE, 1)))
 void clforge_gemm_packed(const uint row0, const uint col0, const uint rows, const uint cols, const uint band, const uint k,
                          const float alpha, const float beta, const global float *restrict A, const ulong a_off,

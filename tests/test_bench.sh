@@ -171,6 +171,13 @@ run env CLFORGE_PARAMS="$CHEAP_PARAMS;gemm_int8:MWI=2,NWI=1,VW=8,MDIM=4,NDIM=4" 
 check "bench gemm --int8: an f32 line and a u8s8 line, clforge's int8 numbers" \
   '[ $rc -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 2 ] && grep -q "\"dtype\":\"u8s8\".*\"provider\":\"clforge-int8\".*\"gflops\":[0-9]" "$OUT"'
 check "bench gemm --int8: no peer differs" '! grep -q "differs" "$OUT" "$ERR"'
+# q8_0 rows: clforge's y spot-checked against the decoded blocks, its f32 and f16 weights beside it
+run env CLFORGE_PARAMS="$CHEAP_PARAMS;gemm_q8_0:MR=1,NC=1,KS=1,NG=8,VK=8" \
+  "$BIN" bench gemm --shape 2,24,64 --dtype f32 --q8_0 --runs 3 --no-peak --json
+check "bench gemm --q8_0: an f32 line and a q8_0 line with its numbers and both peers'" \
+  '[ $rc -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 2 ] && grep -q "\"dtype\":\"f32,q8_0\".*\"provider\":\"clforge-q8_0\".*\"gflops\":[0-9]" "$OUT" && grep -q "clforge_f16_weights" "$OUT"'
+run "$BIN" bench gemm --q8_0 --shape 2,24,48
+check "bench gemm --q8_0 with k not a multiple of 32 is a usage error" '[ $rc -eq 2 ] && grep -q "multiple of 32" "$ERR"'
 run "$BIN" bench gemm --int8 --trans NT --sizes 8
 check "bench gemm --int8 --trans NT is a usage error" '[ $rc -eq 2 ] && grep -q "NN only" "$ERR"'
 

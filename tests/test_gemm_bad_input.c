@@ -1,6 +1,7 @@
 /* clforge_gemm's argument checks: each bad descriptor or buffer gets a clear
  * status and message before anything is enqueued, and C is left untouched. */
 #include <stdint.h>
+#include <string.h>
 
 #include "test_util.h"
 
@@ -72,6 +73,13 @@ int main(void) {
   BAD((d.gate = CLFORGE_GEMM_GATE_INTERLEAVED, d.beta = 1), CLFORGE_UNSUPPORTED, "beta 0");
   BAD((d.gate = CLFORGE_GEMM_GATE_INTERLEAVED, d.m = (size_t)1 << 30, d.n = (size_t)1 << 30), CLFORGE_LIMIT_EXCEEDED,
       "twice n when gated");
+  BAD((d.gate = CLFORGE_GEMM_GATE_INTERLEAVED, d.aux_mode = CLFORGE_GEMM_AUX_STORE), CLFORGE_UNSUPPORTED, "no aux");
+  /* gated: C has n / 2 columns (ldc from n / 2 on), op(B) and a column bias 2n */
+  BAD((d.gate = CLFORGE_GEMM_GATE_INTERLEAVED, d.n = N / 2, d.ldc = N / 2 - 1), CLFORGE_INVALID_ARGUMENT, "ldc");
+  BAD((d.gate = CLFORGE_GEMM_GATE_INTERLEAVED, d.n = N / 2, d.bias_mode = CLFORGE_BIAS_COLUMN, d.bias_offset = 1),
+      CLFORGE_BUFFER_TOO_SMALL, "bias");
+  /* the gate's room past the enum */
+  BAD(memset((unsigned char *)&d.gate_room_ + sizeof d.gate, 1, 1), CLFORGE_INVALID_ARGUMENT, "gate room");
   /* batch items of C that overlap */
   BAD((d.batch = 2, d.stride_c = 10), CLFORGE_INVALID_ARGUMENT, "overlap");
   BAD((d.batch = 2, d.stride_c = 0), CLFORGE_INVALID_ARGUMENT, "overlap");

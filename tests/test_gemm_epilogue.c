@@ -199,7 +199,7 @@ int main(int argc, char **argv) {
         run(ctx, &cases[i], paths[p]);
         if (production(i, paths[p])) gemm_params(ctx, 0);
       }
-  for (int act = 1; act <= 3 && !small; ++act) layer_gradients(ctx, (clforge_activation)act);
+  for (int act = 1; act <= 4 && !small; ++act) layer_gradients(ctx, (clforge_activation)act); /* SiLU: 4 */
   if (small) layer_gradients(ctx, CLFORGE_ACT_RELU);
   if (!small) { /* validation mode checks aux and the bias gradient too */
     CHECK_OK(ctx, clforge_context_set_validation(ctx, 1));

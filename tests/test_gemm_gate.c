@@ -101,6 +101,12 @@ static void run(clforge_context ctx, const gcase *c) {
     unsetenv("CLFORGE_GEMM_PATH");
     return;
   }
+  /* the route asked for is the one that runs */
+  clforge_kernel_choice ch[2];
+  int nch = 0;
+  CHECK_OK(ctx, clforge_gemm_explain(ctx, &c->d, ch, 2, &nch));
+  const char *fam = !strcmp(c->path, "tiled") ? "gemm" : !strcmp(c->path, "direct") ? "gemm_direct" : "gemm_packed";
+  CHECK(nch >= 1 && !strcmp(ch[0].family, fam), "%s: the %s path runs %s", c->what, c->path, nch ? ch[0].family : "nothing");
   tu_array a, b, cc, bias = {0};
   tu_array_make(ctx, &a, g.a.extent, g.a.type, 1.0f, &seed), tu_array_make(ctx, &b, g.b.extent, g.b.type, 1.0f, &seed);
   tu_array_make(ctx, &cc, g.c.extent, g.c.type, 1.0f, &seed);
@@ -217,6 +223,16 @@ int main(int argc, char **argv) {
     unsetenv("CLFORGE_GEMM_PATH");
     gemm_params(ctx, 1, 0);
     run(ctx, &cases[3]);
+    /* the device's own parameters on the tiled (and direct edges) and
+     * packed routes, the packed one reading A in place (n <= NC) */
+    CHECK_OK(ctx, clforge_context_set_params(ctx, ""));
+    const gcase prod[] = {
+        {{.m = 130, .n = 40, .k = 32, .trans_b = CLFORGE_TRANS, .activation = CLFORGE_ACT_SILU, GATED}, "tiled",
+         "SwiGLU, the device's tiled and direct parameters"},
+        {{.m = 40, .n = 8, .k = 64, .activation = CLFORGE_ACT_GELU_TANH, GATED}, "packed",
+         "GeGLU, the device's packed parameters, A in place"},
+    };
+    run(ctx, &prod[0]), run(ctx, &prod[1]);
     gemm_params(ctx, 0, 0);
     const gcase v = {{.m = 9, .n = 13, .k = 33, .activation = CLFORGE_ACT_SILU, GATED}, "direct", "validation"};
     validation(ctx, &v);

@@ -175,6 +175,8 @@ static void bad_inputs(clforge_context ctx) {
   BAD(q.b_scale = small, CLFORGE_BUFFER_TOO_SMALL, "b_scale");
   BAD(q.b_scale_offset = 1, CLFORGE_BUFFER_TOO_SMALL, "b_scale");
   BAD(d.aux_mode = CLFORGE_GEMM_AUX_STORE, CLFORGE_INVALID_ARGUMENT, "aux_mode");
+  BAD(d.activation = CLFORGE_ACT_SILU, CLFORGE_UNSUPPORTED, "SiLU");
+  BAD(d.gate = CLFORGE_GEMM_GATE_INTERLEAVED, CLFORGE_UNSUPPORTED, "gated epilogue");
   BAD(q.reserved[2] = &dummy, CLFORGE_INVALID_ARGUMENT, "reserved");
   BAD(d.m = 65, CLFORGE_BUFFER_TOO_SMALL, "a");
   BAD(q.a_scale = c, CLFORGE_INVALID_ARGUMENT, "overlaps");

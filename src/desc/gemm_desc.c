@@ -37,7 +37,7 @@ static clforge_status operand_extent(clforge_context ctx, clforge__gemm_operand 
 }
 
 clforge__footprint clforge__gemm_footprint(const clforge__gemm_operand *o, size_t batch) {
-  size_t es = clforge_dtype_size(o->type);
+  size_t es = clforge__gemm_operand_es(o);
   /* stride 0 broadcasts one matrix to every item: it is touched once */
   clforge__footprint f = {o->offset * es, o->cols * es, o->ld * es, o->rows, o->stride * es, o->stride ? batch : 1};
   if (o->extent == o->offset) f.rows = 0; /* not read or written */
@@ -69,6 +69,16 @@ static clforge_status check_desc(clforge_context ctx, const clforge_gemm_desc *d
                          "alpha_mode %d, aux_mode %d, compute_type %d, gate %d)",
                          (int)d->layout, (int)d->trans_a, (int)d->trans_b, (int)d->bias_mode, (int)d->activation,
                          (int)d->alpha_mode, (int)d->aux_mode, (int)d->compute_type, (int)d->gate);
+  /* the gate's room: the bytes beyond the enum stay reserved (zero) */
+  unsigned char room[sizeof d->gate_room_];
+  memcpy(room, &d->gate_room_, sizeof room);
+  for (size_t i = sizeof d->gate; i < sizeof room; ++i)
+    if (room[i])
+      return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
+                           "gemm: clforge_gemm_desc's gate room has bits set beyond the gate (byte %zu): leave them zero",
+                           i);
+  if (int8 && d->activation == CLFORGE_ACT_SILU)
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm_quantized: activation SiLU is not supported (ReLU, GELU)");
   if (d->gate && (int8 || d->layout != CLFORGE_ROW_MAJOR || d->beta != 0.0f || d->aux_mode))
     return clforge__fail(ctx, CLFORGE_UNSUPPORTED,
                          "%s: a gated epilogue (gate %d) needs a float GEMM, row-major, beta 0 and no aux "
@@ -82,9 +92,18 @@ static clforge_status check_desc(clforge_context ctx, const clforge_gemm_desc *d
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                          "gemm_quantized: A and B must be s8 or u8, C s32, s8, u8, f32, f16 or bf16 (a %d, b %d, c %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type);
-  if (!int8 && (!clforge__float_dtype_ok(&t[0]) || !clforge__float_dtype_ok(&t[1]) || !clforge__float_dtype_ok(&t[2]) || !clforge__float_dtype_ok(&t[3]) || !clforge__float_dtype_ok(&t[4])))
+  const int q8_0 = !int8 && t[1] == CLFORGE_Q8_0;
+  if (!int8 && (!clforge__float_dtype_ok(&t[0]) || (!q8_0 && !clforge__float_dtype_ok(&t[1])) || !clforge__float_dtype_ok(&t[2]) || !clforge__float_dtype_ok(&t[3]) || !clforge__float_dtype_ok(&t[4])))
     return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT, "gemm: unknown dtype or not a float one (a %d, b %d, c %d, bias %d, aux %d)",
                          (int)d->a_type, (int)d->b_type, (int)d->c_type, (int)d->bias_type, (int)d->aux_type);
+  /* q8_0 weights: W (n x k) as llama.cpp stores a linear layer's, its
+   * blocks along k, so op(B) = W^T */
+  if (q8_0 && (d->layout != CLFORGE_ROW_MAJOR || d->trans_b != CLFORGE_TRANS || d->k % 32 || d->aux_mode))
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED,
+                         "gemm: q8_0 weights (b_type) need a row-major call, trans_b = CLFORGE_TRANS (W stored n x k, "
+                         "its 32-value blocks along k), k a multiple of 32 and no aux (layout %d, trans_b %d, k %zu, "
+                         "aux_mode %d)",
+                         (int)d->layout, (int)d->trans_b, d->k, (int)d->aux_mode);
   return CLFORGE_SUCCESS;
 }
 
@@ -116,6 +135,7 @@ static void place_operands(const clforge_gemm_desc *d, const clforge_dtype t[5],
   /* Stored shapes in the row-major view: op(A) is m x k, op(B) is k x n. */
   g->a.rows = g->a.trans ? g->k : g->m, g->a.cols = g->a.trans ? g->m : g->k;
   g->b.rows = g->b.trans ? g->n : g->k, g->b.cols = g->b.trans ? g->k : g->n;
+  if (g->b.type == CLFORGE_Q8_0) g->b.cols = g->k / 32 * 34; /* bytes of a row of W (trans_b checked) */
   g->c.rows = g->m, g->c.cols = g->gate ? g->n / 2 : g->n;
   g->bias.rows = g->bias_mode ? 1 : 0;
   g->bias.cols = g->bias_mode == CLFORGE_BIAS_ROW ? g->m : g->bias_mode == CLFORGE_BIAS_COLUMN ? g->n : 0;
@@ -162,7 +182,7 @@ static clforge_status check_extents(clforge_context ctx, const clforge_gemm_desc
       return clforge__fail(ctx, CLFORGE_INVALID_ARGUMENT,
                            "gemm: batch items of C would overlap: with stride_c = %zu, ldc = %zu and %zu x %zu items, "
                            "two of the %zu items share elements",
-                           g->c.stride, g->c.ld, g->m, g->n, g->batch);
+                           g->c.stride, g->c.ld, g->c.rows, g->c.cols, g->batch);
   }
   return CLFORGE_SUCCESS;
 }

@@ -13,7 +13,7 @@ typedef struct clforge__gemm_operand {
   const char *name;      /* the user's name for it: "a", "b", "c", "bias" */
   clforge_dtype type;
   size_t offset, ld, stride;
-  size_t rows, cols;     /* of the stored matrix, row-major view */
+  size_t rows, cols;     /* of the stored matrix, row-major view (q8_0 B: n rows of k / 32 * 34 bytes) */
   size_t extent;         /* elements the buffer must hold, offset included */
   size_t span;           /* elements one batch item spans: (rows-1)*ld + cols */
   int trans;             /* op() transposes it (A and B only) */
@@ -36,6 +36,12 @@ typedef struct clforge__gemm {
   int kernel_bias;            /* the bias the GEMM kernels add: bias_mode, none in the backward (its bias is an output) */
   clforge_compute_type compute_type; /* resolved: the desc's, else the context's (32F without one) */
 } clforge__gemm;
+
+/* Bytes of one of o's elements: its storage type's, or 1 for q8_0 weights
+ * (their rows, ld, offset and stride count bytes of 34-byte blocks). */
+static inline size_t clforge__gemm_operand_es(const clforge__gemm_operand *o) {
+  return o->type == CLFORGE_Q8_0 ? 1 : clforge_dtype_size(o->type);
+}
 
 /* The elements operand o touches over `batch` items, in bytes from the
  * start of its buffer (0 rows when it is not touched). */

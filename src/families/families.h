@@ -21,6 +21,7 @@ CLFORGE__FAMILIES(CLFORGE__FAMILY_EXTERN_TUNED, CLFORGE__FAMILY_EXTERN_PLAIN)
 #include "gemm_direct.h"
 #include "gemm_int8.h"
 #include "gemm_packed.h"
+#include "gemm_q8_0.h"
 
 /* Convolution has one family per algorithm (src/families/conv_<algo>.c),
  * with the parameter indices in src/families/conv_<algo>.h where the

@@ -44,6 +44,7 @@
   PLAIN(attention_combine)                       \
   TUNED(attention_backward, attention_backward)  \
   TUNED(gemm_int8, gemm_quantized)               \
+  TUNED(gemm_q8_0, gemm_q8_0)                    \
   PLAIN(conv_depthwise_int8)                     \
   PLAIN(activation_backward)                     \
   PLAIN(quantize)                                \
@@ -67,7 +68,8 @@
   X(optimizer)               \
   X(attention)               \
   X(attention_backward)      \
-  X(gemm_quantized)
+  X(gemm_quantized)          \
+  X(gemm_q8_0)
 
 /* Convolution's algorithms, X(ENUM, name): CLFORGE_CONV_ALGO_<ENUM> of the
  * public header, in its order (the value is the position), named "<name>"

@@ -65,7 +65,7 @@ static clforge_status read_path(clforge_context ctx, gemm_path *path) {
 static clforge_status check_operand(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf, int access) {
   if (o->extent == o->offset) return CLFORGE_SUCCESS; /* not read or written */
   return clforge__check_buffer(ctx, "gemm", o->name, buf, o->offset, o->extent - o->offset,
-                               clforge_dtype_size(o->type), access);
+                               clforge__gemm_operand_es(o), access);
 }
 
 /* An operand's footprint located in its root buffer (a sub-buffer is its
@@ -148,6 +148,7 @@ static clforge_status enqueue_direct(clforge_context ctx, const clforge__gemm *g
  * whole call, or the tiled kernel on the full tiles and the direct kernel
  * on the rest (or on everything). */
 typedef struct {
+  int q8_0;                      /* q8_0 weights: the gemm_q8_0 family (vt, ct) runs the call */
   int clblast, packed;
   int tiled, direct;
   size_t m0, n0;                 /* extent of the tiled part */
@@ -302,6 +303,10 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
   char dtypes[32], layout[4];
   clforge__problem_key key;
   memset(p, 0, sizeof *p);
+  if (g->b.type == CLFORGE_Q8_0) {
+    p->q8_0 = 1;
+    return clforge__gemm_q8_0_select(ctx, g, p->vt, &p->ct);
+  }
   gemm_key(g, &key, dtypes, sizeof dtypes, layout);
   clforge_status st = read_path(ctx, &path);
   if (g->route) path = (gemm_path)g->route; /* an op running GEMM inside chose the path */
@@ -385,6 +390,7 @@ static clforge_status enqueue_plan(clforge_context ctx, const clforge__gemm *g, 
   gemm_plan p;
   clforge_status st = make_plan(ctx, g, &p);
   if (st != CLFORGE_SUCCESS) return st;
+  if (p.q8_0) return clforge__gemm_q8_0_enqueue(ctx, g, bf, p.vt, nwait, wait, event);
   if (p.clblast) return clforge__clblast_gemm(ctx, g, bf->a, bf->b, bf->c, nwait, wait, event);
   if (p.packed) return clforge__gemm_packed_enqueue(ctx, g, bf, p.vp, nwait, wait, event);
   const int *vt = p.vt, *vd = p.vd;
@@ -438,7 +444,7 @@ typedef struct {
 static clforge_status read_operand(clforge_context ctx, const clforge__gemm_operand *o, cl_mem buf, void **out) {
   *out = NULL;
   if (o->extent == o->offset) return CLFORGE_SUCCESS;
-  size_t bytes = o->extent * clforge_dtype_size(o->type);
+  size_t bytes = o->extent * clforge__gemm_operand_es(o);
   *out = malloc(bytes);
   if (!*out) return clforge__fail(ctx, CLFORGE_OUT_OF_HOST_MEMORY, "gemm validation: no memory for %s", o->name);
   return clforge__read_buffer(ctx, buf, 0, bytes, *out);
@@ -610,8 +616,8 @@ int clforge__gemm_explain_resolved(clforge_context ctx, const clforge__gemm *g, 
   if (!g->m || !g->n || make_plan(ctx, g, &p) != CLFORGE_SUCCESS) return 0;
   int n = 0;
   const clforge_kernel_choice *use[2];
-  if (p.packed) {
-    use[n++] = &p.cp;
+  if (p.packed || p.q8_0) {
+    use[n++] = p.q8_0 ? &p.ct : &p.cp;
   } else {
     if (p.clblast || p.tiled) use[n++] = &p.ct;
     if (!p.clblast && p.direct) use[n++] = &p.cd;
@@ -634,8 +640,9 @@ clforge_status clforge_gemm_explain(clforge_context ctx, const clforge_gemm_desc
   if (st != CLFORGE_SUCCESS) return st;
   int n = 0;
   const clforge_kernel_choice *use[2];
-  if (g.m && g.n && p.packed) {
-    use[n++] = &p.cp; /* the pack kernels and the micro-kernel: one family, one set of parameters */
+  if (g.m && g.n && (p.packed || p.q8_0)) {
+    /* the pack kernels and the micro-kernel: one family, one set of parameters */
+    use[n++] = p.q8_0 ? &p.ct : &p.cp;
   } else if (g.m && g.n) {
     if (p.clblast || p.tiled) use[n++] = &p.ct;
     if (!p.clblast && p.direct) use[n++] = &p.cd;

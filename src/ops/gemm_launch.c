@@ -8,6 +8,7 @@
 
 #include "../core/error.h"
 #include "../core/program.h"
+#include "../families/families.h"
 
 clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *f, const char *name, const int *v,
                                     const clforge__gemm *g, size_t wgs, cl_kernel *k) {
@@ -25,6 +26,10 @@ clforge_status clforge__gemm_kernel(clforge_context ctx, const clforge__family *
   if (g->gate) {
     used = strlen(opts);
     snprintf(opts + used, sizeof opts - used, " -DGATE=1");
+  }
+  if (f == &clforge__family_gemm_q8_0) { /* scalar epilogue (gemm_common.cl's vectors unused) */
+    used = strlen(opts);
+    snprintf(opts + used, sizeof opts - used, " -DVW=1");
   }
   if (g->a_direct) {
     used = strlen(opts);

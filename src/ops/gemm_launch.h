@@ -54,4 +54,13 @@ clforge_status clforge__gemm_packed_enqueue(clforge_context ctx, const clforge__
                                             const clforge__gemm_buffers *bf, const int *v, cl_uint nwait,
                                             const cl_event *wait, cl_event *event);
 
+/* The q8_0-weight route (src/ops/gemm_q8_0.c): its parameters for g
+ * (the family's entry of g's class, a gated call's NC even) with the
+ * choice explain reports, and the enqueue of the whole call. */
+const char *clforge__gemm_q8_0_class(size_t m);
+clforge_status clforge__gemm_q8_0_select(clforge_context ctx, const clforge__gemm *g, int *v,
+                                         clforge_kernel_choice *choice);
+clforge_status clforge__gemm_q8_0_enqueue(clforge_context ctx, const clforge__gemm *g, const clforge__gemm_buffers *bf,
+                                          const int *v, cl_uint nwait, const cl_event *wait, cl_event *event);
+
 #endif

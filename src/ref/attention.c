@@ -26,9 +26,7 @@ static double kv_at(const clforge__attn *d, const clforge__attn_tensor *t, const
                     size_t b, size_t h, size_t j, size_t c) {
   const size_t row = clforge__attn_kv_row(d, t, table, b, h, j);
   if (t->type != CLFORGE_Q8_0) return (double)clforge__ref_load(buf, t->type, row + c * t->stride[3]);
-  const unsigned char *blk = (const unsigned char *)buf + row + c / 32 * 34;
-  const float scale = clforge_ref_f16_to_f32((uint16_t)(blk[0] | blk[1] << 8));
-  return (double)(scale * (float)(int8_t)blk[2 + c % 32]);
+  return (double)clforge__ref_q8_0_at(buf, row, c);
 }
 
 void clforge__ref_attention_row(const clforge__attn *d, const void *q, const void *k, const void *v, const void *mask,

@@ -16,6 +16,13 @@ static inline float clforge__ref_load(const void *p, clforge_dtype type, size_t 
   }
 }
 
+/* Value e of a q8_0 row starting at byte `row` of p: its block's f16 scale
+ * times its s8, exact in f32 (11 + 8 significant bits), as the kernels. */
+static inline float clforge__ref_q8_0_at(const void *p, size_t row, size_t e) {
+  const unsigned char *blk = (const unsigned char *)p + row + e / 32 * 34;
+  return clforge_ref_f16_to_f32((uint16_t)(blk[0] | blk[1] << 8)) * (float)(int8_t)blk[2 + e % 32];
+}
+
 static inline void clforge__ref_store(void *p, clforge_dtype type, size_t i, float v) {
   switch (type) {
     case CLFORGE_F16: ((uint16_t *)p)[i] = clforge_ref_f32_to_f16(v); break;

@@ -20,12 +20,10 @@ clforge_status clforge_ref_embedding(const clforge_embedding_desc *desc, const v
     const size_t row = d.table_offset + (size_t)ids[d.ids_offset + t] * d.row, out = d.y_offset + t * d.y_stride;
     for (size_t e = 0; e < d.dim; ++e) {
       float v;
-      if (d.table_type == CLFORGE_Q8_0) {
-        const unsigned char *blk = (const unsigned char *)table + row + e / 32 * 34;
-        v = clforge_ref_f16_to_f32((uint16_t)(blk[0] | blk[1] << 8)) * (float)(int8_t)blk[2 + e % 32];
-      } else {
+      if (d.table_type == CLFORGE_Q8_0)
+        v = clforge__ref_q8_0_at(table, row, e);
+      else
         v = clforge__ref_load(table, d.table_type, row + e);
-      }
       clforge__ref_store(y, d.y_type, out + e, v);
     }
   }

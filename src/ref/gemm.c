@@ -25,7 +25,9 @@ static double product_term(const clforge__gemm *g, const void *ra, const void *r
   for (size_t p = 0; p < g->k; ++p) {
     size_t ai = abase + (g->a.trans ? p * g->a.ld + i : i * g->a.ld + p);
     size_t bj = bbase + (g->b.trans ? j * g->b.ld + p : p * g->b.ld + j);
-    acc += (double)clforge__ref_load(ra, g->a.type, ai) * clforge__ref_load(rb, g->b.type, bj);
+    const float bv = g->b.type == CLFORGE_Q8_0 ? clforge__ref_q8_0_at(rb, bbase + j * g->b.ld, p) /* trans_b */
+                                               : clforge__ref_load(rb, g->b.type, bj);
+    acc += (double)clforge__ref_load(ra, g->a.type, ai) * bv;
   }
   /* alpha == 0 or k == 0: A and B do not count (BLAS), not even Inf/NaN */
   return g->alpha != 0.0f && g->k ? (double)g->alpha * acc : 0.0;

@@ -30,8 +30,8 @@ from .rope import rotary_embedding  # noqa: E402
 __all__ += ["rotary_embedding"]
 from .embedding import embedding  # noqa: E402
 __all__ += ["embedding"]
-from .gated import fuse_gate_up, gated_linear  # noqa: E402
-__all__ += ["fuse_gate_up", "gated_linear"]
+from .linear import fuse_gate_up, gated_linear, linear  # noqa: E402
+__all__ += ["linear", "gated_linear", "fuse_gate_up"]
 from .batchnorm import fuse_conv_bn_weights  # noqa: E402
 __all__ += ["fuse_conv_bn_weights"]
 from .softmax import log_softmax, log_softmax_backward, softmax, softmax_backward  # noqa: E402

@@ -10,11 +10,11 @@ from ._arrays import Call
 from ._capi import ElementwiseDesc, lib
 from .conv2d import _tight
 from .errors import check
-from .matmul import ACTIVATIONS, result_dtype
+from .matmul import WITH_SILU, result_dtype
 
 NONE, ADD, SUB, MUL, DIV, MAX, MIN = range(7)
 MAX_DIMS = 8
-_ACTS = ACTIVATIONS
+_ACTS = WITH_SILU
 
 
 def _act(act, op):

@@ -9,15 +9,18 @@ from ._arrays import Call, as_dtype
 from ._capi import GemmDesc, lib
 from .errors import check
 
-ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 3, "gelu_erf": 3, "gelu_tanh": 2, "silu": 4}
+ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 3, "gelu_erf": 3, "gelu_tanh": 2}
+# The float GEMM's epilogues (matmul, gated_linear) and elementwise also take SiLU.
+WITH_SILU = dict(ACTIVATIONS, silu=4)
 
 
-def activation_code(act, op):
+def activation_code(act, op, table=ACTIVATIONS):
     try:
-        return ACTIVATIONS[act.lower() if isinstance(act, str) else act]
+        return table[act.lower() if isinstance(act, str) else act]
     except (KeyError, AttributeError):
         raise ValueError("%s: activation must be one of None, 'relu', 'gelu' (erf, PyTorch's default), "
-                         "'gelu_tanh' (PyTorch's approximate='tanh'), 'silu'; got %r" % (op, act)) from None
+                         "'gelu_tanh' (PyTorch's approximate='tanh')%s; got %r"
+                         % (op, ", 'silu'" if "silu" in table else "", act)) from None
 
 
 def result_dtype(*dtypes):
@@ -77,7 +80,7 @@ def matmul(a, b, *, bias=None, activation=None, alpha=1.0, beta=0.0, out=None, c
     beta = float(beta)
     if beta != 0.0 and out is None:
         raise ValueError("matmul: beta != 0 reads out, so out must be given")
-    act = activation_code(activation, op)
+    act = activation_code(activation, op, WITH_SILU)
     with Call(op, (a, b, bias, out), ctx) as call:
         A = call.operand(a, "a")
         B = call.operand(b, "b")

@@ -1,6 +1,7 @@
-"""clforge.gated_linear (a Llama MLP's gate and up projections as one GEMM
-over fuse_gate_up's weight) against the two projections and the gate's
-activation in float64 numpy, written here."""
+"""clforge.linear (F.linear) and clforge.gated_linear (a Llama MLP's gate
+and up projections as one GEMM over fuse_gate_up's weight), float and q8_0
+weights, against float64 numpy written here: the projections, the gate's
+activation, and q8_0 rows decoded here from ggml's layout."""
 import math
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 
 import clforge
 from conftest import DTYPES, TOL, dname, f64, rand
+from test_embedding import decode_q8_0
 
 
 def silu(z):
@@ -56,6 +58,34 @@ def test_fuse_layout():
     np.testing.assert_array_equal(clforge.fuse_gate_up(g, u), [[0, 1], [0, -1], [2, 3], [-2, -3], [4, 5], [-4, -5]])
 
 
+def test_linear(rng):
+    x, w, b = rand(rng, (4, 3, 48), np.float32), rand(rng, (20, 48), np.float32), rand(rng, (20,), np.float32)
+    got = clforge.linear(x, w, b, activation="gelu_tanh")
+    z = f64(x) @ f64(w).T + f64(b)
+    w64 = gelu_tanh(z)
+    assert got.shape == (4, 3, 20)
+    np.testing.assert_allclose(f64(got), w64, rtol=1e-4, atol=1e-4 * np.abs(w64).max())
+
+
+@pytest.mark.parametrize("m", [1, 6, 40])
+def test_q8_0_weights(rng, m):
+    """Decode (m = 1, 6) and prefill (40) with llama.cpp's Q8_0 weights:
+    against the decoded blocks in float64 (f32's rounding only), and the
+    gated MLP over fused q8_0 rows."""
+    x, wg, wu = rand(rng, (m, 96), np.float32), rand(rng, (24, 96), np.float32), rand(rng, (24, 96), np.float32)
+    qg, qu = clforge.quantize_q8_0(wg), clforge.quantize_q8_0(wu)
+    y = clforge.linear(x, qg, weight_dtype="q8_0")
+    want = f64(x) @ decode_q8_0(qg).T
+    assert y.dtype == np.float32 and y.shape == (m, 24)
+    np.testing.assert_allclose(f64(y), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+    # within q8_0's step of the float weights: half a block's scale per weight
+    step = np.abs(f64(x)) @ np.repeat(np.abs(decode_q8_0(qg)).reshape(24, 3, 32).max(axis=2) / 127 / 2, 32, axis=1).T
+    assert (np.abs(f64(y) - f64(x) @ f64(wg).T) <= step * 1.01 + 1e-5).all()
+    g = clforge.gated_linear(x, clforge.fuse_gate_up(qg, qu), weight_dtype="q8_0")
+    w = silu(f64(x) @ decode_q8_0(qg).T) * (f64(x) @ decode_q8_0(qu).T)
+    np.testing.assert_allclose(f64(g), w, rtol=1e-4, atol=1e-4 * np.abs(w).max())
+
+
 def test_errors(rng):
     x, w = rand(rng, (2, 8), np.float32), rand(rng, (6, 8), np.float32)
     with pytest.raises(ValueError, match="weight must be"):
@@ -68,3 +98,10 @@ def test_errors(rng):
         clforge.gated_linear(x, w, np.zeros(3, np.float32))
     with pytest.raises(ValueError, match="one shape"):
         clforge.fuse_gate_up(w, w[:2])
+    with pytest.raises(ValueError, match="q8_0 weight is uint8"):
+        clforge.linear(x, w, weight_dtype="q8_0")
+    with pytest.raises(ValueError, match="weight_dtype"):
+        clforge.linear(x, w, weight_dtype="q4_0")
+    q = clforge.quantize_q8_0(rand(rng, (4, 64), np.float32))
+    with pytest.raises(ValueError, match="weight must be"):
+        clforge.linear(x, q, weight_dtype="q8_0")           # k = 64 against the input's 8
