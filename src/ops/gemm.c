@@ -298,6 +298,19 @@ static void gate_vectors(const clforge__gemm *g, gemm_plan *p, int *no_tiled) {
   *no_tiled = p->vt[GEMM_VW] % 2;
 }
 
+/* The tiled kernel on the full tiles and the direct kernel on the edge
+ * strips, or the direct kernel on everything (small, k = 0, or forced). */
+static void plan_tiled(const clforge__gemm *g, gemm_plan *p, gemm_path path, int no_tiled, char *why, size_t cap) {
+  p->m0 = g->m - g->m % (size_t)p->vt[GEMM_MWG];
+  p->n0 = g->n - g->n % (size_t)p->vt[GEMM_NWG];
+  p->tiled = p->m0 && p->n0 && g->k && path != PATH_DIRECT && !no_tiled &&
+             (path == PATH_TILED || (double)g->m * (double)g->n * (double)g->k >= DIRECT_BELOW_MNK);
+  if (!p->tiled) p->m0 = p->n0 = 0;
+  p->direct = p->m0 < g->m || (p->tiled && p->n0 < g->n);
+  if (!p->tiled && path == PATH_AUTO)
+    snprintf(why, cap, no_tiled ? "gated, tiled VW odd: direct" : "small (< 128^3 or < one tile) or k = 0: direct");
+}
+
 static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gemm_plan *p) {
   gemm_path path;
   char dtypes[32], layout[4];
@@ -366,16 +379,7 @@ static clforge_status make_plan(clforge_context ctx, const clforge__gemm *g, gem
     p->packed = 0;
     snprintf(why, sizeof why, "packed panels exceed the workspace: tiled");
   }
-  if (!p->packed) {
-    p->m0 = g->m - g->m % (size_t)p->vt[GEMM_MWG];
-    p->n0 = g->n - g->n % (size_t)p->vt[GEMM_NWG];
-    p->tiled = p->m0 && p->n0 && g->k && path != PATH_DIRECT && !no_tiled &&
-               (path == PATH_TILED || (double)g->m * (double)g->n * (double)g->k >= DIRECT_BELOW_MNK);
-    if (!p->tiled) p->m0 = p->n0 = 0;
-    p->direct = p->m0 < g->m || (p->tiled && p->n0 < g->n);
-    if (!p->tiled && path == PATH_AUTO)
-      snprintf(why, sizeof why, no_tiled ? "gated, tiled VW odd: direct" : "small (< 128^3 or < one tile) or k = 0: direct");
-  }
+  if (!p->packed) plan_tiled(g, p, path, no_tiled, why, sizeof why);
   memcpy(p->ct.route, why, sizeof why);
   memcpy(p->cd.route, why, sizeof why);
   memcpy(p->cp.route, why, sizeof why);
