@@ -223,16 +223,13 @@ int main(int argc, char **argv) {
     unsetenv("CLFORGE_GEMM_PATH");
     gemm_params(ctx, 1, 0);
     run(ctx, &cases[3]);
-    /* the device's own parameters on the tiled (and direct edges) and
-     * packed routes, the packed one reading A in place (n <= NC) */
+    /* the device's own parameters on the packed route, reading A in place
+     * (n <= NC); (the tiled kernel's are the same store at another VW, and
+     * its CPU tile costs 8 s to build: the direct kernel's own run above) */
     CHECK_OK(ctx, clforge_context_set_params(ctx, ""));
-    const gcase prod[] = {
-        {{.m = 130, .n = 40, .k = 32, .trans_b = CLFORGE_TRANS, .activation = CLFORGE_ACT_SILU, GATED}, "tiled",
-         "SwiGLU, the device's tiled and direct parameters"},
-        {{.m = 40, .n = 8, .k = 64, .activation = CLFORGE_ACT_GELU_TANH, GATED}, "packed",
-         "GeGLU, the device's packed parameters, A in place"},
-    };
-    run(ctx, &prod[0]), run(ctx, &prod[1]);
+    const gcase prod = {{.m = 40, .n = 8, .k = 64, .activation = CLFORGE_ACT_GELU_TANH, GATED}, "packed",
+                        "GeGLU, the device's packed parameters, A in place"};
+    run(ctx, &prod);
     gemm_params(ctx, 0, 0);
     const gcase v = {{.m = 9, .n = 13, .k = 33, .activation = CLFORGE_ACT_SILU, GATED}, "direct", "validation"};
     validation(ctx, &v);
