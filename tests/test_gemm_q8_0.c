@@ -165,19 +165,27 @@ int main(int argc, char **argv) {
   clforge_context ctx = tu_context();
   bad_input(ctx);
   meaning(ctx, small ? 2 : 4, small ? 24 : 200, small ? 64 : 512); /* the device's own parameters */
+  if (!small) { /* a row's blocks split over items, reduced in local memory */
+    CHECK_OK(ctx, clforge_context_set_params(ctx, "gemm_q8_0:MR=2,NC=2,KS=4,NG=4,VK=16"));
+    meaning(ctx, 3, 40, 256);
+  }
   const qcase cases[] = {
       {{.m = 1, .n = 37, .k = 96, Q8}, "gemm_q8_0:MR=1,NC=1,KS=1,NG=8,VK=16", "decode m 1, one row an item"},
       {{.m = 5, .n = 30, .k = 128, .a_type = F16, .c_type = F16, .bias_mode = CLFORGE_BIAS_COLUMN,
         .activation = CLFORGE_ACT_SILU, Q8},
        "gemm_q8_0:MR=4,NC=2,KS=4,NG=4,VK=8", "decode m 5, f16, blocks split over 4 items, bias, SiLU"},
-      {{.m = 3, .n = 24, .k = 64, .activation = CLFORGE_ACT_SILU, .gate = CLFORGE_GEMM_GATE_INTERLEAVED, Q8},
-       "gemm_q8_0:MR=2,NC=1,KS=2,NG=4,VK=4", "SwiGLU over interleaved q8_0 rows (NC 1 widened to 2)"},
+      {{.m = 3, .n = 23, .k = 64, .activation = CLFORGE_ACT_SILU, .gate = CLFORGE_GEMM_GATE_INTERLEAVED, Q8},
+       "gemm_q8_0:MR=2,NC=1,KS=2,NG=4,VK=4", "SwiGLU over interleaved q8_0 rows (NC 1 widened to 2), an n edge"},
       {{.m = 37, .n = 19, .k = 160, .a_type = BF16, .c_type = BF16, .bias_mode = CLFORGE_BIAS_ROW,
         .activation = CLFORGE_ACT_GELU_ERF, .ldb = 5 * 34 + 6, .b_offset = 10, .ldc = 21, .c_offset = 2, Q8},
        "gemm_q8_0:MR=8,NC=4,KS=1,NG=4,VK=8", "prefill m 37, bf16, padded rows and offsets in bytes, GELU"},
       {{.m = 6, .n = 11, .k = 64, .trans_a = CLFORGE_TRANS, .batch = 3, .stride_a = 6 * 64, .stride_b = 11 * 68 + 4,
         .stride_c = 6 * 11, .alpha = 0.5f, .beta = 0.25f, Q8},
        "", "A transposed, batch, alpha and beta, the device's defaults"},
+      {{.m = 2, .n = 9, .k = 64, .batch = 2, .stride_a = 2 * 64, .stride_b = 0, .stride_c = 2 * 9, .a_type = F16,
+        .trans_a = CLFORGE_TRANS, .lda = 2, Q8},
+       "gemm_q8_0:MR=2,NC=2,KS=8,NG=4,VK=16", "W shared by the batch, f16 A transposed, more items than blocks"},
+      {{.m = 3, .n = 7, .k = 0, .beta = 0.5f, .bias_mode = CLFORGE_BIAS_COLUMN, Q8}, "", "k = 0: beta C + bias"},
   };
   const size_t ncases = sizeof cases / sizeof cases[0];
   for (size_t i = 0; i < ncases; ++i)

@@ -54,7 +54,8 @@ void clforge_cli_tune_help(FILE *f) {
           "                      conv: nchw (with KCRS filters), nhwc (with KRSC);\n"
           "                      attention: bhsd; softmax, its backward and\n"
           "                      cross_entropy: rows; optimizer: adamw, sgd\n"
-          "                      (default nn,nchw,bhsd,rows,adamw; 'all' tunes every case)\n"
+          "                      (default first: each op's first, nn, nchw, bhsd, rows,\n"
+          "                      adamw, and the q8_0 GEMM's nt; 'all' tunes every case)\n"
           "  --compute-type T    32f (default): strict calls; 32f_fast_16f or 16f: the\n"
           "                      half variants (GEMM, fused attention) for calls of\n"
           "                      that compute type, on devices with cl_khr_fp16\n"
@@ -283,8 +284,9 @@ static int parse_number(const char *opt, const char *v, double lo, double hi, do
 
 int clforge_cli_tune(int argc, char **argv) {
   clforge_tune_options o = {0};
-  /* each op's first layout: GEMM without transposes, NCHW convolutions, BHSD attention, softmax rows, AdamW */
-  o.layouts = "nn,nchw,bhsd,rows,adamw";
+  /* each op's first layout: GEMM without transposes, NCHW convolutions, BHSD attention, softmax rows, AdamW,
+   * the q8_0 GEMM's W n x k */
+  o.layouts = "first";
   int quiet = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -345,7 +347,7 @@ int clforge_cli_tune(int argc, char **argv) {
   }
   if (o.ops && !strcmp(o.ops, "all")) o.ops = NULL;
   if (o.ops && !strcmp(o.ops, "allreduce")) { /* MPI's crossover: its own sweep, collective over the job */
-    if (o.shapes || o.dtypes || strcmp(o.layouts, "nn,nchw,bhsd,rows,adamw") || o.space || o.strategy || o.budget_s ||
+    if (o.shapes || o.dtypes || strcmp(o.layouts, "first") || o.space || o.strategy || o.budget_s ||
         o.max_evals || o.seed || o.skip_peers || o.compute_type) {
       fprintf(stderr, "clforge tune --op allreduce: only --file, --dry-run and --quiet apply\n");
       return EXIT_USAGE;

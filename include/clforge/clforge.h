@@ -108,7 +108,9 @@ typedef enum clforge_dtype {
   /* A block format: ggml's q8_0, each run of 32 values stored as 34 bytes
    * (an f16 scale d, then 32 s8 q; value = d * q), as clforge_quantize's
    * CLFORGE_QUANT_Q8_0 writes it. Taken by clforge_attention's K and V
-   * (a quantized KV cache) and by nothing else. */
+   * (a quantized KV cache), clforge_gemm's B (weights, see
+   * clforge_gemm_desc), clforge_embedding's table and
+   * clforge_kv_cache_append's caches. */
   CLFORGE_Q8_0 = 7
 } clforge_dtype;
 
@@ -422,7 +424,14 @@ CLFORGE_API clforge_status clforge_gemm_gate_interleave(const void *gate, const 
  *  leading dimensions, batch 1, no bias, no activation, alpha = 1 (see
  *  alpha_mode: an alpha of 0 must be asked for), beta = 0. Sizes and offsets
  *  count elements of each operand's storage type. With beta == 0, C is not
- *  read (NaN in C does not leak). */
+ *  read (NaN in C does not leak).
+ *  q8_0 weights (b_type CLFORGE_Q8_0, llama.cpp's Q8_0): B is a weight W
+ *  (n x k) stored as rows of k / 32 q8_0 blocks, op(B) = W^T, so trans_b
+ *  must be CLFORGE_TRANS, k a multiple of 32, the call row-major, without
+ *  aux; ldb, b_offset and stride_b count bytes (ldb 0 = k / 32 * 34). W
+ *  is dequantized in the kernel (d * q, exact in f32), each block's 32
+ *  products summed in f32, then scaled; every float epilogue and the gate
+ *  apply; the arithmetic is f32 whatever compute_type allows. */
 typedef struct clforge_gemm_desc {
   clforge_layout layout;
   clforge_transpose trans_a, trans_b;
@@ -645,7 +654,7 @@ typedef struct clforge_tune_options {
   const char *ops;          /* "gemm", or "all" / NULL for every op */
   const char *shapes;       /* comma-separated shape classes, NULL = all */
   const char *dtypes;       /* comma-separated: "f32", "f16", "bf16"; NULL = all */
-  const char *layouts;      /* comma-separated transposes "nn,nt,tn,tt"; NULL = all */
+  const char *layouts;      /* comma-separated transposes "nn,nt,tn,tt"; NULL = all; "first": each op's first */
   clforge_tune_strategy strategy;
   double budget_s;          /* wall-clock budget for the whole run; 0 = 120 s */
   int max_evals;            /* per problem; 0 = unbounded (budget only) */

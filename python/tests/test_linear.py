@@ -86,6 +86,16 @@ def test_q8_0_weights(rng, m):
     np.testing.assert_allclose(f64(g), w, rtol=1e-4, atol=1e-4 * np.abs(w).max())
 
 
+def test_linear_k1_and_f16_q8_0(rng):
+    x, w = rand(rng, (4, 1), np.float32), rand(rng, (3, 1), np.float32)
+    np.testing.assert_allclose(f64(clforge.linear(x, w)), f64(x) @ f64(w).T, rtol=1e-6)
+    xh, wq, b = rand(rng, (5, 64), np.float16), clforge.quantize_q8_0(rand(rng, (6, 64), np.float32)), rand(rng, (6,), np.float32)
+    y = clforge.linear(xh, wq, b, weight_dtype="q8_0", activation="relu")
+    want = np.maximum(f64(xh) @ decode_q8_0(wq).T + f64(b), 0)
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(f64(y), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
 def test_errors(rng):
     x, w = rand(rng, (2, 8), np.float32), rand(rng, (6, 8), np.float32)
     with pytest.raises(ValueError, match="weight must be"):

@@ -484,7 +484,7 @@ static clforge_status validate_gemm(clforge_context ctx, const clforge_gemm_desc
   /* a half variant may have run where the call allows it: its compute
    * type's tolerance (docs/inference-precision.md) */
   const clforge_compute_type ran =
-      (ctx->info.caps & CLFORGE_CAP_FP16) ? g->compute_type : CLFORGE_COMPUTE_32F;
+      (ctx->info.caps & CLFORGE_CAP_FP16) && g->b.type != CLFORGE_Q8_0 ? g->compute_type : CLFORGE_COMPUTE_32F;
   if (st == CLFORGE_SUCCESS)
     st = validate_operand(ctx, &g->c, bf->c, h->c, clforge__tolerance_for_compute(g->c.type, ran));
   if (st == CLFORGE_SUCCESS && g->aux_mode == CLFORGE_GEMM_AUX_STORE)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/context.h"
 #include "../core/error.h"
 #include "../core/program.h"
 #include "../families/families.h"
@@ -24,11 +25,18 @@ clforge_status clforge__gemm_q8_0_select(clforge_context ctx, const clforge__gem
   clforge_status st = clforge__family_select(ctx, &clforge__family_gemm_q8_0, 0, &key, v, choice);
   if (st != CLFORGE_SUCCESS) return st;
   /* rows of A a work-item holds: no more than m rounded up to a power of
-   * two (decode's m of 1 or 2 would otherwise repeat its rows' products) */
-  while (v[GEMMQ_MR] > 1 && (size_t)v[GEMMQ_MR] / 2 >= g->m) v[GEMMQ_MR] /= 2;
-  choice->values[GEMMQ_MR] = v[GEMMQ_MR];
-  /* a gated pair's two columns in one work-item */
-  if (g->gate && v[GEMMQ_NC] % 2) v[GEMMQ_NC] = choice->values[GEMMQ_NC] = 2;
+   * two (decode's m of 1 or 2 would otherwise repeat its rows' products);
+   * not while the tuner measures the values it asked for */
+  while (!ctx->tuning_active && v[GEMMQ_MR] > 1 && (size_t)v[GEMMQ_MR] / 2 >= g->m) v[GEMMQ_MR] /= 2;
+  /* a gated pair's two columns in one work-item; fewer rows of A where
+   * the wider tile breaks the family's limits (accumulators, local memory) */
+  if (g->gate && v[GEMMQ_NC] % 2) v[GEMMQ_NC] = 2;
+  char why[160] = "";
+  while (!clforge__family_gemm_q8_0.allowed(v, &ctx->info, why, sizeof why) && v[GEMMQ_MR] > 1) v[GEMMQ_MR] /= 2;
+  if (!clforge__family_gemm_q8_0.allowed(v, &ctx->info, why, sizeof why))
+    return clforge__fail(ctx, CLFORGE_UNSUPPORTED, "gemm: the q8_0 parameters for a gated call: %s", why);
+  choice->values[GEMMQ_MR] = v[GEMMQ_MR], choice->values[GEMMQ_NC] = v[GEMMQ_NC];
+  choice->compute_type = CLFORGE_COMPUTE_32F; /* f32 arithmetic whatever the call allows */
   snprintf(choice->route, sizeof choice->route, "q8_0 weights: %s", key.shape_class);
   return CLFORGE_SUCCESS;
 }

@@ -172,11 +172,13 @@ static clforge_status make_problems(clforge_context ctx, const clforge_tune_opti
   clforge_status st = check_list(ctx, "op", o->ops, p, n, FIELD_OP);
   if (st == CLFORGE_SUCCESS) st = check_list(ctx, "shape class", o->shapes, p, n, FIELD_CLASS);
   if (st == CLFORGE_SUCCESS) st = check_list(ctx, "dtype", o->dtypes, p, n, FIELD_DTYPES);
-  if (st == CLFORGE_SUCCESS) st = check_list(ctx, "layout", o->layouts, p, n, FIELD_LAYOUT);
+  /* "first": each op's first layout (its most used: GEMM's nn, conv's nchw, q8_0 GEMM's nt, ...) */
+  const int first = o->layouts && !strcmp(o->layouts, "first");
+  if (st == CLFORGE_SUCCESS && !first) st = check_list(ctx, "layout", o->layouts, p, n, FIELD_LAYOUT);
   int kept = 0;
   for (int i = 0; st == CLFORGE_SUCCESS && i < n; ++i)
     if (listed(o->ops, p[i].op->op) && listed(o->shapes, p[i].cls->name) && listed(o->dtypes, p[i].dtypes) &&
-        listed(o->layouts, p[i].layout)) {
+        (first ? p[i].layout_index == 0 : listed(o->layouts, p[i].layout))) {
       p[kept] = p[i];
       if (half) p[kept].dtypes = p[kept].half_dtypes; /* (moved with its problem) */
       ++kept;

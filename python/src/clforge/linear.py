@@ -52,7 +52,7 @@ def _linear(op, input, weight, bias, act, gate, weight_dtype, out, ctx):
                                 tuple(W.shape)))
         if int(np.prod(X.shape)) and not _tight(X.shape, X.strides):
             raise ValueError("%s: input must be contiguous" % op)
-        if W.strides[1] != 1 and rows * k:
+        if W.shape[1] > 1 and W.strides[1] != 1 and rows:
             raise ValueError("%s: weight's rows must be contiguous" % op)
         m, n = int(np.prod(X.shape[:-1])), rows // 2 if gate else rows
         wdt = np.dtype(np.float32) if q8 else W.dtype
