@@ -13,7 +13,7 @@ set(_clforge_test_costs
   test_conv_fft 15 test_tuner 14 test_softmax 14 test_gemm_quantized 13 oclgrind_attention_split_kv 13
   test_attention 13 test_cross_entropy 13 test_user_files 12 test_conv_gemm_algos 12 oclgrind_conv_gemm_algos 12
   example_train_transformer 12 oclgrind_conv_winograd 12 oclgrind_attention 11 oclgrind_attention_fused 10
-  oclgrind_conv_direct 10 test_gemm_epilogue 9 test_softmax_backward 9 test_conv_winograd 9 python_conv2d 9
+  oclgrind_conv_direct 10 test_gemm_epilogue 10 test_gemm_gate 8 test_gemm_q8_0 5 python_linear 6 test_softmax_backward 9 test_conv_winograd 9 python_conv2d 9
   test_conv_quantized 9 oclgrind_conv_fft 9 python_cli 8 python_conv2d_grad 8 oclgrind_cross_entropy 7
   python_norm 6 test_optimizer 6 oclgrind_conv_quantized 6 install_and_consume 6 oclgrind_conv_backward 6
   python_quantize 6 python_loss 5 python_plot 5 oclgrind_attention_compute_type 5 python_softmax 5

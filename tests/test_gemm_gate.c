@@ -221,8 +221,6 @@ int main(int argc, char **argv) {
     route_of(ctx, &big, 4, "gemm", 2);
     route_of(ctx, &big, 1, "gemm_direct", 2);
     unsetenv("CLFORGE_GEMM_PATH");
-    gemm_params(ctx, 1, 0);
-    run(ctx, &cases[3]);
     /* the device's own parameters on the packed route, reading A in place
      * (n <= NC); (the tiled kernel's are the same store at another VW, and
      * its CPU tile costs 8 s to build: the direct kernel's own run above) */

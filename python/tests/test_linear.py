@@ -67,9 +67,9 @@ def test_linear(rng):
     np.testing.assert_allclose(f64(got), w64, rtol=1e-4, atol=1e-4 * np.abs(w64).max())
 
 
-@pytest.mark.parametrize("m", [1, 6, 40])
+@pytest.mark.parametrize("m", [1, 40])
 def test_q8_0_weights(rng, m):
-    """Decode (m = 1, 6) and prefill (40) with llama.cpp's Q8_0 weights:
+    """Decode (m = 1) and prefill (40) with llama.cpp's Q8_0 weights:
     against the decoded blocks in float64 (f32's rounding only), and the
     gated MLP over fused q8_0 rows."""
     x, wg, wu = rand(rng, (m, 96), np.float32), rand(rng, (24, 96), np.float32), rand(rng, (24, 96), np.float32)
