@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/ref/compare.h"
 #include "test_util.h"
 
 typedef struct {
@@ -33,6 +34,19 @@ static inline void tu_array_make(clforge_context ctx, tu_array *x, size_t n, clf
   memcpy(x->want, x->host, x->n * x->es);
   x->buf = tu_buffer(ctx, x->n * x->es);
   tu_write(ctx, x->buf, 0, x->n * x->es, x->host);
+}
+
+/* The device's x (storage type t) against the reference's copy (want),
+ * whole extents: 1 when within t's tolerance; *s gets the statistics. */
+static inline int tu_array_within(clforge_context ctx, const tu_array *x, clforge_dtype t, clforge__error_stats *s) {
+  void *got = malloc(x->n * x->es);
+  float *g = (float *)malloc(x->n * 4), *w = (float *)malloc(x->n * 4);
+  tu_read(ctx, x->buf, 0, x->n * x->es, got);
+  clforge_ref_convert(x->n, got, t, g, CLFORGE_F32);
+  clforge_ref_convert(x->n, x->want, t, w, CLFORGE_F32);
+  clforge__compare_f32(x->n, g, w, s);
+  free(got), free(g), free(w);
+  return clforge__within_tolerance(s, clforge__tolerance_for(t));
 }
 
 static inline void tu_array_free(tu_array *x) {

@@ -33,15 +33,9 @@ typedef struct {
 
 static void compare(clforge_context ctx, const tu_array *x, clforge_dtype t, const char *name, const ecase *c,
                     const char *path) {
-  void *got = malloc(x->n * x->es);
-  tu_read(ctx, x->buf, 0, x->n * x->es, got);
-  float *g = malloc(x->n * 4), *w = malloc(x->n * 4);
-  clforge_ref_convert(x->n, got, t, g, CLFORGE_F32), clforge_ref_convert(x->n, x->want, t, w, CLFORGE_F32);
   clforge__error_stats s;
-  clforge__compare_f32(x->n, g, w, &s);
-  CHECK(clforge__within_tolerance(&s, clforge__tolerance_for(t)), "%s, %s path: %s nrmse %.3g max_abs %.3g (max %.3g)",
-        c->what, path, name, s.nrmse, s.max_abs, s.max_want);
-  free(got), free(g), free(w);
+  CHECK(tu_array_within(ctx, x, t, &s), "%s, %s path: %s nrmse %.3g max_abs %.3g (max %.3g)", c->what, path, name,
+        s.nrmse, s.max_abs, s.max_want);
 }
 
 static void run(clforge_context ctx, const ecase *c, const char *path) {
